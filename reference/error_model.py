@@ -1,0 +1,128 @@
+"""A-priori error models of the Rounded outputs, one function per quantity.
+
+Each function returns an upper bound of ``|computed - exact|`` (per component for vectors,
+Euclidean where stated) for a value computed by the fast path in float64 (unit roundoff
+``u = 2**-53``) or, for other implementations, in a dtype whose unit roundoff is passed as
+``u``. The oracle measures the actual error against exact or interval arithmetic and the
+ledger reports the worst ratio ``error / bound``; a ratio above 1 is a Violated claim.
+
+Each bound is ``16 u`` times an a-priori bound of the quantity's magnitude: the rounding-error
+analyses (in each docstring) give constants between 3 and 10, and 16 keeps a margin for the
+computation of the bound itself. The bounds are computed in float64 and rounded up.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .fp import U64, add_hi, div_hi, mul_hi, up
+
+__all__ = [
+    "K",
+    "span_magnitude",
+    "position_bound",
+    "derivative_bound",
+    "second_derivative_bound",
+    "tangent_bound",
+    "hermite_bound",
+    "catmull_rom_bound",
+    "gap_bound",
+    "difference_bound",
+    "angle_bound",
+]
+
+K = 16.0  # the model's rounding count; every bound below is K u times a magnitude bound
+
+
+def span_magnitude(controls) -> float:
+    """E of one span: the largest magnitude of its controls (any dtype, read exactly)."""
+    return float(np.max(np.abs(np.asarray(controls, dtype=np.float64))))
+
+
+def position_bound(E: float, u: float = U64) -> float:
+    """Per-component bound for ``B(u)`` of float32 controls, evaluated by Bernstein sums.
+
+    Each basis value carries at most 5 roundings, each term one more, three additions three
+    more (gamma_9), relative to ``sum_i b_i |P_i| <= E`` because the basis sums to one.
+    """
+    return float(up(K * u * E))
+
+
+def derivative_bound(E: float, u: float = U64) -> float:
+    """Per-component bound for ``B'(u)``: ``|B'| <= 3 max|P_{i+1} - P_i| <= 6E``; gamma_8."""
+    return float(up(K * u * mul_hi(6.0, E)))
+
+
+def second_derivative_bound(E: float, u: float = U64) -> float:
+    """Per-component bound for ``B''(u)``: ``|B''| <= 6 max|second difference| <= 24E``."""
+    return float(up(K * u * mul_hi(24.0, E)))
+
+
+def tangent_bound(E: float, speed: float, u: float = U64) -> float:
+    """Euclidean bound for the unit tangent ``B'/|B'|`` at a computed speed ``|B'|``.
+
+    With ``e = sqrt(3) * derivative_bound`` the Euclidean derivative error, normalizing moves
+    the direction by at most ``2 e / (speed - e)``; the normalization itself adds a few ulps.
+    Returns inf where ``speed <= e`` (no direction is certain there).
+    """
+    e = mul_hi(np.sqrt(3.0) * (1 + 2 * U64), derivative_bound(E, u))
+    denom = speed - e
+    if not denom > 0:
+        return float("inf")
+    return float(add_hi(div_hi(mul_hi(2.0, e), denom * (1 - 4 * U64)), K * u))
+
+
+def hermite_bound(p, t, h: float, u: float = U64):
+    """Per-component bound for ``P + h T / 3`` (or ``P - h T / 3``) from float64 inputs.
+
+    Three roundings (``h T``, ``/ 3``, ``+``) on magnitudes at most ``|P| + |h T| / 3``.
+    ``p`` and ``t`` are (3,) arrays; returns a (3,) array.
+    """
+    p = np.abs(np.asarray(p, dtype=np.float64))
+    t = np.abs(np.asarray(t, dtype=np.float64))
+    mag = add_hi(p, div_hi(mul_hi(abs(h), t), 3.0))
+    return up(K * u * mag)
+
+
+def catmull_rom_bound(points, u: float = U64) -> float:
+    """Per-component bound for the Bezier controls of one centripetal Catmull-Rom span.
+
+    ``points`` (k, 3) are the waypoints its controls depend on (the span's two ends and up to
+    one neighbour on each side). With W the largest waypoint magnitude and S the sum of the
+    centripetal knot intervals among them, every term of ``d1 m / 3`` is at most ``S^2`` in
+    magnitude (``|dP| = d^2``) and carries relative errors from the quartic roots (about 2u
+    each) and the divisions; the control is then ``P + d1 m / 3``. Bound: ``4 K u (W + S^2)``.
+    """
+    pts = np.asarray(points, dtype=np.float64)
+    W = float(np.max(np.abs(pts)))
+    legs = np.sqrt(np.sqrt(np.sum(np.diff(pts, axis=0) ** 2, axis=1)))
+    S = float(up(np.sum(legs) * (1 + 8 * U64)))
+    return float(up(4 * K * u * add_hi(W, mul_hi(S, S))))
+
+
+def gap_bound(gap: float, u: float = U64) -> float:
+    """Bound for a Euclidean distance ``|a - b|`` of float32 points computed in float64.
+
+    The difference rounds at most once per component, the norm adds about 3 roundings:
+    relative error below 5u of the value. Subnormal results add an absolute 2**-1074.
+    """
+    return float(add_hi(K * u * abs(gap), 2.0**-1074))
+
+
+def difference_bound(scale_in: float, scale_out: float, u: float = U64) -> float:
+    """Bound for ``|x_in - x_out|`` where ``x`` are computed derivatives of a priori magnitudes
+    at most ``scale_in`` and ``scale_out`` (each computed with a few roundings)."""
+    return float(up(K * u * add_hi(scale_in, scale_out)))
+
+
+def angle_bound(sum_norm: float, u: float = U64) -> float:
+    """Bound (radians) for ``2 atan2(|a - b|, |a + b|)`` of computed unit vectors a, b.
+
+    Each unit vector is off by a few ulps, so ``|a - b|`` and ``|a + b|`` are off by about 8u;
+    the angle moves by at most that over ``|a + b|`` (its sensitivity), twice. ``sum_norm`` is
+    the computed ``|a + b|``; inf where it is too small to say.
+    """
+    denom = sum_norm - 16 * u
+    if not denom > 0:
+        return float("inf")
+    return float(up(K * u * (2.0 + div_hi(4.0, denom))))
