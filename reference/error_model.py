@@ -29,6 +29,8 @@ __all__ = [
     "gap_bound",
     "difference_bound",
     "angle_bound",
+    "knot_interval_bound",
+    "relative_bound",
 ]
 
 K = 16.0  # the model's rounding count; every bound below is K u times a magnitude bound
@@ -126,3 +128,16 @@ def angle_bound(sum_norm: float, u: float = U64) -> float:
     if not denom > 0:
         return float("inf")
     return float(up(K * u * (2.0 + div_hi(4.0, denom))))
+
+
+def knot_interval_bound(d: float, u: float = U64) -> float:
+    """Bound for a centripetal knot interval ``sqrt(sqrt(|b - a|^2))`` computed in float64:
+    the sum of squares carries about 3u relative error, each root halves the inherited error
+    and adds u: below 3u relative of ``d``."""
+    return float(up(K * u * abs(d)))
+
+
+def relative_bound(x: float, u: float = U64) -> float:
+    """Bound for a norm or maximum of norms of computed vectors with a few roundings each:
+    ``K u |x|`` (plus the smallest subnormal for results that underflow)."""
+    return float(add_hi(K * u * abs(x), 2.0**-1074))
