@@ -1,0 +1,848 @@
+"""Path rows: stored endpoints, control boxes, position floor (Exact); interior positions,
+derivatives, tangents, conversions and continuity values (Rounded).
+
+Corpus: deterministic in the seed. The first cases are named corner cases (large origins,
+float32 rounding ties, a floor that fails by one ulp, near-threshold continuity, closed paths,
+near-coincident Catmull-Rom waypoints, Hermite sources); the rest are random chains of spans
+in world coordinates up to 1e7 with a chunk origin nearby and spans down to 1e-3.
+
+Checkers recompute every truth from ``claim.inputs`` alone:
+
+* Exact rows replay narrowing in rational arithmetic (``interval.narrowing``) and compare
+  values exactly (a signed zero equals zero: rationals carry no sign of zero).
+* Rounded rows measure ``|claimed - truth|`` against ``reference.error_model`` (recomputed by
+  the checker from the inputs, never taken from the claim): exact QQ kernels for polynomial
+  quantities, IV kernels with precision refinement where square roots enter, and MPFR's
+  correctly rounded ``atan2`` with directed rounding for angles.
+"""
+
+from __future__ import annotations
+
+import math
+
+import gmpy2
+import numpy as np
+
+from interval.context import IV, QQ, lower, lower_float, to_mpq, upper, upper_float
+from interval.narrowing import replay_narrowing, replay_position_floor, round_nearest_f64
+from reference import error_model as EM
+from reference import kernel as K
+from reference.context import F64
+from reference.fp import U64, narrow32, ulp32
+from reference.path import (
+    HermiteWaypoint,
+    PathPreparation,
+    PathSource,
+    control_bounds,
+    resolve_parameter,
+    spans_from_arrays,
+    try_convert_centripetal_catmull_rom,
+    try_convert_hermite,
+    try_evaluate_path,
+    try_evaluate_path_tangent,
+    try_prepare_path,
+)
+from reference.status import (
+    BoundaryPolicy,
+    GeometryStatus,
+    GuaranteeClass as G,
+    SegmentParameter,
+    SpanSide,
+    ToleranceProfile,
+    WorkLimits,
+)
+
+from ..decide import DEFAULT_BUDGET, Decision, refine
+from ..family import Family
+from ..model import Claim, dec, dec_array, enc, undecided, verified, violated
+
+__all__ = ["FAMILY", "tolerance", "LIMITS"]
+
+LIMITS = WorkLimits(max_spans=1 << 16, max_keys=1 << 16, max_leaves=1 << 16, max_depth=40,
+                    max_subdivisions=1 << 20, max_prepared_bytes=1 << 30, max_samples=1 << 16)
+
+
+def tolerance(position_error: float, *, angle: float = 1e-3, derivative: float = 1e-3,
+              second: float = 1e-3, continuity_position: float | None = None,
+              relative: float = 0.0, scale: float = 1.0) -> ToleranceProfile:
+    """A ToleranceProfile for corpus cases (every field explicit, as the spec demands)."""
+    return ToleranceProfile(
+        position_error=position_error, relative_position_error=relative, asset_scale=scale,
+        continuity_position=position_error if continuity_position is None else continuity_position,
+        continuity_angle=angle, continuity_derivative=derivative,
+        continuity_second_derivative=second, distance_error=1e-3, projection_gap=1e-3,
+        tangent_angle_error=1e-3, minimum_speed=1e-9, minimum_sin_angle=1e-3,
+        normal_min_derivative_length=1e-9, normal_min_sin_angle=1e-3)
+
+
+# --- Corpus ----------------------------------------------------------------------------------
+
+_SPECIAL_US = (0.0, 1.0, 0.5, 2.0**-30, 1.0 - 2.0**-53)
+
+
+def _floor_estimate(source: np.ndarray, origin: np.ndarray) -> float:
+    n = narrow32(source - origin)
+    return 2.0 * float(ulp32(np.max(np.abs(n))))
+
+
+def _chain(rng, n_spans: int, center, size: float, closed: bool) -> np.ndarray:
+    pts = np.empty((n_spans, 4, 3))
+    start = center + rng.normal(size=3) * size
+    p0 = start
+    for i in range(n_spans):
+        steps = rng.normal(size=(3, 3)) * size
+        pts[i, 0] = p0
+        pts[i, 1:] = p0 + np.cumsum(steps, axis=0)
+        p0 = pts[i, 3]
+    if closed:
+        pts[-1, 3] = pts[0, 0]
+    return pts
+
+
+def _path_case(name, source, widths, origin, closed, tol_kwargs, us_per_span=None):
+    return {"kind": "path", "name": name, "source": np.asarray(source, dtype=np.float64),
+            "widths": np.asarray(widths, dtype=np.float64), "origin": np.asarray(origin, dtype=np.float64),
+            "closed": bool(closed), "tol": tol_kwargs, "us": us_per_span}
+
+
+def _random_path_case(rng, name="random", magnitude=None, closed=None):
+    magnitude = magnitude if magnitude is not None else float(10.0 ** rng.choice([0, 3, 5, 7]))
+    center = rng.uniform(-1, 1, 3) * magnitude
+    size = float(10.0 ** rng.uniform(-3, 2))
+    closed = bool(rng.random() < 0.2) if closed is None else closed
+    n = int(rng.integers(1, 5))
+    src = _chain(rng, n, center, size, closed)
+    origin = np.round(center + rng.normal(size=3) * size * 10)
+    floor = _floor_estimate(src, origin)
+    factor = float(rng.choice([0.45, 1.0, 2.0, 8.0, 1e3], p=[0.15, 0.1, 0.25, 0.3, 0.2]))
+    pe = max(floor * factor, 1e-30)
+    widths = 10.0 ** rng.uniform(-1, 1, n)
+    return _path_case(name, src, widths, origin, closed,
+                      {"position_error": pe, "continuity_position": max(pe, 1e-6)})
+
+
+def _tie_case(rng):
+    """Controls exactly halfway between two float32 values relative to the origin."""
+    origin = np.round(rng.uniform(-1e4, 1e4, 3))
+    rel32 = (rng.normal(size=(1, 4, 3)) * 10).astype(np.float32)
+    nxt = np.nextafter(rel32, np.float32(np.inf))
+    mid = (rel32.astype(np.float64) + nxt.astype(np.float64)) / 2  # exact: 25 bits
+    src = origin + mid
+    assert np.all(src - origin == mid), "origin + mid must be exact for a tie"
+    return _path_case("float32 ties", src, [1.0], origin, False,
+                      {"position_error": 1e-3, "continuity_position": 1e-3})
+
+
+def _near_threshold_case(rng):
+    """A joint whose angle, derivative and second-derivative differences sit at the thresholds."""
+    src = _chain(rng, 2, np.zeros(3), 1.0, False)
+    # Turn the outgoing span's first leg slightly: a small known angle at the joint.
+    leg = src[0, 3] - src[0, 2]
+    src[1, 1] = src[1, 0] + leg * (1 + 1e-4) + rng.normal(size=3) * 1e-5
+    widths = np.array([1.0, 1.0])
+    rel = narrow32(src).astype(np.float64)
+    d_in, d_out, s_in, s_out = K.joint_scaled_derivatives(F64, rel[0], rel[1], 1.0, 1.0)
+    a, b = d_in / np.linalg.norm(d_in), d_out / np.linalg.norm(d_out)
+    angle = 2 * math.atan2(np.linalg.norm(a - b), np.linalg.norm(a + b))
+    rd = np.linalg.norm(d_in - d_out) / max(np.linalg.norm(d_in), np.linalg.norm(d_out))
+    rs = np.linalg.norm(s_in - s_out) / max(np.linalg.norm(s_in), np.linalg.norm(s_out))
+    return _path_case("near-threshold continuity", src, widths, np.zeros(3), False,
+                      {"position_error": 1e-6, "angle": float(angle), "derivative": float(min(rd, 1.0)),
+                       "second": float(min(rs, 1.0))})
+
+
+def _conversion_case(rng, kind, name, closed=None, near_coincident=False):
+    n = int(rng.integers(3 if closed else 2, 7))
+    closed = bool(rng.random() < 0.3) if closed is None else closed
+    n = max(n, 3) if closed else n
+    scale = float(10.0 ** rng.uniform(-2, 3))
+    center = rng.uniform(-1, 1, 3) * float(10.0 ** rng.choice([0, 3, 6]))
+    pts = center + np.cumsum(rng.normal(size=(n, 3)) * scale, axis=0)
+    coincidence = 1e-9 * scale
+    if near_coincident:
+        i = int(rng.integers(0, n - 1))
+        direction = rng.normal(size=3)
+        pts[i + 1] = pts[i] + direction / np.linalg.norm(direction) * coincidence * 1.5
+    case = {"kind": kind, "name": name, "points": pts, "closed": closed, "coincidence": coincidence}
+    if kind == "hermite":
+        case["tangents"] = rng.normal(size=(n, 3)) * scale
+        case["widths"] = 10.0 ** rng.uniform(-1, 1, n)
+    return case
+
+
+def generate(seed: int, n: int) -> list:
+    """``n`` path cases, named corner cases first. Deterministic in ``seed``."""
+    cases = []
+    specials = [
+        lambda r: _random_path_case(r, "large origin 1e7", magnitude=1e7),
+        lambda r: _random_path_case(r, "large origin 1e9", magnitude=1e9),
+        _tie_case,
+        _near_threshold_case,
+        lambda r: _random_path_case(r, "closed", closed=True),
+        lambda r: _conversion_case(r, "catmull_rom", "near-coincident Catmull-Rom", closed=False,
+                                   near_coincident=True),
+        lambda r: _conversion_case(r, "catmull_rom", "closed Catmull-Rom", closed=True),
+        lambda r: _conversion_case(r, "hermite", "Hermite"),
+        _floor_by_one_ulp_case,
+        _stationary_case,
+    ]
+    for k in range(n):
+        rng = np.random.default_rng([seed, k, 2])
+        if k < len(specials):
+            cases.append(specials[k](rng))
+            continue
+        pick = rng.random()
+        if pick < 0.7:
+            cases.append(_random_path_case(rng))
+        elif pick < 0.85:
+            cases.append(_conversion_case(rng, "catmull_rom", "Catmull-Rom"))
+        else:
+            cases.append(_conversion_case(rng, "hermite", "Hermite"))
+    return cases
+
+
+def _floor_by_one_ulp_case(rng):
+    """position_error one float64 ulp below the floor: UnsupportedPrecision."""
+    case = _random_path_case(rng, "floor minus one ulp", magnitude=1e5)
+    floor = _floor_estimate(case["source"], case["origin"])
+    case["tol"] = {"position_error": float(np.nextafter(floor, 0)), "continuity_position": 1e-3}
+    return case
+
+
+def _stationary_case(rng):
+    """A stationary span (all controls equal) and a zero-speed ease endpoint."""
+    p = rng.normal(size=3)
+    q = p + rng.normal(size=3)
+    src = np.stack([np.stack([p, p, p, p]), np.stack([p, p, (p + q) / 2, q])])
+    return _path_case("stationary span and ease endpoint", src, [1.0, 1.0], np.zeros(3), False,
+                      {"position_error": 1e-6, "continuity_position": 1e-6})
+
+
+# --- Claims from the fast path ---------------------------------------------------------------
+
+
+def claims(case) -> list:
+    """Run the fast path on one case and return its claims."""
+    if case["kind"] == "path":
+        return list(_path_claims(case))
+    return list(_conversion_claims(case))
+
+
+def _path_claims(case):
+    src, origin = case["source"], case["origin"]
+    tkw = dict(case["tol"])
+    tol = tolerance(tkw.pop("position_error"), **tkw)
+    spans = spans_from_arrays(src, case["widths"])
+    out = try_prepare_path(PathSource(spans, revision=1, is_closed=case["closed"]),
+                           PathPreparation(tol, LIMITS, tuple(origin)))
+    accepted = out.ok
+    if out.ok:
+        floor = out.value.view().position_floor
+    elif out.status is GeometryStatus.UnsupportedPrecision and out.diagnostic.field == "position_error":
+        floor = out.diagnostic.value
+    elif out.status is GeometryStatus.UnsupportedPrecision:
+        floor = None  # narrowed controls left the float32 range before a floor existed
+    else:
+        return
+    yield Claim("path.position_floor", G.Exact, {"floor": enc(floor), "accepted": accepted},
+                {"source": enc(src), "origin": enc(origin), "position_error": enc(tol.position_error),
+                 "relative_position_error": enc(tol.relative_position_error),
+                 "asset_scale": enc(tol.asset_scale), "case": case["name"]})
+    if not out.ok:
+        return
+    view = out.value.view()
+    for i in range(view.span_count):
+        c32 = view.controls[i]
+        yield Claim("path.stored_endpoints", G.Exact, enc(c32[[0, 3]]),
+                    {"source": enc(src[i, [0, 3]]), "origin": enc(origin), "span": i})
+        lo, hi = control_bounds(view, i).value
+        yield Claim("path.control_boxes", G.Exact, {"lo": enc(lo), "hi": enc(hi)},
+                    {"source": enc(src[i]), "origin": enc(origin), "span": i})
+    yield from _evaluation_claims(view, case)
+    for rec in view.joints:
+        i, j = rec.incoming_span, rec.index
+        yield Claim("path.continuity_values", G.Rounded,
+                    {"position_gap": enc(rec.position_gap), "tangent_angle": enc(rec.tangent_angle),
+                     "derivative_difference": enc(rec.derivative_difference),
+                     "derivative_scale": enc(rec.derivative_scale),
+                     "second_derivative_difference": enc(rec.second_derivative_difference),
+                     "second_derivative_scale": enc(rec.second_derivative_scale),
+                     "continuity": rec.continuity.name},
+                    {"P_in": enc(view.controls[i]), "P_out": enc(view.controls[j]),
+                     "w_in": enc(view.domain_widths[i]), "w_out": enc(view.domain_widths[j]),
+                     "continuity_angle": enc(tol.continuity_angle),
+                     "continuity_derivative": enc(tol.continuity_derivative),
+                     "continuity_second_derivative": enc(tol.continuity_second_derivative),
+                     "joint": j},
+                    model={"name": "gap/angle/difference bounds (reference.error_model)", "u": enc(U64)})
+
+
+def _evaluation_claims(view, case):
+    rng = np.random.default_rng(abs(hash(case["name"])) % (2**32))
+    tol = view.tolerance
+    for k in range(view.span_count):
+        us = list(_SPECIAL_US) + [float(x) for x in rng.random(3)]
+        for u in us:
+            for side in (SpanSide.Outgoing, SpanSide.Incoming) if u in (0.0, 1.0) else (SpanSide.Outgoing,):
+                param = SegmentParameter(k, u)
+                kk, uu = resolve_parameter(view, param, BoundaryPolicy.Reject, side).value
+                controls = enc(view.controls[kk])
+                E = EM.span_magnitude(view.controls[kk])
+                s = try_evaluate_path(view, param, side=side, with_derivatives=True).value
+                p = try_evaluate_path(view, param, side=side).value
+                inputs = {"controls": controls, "u": enc(uu), "span": kk}
+                yield Claim("path.interior_positions", G.Rounded, enc(p), inputs,
+                            model={"name": "position_bound", "bound": enc(EM.position_bound(E))})
+                yield Claim("path.derivatives", G.Rounded, {"first": enc(s.first), "second": enc(s.second)},
+                            inputs, model={"name": "derivative_bound, second_derivative_bound",
+                                           "bound": [enc(EM.derivative_bound(E)),
+                                                     enc(EM.second_derivative_bound(E))]})
+                t = try_evaluate_path_tangent(view, param, tol.minimum_speed, side=side)
+                if t.ok:
+                    yield Claim("path.tangents", G.Rounded, {"tangent": enc(t.value)},
+                                {**inputs, "minimum_speed": enc(tol.minimum_speed)},
+                                model={"name": "tangent_bound"})
+                elif t.status is GeometryStatus.Degenerate:
+                    yield Claim("path.tangents", G.Rounded, {"status": "Degenerate"},
+                                {**inputs, "minimum_speed": enc(tol.minimum_speed)},
+                                model={"name": "tangent_bound"})
+
+
+def _conversion_claims(case):
+    pts, closed = case["points"], case["closed"]
+    n = pts.shape[0]
+    cap = n
+    oc, ow = np.zeros((cap, 4, 3)), np.zeros(cap)
+    if case["kind"] == "hermite":
+        wps = [HermiteWaypoint(pts[i], case["tangents"][i], float(case["widths"][i])) for i in range(n)]
+        out = try_convert_hermite(wps, closed, oc, ow)
+        base = {"kind": "hermite", "points": enc(pts), "tangents": enc(case["tangents"]),
+                "widths": enc(case["widths"]), "is_closed": closed}
+    else:
+        out = try_convert_centripetal_catmull_rom(pts, closed, case["coincidence"], oc, ow)
+        base = {"kind": "catmull_rom", "points": enc(pts), "is_closed": closed,
+                "coincidence_distance": enc(case["coincidence"])}
+    if not out.ok:
+        yield Claim("path.conversions", G.Rounded, {"status": out.status.value,
+                                                    "index": out.diagnostic.index}, base)
+        return
+    for i in range(out.value):
+        yield Claim("path.conversions", G.Rounded, {"controls": enc(oc[i]), "width": enc(ow[i])},
+                    {**base, "span": i}, model={"name": f"{case['kind']} bound (reference.error_model)"})
+
+
+# --- Checkers --------------------------------------------------------------------------------
+
+
+def _same_values(a: np.ndarray, b: np.ndarray) -> bool:
+    """Exact equality of values (a signed zero equals zero)."""
+    return a.shape == b.shape and bool(np.all(a == b))
+
+
+def check_stored_endpoints(claim: Claim):
+    """Exact: each stored endpoint is fl32(fl64(source - origin)), replayed in rationals."""
+    src = dec_array(claim.inputs["source"])
+    origin = dec_array(claim.inputs["origin"])
+    if src.shape != (2, 3) or origin.shape != (3,):
+        raise ValueError("stored_endpoints needs source (2, 3) and origin (3,)")
+    truth = replay_narrowing(src, origin)
+    got = dec_array(claim.value, np.float32)
+    if _same_values(got, truth):
+        return verified(claim, measure="mismatches", measured=0)
+    return violated(claim, {"expected": enc(truth), "claimed": claim.value})
+
+
+def check_control_boxes(claim: Claim):
+    """Exact: the box is the componentwise min/max of the replayed float32 controls."""
+    src = dec_array(claim.inputs["source"])
+    origin = dec_array(claim.inputs["origin"])
+    if src.shape != (4, 3) or origin.shape != (3,):
+        raise ValueError("control_boxes needs source (4, 3) and origin (3,)")
+    n = replay_narrowing(src, origin)
+    qs = [[to_mpq(v) for v in col] for col in n.T]
+    lo = np.array([float(min(c)) for c in qs], dtype=np.float32)
+    hi = np.array([float(max(c)) for c in qs], dtype=np.float32)
+    got_lo = dec_array(claim.value["lo"], np.float32)
+    got_hi = dec_array(claim.value["hi"], np.float32)
+    if _same_values(got_lo, lo) and _same_values(got_hi, hi):
+        return verified(claim, measure="mismatches", measured=0)
+    return violated(claim, {"expected_lo": enc(lo), "expected_hi": enc(hi), "claimed": claim.value})
+
+
+def check_position_floor(claim: Claim):
+    """Exact: ``max(2 ulp32(E), narrowing error)`` replayed in rationals, and the accept
+    decision ``max(position_error, fl64(relative * scale)) >= floor``."""
+    src = dec_array(claim.inputs["source"])
+    origin = dec_array(claim.inputs["origin"])
+    if src.ndim != 3 or src.shape[1:] != (4, 3):
+        raise ValueError("position_floor needs source (n, 4, 3)")
+    narrowed = replay_narrowing(src, origin)
+    claimed_floor = claim.value["floor"]
+    accepted = claim.value["accepted"]
+    if not np.all(np.isfinite(narrowed)):
+        ok = claimed_floor is None and accepted is False
+        return verified(claim, measure="mismatches", measured=0) if ok else violated(
+            claim, {"expected": "narrowed controls leave the float32 range: no floor, not accepted"})
+    floor, _E = replay_position_floor(src, origin)
+    pe = dec(claim.inputs["position_error"])
+    eff = max(pe, round_nearest_f64(to_mpq(dec(claim.inputs["relative_position_error"]))
+                                    * to_mpq(dec(claim.inputs["asset_scale"]))))
+    want_accept = eff >= floor
+    got_floor = None if claimed_floor is None else dec(claimed_floor)
+    if got_floor == floor and accepted is want_accept:
+        return verified(claim, measure="mismatches", measured=0)
+    return violated(claim, {"expected_floor": enc(floor), "expected_accepted": want_accept,
+                            "claimed": claim.value})
+
+
+def _controls_u(claim: Claim):
+    P = dec_array(claim.inputs["controls"], np.float32)
+    u = dec(claim.inputs["u"])
+    if P.shape != (4, 3) or not 0.0 <= u <= 1.0:
+        raise ValueError("needs controls (4, 3) float32 and u in [0, 1]")
+    return P, u
+
+
+def _exact_ratio(claimed: np.ndarray, truth, bound: float):
+    """(holds, ratio, worst error) of ``max |claimed - truth| <= bound`` in exact rationals."""
+    errs = [abs(to_mpq(float(c)) - t) for c, t in zip(np.ravel(claimed), np.ravel(truth))]
+    worst = max(errs) if errs else gmpy2.mpq(0)
+    b = to_mpq(bound)
+    ratio = float(worst / b) if b > 0 else (0.0 if worst == 0 else math.inf)
+    return worst <= b, ratio, worst
+
+
+def check_interior_positions(claim: Claim):
+    """Rounded: ``|B(u) - exact| <= position_bound(E)`` per component, exact QQ truth."""
+    P, u = _controls_u(claim)
+    claimed = dec_array(claim.value)
+    if claimed.shape != (3,):
+        raise ValueError("a position has three components")
+    truth = K.cubic_point(QQ, QQ.asarray(P), QQ.asarray(u))
+    bound = EM.position_bound(EM.span_magnitude(P))
+    ok, ratio, worst = _exact_ratio(claimed, truth, bound)
+    if ok:
+        return verified(claim, measure="error_ratio", measured=ratio)
+    return violated(claim, {"exact": [str(t) for t in truth], "error": float(worst), "bound": bound},
+                    measure="error_ratio", measured=ratio)
+
+
+def check_derivatives(claim: Claim):
+    """Rounded: first and second derivatives per u within their bounds, exact QQ truth."""
+    P, u = _controls_u(claim)
+    first, second = dec_array(claim.value["first"]), dec_array(claim.value["second"])
+    if first.shape != (3,) or second.shape != (3,):
+        raise ValueError("derivatives have three components")
+    Pq, uq = QQ.asarray(P), QQ.asarray(u)
+    E = EM.span_magnitude(P)
+    ok1, r1, w1 = _exact_ratio(first, K.cubic_derivative(QQ, Pq, uq), EM.derivative_bound(E))
+    ok2, r2, w2 = _exact_ratio(second, K.cubic_second_derivative(QQ, Pq, uq), EM.second_derivative_bound(E))
+    ratio = max(r1, r2)
+    if ok1 and ok2:
+        return verified(claim, measure="error_ratio", measured=ratio)
+    return violated(claim, {"first_error": float(w1), "second_error": float(w2)},
+                    measure="error_ratio", measured=ratio)
+
+
+def _iv_of(ctx, x):
+    return ctx.asarray(np.asarray(x, dtype=np.float64))
+
+
+def check_tangents(claim: Claim):
+    """Rounded: ``|T - B'/|B'|| <= tangent_bound(E, |B'|)`` (Euclidean), IV truth; a claimed
+    Degenerate needs a true speed within the derivative error of ``minimum_speed``."""
+    P, u = _controls_u(claim)
+    E = EM.span_magnitude(P)
+    min_speed = dec(claim.inputs["minimum_speed"])
+    deriv_err = math.sqrt(3.0) * (1 + 1e-15) * EM.derivative_bound(E)
+
+    if claim.value.get("status") == "Degenerate":
+        speed = _true_speed(P, u, DEFAULT_BUDGET[-1])
+        if lower_float(speed) <= min_speed + deriv_err:
+            return verified(claim, note="degenerate within the derivative error")
+        return violated(claim, {"true_speed_lower": lower_float(speed), "minimum_speed": min_speed})
+
+    t = dec_array(claim.value["tangent"])
+    if t.shape != (3,):
+        raise ValueError("a tangent has three components")
+
+    def at(prec):
+        ctx = IV(prec)
+        with ctx.scope():
+            d = K.cubic_derivative(ctx, ctx.asarray(P), ctx.asarray(u))
+            speed = K.norm(ctx, d)
+            err = K.norm(ctx, _iv_of(ctx, t) - d / np.array(speed, dtype=object))
+        if upper(speed) == 0:
+            return Decision(False, prec, None, {"speed": 0.0})
+        b_hi = EM.tangent_bound(E, lower_float(speed))  # the model at the smallest possible speed
+        b_lo = EM.tangent_bound(E, upper_float(speed))
+        e_lo, e_hi = lower_float(err), upper_float(err)
+        detail = {"ratio": e_hi / b_lo if math.isfinite(b_lo) and b_lo > 0 else 0.0, "bound": b_lo,
+                  "error_hi": e_hi}
+        if math.isinf(b_lo):
+            return Decision(True, prec, None, {**detail, "ratio": 0.0, "vacuous": True})
+        if e_hi <= b_lo:
+            return Decision(True, prec, [e_lo, e_hi], detail)
+        if e_lo > b_hi:
+            return Decision(False, prec, [e_lo, e_hi], detail)
+        return Decision(None, prec, [enc(e_lo), enc(e_hi)], detail)
+
+    d = refine(at)
+    if d.holds is True:
+        return verified(claim, measure="error_ratio", measured=d.detail["ratio"], prec=d.prec,
+                        note="model vacuous at this speed" if d.detail.get("vacuous") else "")
+    if d.holds is False:
+        return violated(claim, {"error_interval": d.enclosure, **{k: v for k, v in d.detail.items()}},
+                        measure="error_ratio", measured=d.detail.get("ratio"), prec=d.prec)
+    return undecided(claim, d.enclosure, prec=d.prec, note="error interval straddles the model bound")
+
+
+def _true_speed(P, u, prec):
+    ctx = IV(prec)
+    return K.norm(ctx, K.cubic_derivative(ctx, ctx.asarray(P), ctx.asarray(u)))
+
+
+def _neighbourhood(n: int, i: int, closed: bool) -> list[int]:
+    idx = [i - 1, i, i + 1, i + 2]
+    if closed:
+        return [k % n for k in idx]
+    return [k for k in idx if 0 <= k < n]
+
+
+def check_conversions(claim: Claim):
+    """Rounded: Hermite (exact QQ truth) and centripetal Catmull-Rom (IV truth) controls within
+    ``hermite_bound`` / ``catmull_rom_bound`` per component; endpoints and Hermite widths are
+    copies and must be exact; failures must be the documented status at the right index."""
+    inp = claim.inputs
+    P = dec_array(inp["points"])
+    closed = bool(inp["is_closed"])
+    n = P.shape[0]
+    if P.ndim != 2 or P.shape[1] != 3:
+        raise ValueError("points must be (n, 3)")
+    if "status" in claim.value:
+        return _check_conversion_failure(claim, P, closed)
+    i = int(inp["span"])
+    j = (i + 1) % n
+    got = dec_array(claim.value["controls"])
+    width = dec(claim.value["width"])
+    if got.shape != (4, 3):
+        raise ValueError("controls must be (4, 3)")
+    copies_ok = _same_values(got[0], P[i]) and _same_values(got[3], P[j])
+    if inp["kind"] == "hermite":
+        T = dec_array(inp["tangents"])
+        H = dec_array(inp["widths"])
+        h = H[i]
+        b1, b2 = K.hermite_inner_controls(QQ, QQ.asarray(P[i]), QQ.asarray(T[i]), QQ.asarray(P[j]),
+                                          QQ.asarray(T[j]), QQ.asarray(h))
+        bounds = np.maximum(EM.hermite_bound(P[i], T[i], h), EM.hermite_bound(P[j], T[j], h))
+        ok1, r1, _ = _exact_ratio(got[1], b1, float(np.max(bounds)))
+        ok2, r2, _ = _exact_ratio(got[2], b2, float(np.max(bounds)))
+        ok = copies_ok and ok1 and ok2 and width == h
+        ratio = max(r1, r2)
+        if ok:
+            return verified(claim, measure="error_ratio", measured=ratio)
+        return violated(claim, {"copies_exact": copies_ok, "width_exact": width == h, "ratio": ratio},
+                        measure="error_ratio", measured=ratio)
+    bound = EM.catmull_rom_bound(P[_neighbourhood(n, i, closed)])
+
+    def at(prec):
+        ctx = IV(prec)
+        b1, b2, d = _catmull_rom_span_iv(ctx, P, i, closed)
+        with ctx.scope():
+            e1 = np.abs(_iv_of(ctx, got[1]) - b1)
+            e2 = np.abs(_iv_of(ctx, got[2]) - b2)
+            ed = abs(_iv_of(ctx, width) - d)
+        e_hi = max(upper_float(x) for x in list(e1) + list(e2))
+        e_lo = max(lower_float(x) for x in list(e1) + list(e2))
+        wb = EM.knot_interval_bound(lower_float(d))
+        w_hi, w_lo = upper_float(ed), lower_float(ed)
+        ratio = max(e_hi / bound, w_hi / wb if wb > 0 else 0.0)
+        if not copies_ok or e_lo > bound or w_lo > EM.knot_interval_bound(upper_float(d)):
+            return Decision(False, prec, [enc(e_lo), enc(e_hi)], {"ratio": ratio, "copies_exact": copies_ok})
+        if e_hi <= bound and w_hi <= wb:
+            return Decision(True, prec, None, {"ratio": ratio})
+        return Decision(None, prec, [enc(e_lo), enc(e_hi)], {"ratio": ratio})
+
+    d = refine(at)
+    if d.holds is True:
+        return verified(claim, measure="error_ratio", measured=d.detail["ratio"], prec=d.prec)
+    if d.holds is False:
+        return violated(claim, {"error_interval": d.enclosure, **d.detail}, measure="error_ratio",
+                        measured=d.detail["ratio"], prec=d.prec)
+    return undecided(claim, d.enclosure, prec=d.prec)
+
+
+def _catmull_rom_span_iv(ctx, P, i, closed):
+    """IV enclosures of span i's inner controls and knot interval, from the kernel formulas."""
+    n = P.shape[0]
+    Pi = ctx.asarray(P)
+
+    def knot(a):  # interval of span a: P[a] -> P[a+1]
+        return K.centripetal_knot_interval(ctx, Pi[a], Pi[(a + 1) % n])
+
+    def tangent(k):
+        if not closed and k == 0:
+            return K.chord_tangent(ctx, Pi[0], Pi[1], knot(0))
+        if not closed and k == n - 1:
+            return K.chord_tangent(ctx, Pi[n - 2], Pi[n - 1], knot(n - 2))
+        return K.barry_goldman_tangent(ctx, Pi[(k - 1) % n], Pi[k], Pi[(k + 1) % n], knot((k - 1) % n), knot(k))
+
+    j = (i + 1) % n
+    d = knot(i)
+    b1, b2 = K.hermite_inner_controls(ctx, Pi[i], tangent(i), Pi[j], tangent(j), d)
+    return b1, b2, d
+
+
+def _check_conversion_failure(claim: Claim, P, closed):
+    """A claimed failure: InvalidDomain must name the first pair within the coincidence
+    distance (exact distance compared exactly); capacity failures are not generated here."""
+    status = claim.value["status"]
+    n = P.shape[0]
+    if status != GeometryStatus.InvalidDomain.value or claim.inputs["kind"] != "catmull_rom":
+        return undecided(claim, None, note=f"no replay for conversion failure {status}")
+    dist = to_mpq(dec(claim.inputs["coincidence_distance"]))
+    pairs = range(n if closed else n - 1)
+    first = None
+    for a in pairs:
+        d = P[(a + 1) % n] - P[a]
+        sq = sum(to_mpq(float(x)) ** 2 for x in d)
+        if sq <= dist * dist:
+            first = a
+            break
+    if first is not None and claim.value["index"] == first:
+        return verified(claim, note="coincident pair replayed exactly")
+    # Within rounding of the threshold the float chord may decide differently: Undecided.
+    return violated(claim, {"exact_first_coincident_pair": first, "claimed_index": claim.value["index"]})
+
+
+def _mpfr(q, prec, rnd):
+    with gmpy2.context(gmpy2.context(precision=prec, round=rnd)):
+        return gmpy2.mpfr(q)
+
+
+def _mpfr_atan2(y, x, prec, rnd):
+    with gmpy2.context(gmpy2.context(precision=prec, round=rnd)):
+        return gmpy2.mpq(gmpy2.atan2(y, x))  # mpq(mpfr) is exact
+
+
+def _angle_enclosure(y_iv, x_iv, prec):
+    """Enclosure of 2 atan2(y, x) for y, x >= 0 from MPFR's correctly rounded atan2 with
+    directed rounding (increasing in y, decreasing in x on the first quadrant): the lower end
+    takes y rounded down and x rounded up, the upper end the reverse."""
+    y_lo, y_hi = max(lower(y_iv), gmpy2.mpq(0)), upper(y_iv)
+    x_lo, x_hi = max(lower(x_iv), gmpy2.mpq(0)), upper(x_iv)
+    down, up_ = gmpy2.RoundDown, gmpy2.RoundUp
+    if y_lo == 0:
+        lo = gmpy2.mpq(0)
+    else:
+        lo = 2 * _mpfr_atan2(_mpfr(y_lo, prec, down), _mpfr(x_hi, prec, up_), prec, down)
+    hi = 2 * _mpfr_atan2(_mpfr(y_hi, prec, up_), _mpfr(x_lo, prec, down), prec, up_)
+    return lo, hi
+
+
+def check_continuity_values(claim: Claim):
+    """Rounded: every measured joint value within its model (``reference.error_model``), truth
+    from IV kernels and MPFR's atan2; classification decisions that differ from the exact
+    decision are counted, and Violated only outside the rounding band of the threshold."""
+    inp, val = claim.inputs, claim.value
+    P_in = dec_array(inp["P_in"], np.float32)
+    P_out = dec_array(inp["P_out"], np.float32)
+    if P_in.shape != (4, 3) or P_out.shape != (4, 3):
+        raise ValueError("joint controls must be (4, 3)")
+    w_in, w_out = dec(inp["w_in"]), dec(inp["w_out"])
+    thr_a, thr_d, thr_s = dec(inp["continuity_angle"]), dec(inp["continuity_derivative"]), \
+        dec(inp["continuity_second_derivative"])
+    claimed = {k: dec(val[k]) for k in ("position_gap", "tangent_angle", "derivative_difference",
+                                        "derivative_scale", "second_derivative_difference",
+                                        "second_derivative_scale")}
+    E_in, E_out = EM.span_magnitude(P_in), EM.span_magnitude(P_out)
+    dbound = EM.difference_bound(6 * E_in / w_in, 6 * E_out / w_out) * (1 + 1e-12)
+    sbound = EM.difference_bound(24 * E_in / (w_in * w_in), 24 * E_out / (w_out * w_out)) * (1 + 1e-12)
+    bounds = {
+        "position_gap": EM.gap_bound(claimed["position_gap"]),
+        "derivative_difference": dbound,
+        "derivative_scale": EM.relative_bound(claimed["derivative_scale"]) + dbound,
+        "second_derivative_difference": sbound,
+        "second_derivative_scale": EM.relative_bound(claimed["second_derivative_scale"]) + sbound,
+    }
+    # A zero derivative (exactly, in rationals) has no direction: the angle must be NaN.
+    q_in = [to_mpq(float(a)) - to_mpq(float(b)) for a, b in zip(P_in[3], P_in[2])]
+    q_out = [to_mpq(float(a)) - to_mpq(float(b)) for a, b in zip(P_out[1], P_out[0])]
+    no_direction = all(v == 0 for v in q_in) or all(v == 0 for v in q_out)
+
+    def at(prec):
+        ctx = IV(prec)
+        Pi, Po = ctx.asarray(P_in), ctx.asarray(P_out)
+        d_in, d_out, s_in, s_out = K.joint_scaled_derivatives(ctx, Pi, Po, ctx.asarray(w_in), ctx.asarray(w_out))
+        with ctx.scope():
+            truth = {
+                "position_gap": K.norm(ctx, Pi[3] - Po[0]),
+                "derivative_difference": K.norm(ctx, d_in - d_out),
+                "second_derivative_difference": K.norm(ctx, s_in - s_out),
+            }
+            nd_in, nd_out = K.norm(ctx, d_in), K.norm(ctx, d_out)
+            ns_in, ns_out = K.norm(ctx, s_in), K.norm(ctx, s_out)
+            truth["derivative_scale"] = ctx.maximum(np.array(nd_in, dtype=object), np.array(nd_out, dtype=object))
+            truth["second_derivative_scale"] = ctx.maximum(np.array(ns_in, dtype=object),
+                                                           np.array(ns_out, dtype=object))
+        holds, worst, enclosure = True, 0.0, {}
+        for key, b in bounds.items():
+            t = truth[key]
+            t = t.item() if isinstance(t, np.ndarray) else t
+            c = to_mpq(claimed[key])
+            e_lo = max(c - upper(t), lower(t) - c, gmpy2.mpq(0))
+            e_hi = max(abs(c - upper(t)), abs(c - lower(t)))
+            bq = to_mpq(b)
+            worst = max(worst, float(e_hi / bq) if bq > 0 else (0.0 if e_hi == 0 else math.inf))
+            if e_lo > bq:
+                return Decision(False, prec, {key: [float(e_lo), float(e_hi)]}, {"ratio": worst, "field": key})
+            if e_hi > bq:
+                holds = None
+                enclosure[key] = [float(e_lo), float(e_hi)]
+        # Angle.
+        a_claim = claimed["tangent_angle"]
+        angle = None
+        if no_direction:
+            if not math.isnan(a_claim):
+                return Decision(False, prec, None, {"ratio": worst, "field": "tangent_angle",
+                                                    "why": "a zero derivative has no direction"})
+        else:
+            with ctx.scope():
+                a = d_in / np.array(nd_in, dtype=object)
+                b = d_out / np.array(nd_out, dtype=object)
+                y, x = K.norm(ctx, a - b), K.norm(ctx, a + b)
+            if math.isnan(a_claim):
+                return Decision(False, prec, None, {"ratio": worst, "field": "tangent_angle",
+                                                    "why": "NaN claimed for a nonzero derivative"})
+            lo, hi = _angle_enclosure(y, x, prec)
+            angle = (lo, hi)
+            ab_hi = EM.angle_bound(lower_float(x))
+            ab_lo = EM.angle_bound(upper_float(x))
+            c = to_mpq(a_claim)
+            e_lo = max(c - hi, lo - c, gmpy2.mpq(0))
+            e_hi = max(abs(c - hi), abs(c - lo))
+            if math.isfinite(ab_lo):
+                worst = max(worst, float(e_hi / to_mpq(ab_lo)))
+                if e_lo > to_mpq(ab_hi):
+                    return Decision(False, prec, {"tangent_angle": [float(e_lo), float(e_hi)]},
+                                    {"ratio": worst, "field": "tangent_angle"})
+                if e_hi > to_mpq(ab_lo):
+                    holds = None
+                    enclosure["tangent_angle"] = [float(e_lo), float(e_hi)]
+        return Decision(holds, prec, enclosure or None,
+                        {"ratio": worst, "truth": truth, "angle": angle, "ab": EM.angle_bound(lower_float(x))
+                         if not no_direction else None})
+
+    d = refine(at)
+    if d.holds is False:
+        return violated(claim, {"error_interval": _jsonable(d.enclosure),
+                                **{k: v for k, v in d.detail.items() if k in ("field", "why", "ratio")}},
+                        measure="error_ratio", measured=d.detail.get("ratio"), prec=d.prec)
+    if d.holds is None:
+        return undecided(claim, _jsonable(d.enclosure), measure="error_ratio", measured=d.detail.get("ratio"),
+                         prec=d.prec)
+    # Values hold; now the classification decision against the exact decision.
+    return _check_classification(claim, d, thr_a, thr_d, thr_s, bounds)
+
+
+def _jsonable(x):
+    if isinstance(x, dict):
+        return {k: _jsonable(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_jsonable(v) for v in x]
+    if isinstance(x, float):
+        return enc(x)
+    return x
+
+
+_LEVELS = ("C0", "G1", "C1", "C2")
+
+
+def _check_classification(claim, d, thr_a, thr_d, thr_s, bounds):
+    """The exact classification (three-valued per test) versus the claimed one."""
+    truth, angle = d.detail["truth"], d.detail["angle"]
+
+    def tv(t):
+        t = t.item() if isinstance(t, np.ndarray) else t
+        return lower(t), upper(t)
+
+    def test_le(lo, hi, thr_lo, thr_hi):
+        if hi <= thr_lo:
+            return True
+        if lo > thr_hi:
+            return False
+        return None
+
+    # G1: angle <= thr_a.
+    g1 = False if angle is None else test_le(angle[0], angle[1], to_mpq(thr_a), to_mpq(thr_a))
+    dd, ds = tv(truth["derivative_difference"]), tv(truth["derivative_scale"])
+    c1 = test_le(dd[0], dd[1], to_mpq(thr_d) * ds[0], to_mpq(thr_d) * ds[1])
+    sd, ss = tv(truth["second_derivative_difference"]), tv(truth["second_derivative_scale"])
+    c2 = test_le(sd[0], sd[1], to_mpq(thr_s) * ss[0], to_mpq(thr_s) * ss[1])
+    exact = None
+    chain = [g1, c1, c2]
+    level = 0
+    for t in chain:
+        if t is None:
+            exact = None
+            break
+        if not t:
+            exact = _LEVELS[level]
+            break
+        level += 1
+    else:
+        exact = _LEVELS[3]
+    claimed_level = claim.value["continuity"]
+    ratio = d.detail["ratio"]
+    if exact == claimed_level:
+        return verified(claim, measure="error_ratio", measured=ratio, prec=d.prec, decision_differs=0)
+    # The decision differs from the exact one (or the exact one is undecided at this precision):
+    # allowed only when a threshold lies within the rounding band of its value.
+    band_ok = _within_band(claim, d, thr_a, thr_d, thr_s, bounds)
+    if band_ok:
+        return verified(claim, measure="error_ratio", measured=ratio, prec=d.prec,
+                        note=f"decision {claimed_level} vs exact {exact} within the rounding band",
+                        decision_differs=1)
+    return violated(claim, {"claimed_continuity": claimed_level, "exact_continuity": exact},
+                    measure="error_ratio", measured=ratio, prec=d.prec, decision_differs=1)
+
+
+def _within_band(claim, d, thr_a, thr_d, thr_s, bounds) -> bool:
+    """True when some threshold test of the joint is within rounding of its threshold, so a
+    correctly rounded implementation could decide either way."""
+    truth, angle = d.detail["truth"], d.detail["angle"]
+
+    def tv(t):
+        t = t.item() if isinstance(t, np.ndarray) else t
+        return lower(t), upper(t)
+
+    near = False
+    if angle is not None and d.detail["ab"] is not None and math.isfinite(d.detail["ab"]):
+        near |= abs((angle[0] + angle[1]) / 2 - to_mpq(thr_a)) <= to_mpq(d.detail["ab"]) + (angle[1] - angle[0])
+    for key_d, key_s, thr in (("derivative_difference", "derivative_scale", thr_d),
+                              ("second_derivative_difference", "second_derivative_scale", thr_s)):
+        dv, sv = tv(truth[key_d]), tv(truth[key_s])
+        slack = to_mpq(bounds[key_d]) + to_mpq(thr) * to_mpq(bounds[key_s]) + (dv[1] - dv[0]) + (sv[1] - sv[0])
+        # The product thr * scale rounds once more in float64.
+        slack += to_mpq(thr) * sv[1] * to_mpq(2 * U64)
+        near |= abs(dv[0] - to_mpq(thr) * sv[0]) <= slack
+    return near
+
+
+FAMILY = Family(
+    name="path",
+    default_cases=260,
+    generate=generate,
+    claims=claims,
+    checkers={
+        "path.stored_endpoints": check_stored_endpoints,
+        "path.control_boxes": check_control_boxes,
+        "path.position_floor": check_position_floor,
+        "path.interior_positions": check_interior_positions,
+        "path.derivatives": check_derivatives,
+        "path.tangents": check_tangents,
+        "path.conversions": check_conversions,
+        "path.continuity_values": check_continuity_values,
+    },
+    oracle_precisions=DEFAULT_BUDGET,
+)
