@@ -49,18 +49,29 @@ _NEG = -np.inf
 _POS = np.inf
 
 
+def _binade_spacing(a, dtype):
+    # np.spacing(max) overflows to inf (max has no finite successor); the spacing of max's
+    # binade is that of its predecessor, so ask for that instead.
+    big = np.finfo(dtype).max
+    return np.spacing(np.where(a == big, np.nextafter(big, dtype.type(0)), a))
+
+
 def ulp32(x):
     """The float32 spacing at ``|x|``: ``nextafter(|x|, +inf) - |x|`` in float32. Exact.
 
-    ``ulp32(0)`` is the smallest subnormal, 2**-149. ``x`` is narrowed to float32 first.
+    That is ``2**(e - 23)`` for ``|x|`` in ``[2**e, 2**(e+1))``, never below the subnormal
+    spacing: ``ulp32(0)`` is the smallest subnormal, 2**-149, and ``ulp32(float32 max)`` is
+    its binade's spacing 2**104 (not inf). ``x`` is narrowed to float32 first.
     """
     a = np.abs(np.asarray(x, dtype=np.float32))
-    return np.spacing(a).astype(np.float64) if a.ndim else np.float64(np.spacing(a))
+    sp = _binade_spacing(a, np.dtype(np.float32))
+    return sp.astype(np.float64) if a.ndim else np.float64(sp)
 
 
 def ulp64(x):
-    """The float64 spacing at ``|x|``. Exact."""
-    return np.spacing(np.abs(np.asarray(x, dtype=np.float64)))
+    """The float64 spacing at ``|x|`` (``2**971`` at float64 max, not inf). Exact."""
+    a = np.abs(np.asarray(x, dtype=np.float64))
+    return _binade_spacing(a, np.dtype(np.float64))
 
 
 def narrow32(x):
