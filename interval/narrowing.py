@@ -91,14 +91,11 @@ def replay_narrowing_error(source, origin) -> float:
 
 
 def replay_position_floor(source, origin) -> tuple[float, float]:
-    """``(floor, E)``: ``max(2 ulp32(E), narrowing error)`` and E, the largest narrowed magnitude."""
+    """``(floor, E)``: ``2 ulp32(E) + narrowing error`` rounded up to binary64, and E, the
+    largest narrowed magnitude."""
     narrowed = replay_narrowing(source, origin)
     if not np.all(np.isfinite(narrowed)):
         raise ValueError("a narrowed control is not finite")
     E = float(np.max(np.abs(narrowed)))
-    two_ulp = 2 * exact_ulp32(np.float32(E))
-    floor = max(two_ulp, to_mpq(replay_narrowing_error(source, origin)))
-    f = float(floor)
-    if to_mpq(f) != floor:
-        raise AssertionError("the floor is a maximum of two binary64 values and must be one")
-    return f, E
+    floor = 2 * exact_ulp32(np.float32(E)) + to_mpq(replay_narrowing_error(source, origin))
+    return round_up_f64(floor), E

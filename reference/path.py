@@ -409,6 +409,7 @@ def resolve_parameter(view: PathView, parameter: SegmentParameter, policy: Bound
     *before* it when ``span + u < 0`` and *after* it when ``span + u > n`` (compared exactly);
     any other request outside the domain (for example span 1, u = 1.5 on a longer path)
     names no point and is ``InvalidArgument`` under every policy, as is a nonfinite u.
+    ``(n, 0)`` and ``(-1, 1)`` name the terminal and the first endpoint.
 
     Returns:
         ``Outcome`` of ``(span_index, u)``.
@@ -426,6 +427,10 @@ def resolve_parameter(view: PathView, parameter: SegmentParameter, policy: Bound
     k, u, n = int(k), float(u), view.span_count
     if not math.isfinite(u):
         return failure(GeometryStatus.InvalidArgument, f"u = {u!r} is not finite", field="u")
+    if (k, u) == (n, 0.0):  # the boundary after the last span: the terminal endpoint
+        k, u = n - 1, 1.0
+    elif (k, u) == (-1, 1.0):  # the boundary before the first span: the first endpoint
+        k, u = 0, 0.0
     inside = 0 <= k < n and 0.0 <= u <= 1.0
     if not inside:
         before = _exact_sum_below(k, u, 0)

@@ -307,7 +307,7 @@ def effective_position_error(tolerance: ToleranceProfile) -> float:
 
 
 def compute_position_floor(max_narrowed_magnitude: float, narrowing_error: float) -> float:
-    """``ComputePositionFloor``: ``max(2 * ulp32(E), narrowing_error)``. Exact.
+    """``ComputePositionFloor``: ``2 * ulp32(E) + narrowing_error``, rounded up to float64. Exact.
 
     Args:
         max_narrowed_magnitude: E, the largest magnitude of the narrowed float32 controls.
@@ -315,9 +315,17 @@ def compute_position_floor(max_narrowed_magnitude: float, narrowing_error: float
             components, exact and rounded up to float64 (see ``reference.fp.narrowing_error``).
 
     Returns:
-        The float32 position floor. Both terms are exact float64 values, so the maximum is
-        exact. The effective position error must be at least this (else UnsupportedPrecision).
+        The float32 position floor: the exact sum of the two terms rounded toward +inf (an
+        error-free sum decides the rounding, so the value is bit-reproducible by exact rational
+        arithmetic). The effective position error must be at least this, else
+        UnsupportedPrecision. The terms add because the prepared curve already sits up to
+        ``narrowing_error`` from the source before any float32 evaluation error (a maximum would
+        make the narrowing term redundant: it never exceeds half of ``ulp32(E)`` plus the
+        float64 subtraction's half ulp).
     """
-    from .fp import ulp32  # local import: fp imports nothing from here, status stays leaf-like
+    from .fp import two_sum, ulp32  # local import: fp imports nothing from here
 
-    return max(2.0 * float(ulp32(np.float32(abs(max_narrowed_magnitude)))), float(narrowing_error))
+    a = 2.0 * float(ulp32(np.float32(abs(max_narrowed_magnitude))))
+    b = float(narrowing_error)
+    s, e = two_sum(np.float64(a), np.float64(b))
+    return float(np.nextafter(s, np.inf)) if e > 0 else float(s)

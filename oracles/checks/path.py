@@ -56,7 +56,10 @@ from ..decide import DEFAULT_BUDGET, Decision, refine
 from ..family import Family
 from ..model import Claim, dec, dec_array, enc, undecided, verified, violated
 
-__all__ = ["FAMILY", "tolerance", "LIMITS"]
+__all__ = ["FAMILY", "tolerance", "LIMITS", "BUDGET"]
+
+# Interval precisions the checkers may spend (tests shrink it to show Undecided verdicts).
+BUDGET = DEFAULT_BUDGET
 
 LIMITS = WorkLimits(max_spans=1 << 16, max_keys=1 << 16, max_leaves=1 << 16, max_depth=40,
                     max_subdivisions=1 << 20, max_prepared_bytes=1 << 30, max_samples=1 << 16)
@@ -151,7 +154,7 @@ def _near_threshold_case(rng):
                        "second": float(min(rs, 1.0))})
 
 
-def _conversion_case(rng, kind, name, closed=None, near_coincident=False):
+def _conversion_case(rng, kind, name, closed=None, near_coincident=0.0):
     n = int(rng.integers(3 if closed else 2, 7))
     closed = bool(rng.random() < 0.3) if closed is None else closed
     n = max(n, 3) if closed else n
@@ -162,7 +165,7 @@ def _conversion_case(rng, kind, name, closed=None, near_coincident=False):
     if near_coincident:
         i = int(rng.integers(0, n - 1))
         direction = rng.normal(size=3)
-        pts[i + 1] = pts[i] + direction / np.linalg.norm(direction) * coincidence * 1.5
+        pts[i + 1] = pts[i] + direction / np.linalg.norm(direction) * coincidence * near_coincident
     case = {"kind": kind, "name": name, "points": pts, "closed": closed, "coincidence": coincidence}
     if kind == "hermite":
         case["tangents"] = rng.normal(size=(n, 3)) * scale
@@ -180,7 +183,10 @@ def generate(seed: int, n: int) -> list:
         _near_threshold_case,
         lambda r: _random_path_case(r, "closed", closed=True),
         lambda r: _conversion_case(r, "catmull_rom", "near-coincident Catmull-Rom", closed=False,
-                                   near_coincident=True),
+                                   near_coincident=1.5),
+        lambda r: _conversion_case(r, "catmull_rom", "coincident Catmull-Rom", closed=False,
+                                   near_coincident=0.5),
+        _repeated_closing_waypoint_case,
         lambda r: _conversion_case(r, "catmull_rom", "closed Catmull-Rom", closed=True),
         lambda r: _conversion_case(r, "hermite", "Hermite"),
         _floor_by_one_ulp_case,
@@ -199,6 +205,13 @@ def generate(seed: int, n: int) -> list:
         else:
             cases.append(_conversion_case(rng, "hermite", "Hermite"))
     return cases
+
+
+def _repeated_closing_waypoint_case(rng):
+    """A closed Catmull-Rom source that repeats its first waypoint: InvalidDomain."""
+    case = _conversion_case(rng, "catmull_rom", "closed source repeating its first waypoint", closed=True)
+    case["points"] = np.vstack([case["points"], case["points"][:1]])
+    return case
 
 
 def _floor_by_one_ulp_case(rng):
@@ -457,7 +470,7 @@ def check_tangents(claim: Claim):
     deriv_err = math.sqrt(3.0) * (1 + 1e-15) * EM.derivative_bound(E)
 
     if claim.value.get("status") == "Degenerate":
-        speed = _true_speed(P, u, DEFAULT_BUDGET[-1])
+        speed = _true_speed(P, u, BUDGET[-1])
         if lower_float(speed) <= min_speed + deriv_err:
             return verified(claim, note="degenerate within the derivative error")
         return violated(claim, {"true_speed_lower": lower_float(speed), "minimum_speed": min_speed})
@@ -487,7 +500,7 @@ def check_tangents(claim: Claim):
             return Decision(False, prec, [e_lo, e_hi], detail)
         return Decision(None, prec, [enc(e_lo), enc(e_hi)], detail)
 
-    d = refine(at)
+    d = refine(at, BUDGET)
     if d.holds is True:
         return verified(claim, measure="error_ratio", measured=d.detail["ratio"], prec=d.prec,
                         note="model vacuous at this speed" if d.detail.get("vacuous") else "")
@@ -563,7 +576,7 @@ def check_conversions(claim: Claim):
             return Decision(True, prec, None, {"ratio": ratio})
         return Decision(None, prec, [enc(e_lo), enc(e_hi)], {"ratio": ratio})
 
-    d = refine(at)
+    d = refine(at, BUDGET)
     if d.holds is True:
         return verified(claim, measure="error_ratio", measured=d.detail["ratio"], prec=d.prec)
     if d.holds is False:
@@ -733,7 +746,7 @@ def check_continuity_values(claim: Claim):
                         {"ratio": worst, "truth": truth, "angle": angle, "ab": EM.angle_bound(lower_float(x))
                          if not no_direction else None})
 
-    d = refine(at)
+    d = refine(at, BUDGET)
     if d.holds is False:
         return violated(claim, {"error_interval": _jsonable(d.enclosure),
                                 **{k: v for k, v in d.detail.items() if k in ("field", "why", "ratio")}},
