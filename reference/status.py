@@ -15,6 +15,7 @@ from __future__ import annotations
 import enum
 import math
 from dataclasses import dataclass, fields
+from fractions import Fraction
 from typing import Any, Generic, Optional, TypeVar
 
 import numpy as np
@@ -269,6 +270,19 @@ def failure(status: GeometryStatus, message: str, **details: Any) -> Outcome:
     return Outcome(status, None, GeometryDiagnostic(status, message, **details))
 
 
+def _exact_in_range(x, lo: float, hi: float) -> bool:
+    """``lo <= x <= hi`` on exact values. Comparing a numpy float32 with a Python float bound
+    would round the bound to float32 first, and ``math.isfinite`` raises on an int beyond the
+    float range, so compare rationals instead."""
+    if isinstance(x, (int, np.integer)):
+        q = Fraction(int(x))
+    elif not np.isfinite(x):
+        return False
+    else:
+        q = Fraction(*x.as_integer_ratio())
+    return lo <= q <= hi
+
+
 def _check_ranges(obj: Any, kind: type, ranges: dict, *, integral: bool) -> Outcome:
     if not isinstance(obj, kind):
         raise TypeError(f"expected {kind.__name__}, got {type(obj).__name__}")
@@ -279,7 +293,7 @@ def _check_ranges(obj: Any, kind: type, ranges: dict, *, integral: bool) -> Outc
             ok = isinstance(x, (int, np.integer)) and not isinstance(x, bool) and lo <= x <= hi
         else:
             ok = isinstance(x, (int, float, np.floating, np.integer)) and not isinstance(x, bool)
-            ok = ok and math.isfinite(x) and lo <= x <= hi
+            ok = ok and _exact_in_range(x, lo, hi)
         if not ok:
             return failure(
                 GeometryStatus.InvalidArgument,
