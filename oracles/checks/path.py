@@ -772,74 +772,55 @@ _LEVELS = ("C0", "G1", "C1", "C2")
 
 
 def _check_classification(claim, d, thr_a, thr_d, thr_s, bounds):
-    """The exact classification (three-valued per test) versus the claimed one."""
+    """The claimed classification against the exact one, test by test along the chain
+    G1 -> C1 -> C2. The first test whose claimed outcome differs from the exact outcome (or
+    whose exact outcome is undecided) must lie within the rounding band of its threshold, where
+    a correctly rounded implementation may decide either way; otherwise the claim is Violated."""
     truth, angle = d.detail["truth"], d.detail["angle"]
 
     def tv(t):
         t = t.item() if isinstance(t, np.ndarray) else t
         return lower(t), upper(t)
 
-    def test_le(lo, hi, thr_lo, thr_hi):
-        if hi <= thr_lo:
-            return True
-        if lo > thr_hi:
-            return False
-        return None
-
-    # G1: angle <= thr_a.
-    g1 = False if angle is None else test_le(angle[0], angle[1], to_mpq(thr_a), to_mpq(thr_a))
-    dd, ds = tv(truth["derivative_difference"]), tv(truth["derivative_scale"])
-    c1 = test_le(dd[0], dd[1], to_mpq(thr_d) * ds[0], to_mpq(thr_d) * ds[1])
-    sd, ss = tv(truth["second_derivative_difference"]), tv(truth["second_derivative_scale"])
-    c2 = test_le(sd[0], sd[1], to_mpq(thr_s) * ss[0], to_mpq(thr_s) * ss[1])
-    exact = None
-    chain = [g1, c1, c2]
-    level = 0
-    for t in chain:
-        if t is None:
-            exact = None
-            break
-        if not t:
-            exact = _LEVELS[level]
-            break
-        level += 1
+    tests = []  # (exact outcome True/False/None, band check) per test, in chain order
+    if angle is None:  # no direction: G1 is false exactly, and decided
+        tests.append((False, lambda: False))
     else:
-        exact = _LEVELS[3]
-    claimed_level = claim.value["continuity"]
-    ratio = d.detail["ratio"]
-    if exact == claimed_level:
-        return verified(claim, measure="error_ratio", measured=ratio, prec=d.prec, decision_differs=0)
-    # The decision differs from the exact one (or the exact one is undecided at this precision):
-    # allowed only when a threshold lies within the rounding band of its value.
-    band_ok = _within_band(claim, d, thr_a, thr_d, thr_s, bounds)
-    if band_ok:
-        return verified(claim, measure="error_ratio", measured=ratio, prec=d.prec,
-                        note=f"decision {claimed_level} vs exact {exact} within the rounding band",
-                        decision_differs=1)
-    return violated(claim, {"claimed_continuity": claimed_level, "exact_continuity": exact},
-                    measure="error_ratio", measured=ratio, prec=d.prec, decision_differs=1)
-
-
-def _within_band(claim, d, thr_a, thr_d, thr_s, bounds) -> bool:
-    """True when some threshold test of the joint is within rounding of its threshold, so a
-    correctly rounded implementation could decide either way."""
-    truth, angle = d.detail["truth"], d.detail["angle"]
-
-    def tv(t):
-        t = t.item() if isinstance(t, np.ndarray) else t
-        return lower(t), upper(t)
-
-    near = False
-    if angle is not None and d.detail["ab"] is not None and math.isfinite(d.detail["ab"]):
-        near |= abs((angle[0] + angle[1]) / 2 - to_mpq(thr_a)) <= to_mpq(d.detail["ab"]) + (angle[1] - angle[0])
+        t = to_mpq(thr_a)
+        exact = True if angle[1] <= t else False if angle[0] > t else None
+        ab = d.detail["ab"]
+        tests.append((exact, lambda: math.isfinite(ab) and
+                      abs((angle[0] + angle[1]) / 2 - t) <= to_mpq(ab) + (angle[1] - angle[0])))
     for key_d, key_s, thr in (("derivative_difference", "derivative_scale", thr_d),
                               ("second_derivative_difference", "second_derivative_scale", thr_s)):
         dv, sv = tv(truth[key_d]), tv(truth[key_s])
-        slack = to_mpq(bounds[key_d]) + to_mpq(thr) * to_mpq(bounds[key_s]) + (dv[1] - dv[0]) + (sv[1] - sv[0])
-        # The product thr * scale rounds once more in float64.
-        slack += to_mpq(thr) * sv[1] * to_mpq(2 * U64)
-        near |= abs(dv[0] - to_mpq(thr) * sv[0]) <= slack
-    return near
+        t = to_mpq(thr)
+        exact = True if dv[1] <= t * sv[0] else False if dv[0] > t * sv[1] else None
+        # Both values carry their model error, and the product thr * scale rounds once more.
+        slack = (to_mpq(bounds[key_d]) + t * to_mpq(bounds[key_s]) + (dv[1] - dv[0])
+                 + t * (sv[1] - sv[0]) + t * sv[1] * to_mpq(2 * U64))
+        tests.append((exact, lambda dv=dv, sv=sv, t=t, slack=slack: abs(dv[0] - t * sv[0]) <= slack))
+    claimed_level = _LEVELS.index(claim.value["continuity"])
+    ratio = d.detail["ratio"]
+    exact_level = None
+    for k, (exact, in_band) in enumerate(tests):
+        claimed_pass = k < claimed_level
+        if exact is True and claimed_pass:
+            continue
+        if exact is False and not claimed_pass:
+            return verified(claim, measure="error_ratio", measured=ratio, prec=d.prec, decision_differs=0)
+        # Claimed and exact outcomes differ here (or the exact one is undecided).
+        exact_level = None if exact is None else (_LEVELS[k] if exact is False else "above " + _LEVELS[k])
+        counter = {"decision_undecided": 1} if exact is None else {"decision_differs": 1}
+        if in_band():
+            return verified(claim, measure="error_ratio", measured=ratio, prec=d.prec,
+                            note=f"decision {claim.value['continuity']} vs exact {exact_level} "
+                                 "within the rounding band", **counter)
+        return violated(claim, {"claimed_continuity": claim.value["continuity"],
+                                "exact_continuity": exact_level, "test": ("G1", "C1", "C2")[k]},
+                        measure="error_ratio", measured=ratio, prec=d.prec, **counter)
+    # Every test passed exactly: C2 exactly; the claim passed all three too.
+    return verified(claim, measure="error_ratio", measured=ratio, prec=d.prec, decision_differs=0)
 
 
 FAMILY = Family(
