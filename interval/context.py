@@ -88,14 +88,26 @@ def upper(x) -> gmpy2.mpq:
     return _mpf_tuple_to_mpq(x._mpi_[1])
 
 
+def _directed_float(t, rnd) -> float:
+    # libmp.to_float's "d"/"u" round toward/away from zero (wrong side for negative values)
+    # and overflows to inf or underflows to 0 whatever the direction; MPFR in a binary64
+    # context rounds the exact endpoint once, in the asked direction, subnormals included.
+    if not t[1] and t[3]:  # +-inf or nan: already a float
+        return libmp.to_float(t)
+    ctx = gmpy2.ieee(64)
+    ctx.round = rnd
+    with gmpy2.context(ctx):
+        return float(gmpy2.mpfr(_mpf_tuple_to_mpq(t)))
+
+
 def lower_float(x) -> float:
     """The lower endpoint rounded toward -inf to float64 (a valid float lower bound)."""
-    return libmp.to_float(x._mpi_[0], rnd="d")
+    return _directed_float(x._mpi_[0], gmpy2.RoundDown)
 
 
 def upper_float(x) -> float:
     """The upper endpoint rounded toward +inf to float64 (a valid float upper bound)."""
-    return libmp.to_float(x._mpi_[1], rnd="u")
+    return _directed_float(x._mpi_[1], gmpy2.RoundUp)
 
 
 def mid(x) -> gmpy2.mpq:
