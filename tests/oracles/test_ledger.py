@@ -1,0 +1,130 @@
+"""The ledger, case files and the command line: stable JSON shape, exit codes, malformed
+inputs, and no row ever reported Verified without a checker."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from oracles.__main__ import main
+from oracles.casefile import CaseFileError, load_claims, write_claims
+from oracles.ledger import Ledger, check_claim, run_corpus
+from oracles.model import Claim, VerdictKind, dec, enc
+from oracles.rows import ROWS
+from reference.status import GuaranteeClass as G
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_row_ids_are_the_architecture_list():
+    arch = ROOT.parent / "shared" / "ARCHITECTURE.md"  # beside the checkout, where CI has it
+    text = arch.read_text() if arch.exists() else None
+    ids = {r.id for r in ROWS}
+    assert len(ids) == len(ROWS)
+    if text is not None:
+        import re
+
+        listed = set(re.findall(r"`([a-z_]+\.[a-z_]+)`", text.split("Row ids")[1].split("`ledger.md`")[0]))
+        assert listed <= ids, listed - ids
+
+
+def test_encoding_round_trips_bit_for_bit():
+    import numpy as np
+
+    for x in (0.1, -0.0, 5e-324, 1.7976931348623157e308, float(np.float32(1 / 3))):
+        assert dec(enc(x)) == x and str(dec(enc(x))) == str(x)
+    assert enc(float("nan")) == "nan" and enc(float("-inf")) == "-inf"
+
+
+def test_ledger_json_shape_and_markdown(tmp_path):
+    ledger = run_corpus(seed=3, cases=4, only=["path"], progress=False)
+    pj, pm = ledger.write(tmp_path)
+    doc = json.loads(pj.read_text())
+    assert doc["format"] == "evidence-ledger/1" and doc["seed"] == 3
+    assert {"backend", "prec_bits"} <= doc["oracle"].keys()
+    assert [r["id"] for r in doc["rows"]] == [r.id for r in ROWS]
+    for r in doc["rows"]:
+        assert {"id", "spec_row", "guarantee", "cases", "verified", "violated", "undecided", "worst"} <= r.keys()
+        assert r["cases"] == r["verified"] + r["violated"] + r["undecided"]
+        if not r["id"].startswith("path."):
+            assert r["cases"] == 0 and r["status"] == "pending"
+    floor = next(r for r in doc["rows"] if r["id"] == "path.position_floor")
+    assert floor["cases"] == 4 and floor["violated"] == 0
+    md = pm.read_text()
+    assert "| `path.control_boxes` | Exact |" in md and '<a id="path-interior_positions"></a>' in md
+
+
+def test_a_row_without_a_checker_is_undecided_never_verified():
+    c = Claim("sweep.rings", G.Rounded, [], {})
+    v = check_claim(c)
+    assert v.kind is VerdictKind.Undecided and "no checker" in v.note
+
+
+def test_case_files_round_trip_and_reject_malformed_input(tmp_path):
+    from oracles.checks.path import claims, generate
+
+    cs = [c for case in generate(2, 3) for c in claims(case)]
+    f = tmp_path / "claims.json"
+    assert write_claims(f, cs, "test") == len(cs)
+    back = load_claims(f)
+    assert [c.to_json() for c in back] == [c.to_json() for c in cs]
+    for bad in ("not json", json.dumps({"format": "other"}), json.dumps({"format": "claims/1", "claims": 3}),
+                json.dumps({"format": "claims/1", "claims": [{"row": "no.such_row", "guarantee": "Exact",
+                                                              "value": 1, "inputs": {}}]}),
+                json.dumps({"format": "claims/1", "claims": [{"row": "path.control_boxes", "guarantee": "Exactish",
+                                                              "value": 1, "inputs": {}}]}),
+                json.dumps({"format": "claims/1", "claims": [{"row": "path.control_boxes"}]})):
+        f.write_text(bad)
+        with pytest.raises(CaseFileError):
+            load_claims(f)
+
+
+def test_cli_exit_codes(tmp_path, capsys):
+    from oracles.checks.path import claims, generate
+
+    cs = [c for case in generate(2, 2) for c in claims(case)]
+    good = tmp_path / "good.json"
+    write_claims(good, cs, "test")
+    assert main(["check", str(good), "--out", str(tmp_path / "g")]) == 0
+    # One planted false claim: exit 1, and the ledger names it.
+    box = next(c for c in cs if c.row == "path.control_boxes")
+    lo = [enc(dec(x) + 1.0) for x in box.value["lo"]]
+    bad = cs + [Claim(box.row, box.guarantee, {"lo": lo, "hi": box.value["hi"]}, box.inputs)]
+    badf = tmp_path / "bad.json"
+    write_claims(badf, bad, "test")
+    assert main(["check", str(badf), "--out", str(tmp_path / "b")]) == 1
+    doc = json.loads((tmp_path / "b" / "ledger.json").read_text())
+    row = next(r for r in doc["rows"] if r["id"] == "path.control_boxes")
+    assert row["violated"] == 1 and "witness" in row["first_violation"]
+    # Claims whose inputs cannot be read: exit 2 with the claim named.
+    broken = [Claim(box.row, box.guarantee, box.value, {"source": "zzz", "origin": [0, 0, 0]})]
+    write_claims(badf, broken, "test")
+    assert main(["check", str(badf), "--out", str(tmp_path / "m")]) == 2
+    assert "claim 0" in capsys.readouterr().err
+    (tmp_path / "junk.json").write_text("{")
+    assert main(["check", str(tmp_path / "junk.json")]) == 2
+
+
+def test_ledger_command_prints_one_line_per_row(tmp_path):
+    out = subprocess.run([sys.executable, "-m", "oracles", "ledger", "--cases", "2", "--family", "path",
+                          "--out", str(tmp_path)], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    for r in ROWS:
+        assert any(line.startswith(r.id + " ") for line in lines), r.id
+    assert (tmp_path / "ledger.json").exists() and (tmp_path / "ledger.md").exists()
+
+
+def test_ledger_tallies_count_counters():
+    from oracles.model import verified
+
+    ledger = Ledger()
+    c = Claim("path.continuity_values", G.Rounded, {}, {})
+    ledger.add(verified(c, measure="error_ratio", measured=0.5, decision_differs=1))
+    ledger.add(verified(c, measure="error_ratio", measured=0.25, decision_differs=0))
+    t = ledger.tallies["path.continuity_values"].to_json()
+    assert t["counters"] == {"decision_differs": 1} and t["worst"]["value"] == 0.5 and t["cases"] == 2
