@@ -1,0 +1,325 @@
+"""Projection rows: strict projection ``Distance``, ``LowerBound`` and ``Gap`` (Certified) and the
+``ProjectPointApproximate`` result (Approximate).
+
+Corpus: deterministic in the seed. The first cases are named: the spec's example, points on
+the curve, at and near a cusp, equidistant from two mirrored spans (ties), outside a corner
+joint, far away, near and far from a large chunk origin, the centre of a closed near-circle,
+a degenerate (point) span, and a budget too small to meet the gap; the rest are random chains
+of 1 to 8 spans at scales 1e-2 to 1e3 around centres up to 1e5, with points near the curve,
+inside its box or far away, and gaps from 1e-7 to 1e-2 of the scale.
+
+Claim ``inputs`` (both rows): ``controls`` the prepared float32 controls (n, 4, 3) as hex,
+``origin`` and ``point`` (3,) float64 hex, ``projection_gap`` hex, ``is_closed``,
+``max_iterations``. ``value``: ``span``, ``u``, ``distance``, ``lower_bound``, ``gap`` (hex),
+``is_gap_met``, ``iterations`` and, for the approximate row, ``result_guarantee``.
+
+Checkers recompute the truth from the inputs alone (``interval.projection``):
+
+* strict: exact rational checks that the parameter exists, ``Gap <= ProjectionGap``,
+  ``Distance - LowerBound <= Gap`` and ``Distance^2 >= |q - B(u)|^2``; then the interval
+  branch and bound shows ``min f >= LowerBound^2`` (refined over ``BUDGET``). Together these
+  give ``LowerBound <= min <= exact distance at Parameter <= Distance <= min + ProjectionGap``.
+  The measure ``gap_used`` is an upper estimate of ``(Distance - min) / ProjectionGap``.
+* approximate: reported, never failed; the measure ``true_gap_ratio`` is an upper estimate of
+  ``(exact distance at Parameter - min) / ProjectionGap``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import gmpy2
+import numpy as np
+
+from interval.context import lower, upper
+from interval.projection import enclose_min_distance, exact_squared_distance
+from reference import kernel as K
+from reference.context import F64
+from reference.fp import ulp32
+from reference.path import (
+    PathPreparation,
+    PathSource,
+    spans_from_arrays,
+    try_convert_centripetal_catmull_rom,
+    try_prepare_path,
+)
+from reference.query import (
+    ProjectionQuery,
+    ProjectionResult,
+    ProjectionScratch,
+    compute_projection_scratch_capacity,
+    project_point_approximate,
+    try_project_point,
+)
+from reference.status import GuaranteeClass as G
+
+from ..decide import Decision, refine
+from ..family import Family
+from ..model import Claim, dec, dec_array, dec_q, enc, undecided, verified, violated
+from .path import LIMITS, tolerance
+
+__all__ = ["FAMILY", "BUDGET", "SPLITS", "generate", "claims", "check_strict", "check_approximate",
+           "path_view"]
+
+# Interval precisions the checkers may spend, with the box splits allowed at each.
+BUDGET = (113, 256)
+SPLITS = {113: 4000, 256: 20000}
+
+
+# --- Corpus ----------------------------------------------------------------------------------
+
+
+def _case(name, source, origin, point, gap, *, closed=False, max_iterations=4096,
+          approx_iterations=8, position_error=None):
+    source = np.asarray(source, dtype=np.float64)
+    origin = np.asarray(origin, dtype=np.float64)
+    if position_error is None:  # four float32 ulps of the largest narrowed control
+        E = float(np.max(np.abs((source - origin).astype(np.float32))))
+        position_error = max(4.0 * float(ulp32(np.float32(E))), 1e-9)
+    return {"kind": "projection", "name": name, "source": source, "origin": origin,
+            "closed": bool(closed), "point": np.asarray(point, dtype=np.float64), "gap": float(gap),
+            "position_error": float(position_error), "max_iterations": int(max_iterations),
+            "approx_iterations": int(approx_iterations)}
+
+
+def path_view(case):
+    """Prepare a case's path; the view, or None when preparation fails."""
+    tol = dataclasses.replace(tolerance(case["position_error"]), projection_gap=case["gap"])
+    n = case["source"].shape[0]
+    src = PathSource(spans_from_arrays(case["source"], np.ones(n)), revision=1, is_closed=case["closed"])
+    out = try_prepare_path(src, PathPreparation(tol, LIMITS, tuple(case["origin"])))
+    return out.value.view() if out.ok else None
+
+
+def _spec_example():
+    pts = np.array([[0, 0, 0], [1, 0, 0], [1, 4, 0], [10, 4, 0]], dtype=np.float64)
+    oc, ow = np.zeros((3, 4, 3)), np.zeros(3)
+    try_convert_centripetal_catmull_rom(pts, False, 1e-6, oc, ow)
+    return oc
+
+
+_CUSP = np.array([[[0, 0, 0], [1, 1, 0], [0, 1, 0], [1, 0, 0]]], dtype=np.float64)  # cusp at u=1/2
+_BUMP = np.array([[-2, 0, 0], [-1.5, 1, 0], [-0.5, 1, 0], [0, 0, 0]], dtype=np.float64)
+_MIRROR = np.stack([_BUMP, (_BUMP * [-1, 1, 1])[::-1]])  # span 1 mirrors span 0 about x = 0
+_CORNER = np.array([[[0, 0, 0], [1 / 3, 0, 0], [2 / 3, 0, 0], [1, 0, 0]],
+                    [[1, 0, 0], [1, 1 / 3, 0], [1, 2 / 3, 0], [1, 1, 0]]], dtype=np.float64)
+_KAPPA = 4 * (math.sqrt(2) - 1) / 3  # quarter-circle Bezier
+
+
+def _circle(r=1.0):
+    spans = []
+    for k in range(4):
+        a, b = k * math.pi / 2, (k + 1) * math.pi / 2
+        p0 = np.array([math.cos(a), math.sin(a), 0.0])
+        p3 = np.array([math.cos(b), math.sin(b), 0.0])
+        t0 = np.array([-math.sin(a), math.cos(a), 0.0])
+        t3 = np.array([-math.sin(b), math.cos(b), 0.0])
+        spans.append([p0, p0 + _KAPPA * t0, p3 - _KAPPA * t3, p3])
+    c = np.array(spans) * r
+    c[-1, 3] = c[0, 0]
+    return c
+
+
+def _named(rng) -> list:
+    ex = _spec_example()
+    on = ex[1]
+    b = K.cubic_point(F64, on, np.float64(0.3))
+    big = np.array([1e6, -2e6, 5e5])
+    return [
+        _case("spec_example", ex, [0, 0, 0], [1.5, 0, 0], 1e-6),
+        _case("on_curve", ex, [0, 0, 0], b, 1e-9),
+        _case("at_span_start", ex, [0, 0, 0], ex[2, 0], 1e-9),
+        _case("terminal_endpoint", ex, [0, 0, 0], ex[2, 3] + [1, 0, 0], 1e-9),
+        _case("at_cusp", _CUSP, [0, 0, 0], [0.5, 0.75, 0], 1e-9),
+        _case("above_cusp", _CUSP, [0, 0, 0], [0.5, 0.9, 0], 1e-7),
+        _case("below_cusp", _CUSP, [0, 0, 0], [0.5, 0.6, 0], 1e-7),
+        _case("tie_mirrored_spans", _MIRROR, [0, 0, 0], [0, 3, 0], 1e-6),
+        _case("tie_mirrored_near", _MIRROR, [0, 0, 0], [0, 0.9, 0.25], 1e-6),
+        _case("outside_corner_joint", _CORNER, [0, 0, 0], [1.25, -0.25, 0], 1e-9),
+        _case("inside_corner_near_joint", _CORNER, [0, 0, 0], [0.999, 0.001, 0], 1e-9),
+        _case("far_away", ex, [0, 0, 0], [1e4, -3e4, 2e4], 1e-6),
+        _case("large_origin", ex + big, big, big + [1.5, 0, 0], 1e-6),
+        _case("far_chunk_origin", ex + big, big - 1e7, big + [1.5, 0, 0], 1e-3),
+        _case("unsupported_precision", ex + big, big, big + [1.5, 0.25, 0] + 1e9, 1e-12),
+        _case("closed_circle_centre", _circle(), [0, 0, 0], [0, 0, 0], 1e-5, closed=True),
+        _case("closed_circle_outside", _circle(), [0, 0, 0], [2, 1, 0.5], 1e-9, closed=True),
+        _case("degenerate_point_span", np.stack([np.tile([1.0, 1.0, 0.0], (4, 1)), ex[0] + [1, 1, 0]]),
+              [0, 0, 0], [0.5, 2, 0], 1e-9),
+        _case("budget_too_small", ex, [0, 0, 0], [1, 2, 0.1], 1e-9, max_iterations=3, approx_iterations=3),
+    ]
+
+
+def _random_case(rng, i):
+    n = int(rng.integers(1, 9))
+    scale = float(10.0 ** rng.uniform(-2, 3))
+    center = rng.uniform(-1, 1, 3) * float(rng.choice([0.0, 1e3, 1e5]))
+    src = np.empty((n, 4, 3))
+    p0 = center + rng.normal(size=3) * scale
+    for k in range(n):
+        src[k, 0] = p0
+        src[k, 1:] = p0 + np.cumsum(rng.normal(size=(3, 3)) * scale, axis=0)
+        p0 = src[k, 3]
+    closed = n > 1 and rng.random() < 0.15
+    if closed:
+        src[-1, 3] = src[0, 0]
+    origin = np.round(center)
+    kind = rng.choice(["near", "box", "far"], p=[0.5, 0.35, 0.15])
+    if kind == "near":
+        k, u = int(rng.integers(n)), float(rng.random())
+        point = K.cubic_point(F64, src[k], np.float64(u)) + rng.normal(size=3) * scale * 10.0 ** rng.uniform(-6, 0)
+    elif kind == "box":
+        lo, hi = src.reshape(-1, 3).min(axis=0), src.reshape(-1, 3).max(axis=0)
+        point = rng.uniform(lo, hi)
+    else:
+        point = center + rng.normal(size=3) * scale * 1e3
+    gap = scale * float(10.0 ** rng.uniform(-7, -2))
+    return _case(f"random_{i}_{kind}", src, origin, point, gap, closed=closed, max_iterations=2048,
+                 approx_iterations=int(rng.integers(0, 30)))
+
+
+def generate(seed: int, n: int) -> list:
+    """``n`` cases: the named ones first, then random ones. Deterministic in ``seed``."""
+    rng = np.random.default_rng([seed, 6])
+    cases = _named(rng)[:n]
+    i = 0
+    while len(cases) < n:
+        cases.append(_random_case(rng, i))
+        i += 1
+    return cases
+
+
+def _claim(row, guarantee, view, case, result, max_iterations, extra=None) -> Claim:
+    value = {"span": result.parameter.span_index, "u": enc(result.parameter.u),
+             "distance": enc(result.distance), "lower_bound": enc(result.lower_bound),
+             "gap": enc(result.gap), "is_gap_met": bool(result.is_gap_met),
+             "iterations": int(result.iterations)}
+    if extra:
+        value.update(extra)
+    inputs = {"case": case["name"], "controls": enc(view.controls), "origin": enc(view.origin),
+              "point": enc(case["point"]), "projection_gap": enc(view.tolerance.projection_gap),
+              "is_closed": bool(view.is_closed), "max_iterations": int(max_iterations)}
+    return Claim(row, guarantee, value, inputs)
+
+
+def claims(case) -> list:
+    """Run the fast path on one case: a strict claim when strict projection succeeds, and an
+    approximate claim with the case's (small) approximate budget."""
+    view = path_view(case)
+    if view is None:
+        return []
+    out = []
+    iters = max(case["max_iterations"], case["approx_iterations"])
+    scratch = ProjectionScratch()
+    scratch.try_reserve(compute_projection_scratch_capacity(view, iters).value)
+    result = ProjectionResult()
+    if try_project_point(view, ProjectionQuery(case["point"], case["max_iterations"]), scratch, result).ok:
+        out.append(_claim("projection.strict", G.Certified, view, case, result, case["max_iterations"]))
+    approx = ProjectionResult()
+    if project_point_approximate(view, ProjectionQuery(case["point"], case["approx_iterations"]),
+                                 scratch, approx).ok:
+        out.append(_claim("projection.approximate", G.Approximate, view, case, approx,
+                          case["approx_iterations"], {"result_guarantee": approx.guarantee.value}))
+    return out
+
+
+# --- Checkers --------------------------------------------------------------------------------
+
+
+def _inputs(claim: Claim):
+    """Decode a claim's inputs and value (ValueError/KeyError/TypeError when malformed)."""
+    inp, val = claim.inputs, claim.value
+    if not isinstance(val, dict):
+        raise TypeError("a projection claim's value must be an object")
+    controls = dec_array(inp["controls"], np.float32)
+    if controls.ndim != 3 or controls.shape[1:] != (4, 3) or controls.shape[0] < 1:
+        raise ValueError("controls must have shape (n, 4, 3)")
+    if not np.all(np.isfinite(controls)):
+        raise ValueError("controls must be finite")
+    origin, point = dec_array(inp["origin"]), dec_array(inp["point"])
+    if origin.shape != (3,) or point.shape != (3,) or not (np.all(np.isfinite(origin)) and np.all(np.isfinite(point))):
+        raise ValueError("origin and point must be three finite float64 values")
+    gap = dec(inp["projection_gap"])
+    if not (math.isfinite(gap) and gap > 0):
+        raise ValueError("projection_gap must be finite and positive")
+    span = val["span"]
+    if isinstance(span, bool) or not isinstance(span, int):
+        raise TypeError("span must be an int")
+    if not isinstance(val["is_gap_met"], bool):
+        raise TypeError("is_gap_met must be a boolean")
+    nums = {k: dec(val[k]) for k in ("u", "distance", "lower_bound", "gap")}
+    return controls, origin, point, gap, span, nums, val["is_gap_met"]
+
+
+def _exact_failures(controls, origin, point, gap, span, nums, met) -> dict:
+    """The strict row's exact conditions; a nonempty dict names the first that fails."""
+    n = controls.shape[0]
+    if not 0 <= span < n or not (math.isfinite(nums["u"]) and 0.0 <= nums["u"] <= 1.0):
+        return {"parameter_outside_domain": {"span": span, "u": enc(nums["u"]), "span_count": n}}
+    if not all(math.isfinite(nums[k]) for k in ("distance", "lower_bound", "gap")):
+        return {"nonfinite_value": {k: enc(nums[k]) for k in ("distance", "lower_bound", "gap")}}
+    if not met:
+        return {"is_gap_met": False}
+    D, L, Gp, g = (gmpy2.mpq(nums["distance"]), gmpy2.mpq(nums["lower_bound"]),
+                   gmpy2.mpq(nums["gap"]), gmpy2.mpq(gap))
+    if Gp > g:
+        return {"gap_exceeds_projection_gap": {"gap": enc(Gp), "projection_gap": enc(g)}}
+    if D - L > Gp:
+        return {"gap_below_distance_minus_lower_bound": {"difference": enc(D - L), "gap": enc(Gp)}}
+    f = exact_squared_distance(controls, origin, point, span, nums["u"])
+    if D < 0 or D * D < f:
+        return {"distance_below_exact_distance_at_parameter": {"distance_sq": enc(D * D),
+                                                                "exact_distance_sq": enc(f)}}
+    return {}
+
+
+def _witness(e) -> dict:
+    span, u = e.witness
+    return {"span": span, "u": enc(u), "distance_sq_upper": enc(e.upper_sq)}
+
+
+def check_strict(claim: Claim):
+    """``projection.strict``: exact conditions, then ``LowerBound <= min`` by the oracle."""
+    controls, origin, point, gap, span, nums, met = _inputs(claim)
+    bad = _exact_failures(controls, origin, point, gap, span, nums, met)
+    if bad:
+        return violated(claim, bad, note="an exact condition of the strict projection fails")
+    lb = nums["lower_bound"]
+
+    def at(prec):
+        e = enclose_min_distance(controls, origin, point, prec, threshold=max(lb, 0.0),
+                                 target=gap / 16, max_splits=SPLITS[prec])
+        return Decision(e.decided, prec, e)
+
+    d = refine(at, BUDGET)
+    e = d.enclosure
+    used = (nums["distance"] - float(lower(e.distance))) / gap
+    enclosure = [enc(lower(e.distance)), enc(upper(e.distance))]
+    if d.holds is True:
+        return verified(claim, measure="gap_used", measured=used, prec=d.prec,
+                        note="LowerBound <= min shown; Distance <= min + gap follows", splits=e.splits)
+    if d.holds is False:
+        return violated(claim, {"lower_bound_above_minimum": _witness(e), "lower_bound": enc(lb)},
+                        prec=d.prec, note="a curve point is closer than the claimed LowerBound")
+    return undecided(claim, enclosure, prec=d.prec, note="LowerBound <= min not decided within the budget")
+
+
+def check_approximate(claim: Claim):
+    """``projection.approximate``: reported with its measured gap, never failed."""
+    controls, origin, point, gap, span, nums, _ = _inputs(claim)
+    f = exact_squared_distance(controls, origin, point, span, nums["u"])  # ValueError off the domain
+    e = enclose_min_distance(controls, origin, point, BUDGET[0], target=gap / 16, max_splits=SPLITS[BUDGET[0]])
+    at = math.sqrt(float(f)) * (1 + 2.0**-50)  # an upper estimate, for the report only
+    ratio = (at - float(lower(e.distance))) / gap
+    return verified(claim, measure="true_gap_ratio", measured=ratio, prec=BUDGET[0],
+                    note="Approximate: reported, never failed", gap_met=int(bool(claim.value["is_gap_met"])))
+
+
+FAMILY = Family(
+    name="projection",
+    default_cases=100,
+    generate=generate,
+    claims=claims,
+    checkers={"projection.strict": check_strict, "projection.approximate": check_approximate},
+    oracle_precisions=BUDGET,
+)
