@@ -1,0 +1,607 @@
+"""Triangle-surface family (spec 004): corpus, claims of the fast path, and the four checkers.
+
+Rows and what their checkers show, from ``claim.inputs`` alone (the exact truth comes from
+``interval.triangle``; the fast path's a-priori error model, documented in
+``reference.triangle_surface`` and ``docs/decisions.md``, is evaluated here from exact
+quantities):
+
+* ``triangle.first_hit`` (Rounded). A hit ``(t, triangle, position)``: the claimed facet is
+  crossed (not parallel, error model bounded), ``t`` is within ``R_t`` of the exact crossing
+  ``T`` (equal to ``RN(T)`` for an axis-aligned facet with exact coordinate differences, where
+  the computation is correctly rounded), the exact weights are ``>= -R_l``, the position is
+  within ``R_pos``; and the order is consistent with the model: no facet ``j`` with an exact
+  contact could have computed a smaller parameter (``T_j + R_j < t``), nor a lower-index facet
+  an equal one (``T_j + R_j <= t``), and no exact contact lies earlier than ``t - tol`` on a facet
+  the model cannot bound. A miss: no exact contact lies deeper than ``tol`` inside every
+  barycentric and segment boundary (counter ``missed_within_band`` for shallower ones).
+* ``triangle.barycentric`` (Rounded): every weight ``>= 0`` and within ``R_l`` of the exact one.
+* ``triangle.normal_facing`` (Rounded normal, exact facing): ``|n - N|_2 <= theta`` (three-valued:
+  ``|N|`` is irrational) and the facing is the exact sign of ``N0 . (e - s)``.
+* ``triangle.ambiguity`` (Certified). A published hit or miss: no facet is exactly coplanar with
+  the segment and overlapping it, and no facet with an exact contact is one the model cannot
+  bound (both must make the query ambiguous). An ambiguous query: the named facet's exact
+  configuration can put a computed quantity inside its band (Verified), cannot even with the
+  model widened eightfold (Violated), or lies between (Undecided). Counters: ``queries``,
+  ``ambiguous``, ``exactly_resolvable`` (ambiguous although exact arithmetic decides the query:
+  no exact coplanar overlap) and ``exact_contact``.
+
+Claim formats (``inputs`` is shared): ``{"vertices": [[hex]*3]*V, "triangles": [[int]*3]*T,
+"tolerance": hex, "start": [hex]*3, "end": [hex]*3}``; values:
+first_hit ``{"outcome": "hit", "t", "triangle", "position"}`` or ``{"outcome": "miss"}``;
+barycentric ``{"triangle", "weights"}``; normal_facing ``{"triangle", "normal", "facing"}``;
+ambiguity ``{"outcome": "hit" | "miss" | "ambiguous", "triangle": int | null}``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Optional
+
+import gmpy2
+import numpy as np
+
+from interval.triangle import (
+    ExactContact,
+    ExactFacet,
+    exact_facet,
+    exact_point,
+    nearest_float,
+    segment_contact,
+    sqrt_down,
+    sqrt_up,
+)
+from reference.status import GeometryStatus, GuaranteeClass
+from reference.triangle_surface import G_SLACK, NORMAL_K, TINY, U, Facing, SurfaceSettings, SurfaceStamp, TriangleSurface
+
+from ..family import Family
+from ..model import Claim, dec, enc, undecided, verified, violated
+
+__all__ = ["FAMILY", "TriangleCase", "Analysis", "FacetModel", "analyse", "facet_model", "cube_mesh",
+           "point_on_facet", "segment_through", "nudge", "case_claims", "case_inputs", "generate"]
+
+_mpq = gmpy2.mpq
+_u = _mpq(U)
+_tiny = _mpq(TINY)
+_safety = _mpq(17, 16)
+_sqrt3_up = _mpq(7, 4)
+
+
+# --- cases and builders ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TriangleCase:
+    """One query: a mesh, a tolerance and a segment (float64 data)."""
+
+    name: str
+    vertices: np.ndarray
+    triangles: np.ndarray
+    start: np.ndarray
+    end: np.ndarray
+    tolerance: float = 1e-12
+
+
+def cube_mesh(scale: float = 1.0, offset=(0.0, 0.0, 0.0), reverse: bool = False):
+    """The cube ``offset + scale [0, 1]^3`` as 8 vertices and 12 triangles, counter-clockwise
+    seen from outside (outward normals), or inward with ``reverse``. Vertex ``4x + 2y + z``."""
+    off = np.asarray(offset, dtype=np.float64)
+    verts = np.array([[x, y, z] for x in (0, 1) for y in (0, 1) for z in (0, 1)], dtype=np.float64) * scale + off
+    quads = [(0, 1, 3, 2), (4, 6, 7, 5), (0, 4, 5, 1), (2, 3, 7, 6), (0, 2, 6, 4), (1, 5, 7, 3)]
+    tris = [t for a, b, c, d in quads for t in ((a, b, c), (a, c, d))]
+    tris = np.array(tris, dtype=np.int64)
+    return verts, (tris[:, ::-1].copy() if reverse else tris)
+
+
+def point_on_facet(a, b, c, w) -> np.ndarray:
+    """``w0 a + w1 b + w2 c`` in float64 (a point near the facet; rounding moves it slightly)."""
+    w = np.asarray(w, dtype=np.float64)
+    return w[0] * np.asarray(a) + w[1] * np.asarray(b) + w[2] * np.asarray(c)
+
+
+def segment_through(point, direction, before: float, after: float):
+    """``(point - before d, point + after d)`` in float64."""
+    p, d = np.asarray(point, dtype=np.float64), np.asarray(direction, dtype=np.float64)
+    return p - before * d, p + after * d
+
+
+def nudge(x, ulps) -> np.ndarray:
+    """``x`` moved by ``ulps`` (an int per component, any sign) float64 steps."""
+    x = np.array(x, dtype=np.float64)
+    for i, k in enumerate(np.broadcast_to(np.asarray(ulps, dtype=np.int64), x.shape)):
+        for _ in range(abs(int(k))):
+            x[i] = np.nextafter(x[i], np.inf if k > 0 else -np.inf)
+    return x
+
+
+def case_inputs(case: TriangleCase) -> dict:
+    return {"vertices": enc(np.asarray(case.vertices, dtype=np.float64)),
+            "triangles": [[int(i) for i in t] for t in np.asarray(case.triangles)],
+            "tolerance": enc(float(case.tolerance)), "start": enc(np.asarray(case.start, dtype=np.float64)),
+            "end": enc(np.asarray(case.end, dtype=np.float64))}
+
+
+def case_claims(case: TriangleCase):
+    """Run the fast path on one case; the claims of every row it speaks to (none when the mesh
+    or segment is rejected or the query is cancelled)."""
+    made = TriangleSurface.new(case.vertices, case.triangles, SurfaceStamp(0, 0),
+                               SurfaceSettings(tolerance=case.tolerance))
+    if not made.ok:
+        return []
+    out = made.value.first_hit(case.start, case.end)
+    inputs = case_inputs(case)
+    G = GuaranteeClass
+    if out.status is GeometryStatus.Ambiguous:
+        return [Claim("triangle.ambiguity", G.Certified, {"outcome": "ambiguous", "triangle": out.diagnostic.index},
+                      inputs)]
+    if not out.ok:
+        return []
+    h = out.value
+    if h is None:
+        return [Claim("triangle.first_hit", G.Rounded, {"outcome": "miss"}, inputs),
+                Claim("triangle.ambiguity", G.Certified, {"outcome": "miss", "triangle": None}, inputs)]
+    model = {"name": "spec004-binary64"}
+    return [
+        Claim("triangle.first_hit", G.Rounded,
+              {"outcome": "hit", "t": enc(h.t), "triangle": h.triangle, "position": enc(h.position)}, inputs, model),
+        Claim("triangle.barycentric", G.Rounded, {"triangle": h.triangle, "weights": enc(h.barycentric)}, inputs,
+              model),
+        Claim("triangle.normal_facing", G.Rounded,
+              {"triangle": h.triangle, "normal": enc(h.normal), "facing": h.facing.value}, inputs, model),
+        Claim("triangle.ambiguity", G.Certified, {"outcome": "hit", "triangle": h.triangle}, inputs),
+    ]
+
+
+# --- exact analysis of a claim's inputs ----------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FacetModel:
+    """The fast path's a-priori error model of one facet and query, evaluated from exact
+    quantities (rational upper bounds; None = unbounded).
+
+    Attributes:
+        theta: bound of ``|n - N|_2`` (computed vs exact unit normal).
+        eta: bounds of the two heights' errors (unit-normal heights).
+        d_lo: lower bound of the exact unit-normal ``|N . (e - s)|``.
+        r_t: bound of the computed parameter's error, or None (near-parallel: unbounded).
+        r_l: bounds of the three weights' errors, or None.
+        r_pos: bound of the position's error (inf-norm), or None.
+        exact_t: the computed parameter itself when the computation is correctly rounded
+            (axis-aligned facet, exact coordinate differences), else None.
+    """
+
+    theta: object
+    eta: tuple
+    d_lo: object
+    r_t: Optional[object]
+    r_l: Optional[tuple]
+    r_pos: Optional[object]
+    exact_t: Optional[float]
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """Decoded inputs, every facet's exact contact and model."""
+
+    vertices: list
+    triangles: list
+    tolerance: object
+    start: tuple
+    end: tuple
+    facets: list
+    contacts: list
+    models: list
+
+    @property
+    def coplanar_overlap(self) -> list[int]:
+        return [c.triangle for c in self.contacts if c.kind == "coplanar"]
+
+
+def _q_inf(v):
+    return max(abs(x) for x in v)
+
+
+def _representable(q) -> bool:
+    try:
+        return _mpq(nearest_float(q)) == q
+    except OverflowError:
+        return False
+
+
+def _m_float(f: ExactFacet) -> object:
+    """The fast path's scale ``m``: the largest component of the rounded edges (IEEE
+    subtraction rounds to nearest, so float arithmetic gives it exactly)."""
+    a, b, c = ([float(x) for x in v] for v in (f.a, f.b, f.c))
+    return _mpq(max(max(abs(b[i] - a[i]) for i in range(3)), max(abs(c[i] - a[i]) for i in range(3))))
+
+
+def facet_model(f: ExactFacet, ct: ExactContact, s, e) -> FacetModel:
+    """Evaluate the documented error model of one facet for segment ``s -> e`` (exact floats)."""
+    S, E = exact_point(s), exact_point(e)
+    m = _m_float(f)
+    G_lo = sqrt_down(f.norm2) / (m * m)
+    theta = NORMAL_K * _u / G_lo
+    th = _mpq(1001, 1000) * theta + 6 * _u
+    ws = tuple(x - y for x, y in zip(S, f.a))
+    we = tuple(x - y for x, y in zip(E, f.a))
+    eta_s = th * sqrt_up(sum(x * x for x in ws)) + _tiny
+    eta_e = th * sqrt_up(sum(x * x for x in we)) + _tiny
+    dd = abs(ct.he - ct.hs)
+    d_lo, d_up = dd / sqrt_up(f.norm2), dd / sqrt_down(f.norm2)
+    if ct.parallel:
+        return FacetModel(theta, (eta_s, eta_e), d_lo, None, None, None, None)
+    T = ct.t
+    aT = abs(T)
+    b = (eta_s + eta_e) * (1 + 2 * _u) + _u * d_up * (1 + 2 * _u)
+    if d_lo <= b:
+        return FacetModel(theta, (eta_s, eta_e), d_lo, None, None, None, None)
+    r_t = _safety * (eta_s + aT * b) / (d_lo - b) + 2 * _u * aT + _tiny
+    exact_t = None
+    k = f.axis
+    if k is not None and all(_representable(x) for x in (ws[k], we[k], ws[k] - we[k])):
+        exact_t = nearest_float(T)
+    d = tuple(y - x for x, y in zip(S, E))
+    dinf = _q_inf(d)
+    Q = tuple(w + T * x for w, x in zip(ws, d))
+    rho = _safety * (r_t * dinf * (1 + 2 * _u)
+                     + _mpq(102, 100) * _u * (_q_inf(ws) + 2 * (aT + r_t) * dinf * (1 + _u) + _q_inf(Q))) + _tiny
+    r_pos = _safety * (r_t * dinf * (1 + 2 * _u) + _mpq(303, 100) * _u * (_q_inf(S) + (aT + r_t) * dinf)) + _tiny
+    cden = (G_lo - G_SLACK * _u) / _sqrt3_up
+    r_l = None
+    if cden > 13 * _u:
+        bb = _mpq(122, 10) * _u / cden
+        Z = (_q_inf(Q) + rho) / m * (1 + 2 * _u)
+        base = (_mpq(82, 10) * _u * Z + _mpq(21, 10) * rho / m) / cden
+        rs = []
+        for lam in ct.bary[1:]:
+            L = abs(lam) + 1
+            rs.append(_safety * (base + _u * L * (1 + _u) + _mpq(101, 100) * _u * L + bb * L) / (1 - bb) + _tiny)
+        r0 = _safety * (rs[0] + rs[1] + _mpq(101, 100) * _u * (3 + abs(ct.bary[1]) + abs(ct.bary[0]))) + _tiny
+        if max(rs) <= 1:
+            r_l = (r0, rs[0], rs[1])
+    return FacetModel(theta, (eta_s, eta_e), d_lo, r_t, r_l, r_pos, exact_t)
+
+
+def _decode_point(v, name):
+    if not isinstance(v, list) or len(v) != 3:
+        raise ValueError(f"{name} must be a list of three encoded floats")
+    p = tuple(dec(x) for x in v)
+    if not all(math.isfinite(x) for x in p):
+        raise ValueError(f"{name} is not finite")
+    return p
+
+
+@lru_cache(maxsize=256)
+def _analyse_json(key: str) -> Analysis:
+    inputs = json.loads(key)
+    verts_in, tris_in = inputs["vertices"], inputs["triangles"]
+    if not isinstance(verts_in, list) or not isinstance(tris_in, list) or not tris_in:
+        raise ValueError("vertices and triangles must be nonempty lists")
+    verts = [_decode_point(v, "vertex") for v in verts_in]
+    tris = []
+    for t in tris_in:
+        if not isinstance(t, list) or len(t) != 3 or not all(isinstance(i, int) and not isinstance(i, bool) for i in t):
+            raise ValueError(f"triangle {t!r} must be three integer indices")
+        if any(not 0 <= i < len(verts) for i in t):
+            raise ValueError(f"triangle {t!r} has an index outside [0, {len(verts)})")
+        tris.append(tuple(t))
+    tol = dec(inputs["tolerance"])
+    if not math.isfinite(tol) or tol <= 0:
+        raise ValueError("tolerance must be a positive finite float")
+    s, e = _decode_point(inputs["start"], "start"), _decode_point(inputs["end"], "end")
+    if s == e:
+        raise ValueError("zero-length segment")
+    facets = [exact_facet(*(verts[i] for i in t)) for t in tris]
+    contacts = [segment_contact(f, s, e, i) for i, f in enumerate(facets)]
+    models = [facet_model(f, c, s, e) for f, c in zip(facets, contacts)]
+    return Analysis(verts, tris, _mpq(tol), s, e, facets, contacts, models)
+
+
+def analyse(inputs: dict) -> Analysis:
+    """The exact analysis of a claim's inputs (cached on their canonical JSON text).
+
+    Raises:
+        ValueError, KeyError, TypeError: malformed inputs (the CLI reports them as malformed).
+    """
+    if not isinstance(inputs, dict):
+        raise TypeError("claim inputs must be an object")
+    return _analyse_json(json.dumps(inputs, sort_keys=True))
+
+
+def _triangle_of(value: dict, an: Analysis) -> int:
+    i = value["triangle"]
+    if not isinstance(i, int) or isinstance(i, bool) or not 0 <= i < len(an.triangles):
+        raise ValueError(f"claimed triangle {i!r} is not a facet index")
+    return i
+
+
+def _ratio(err, bound) -> float:
+    return float(err / bound) if bound > 0 else (0.0 if err == 0 else math.inf)
+
+
+# --- checkers -------------------------------------------------------------------------------
+
+
+def check_first_hit(claim: Claim):
+    an = analyse(claim.inputs)
+    v = claim.value
+    if not isinstance(v, dict) or v.get("outcome") not in ("hit", "miss"):
+        raise ValueError("first_hit value must be an object with outcome hit or miss")
+    tol = an.tolerance
+    if v["outcome"] == "miss":
+        deep = [c for c in an.contacts if c.hit and c.depth > tol]
+        shallow = sum(1 for c in an.contacts if c.hit and c.depth <= tol)
+        if deep:
+            c = deep[0]
+            return violated(claim, {"triangle": c.triangle, "t_enter": enc(c.t_enter), "depth": enc(c.depth)},
+                            prec=None, note="a miss hides an exact contact deeper than the tolerance band",
+                            missed_within_band=shallow)
+        return verified(claim, note="no exact contact outside the bands", missed_within_band=shallow)
+    i = _triangle_of(v, an)
+    t_c = dec(v["t"])
+    pos = exact_point(tuple(dec(x) for x in v["position"]))
+    ct, md = an.contacts[i], an.models[i]
+    if ct.parallel or md.r_t is None:
+        return violated(claim, {"triangle": i, "parallel": ct.parallel},
+                        note="a hit on a facet the segment crosses at no bounded parameter (near-parallel)")
+    T = ct.t
+    tq = _mpq(t_c)
+    if md.exact_t is not None:
+        if t_c != md.exact_t:
+            return violated(claim, {"triangle": i, "exact_t": enc(T), "rounded": enc(md.exact_t)},
+                            note="t differs from the correctly rounded crossing (axis-aligned, exact differences)")
+    elif abs(tq - T) > md.r_t:
+        return violated(claim, {"triangle": i, "exact_t": enc(T), "bound": enc(md.r_t)}, measure="t_error_ratio",
+                        measured=_ratio(abs(tq - T), md.r_t), note="t outside its error model")
+    if not -md.r_t <= T <= 1 + md.r_t:
+        return violated(claim, {"triangle": i, "exact_t": enc(T)}, note="the exact crossing is off the segment")
+    if md.r_l is None:
+        return undecided(claim, None, note="the weights' error model is unbounded on this facet")
+    low = [k for k in range(3) if ct.bary[k] < -md.r_l[k]]
+    if low:
+        return violated(claim, {"triangle": i, "weights": enc(list(ct.bary)), "bound": enc(list(md.r_l))},
+                        note="the exact crossing is outside the claimed facet beyond the weights' error model")
+    P = tuple(x + T * (y - x) for x, y in zip(exact_point(an.start), exact_point(an.end)))
+    perr = _q_inf([x - y for x, y in zip(pos, P)])
+    if perr > md.r_pos:
+        return violated(claim, {"triangle": i, "exact_position": enc(list(P)), "bound": enc(md.r_pos)},
+                        measure="position_error_ratio", measured=_ratio(perr, md.r_pos),
+                        note="position outside its error model")
+    # Order: every other exact contact must be explainable as computed no earlier (lower
+    # index: strictly later) than the claimed parameter.
+    for j, (cj, mj) in enumerate(zip(an.contacts, an.models)):
+        if j == i or not cj.hit:
+            continue
+        if cj.kind == "coplanar" or mj.r_t is None:
+            if cj.t_enter < tq - tol:
+                return violated(claim, {"triangle": j, "t_enter": enc(cj.t_enter)},
+                                note="an earlier exact contact (near-parallel facet) lies before t - tol")
+            continue
+        up = _mpq(mj.exact_t) if mj.exact_t is not None else cj.t + mj.r_t
+        if up < tq or (j < i and up == tq):
+            return violated(claim, {"triangle": j, "exact_t": enc(cj.t), "computed_at_most": enc(up)},
+                            note="facet %d computes an earlier parameter or an equal one at a lower index" % j)
+    err = abs(tq - T)
+    return verified(claim, measure="t_error_ratio", measured=_ratio(err, md.r_t))
+
+
+def check_barycentric(claim: Claim):
+    an = analyse(claim.inputs)
+    v = claim.value
+    i = _triangle_of(v, an)
+    w = v["weights"]
+    if not isinstance(w, list) or len(w) != 3:
+        raise ValueError("weights must be three encoded floats")
+    wq = [_mpq(dec(x)) for x in w]
+    if any(x < 0 for x in wq):
+        return violated(claim, {"weights": w}, note="a negative barycentric weight")
+    ct, md = an.contacts[i], an.models[i]
+    if ct.parallel or md.r_l is None:
+        return undecided(claim, None, note="no bounded error model for the weights on this facet")
+    errs = [abs(x - y) for x, y in zip(wq, ct.bary)]
+    ratio = max(_ratio(e_, r) for e_, r in zip(errs, md.r_l))
+    if any(e_ > r for e_, r in zip(errs, md.r_l)):
+        return violated(claim, {"exact": enc(list(ct.bary)), "bound": enc(list(md.r_l))}, measure="error_ratio",
+                        measured=ratio, note="a weight outside its error model")
+    return verified(claim, measure="error_ratio", measured=ratio)
+
+
+def check_normal_facing(claim: Claim):
+    an = analyse(claim.inputs)
+    v = claim.value
+    i = _triangle_of(v, an)
+    n = exact_point(tuple(dec(x) for x in v["normal"]))
+    facing = Facing(v["facing"])
+    f, ct, md = an.facets[i], an.contacts[i], an.models[i]
+    if ct.facing == 0:
+        return violated(claim, {"facing": v["facing"]}, note="the segment is exactly parallel to the facet: no facing")
+    truth = Facing.Front if ct.facing < 0 else Facing.Back
+    if facing is not truth:
+        return violated(claim, {"exact_facing": truth.value}, note="facing differs from the exact sign of N0 . d")
+    nn = sum(x * x for x in n)
+    nd = sum(x * y for x, y in zip(n, f.normal))
+    if nd <= 0:
+        return violated(claim, {"n_dot_N0": enc(nd)}, note="the normal points against the winding")
+    # |n - N|^2 = |n|^2 - 2 n.N0/|N0| + 1, bracketed with rational bounds of |N0|; the terms
+    # cancel to ~u^2, so the bounds carry 256 bits.
+    hi = nn - 2 * nd / sqrt_up(f.norm2, 256) + 1
+    lo = nn - 2 * nd / sqrt_down(f.norm2, 256) + 1
+    th2 = md.theta * md.theta
+    ratio = math.sqrt(max(float(hi), 0.0)) / float(md.theta)
+    if hi <= th2:
+        return verified(claim, measure="error_ratio", measured=ratio)
+    if lo > th2:
+        return violated(claim, {"bound": enc(md.theta)}, measure="error_ratio", measured=ratio,
+                        note="normal outside its error model")
+    return undecided(claim, [enc(lo), enc(hi)], note="|n - N|^2 brackets the bound theta^2")
+
+
+def _justified(an: Analysis, j: int, widen: int) -> bool:
+    """Can a conforming binary64 run put one of facet j's quantities inside its band (with the
+    model and bands widened by ``widen``) without another quantity forcing a miss?"""
+    tol = an.tolerance
+    ct, md = an.contacts[j], an.models[j]
+    S, E = exact_point(an.start), exact_point(an.end)
+    dn = sqrt_up(sum((y - x) ** 2 for x, y in zip(S, E)))
+    if ct.parallel or md.r_t is None:
+        return True
+    if md.d_lo <= widen * (tol * dn + 5 * sum(md.eta)):
+        return True  # the near-parallel branch is reachable (it may report an overlap)
+    if md.r_l is None or max(md.r_l) * 2 * widen > 1:
+        return True  # the weights' bound may exceed 1/2
+    qs = [(ct.t, md.r_t), (1 - ct.t, md.r_t)] + list(zip(ct.bary, md.r_l))
+    forced_out = any(x + r < -widen * (tol + r) for x, r in qs)
+    possible = any(abs(x) <= widen * (tol + r) + r for x, r in qs)
+    return possible and not forced_out
+
+
+def check_ambiguity(claim: Claim):
+    an = analyse(claim.inputs)
+    v = claim.value
+    if not isinstance(v, dict) or v.get("outcome") not in ("hit", "miss", "ambiguous"):
+        raise ValueError("ambiguity value must be an object with outcome hit, miss or ambiguous")
+    overlap = an.coplanar_overlap
+    contact = int(any(c.hit for c in an.contacts))
+    counters = {"queries": 1, "exact_contact": contact}
+    if v["outcome"] != "ambiguous":
+        if overlap:
+            return violated(claim, {"triangle": overlap[0]}, note="an exactly coplanar overlap was not ambiguous",
+                            ambiguous=0, exactly_resolvable=0, **counters)
+        unbounded = [c.triangle for c, m in zip(an.contacts, an.models) if c.hit and m.r_t is None]
+        if unbounded:
+            return violated(claim, {"triangle": unbounded[0]},
+                            note="an exact contact on a near-parallel facet was not ambiguous",
+                            ambiguous=0, exactly_resolvable=0, **counters)
+        return verified(claim, note="no coplanar overlap and no unbounded contact", ambiguous=0,
+                        exactly_resolvable=0, **counters)
+    j = _triangle_of(v, an)
+    counters.update(ambiguous=1, exactly_resolvable=int(not overlap))
+    if _justified(an, j, 2):
+        return verified(claim, note=f"facet {j} can fall inside a band", **counters)
+    if not _justified(an, j, 8):
+        c = an.contacts[j]
+        return violated(claim, {"triangle": j, "t": enc(c.t), "weights": enc(list(c.bary or ()))},
+                        note=f"facet {j} is decidable by a wide margin; the rejection is not justified", **counters)
+    return undecided(claim, None, note=f"facet {j} is near but not inside its bands", **counters)
+
+
+# --- corpus -----------------------------------------------------------------------------------
+
+
+def _unit(rng, n=3):
+    v = rng.standard_normal(n)
+    return v / np.linalg.norm(v)
+
+
+def _random_mesh(rng, n, scale=1.0, offset=0.0, integer=False):
+    if integer:
+        verts = rng.integers(-4, 5, size=(3 * n, 3)).astype(np.float64)
+    else:
+        verts = rng.uniform(-1, 1, size=(3 * n, 3))
+    return verts * scale + offset, np.arange(3 * n, dtype=np.int64).reshape(n, 3)
+
+
+def _named_cases() -> list[TriangleCase]:
+    V, T = cube_mesh()
+    s, e = np.array([-0.625, 0.25, 0.625]), np.array([1.375, 0.25, 0.625])
+    cases = [TriangleCase("cube crossing t=5/16", V, T, s, e),
+             TriangleCase("cube edge tie", V, T, np.array([-1.0, -1, 0.5]), np.array([1.0, 1, 0.5])),
+             TriangleCase("cube vertex", V, T, np.array([-1.0, -1, -1]), np.array([1.0, 1, 1])),
+             TriangleCase("cube inside start", V, T, np.array([0.5, 0.5, 0.5]), np.array([1.5, 0.5, 0.5])),
+             TriangleCase("cube miss", V, T, np.array([-1.0, 2, 2]), np.array([2.0, 2, 2])),
+             TriangleCase("cube coplanar", V, T, np.array([-1.0, 0.5, 0]), np.array([2.0, 0.5, 0])),
+             TriangleCase("cube near edge", V, T, np.array([-1.0, 0.5, 1e-13]), np.array([2.0, 0.5, 1e-13])),
+             TriangleCase("cube endpoint start", V, T, np.array([0.0, 0.25, 0.625]), np.array([-1.0, 0.25, 0.625])),
+             TriangleCase("cube endpoint end", V, T, np.array([-1.0, 0.25, 0.625]), np.array([0.0, 0.25, 0.625]))]
+    Vr, Tr = cube_mesh(reverse=True)
+    cases.append(TriangleCase("reversed cube", Vr, Tr, s, e))
+    for k in (-100, -50, 0, 50, 100):
+        sc = 10.0**k
+        Vs, Ts = cube_mesh(scale=sc, offset=(3 * sc, -5 * sc, 7 * sc))
+        cases.append(TriangleCase(f"cube 1e{k} translated", Vs, Ts, s * sc + np.array([3, -5, 7]) * sc,
+                                  e * sc + np.array([3, -5, 7]) * sc))
+    Vt, Tt = cube_mesh(offset=(1024.0, -2048.0, 512.0))
+    cases.append(TriangleCase("cube translated", Vt, Tt, s + Vt[0], e + Vt[0]))
+    return cases
+
+
+def _random_case(rng, k: int) -> TriangleCase:
+    kind = ["random", "near_edge", "near_vertex", "near_parallel", "grazing", "scaled", "shared_edge",
+            "integer", "sliver"][k % 9]
+    n = int(rng.integers(1, 6))
+    verts, tris = _random_mesh(rng, n, integer=(kind == "integer"))
+    tol = float(10.0 ** rng.uniform(-14, -4)) if rng.random() < 0.3 else 1e-12
+    tol = min(max(tol, 2.0**-47), 1e-3)
+    i = int(rng.integers(0, n))
+    a, b, c = verts[tris[i]]
+    direction = _unit(rng)
+    if kind == "random" or kind == "integer":
+        if kind == "integer":
+            s, e = rng.integers(-5, 6, 3).astype(float), rng.integers(-5, 6, 3).astype(float)
+            if np.array_equal(s, e):
+                e = s + 1.0
+        else:
+            s, e = rng.uniform(-2, 2, 3), rng.uniform(-2, 2, 3)
+        return TriangleCase(kind, verts, tris, s, e, tol)
+    if kind == "near_edge":
+        r = float(rng.random())
+        w = rng.permutation([0.0, r, 1.0 - r])
+    elif kind == "near_vertex":
+        w = rng.permutation([1.0, 0.0, 0.0])
+    else:
+        w = rng.dirichlet([1, 1, 1])
+    p = point_on_facet(a, b, c, w)
+    p = nudge(p, rng.integers(-3, 4, 3)) if rng.random() < 0.5 else p + rng.standard_normal(3) * 10.0 ** rng.uniform(-16, -9)
+    if kind == "near_parallel":
+        nrm = np.cross(b - a, c - a)
+        nrm /= np.linalg.norm(nrm)
+        inplane = direction - np.dot(direction, nrm) * nrm
+        direction = inplane / np.linalg.norm(inplane) + nrm * 10.0 ** rng.uniform(-17, -6) * rng.choice([-1, 1])
+    before, after = rng.uniform(0.1, 2), rng.uniform(0.1, 2)
+    if kind == "grazing":
+        after = 0.0 if rng.random() < 0.5 else float(10.0 ** rng.uniform(-16, -10))
+    s, e = segment_through(p, direction, before, after)
+    if kind == "scaled":
+        sc, off = 10.0 ** rng.uniform(-100, 100), rng.uniform(-1e6, 1e6, 3)
+        verts, s, e = (verts + off) * sc, (s + off) * sc, (e + off) * sc
+    if kind == "shared_edge":
+        # a fan around edge (a, b): the segment crosses near the shared edge
+        apex = a + b - c + rng.standard_normal(3) * 0.3
+        verts = np.vstack([verts, apex])
+        tris = np.vstack([tris, [tris[i][1], tris[i][0], len(verts) - 1]])
+    if kind == "sliver":
+        verts = verts.copy()
+        verts[tris[i][2]] = point_on_facet(a, b, c, [0.5, 0.5 - 1e-9, 1e-9])
+    if np.array_equal(s, e):
+        e = nudge(e, 1)
+    return TriangleCase(kind, verts, tris, s, e, tol)
+
+
+def generate(seed: int, n: int) -> list[TriangleCase]:
+    """The named corner cases first, then random cases cycling through the kinds."""
+    named = _named_cases()
+    rng = np.random.default_rng([seed, 4004])
+    out = named[:n]
+    k = 0
+    while len(out) < n:
+        out.append(_random_case(rng, k))
+        k += 1
+    return out
+
+
+FAMILY = Family(
+    name="triangle",
+    default_cases=600,
+    generate=generate,
+    claims=case_claims,
+    checkers={
+        "triangle.first_hit": check_first_hit,
+        "triangle.barycentric": check_barycentric,
+        "triangle.normal_facing": check_normal_facing,
+        "triangle.ambiguity": check_ambiguity,
+    },
+    oracle_precisions=(),
+)
