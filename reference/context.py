@@ -102,7 +102,9 @@ class FloatContext(Context):
         return np.maximum(a, b)
 
     def sign3(self, x):
-        return np.sign(x).astype(np.int8)
+        # NaN has no sign: UNKNOWN, not the 0 (or garbage) a NaN cast to int8 would give.
+        s = np.sign(x)
+        return np.where(np.isnan(s), UNKNOWN, s).astype(np.int8)
 
     def to_float(self, x):
         return np.asarray(x, dtype=np.float64)
