@@ -386,11 +386,13 @@ def _project(view, query, scratch, result, strict: bool, selector: str) -> Outco
         return checked
     point = checked.value
     gap = float(view.tolerance.projection_gap)
-    q = _enclose_point(point, view.origin)
-    if not np.max(np.maximum(np.abs(q.lo), np.abs(q.hi))) <= MAX_QUERY_MAGNITUDE:
+    with np.errstate(over="ignore"):
+        far = not np.max(np.abs(point - view.origin)) <= MAX_QUERY_MAGNITUDE
+    if far:
         return failure(GeometryStatus.UnsupportedPrecision,
                        "the chunk-relative query point exceeds 2**500; its squared distance "
                        "would overflow", field="point")
+    q = _enclose_point(point, view.origin)
     floor = precision_floor(view, q.lo, q.hi)
     if strict and not floor < gap:
         return failure(GeometryStatus.UnsupportedPrecision,

@@ -56,11 +56,11 @@ from reference.status import GuaranteeClass as G
 
 from ..decide import Decision, refine
 from ..family import Family
-from ..model import Claim, dec, dec_array, dec_q, enc, undecided, verified, violated
+from ..model import Claim, dec, dec_array, enc, undecided, verified, violated
 from .path import LIMITS, tolerance
 
-__all__ = ["FAMILY", "BUDGET", "SPLITS", "generate", "claims", "check_strict", "check_approximate",
-           "path_view"]
+__all__ = ["FAMILY", "BUDGET", "SPLITS", "make_case", "generate", "claims", "check_strict",
+           "check_approximate", "path_view"]
 
 # Interval precisions the checkers may spend, with the box splits allowed at each.
 BUDGET = (113, 256)
@@ -70,8 +70,12 @@ SPLITS = {113: 4000, 256: 20000}
 # --- Corpus ----------------------------------------------------------------------------------
 
 
-def _case(name, source, origin, point, gap, *, closed=False, max_iterations=4096,
-          approx_iterations=8, position_error=None):
+def make_case(name, source, origin, point, gap, *, closed=False, max_iterations=4096,
+              approx_iterations=8, position_error=None) -> dict:
+    """One corpus case: float64 source controls (n, 4, 3) in asset coordinates, the chunk
+    origin, the query point, the projection gap and the iteration budgets (strict and
+    approximate). ``position_error`` defaults to four float32 ulps of the largest narrowed
+    control, just above the position floor."""
     source = np.asarray(source, dtype=np.float64)
     origin = np.asarray(origin, dtype=np.float64)
     if position_error is None:  # four float32 ulps of the largest narrowed control
@@ -127,26 +131,26 @@ def _named(rng) -> list:
     b = K.cubic_point(F64, on, np.float64(0.3))
     big = np.array([1e6, -2e6, 5e5])
     return [
-        _case("spec_example", ex, [0, 0, 0], [1.5, 0, 0], 1e-6),
-        _case("on_curve", ex, [0, 0, 0], b, 1e-9),
-        _case("at_span_start", ex, [0, 0, 0], ex[2, 0], 1e-9),
-        _case("terminal_endpoint", ex, [0, 0, 0], ex[2, 3] + [1, 0, 0], 1e-9),
-        _case("at_cusp", _CUSP, [0, 0, 0], [0.5, 0.75, 0], 1e-9),
-        _case("above_cusp", _CUSP, [0, 0, 0], [0.5, 0.9, 0], 1e-7),
-        _case("below_cusp", _CUSP, [0, 0, 0], [0.5, 0.6, 0], 1e-7),
-        _case("tie_mirrored_spans", _MIRROR, [0, 0, 0], [0, 3, 0], 1e-6),
-        _case("tie_mirrored_near", _MIRROR, [0, 0, 0], [0, 0.9, 0.25], 1e-6),
-        _case("outside_corner_joint", _CORNER, [0, 0, 0], [1.25, -0.25, 0], 1e-9),
-        _case("inside_corner_near_joint", _CORNER, [0, 0, 0], [0.999, 0.001, 0], 1e-9),
-        _case("far_away", ex, [0, 0, 0], [1e4, -3e4, 2e4], 1e-6),
-        _case("large_origin", ex + big, big, big + [1.5, 0, 0], 1e-6),
-        _case("far_chunk_origin", ex + big, big - 1e7, big + [1.5, 0, 0], 1e-3),
-        _case("unsupported_precision", ex + big, big, big + [1.5, 0.25, 0] + 1e9, 1e-12),
-        _case("closed_circle_centre", _circle(), [0, 0, 0], [0, 0, 0], 1e-5, closed=True),
-        _case("closed_circle_outside", _circle(), [0, 0, 0], [2, 1, 0.5], 1e-9, closed=True),
-        _case("degenerate_point_span", np.stack([np.tile([1.0, 1.0, 0.0], (4, 1)), ex[0] + [1, 1, 0]]),
+        make_case("spec_example", ex, [0, 0, 0], [1.5, 0, 0], 1e-6),
+        make_case("on_curve", ex, [0, 0, 0], b, 1e-9),
+        make_case("at_span_start", ex, [0, 0, 0], ex[2, 0], 1e-9),
+        make_case("terminal_endpoint", ex, [0, 0, 0], ex[2, 3] + [1, 0, 0], 1e-9),
+        make_case("at_cusp", _CUSP, [0, 0, 0], [0.5, 0.75, 0], 1e-9),
+        make_case("above_cusp", _CUSP, [0, 0, 0], [0.5, 0.9, 0], 1e-7),
+        make_case("below_cusp", _CUSP, [0, 0, 0], [0.5, 0.6, 0], 1e-7),
+        make_case("tie_mirrored_spans", _MIRROR, [0, 0, 0], [0, 3, 0], 1e-6),
+        make_case("tie_mirrored_near", _MIRROR, [0, 0, 0], [0, 0.9, 0.25], 1e-6),
+        make_case("outside_corner_joint", _CORNER, [0, 0, 0], [1.25, -0.25, 0], 1e-9),
+        make_case("inside_corner_near_joint", _CORNER, [0, 0, 0], [0.999, 0.001, 0], 1e-9),
+        make_case("far_away", ex, [0, 0, 0], [1e4, -3e4, 2e4], 1e-6),
+        make_case("large_origin", ex + big, big, big + [1.5, 0, 0], 1e-6),
+        make_case("far_chunk_origin", ex + big, big - 1e7, big + [1.5, 0, 0], 1e-3),
+        make_case("unsupported_precision", ex + big, big, big + [1.5, 0.25, 0] + 1e9, 1e-12),
+        make_case("closed_circle_centre", _circle(), [0, 0, 0], [0, 0, 0], 1e-5, closed=True),
+        make_case("closed_circle_outside", _circle(), [0, 0, 0], [2, 1, 0.5], 1e-9, closed=True),
+        make_case("degenerate_point_span", np.stack([np.tile([1.0, 1.0, 0.0], (4, 1)), ex[0] + [1, 1, 0]]),
               [0, 0, 0], [0.5, 2, 0], 1e-9),
-        _case("budget_too_small", ex, [0, 0, 0], [1, 2, 0.1], 1e-9, max_iterations=3, approx_iterations=3),
+        make_case("budget_too_small", ex, [0, 0, 0], [1, 2, 0.1], 1e-9, max_iterations=3, approx_iterations=3),
     ]
 
 
@@ -174,7 +178,7 @@ def _random_case(rng, i):
     else:
         point = center + rng.normal(size=3) * scale * 1e3
     gap = scale * float(10.0 ** rng.uniform(-7, -2))
-    return _case(f"random_{i}_{kind}", src, origin, point, gap, closed=closed, max_iterations=2048,
+    return make_case(f"random_{i}_{kind}", src, origin, point, gap, closed=closed, max_iterations=2048,
                  approx_iterations=int(rng.integers(0, 30)))
 
 
