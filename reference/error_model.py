@@ -9,6 +9,17 @@ ledger reports the worst ratio ``error / bound``; a ratio above 1 is a Violated 
 Each bound is ``16 u`` times an a-priori bound of the quantity's magnitude: the rounding-error
 analyses (in each docstring) give constants between 3 and 10, and 16 keeps a margin for the
 computation of the bound itself. The bounds are computed in float64 and rounded up.
+
+Underflow. A product or quotient whose result is subnormal is off by up to half the format's
+smallest subnormal ``eta`` *absolutely*, not relatively (sums and differences of floats are
+exact there). Where a kernel's result can be that small, relative terms alone are false: in
+float32 arithmetic, ``B(u)`` of controls near 1e-40 has errors near 2**-150 while
+``16 u E`` is far smaller. The position, derivative and Hermite bounds therefore add
+``K eta`` (their analyses find at most ``6.5 eta``; see each docstring), and norms, whose
+squares underflow, add ``sqrt(2 eta)`` (knot intervals, fourth roots: ``(2 eta)**(1/4)``).
+In float64 evaluation of float32 controls the new terms change no bound above 2**-1000. ``eta`` follows from ``u`` for the IEEE binary formats (binary64: 2**-1074,
+binary32: 2**-149, binary16: 2**-24) or is passed explicitly (``eta=0`` for arithmetic without
+underflow, such as mpmath intervals at an explicit precision).
 """
 
 from __future__ import annotations
@@ -35,29 +46,49 @@ __all__ = [
 
 K = 16.0  # the model's rounding count; every bound below is K u times a magnitude bound
 
+# Smallest positive subnormal of the IEEE binary format with unit roundoff u.
+_ETA = {2.0**-53: 2.0**-1074, 2.0**-24: 2.0**-149, 2.0**-11: 2.0**-24}
+
+
+def _eta(u: float, eta: float | None) -> float:
+    if eta is not None:
+        return float(eta)
+    if u not in _ETA:
+        raise ValueError(f"no IEEE binary format has unit roundoff {u!r}: pass eta explicitly")
+    return _ETA[u]
+
 
 def span_magnitude(controls) -> float:
     """E of one span: the largest magnitude of its controls (any dtype, read exactly)."""
     return float(np.max(np.abs(np.asarray(controls, dtype=np.float64))))
 
 
-def position_bound(E: float, u: float = U64) -> float:
+def position_bound(E: float, u: float = U64, *, eta: float | None = None) -> float:
     """Per-component bound for ``B(u)`` of float32 controls, evaluated by Bernstein sums.
 
     Each basis value carries at most 5 roundings, each term one more, three additions three
     more (gamma_9), relative to ``sum_i b_i |P_i| <= E`` because the basis sums to one.
+    Underflow: the four products ``b_i P_i`` add at most ``4 eta / 2`` (an underflowing basis
+    value errs by ``eta`` relative to E, inside the margin of K): ``K u E + K eta``.
     """
-    return float(up(K * u * E))
+    return float(up(K * u * E + K * _eta(u, eta)))
 
 
-def derivative_bound(E: float, u: float = U64) -> float:
-    """Per-component bound for ``B'(u)``: ``|B'| <= 3 max|P_{i+1} - P_i| <= 6E``; gamma_8."""
-    return float(up(K * u * mul_hi(6.0, E)))
+def derivative_bound(E: float, u: float = U64, *, eta: float | None = None) -> float:
+    """Per-component bound for ``B'(u)``: ``|B'| <= 3 max|P_{i+1} - P_i| <= 6E``; gamma_8.
+
+    Underflow: three products of a coefficient and a difference (``3 eta / 2``), then the
+    factor 3 and its own rounding: ``5 eta <= K eta``.
+    """
+    return float(up(K * u * mul_hi(6.0, E) + K * _eta(u, eta)))
 
 
-def second_derivative_bound(E: float, u: float = U64) -> float:
-    """Per-component bound for ``B''(u)``: ``|B''| <= 6 max|second difference| <= 24E``."""
-    return float(up(K * u * mul_hi(24.0, E)))
+def second_derivative_bound(E: float, u: float = U64, *, eta: float | None = None) -> float:
+    """Per-component bound for ``B''(u)``: ``|B''| <= 6 max|second difference| <= 24E``.
+
+    Underflow: two products (``eta``), the factor 6 and its rounding: ``6.5 eta <= K eta``.
+    """
+    return float(up(K * u * mul_hi(24.0, E) + K * _eta(u, eta)))
 
 
 def tangent_bound(E: float, speed: float, u: float = U64) -> float:
@@ -74,16 +105,17 @@ def tangent_bound(E: float, speed: float, u: float = U64) -> float:
     return float(add_hi(div_hi(mul_hi(2.0, e), denom * (1 - 4 * U64)), K * u))
 
 
-def hermite_bound(p, t, h: float, u: float = U64):
+def hermite_bound(p, t, h: float, u: float = U64, *, eta: float | None = None):
     """Per-component bound for ``P + h T / 3`` (or ``P - h T / 3``) from float64 inputs.
 
-    Three roundings (``h T``, ``/ 3``, ``+``) on magnitudes at most ``|P| + |h T| / 3``.
+    Three roundings (``h T``, ``/ 3``, ``+``) on magnitudes at most ``|P| + |h T| / 3``; the
+    product and the quotient may underflow (``eta`` in all, inside ``K eta``).
     ``p`` and ``t`` are (3,) arrays; returns a (3,) array.
     """
     p = np.abs(np.asarray(p, dtype=np.float64))
     t = np.abs(np.asarray(t, dtype=np.float64))
     mag = add_hi(p, div_hi(mul_hi(abs(h), t), 3.0))
-    return up(K * u * mag)
+    return up(K * u * mag + K * _eta(u, eta))
 
 
 def catmull_rom_bound(points, u: float = U64) -> float:
@@ -130,14 +162,17 @@ def angle_bound(sum_norm: float, u: float = U64) -> float:
     return float(up(K * u * (2.0 + div_hi(4.0, denom))))
 
 
-def knot_interval_bound(d: float, u: float = U64) -> float:
+def knot_interval_bound(d: float, u: float = U64, *, eta: float | None = None) -> float:
     """Bound for a centripetal knot interval ``sqrt(sqrt(|b - a|^2))`` computed in float64:
     the sum of squares carries about 3u relative error, each root halves the inherited error
-    and adds u: below 3u relative of ``d``."""
-    return float(up(K * u * abs(d)))
+    and adds u: below 3u relative of ``d``. Underflowing squares err by ``3 eta / 2``
+    absolutely, which the two roots turn into at most ``(2 eta) ** (1/4)`` (``sqrt(a + e) -
+    sqrt(a) <= sqrt(e)``): ``K u |d| + (2 eta) ** (1/4)``."""
+    return float(up(K * u * abs(d) + (2.0 * _eta(u, eta)) ** 0.25))
 
 
-def relative_bound(x: float, u: float = U64) -> float:
+def relative_bound(x: float, u: float = U64, *, eta: float | None = None) -> float:
     """Bound for a norm or maximum of norms of computed vectors with a few roundings each:
-    ``K u |x|`` (plus the smallest subnormal for results that underflow)."""
-    return float(add_hi(K * u * abs(x), 2.0**-1074))
+    ``K u |x|``, plus ``sqrt(2 eta)`` for squares that underflow (three squares err by at
+    most ``3 eta / 2`` absolutely, and ``sqrt(a + e) - sqrt(a) <= sqrt(e)``)."""
+    return float(add_hi(K * u * abs(x), np.sqrt(2.0 * _eta(u, eta)) * (1 + 2 * U64)))
