@@ -16,7 +16,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 from gmpy2 import mpq
-from hypothesis import example, given, settings, strategies as st
+from hypothesis import example, given, strategies as st
 from mpmath import iv, libmp
 
 from interval import context as C

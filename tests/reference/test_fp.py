@@ -1,9 +1,10 @@
 """reference.fp against exact rational arithmetic (Fraction, gmpy2 mpq and MPFR).
 
-Expected values come from independent sources written here: the float32 spacing from the
-binade of an exact Fraction, narrowing from MPFR in an IEEE binary32 context
-(``gmpy2.ieee(32)``, subnormalized), the narrowing error from an exact rational replay rounded
-up by MPFR in a binary64 context, and every outward bound from the exact mpq result.
+Expected values come from independent sources: the float32 spacing from the binade of an
+exact Fraction, narrowing from MPFR in an IEEE binary32 context (``gmpy2.ieee(32)``,
+subnormalized; the oracle's ``interval.narrowing.round_nearest_f32``), the narrowing error from
+an exact rational replay written here, rounded up by MPFR in a binary64 context
+(``interval.narrowing.round_up_f64``), and every outward bound from the exact mpq result.
 """
 
 from __future__ import annotations
@@ -12,13 +13,12 @@ import math
 import warnings
 from fractions import Fraction
 
-import gmpy2
 import numpy as np
 import pytest
-from gmpy2 import mpq
 from hypothesis import example, given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
+from interval.narrowing import round_nearest_f32, round_up_f64
 from reference import fp
 from tests.strategies import (F32_MAX, F32_TINY, float32_values, float64_sources_near_origin,
                               float64_values, narrowing_ties, subnormal32)
@@ -51,21 +51,10 @@ def spacing_ref(x: float, mant_bits: int, emin: int) -> Fraction:
     return Fraction(2) ** (e - mant_bits)
 
 
-def round_f32_ref(x: float) -> float:
-    """Round the exact value of a float64 to binary32, nearest-even, with subnormals and
-    overflow, by MPFR in an IEEE binary32 context."""
-    with gmpy2.context(gmpy2.ieee(32)):
-        r = gmpy2.mpfr(mpq(x))
-    return float(r)
-
-
-def round_up_f64_ref(q: Fraction) -> float:
-    """The exact rational q rounded toward +inf to binary64 (MPFR, subnormalized)."""
-    c = gmpy2.ieee(64)
-    c.round = gmpy2.RoundUp
-    with gmpy2.context(c):
-        r = gmpy2.mpfr(mpq(q.numerator, q.denominator))
-    return float(r)
+def f32_ref(x: float) -> float:
+    """The exact value of a float64 rounded to binary32 (nearest even, subnormals, overflow)
+    by MPFR in an IEEE binary32 context."""
+    return float(round_nearest_f32(x))
 
 
 def Q(x) -> Fraction | float:
@@ -161,7 +150,7 @@ def test_ulp64_matches_fraction_spacing(x):
 def test_narrow32_is_ieee_binary32_rounding(x):
     got = fp.narrow32(x)
     assert got.dtype == np.float32
-    expected = round_f32_ref(x)
+    expected = f32_ref(x)
     assert float(got) == expected or (math.isinf(expected) and float(got) == expected)
     # the sign survives (signed zeros and underflow to zero)
     assert math.copysign(1.0, float(got)) == math.copysign(1.0, x)
@@ -172,7 +161,7 @@ def test_narrow32_rounds_ties_to_even(pair):
     source, origin = pair
     d = source - origin  # exact by construction
     got = fp.narrow32(d)
-    assert float(got) == round_f32_ref(d)
+    assert float(got) == f32_ref(d)
     assert int(np.asarray(got).view(np.uint32)) % 2 == 0, "a tie must round to the even float32"
     # halfway indeed: both neighbours are at the same distance
     other = np.nextafter(got, np.float32(np.inf)) if Fraction(float(got)) < Fraction(d) else \
@@ -215,7 +204,7 @@ def narrowing_error_ref(source, origin, narrowed) -> float:
     for s, o, n in zip(np.broadcast_to(source, narrowed.shape).ravel(),
                        np.broadcast_to(origin, narrowed.shape).ravel(), narrowed.ravel()):
         worst = max(worst, abs(Fraction(float(n)) - (Fraction(float(s)) - Fraction(float(o)))))
-    return round_up_f64_ref(worst)
+    return round_up_f64(worst)
 
 
 @given(float64_sources_near_origin())

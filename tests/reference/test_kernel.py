@@ -27,7 +27,7 @@ from __future__ import annotations
 import itertools
 import math
 from fractions import Fraction
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from math import comb
 from typing import Callable
 
@@ -36,10 +36,10 @@ import numpy as np
 import pytest
 import sympy
 from gmpy2 import mpq
-from hypothesis import HealthCheck, example, given, settings, strategies as st
-from hypothesis.extra import numpy as hnp
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from interval.context import IV, QQ, SYM, contains, lower, to_mpq, upper, width
+from interval.narrowing import round_up_f64
 from reference import error_model as EM
 from reference import kernel as K
 from reference.context import F32, F64, UNKNOWN
@@ -160,16 +160,9 @@ def _E(*arrays) -> float:
     return max(EM.span_magnitude(a) for a in arrays)
 
 
-def _mag(x) -> float:
-    """Upper bound (float64, rounded up) of an exact magnitude."""
-    c = gmpy2.ieee(64)
-    c.round = gmpy2.RoundUp
-    with gmpy2.context(c):
-        return float(gmpy2.mpfr(to_mpq(x)))
-
-
 def _mags(arr) -> np.ndarray:
-    return np.vectorize(_mag, otypes=[np.float64])(np.asarray(arr, dtype=object))
+    """Exact magnitudes rounded up to float64."""
+    return np.vectorize(round_up_f64, otypes=[np.float64])(np.asarray(arr, dtype=object))
 
 
 def _kbound(ur: float, magnitude) -> np.ndarray:

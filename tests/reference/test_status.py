@@ -8,11 +8,11 @@ import re
 from fractions import Fraction
 from pathlib import Path
 
-import gmpy2
 import numpy as np
 import pytest
 from hypothesis import example, given, strategies as st
 
+from interval.narrowing import round_up_f64
 from reference import status as S
 from reference.status import GeometryStatus as GS
 from tests.strategies import F32_MAX, float32_values
@@ -245,7 +245,8 @@ def test_effective_position_error():
 
 def exact_floor(E: float, N: float) -> float:
     """RoundUp64(2 ulp32(E) + N) (docs/decisions.md, "The position floor"): the float32
-    spacing from the binade of E in Fractions, the sum exact, rounded up by MPFR."""
+    spacing from the binade of E in Fractions, the sum exact, rounded up by MPFR
+    (``interval.narrowing.round_up_f64``)."""
     a = Fraction(abs(E))
     if a < Fraction(2) ** -126:
         spacing = Fraction(2) ** -149
@@ -253,11 +254,7 @@ def exact_floor(E: float, N: float) -> float:
         e = a.numerator.bit_length() - a.denominator.bit_length()
         e -= Fraction(2) ** e > a
         spacing = Fraction(2) ** (e - 23)
-    total = 2 * spacing + Fraction(N)
-    c = gmpy2.ieee(64)
-    c.round = gmpy2.RoundUp
-    with gmpy2.context(c):
-        return float(gmpy2.mpfr(gmpy2.mpq(total.numerator, total.denominator)))
+    return round_up_f64(2 * spacing + Fraction(N))
 
 
 @given(float32_values(), st.floats(0.0, 1e30))
