@@ -67,6 +67,9 @@ _u = _mpq(U)
 _tiny = _mpq(TINY)
 _safety = _mpq(17, 16)
 _sqrt3_up = _mpq(7, 4)
+# The model's constants as exact rationals (a float times an mpq would become an mpfr).
+_normal_k = _mpq(NORMAL_K)
+_g_slack = _mpq(G_SLACK)
 
 
 # --- cases and builders ------------------------------------------------------------------
@@ -223,7 +226,7 @@ def facet_model(f: ExactFacet, ct: ExactContact, s, e) -> FacetModel:
     S, E = exact_point(s), exact_point(e)
     m = _m_float(f)
     G_lo = sqrt_down(f.norm2) / (m * m)
-    theta = NORMAL_K * _u / G_lo
+    theta = _normal_k * _u / G_lo
     th = _mpq(1001, 1000) * theta + 6 * _u
     ws = tuple(x - y for x, y in zip(S, f.a))
     we = tuple(x - y for x, y in zip(E, f.a))
@@ -249,7 +252,7 @@ def facet_model(f: ExactFacet, ct: ExactContact, s, e) -> FacetModel:
     rho = _safety * (r_t * dinf * (1 + 2 * _u)
                      + _mpq(102, 100) * _u * (_q_inf(ws) + 2 * (aT + r_t) * dinf * (1 + _u) + _q_inf(Q))) + _tiny
     r_pos = _safety * (r_t * dinf * (1 + 2 * _u) + _mpq(303, 100) * _u * (_q_inf(S) + (aT + r_t) * dinf)) + _tiny
-    cden = (G_lo - G_SLACK * _u) / _sqrt3_up
+    cden = (G_lo - _g_slack * _u) / _sqrt3_up
     r_l = None
     if cden > 13 * _u:
         bb = _mpq(122, 10) * _u / cden
@@ -594,7 +597,7 @@ def generate(seed: int, n: int) -> list[TriangleCase]:
 
 FAMILY = Family(
     name="triangle",
-    default_cases=600,
+    default_cases=3000,
     generate=generate,
     claims=case_claims,
     checkers={

@@ -1,0 +1,182 @@
+"""Unit tests of reference.triangle_surface: settings, admission, accessors, blocks and polling,
+output conventions. Contacts against exact truth are in tests/contract and tests/differential."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from reference.status import GeometryStatus as GS
+from reference.triangle_surface import (
+    BLOCK,
+    CAPACITY_CEILING,
+    DEFAULT_TOLERANCE,
+    MAX_COORDINATE,
+    MAX_TOLERANCE,
+    MIN_TOLERANCE,
+    Facing,
+    SurfaceSettings,
+    SurfaceStamp,
+    TriangleSurface,
+    validate_settings,
+)
+from tests.profiles import examples
+
+STAMP = SurfaceStamp(1, 2)
+SQUARE = np.array([[0.0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0]])
+SQ_T = np.array([[0, 1, 2], [0, 2, 3]])
+
+
+def make(verts=SQUARE, tris=SQ_T, **kw):
+    out = TriangleSurface.new(verts, tris, STAMP, SurfaceSettings(**kw))
+    assert out.ok, out.diagnostic
+    return out.value
+
+
+class TestSettings:
+    def test_defaults_and_constants(self):
+        s = SurfaceSettings()
+        assert s.tolerance == DEFAULT_TOLERANCE == 1e-12
+        assert MIN_TOLERANCE == 32 * np.finfo(np.float64).eps and MAX_TOLERANCE == 1e-3
+        assert validate_settings(s).ok
+
+    @pytest.mark.parametrize("tol,ok", [(MIN_TOLERANCE, True), (np.nextafter(MIN_TOLERANCE, 0), False),
+                                        (1e-3, True), (np.nextafter(1e-3, 1), False), (np.float32(1e-6), True),
+                                        (True, False), ("1e-6", False), (math.inf, False), (-1e-6, False)])
+    def test_tolerance_range(self, tol, ok):
+        assert validate_settings(SurfaceSettings(tolerance=tol)).ok is ok
+
+    @pytest.mark.parametrize("field", ["max_vertices", "max_triangles"])
+    def test_capacity_range(self, field):
+        assert validate_settings(SurfaceSettings(**{field: 1})).ok
+        assert validate_settings(SurfaceSettings(**{field: CAPACITY_CEILING})).ok
+        for bad in (0, CAPACITY_CEILING + 1, 2.0, True):
+            out = validate_settings(SurfaceSettings(**{field: bad}))
+            assert out.status is GS.InvalidArgument and out.diagnostic.field == field
+
+    def test_not_settings_is_a_type_error(self):
+        with pytest.raises(TypeError):
+            validate_settings({"tolerance": 1e-12})
+
+
+class TestAdmission:
+    def test_inputs_are_converted_exactly(self):
+        f32 = make(SQUARE.astype(np.float32))
+        ints = make(SQUARE.astype(np.int32))
+        assert f32.vertices.dtype == ints.vertices.dtype == np.float64
+        assert np.array_equal(f32.vertices, SQUARE) and np.array_equal(ints.vertices, SQUARE)
+        out = TriangleSurface.new(np.array([[2**60, 0, 0], [0, 1, 0], [0, 0, 1]]), [[0, 1, 2]], STAMP)
+        assert out.status is GS.InvalidArgument  # not exact in binary64
+
+    def test_coordinate_limit_is_inclusive(self):
+        v = SQUARE * MAX_COORDINATE
+        assert TriangleSurface.new(v, SQ_T, STAMP).ok
+        v[2, 0] = np.nextafter(MAX_COORDINATE, np.inf)
+        out = TriangleSurface.new(v, SQ_T, STAMP)
+        assert out.status is GS.OutOfRange and out.diagnostic.index == 2
+
+    def test_conditioning_threshold_is_strict(self):
+        # e1 = (1,0,0), e2 = (0,h,0), m = 1: g = h exactly; it must exceed the tolerance.
+        tol = 2.0**-40
+        for h, status in ((tol, GS.IllConditioned), (np.nextafter(tol, 1), GS.Success)):
+            v = np.array([[0.0, 0, 0], [1, 0, 0], [0, h, 0]])
+            assert TriangleSurface.new(v, [[0, 1, 2]], STAMP, SurfaceSettings(tolerance=tol)).status is status
+
+    def test_scale_invariance_of_the_conditioning(self):
+        # The same sliver at 1e-200 and 1e200: scaling by the largest component keeps g.
+        v = np.array([[0.0, 0, 0], [1, 0, 0], [0.5, 1e-11, 0]])
+        for sc in (1e-200, 1.0, 1e200):
+            assert TriangleSurface.new(v * sc, [[0, 1, 2]], STAMP).ok
+            assert TriangleSurface.new(v * sc, [[0, 1, 2]], STAMP, SurfaceSettings(tolerance=1e-10)).status \
+                is GS.IllConditioned
+
+    def test_first_failure_wins_in_the_documented_order(self):
+        v = SQUARE.copy()
+        v[0, 0] = np.nan
+        # capacity is checked before the vertices are read
+        out = TriangleSurface.new(v, SQ_T, STAMP, SurfaceSettings(max_vertices=3))
+        assert out.status is GS.CapacityExceeded
+        out = TriangleSurface.new(v, np.array([[0, 1, 9]]), STAMP)
+        assert out.status is GS.InvalidArgument and out.diagnostic.field == "vertices"
+
+    def test_wrong_types(self):
+        with pytest.raises(TypeError):
+            TriangleSurface.new(SQUARE, SQ_T, (1, 2))
+        with pytest.raises(TypeError):
+            TriangleSurface(SQUARE, SQ_T, STAMP)
+        assert TriangleSurface.new([["a", "b", "c"]], SQ_T, STAMP).status is GS.InvalidArgument
+
+    def test_accessors(self):
+        sf = make()
+        assert sf.vertex_count == 4 and sf.triangle_count == 2 and sf.stamp == STAMP
+        assert sf.triangles.dtype == np.int64 and np.array_equal(sf.triangles, SQ_T)
+        assert np.array_equal(sf.normals, [[0, 0, 1], [0, 0, 1]])
+        assert not sf.normals.flags.writeable and not sf.vertices.flags.writeable
+
+
+class TestQueries:
+    def test_results_are_read_only_float64_and_echo_the_stamp(self):
+        h = make().first_hit(np.array([0.25, 0.5, 1]), np.array([0.25, 0.5, -1])).value
+        assert h.stamp == STAMP and h.t == 0.5 and h.facing is Facing.Front
+        for a in (h.position, h.barycentric, h.normal):
+            assert a.dtype == np.float64 and not a.flags.writeable
+
+    def test_zero_weights_are_positive_zero(self):
+        # (1/2, 1/2, 0) on the shared diagonal: the weight of c is +0.0, never -0.0.
+        h = make().first_hit(np.array([0.5, 0.5, 1]), np.array([0.5, 0.5, -1])).value
+        assert h.triangle == 0 and np.all(h.barycentric >= 0) and not np.any(np.signbit(h.barycentric))
+
+    def test_endpoint_positions_are_bitwise(self):
+        sf = make()
+        s, e = np.array([0.1, 0.2, 0.0]), np.array([0.3, 0.7, 1.0 / 3])
+        h = sf.first_hit(s, e).value
+        assert h.t == 0.0 and h.position.tobytes() == s.tobytes()
+        h = sf.first_hit(e, s).value
+        assert h.t == 1.0 and h.position.tobytes() == s.tobytes()
+
+    def test_invalid_cancel_token(self):
+        with pytest.raises(TypeError):
+            make().first_hit(np.zeros(3), np.ones(3), cancel=5)
+
+    def test_the_scan_loops_over_blocks_not_facets(self):
+        # 20,000 facets: the default block polls ceil(20000 / BLOCK) times.
+        n = 20000
+        rng = np.random.default_rng(0)
+        base = rng.uniform(0, 100, (n, 3))
+        verts = np.concatenate([base, base + [1, 0, 0], base + [0, 1, 0]])
+        tris = np.stack([np.arange(n), np.arange(n) + n, np.arange(n) + 2 * n], axis=1)
+        sf = make(verts, tris)
+        polls = []
+        out = sf.first_hit(np.array([-1.0, 50, 50]), np.array([101.0, 50, 50]),
+                           cancel=lambda: polls.append(1) and False)
+        assert out.status in (GS.Success, GS.Ambiguous)
+        assert len(polls) == -(-n // BLOCK)
+
+
+coords = st.integers(-8, 8).map(lambda k: k / 4)
+
+
+@settings(max_examples=examples(60, 1000))
+@given(st.lists(st.tuples(coords, coords, coords), min_size=6, max_size=15),
+       st.tuples(coords, coords, coords), st.tuples(coords, coords, coords), st.integers(1, 5))
+def test_block_size_does_not_change_the_answer(pts, s, e, block):
+    verts = np.array(pts)
+    n = len(pts) // 3
+    tris = np.arange(3 * n).reshape(n, 3)
+    made = TriangleSurface.new(verts, tris, STAMP)
+    if not made.ok or s == e:
+        return
+    sf = made.value
+    ref = sf.first_hit(np.array(s), np.array(e))
+    got = sf.first_hit(np.array(s), np.array(e), block=block)
+    assert got.status is ref.status
+    if ref.status is GS.Ambiguous:
+        assert got.diagnostic.index == ref.diagnostic.index  # the lowest ambiguous facet either way
+    elif ref.value is not None:
+        assert (got.value.t, got.value.triangle) == (ref.value.t, ref.value.triangle)
+    else:
+        assert got.value is None
