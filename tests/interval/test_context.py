@@ -164,11 +164,10 @@ def test_lower_upper_float_are_directed(k):
     lf, uf = C.lower_float(x), C.upper_float(x)
     lo, hi = ends(x)
     assert isinstance(lf, float) and isinstance(uf, float)
-    # lf is the largest float64 <= lo; uf the smallest >= hi (or +-inf beyond the range)
-    assert Fraction(lf) <= lo if math.isfinite(lf) else lf == -math.inf
-    assert Fraction(float(np.nextafter(lf, np.inf))) > lo if math.isfinite(lf) else True
-    assert Fraction(uf) >= hi if math.isfinite(uf) else uf == math.inf
-    assert Fraction(float(np.nextafter(uf, -np.inf))) < hi if math.isfinite(uf) else True
+    # lf is the largest float64 <= lo and uf the smallest float64 >= hi (all finite here)
+    assert math.isfinite(lf) and math.isfinite(uf)
+    assert Fraction(lf) <= lo < Fraction(float(np.nextafter(lf, np.inf)))
+    assert Fraction(float(np.nextafter(uf, -np.inf))) < hi <= Fraction(uf)
 
 
 def test_directed_floats_beyond_float64_range():

@@ -232,7 +232,7 @@ def cross_b(ur, a, b):
 
 
 def _root_float(r: Root) -> np.ndarray:
-    """r.q ** (1/k) at 256 bits, as floats rounded up (for magnitudes and ratios)."""
+    """r.q ** (1/k) at 256 bits, rounded to nearest float64 (for magnitudes and ratios)."""
     with gmpy2.context(gmpy2.get_context(), precision=256):
         return np.vectorize(lambda q: float(gmpy2.root(gmpy2.mpfr(q), r.k)), otypes=[np.float64])(
             np.asarray(r.q, dtype=object))
