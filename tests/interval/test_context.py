@@ -306,6 +306,12 @@ def test_iv_const_and_iv_from_mpq_are_tight():
         w = C.iv_from_mpq(mpq(-10, 7), prec)
         assert C.contains(w, "-10/7") and C.width(w) <= mpq(10, 7) * mpq(1, 2 ** (prec - 1))
     assert ends(C.iv_from_mpq(mpq(3, 8), 53)) == (Fraction(3, 8), Fraction(3, 8))
+    # integers and denominators wider than the precision are enclosed, not truncated
+    for q in (mpq(2**200 + 1), mpq(-(2**200 + 1), 3), mpq(1, 2**2000 + 1)):
+        v = C.iv_from_mpq(q, 113)
+        assert C.contains(v, q) and C.width(v) <= abs(q) * mpq(1, 2**111)
+    v = IV(113).asarray(np.array([2**200 + 1], dtype=object))[0]
+    assert C.contains(v, 2**200 + 1) and not C.contains(v, 2**200 - 2**90)
 
 
 def test_to_mpq():
