@@ -8,11 +8,12 @@ controls bound by convexity). Both are computed in float64 with outward rounding
 (``reference.fp``): the sub-curve's controls are the blossom values
 ``f(u0,u0,u0), f(u0,u0,u1), f(u0,u1,u1), f(u1,u1,u1)`` of the prepared float32 span
 (``kernel.cubic_subsegment`` in F64), which round; each computed control lies within
-``e = 12 u M + 16 * 2^-1074`` of the exact one per axis (``M`` the axis' largest control
-magnitude; three de Casteljau levels of ``fl(fl(1 - t) a + fl(t b))`` give at most
-``3 gamma_3 M``, and subnormal results add at most ``2^-1075`` per operation). So every chord and
-leg component is widened by ``2e`` before ``hypot_lo`` (chord) and ``hypot_hi`` (legs). See
-``docs/decisions.md`` ("Distance maps: leaf controls are enclosed").
+``e = reference.query.subsegment_error_bound`` (``16 u M + 16 * 2^-1074`` per axis, ``M`` the
+axis' largest control magnitude: three de Casteljau levels of ``fl(fl(1 - t) a + fl(t b))``
+round at most ``9 u M (1 + 4u)``, subnormal results at most ``2^-1075`` per operation) of the
+exact one. So every chord and leg component is widened by ``2e`` before ``hypot_lo`` (chord)
+and ``hypot_hi`` (legs). See ``docs/decisions.md`` ("Distance maps: leaf controls are
+enclosed").
 
 **Build.** One leaf per span to start; the leaf with the largest gap ``upper - lower`` is split
 at its parameter midpoint (ties: earlier span, then earlier parameter) until the whole-path
@@ -49,8 +50,9 @@ import numpy as np
 
 from . import kernel as K
 from .context import F64
-from .fp import U64, add_hi, add_lo, hypot_hi, hypot_lo, sub_hi, sub_lo, two_sum, up
+from .fp import add_hi, add_lo, hypot_hi, hypot_lo, sub_hi, sub_lo, two_sum
 from .path import PathView, resolve_parameter
+from .query import subsegment_error_bound
 from .status import (
     BoundaryPolicy,
     GeometryStatus,
@@ -72,17 +74,12 @@ __all__ = [
     "DistanceResolution",
     "DistanceBound",
     "LEAF_BYTES",
-    "CONTROL_ERROR_K",
     "distance_map_bytes",
     "leaf_bounds",
     "try_build_distance_map",
     "try_bound_distance",
     "try_resolve_distance",
 ]
-
-# Per-axis error of a computed sub-curve control, in units of u64 * M (see module docstring).
-CONTROL_ERROR_K = 12.0
-_SUBNORMAL_SLACK = 16 * 2.0**-1074
 
 # Bytes per leaf: span index (4), u0 and u1 (16), lower, upper, estimate (24) and the three
 # prefix values at its start (24). Plus one closing prefix triple and n + 1 span offsets.
@@ -235,8 +232,7 @@ def leaf_bounds(controls, u0, u1):
     """
     P = np.asarray(controls).astype(np.float64)  # float32 -> float64 is exact
     Q = K.cubic_subsegment(F64, P, np.asarray(u0, np.float64), np.asarray(u1, np.float64))
-    M = np.max(np.abs(P), axis=-2)  # (m, 3): per-axis bound of every exact blossom value
-    e = up(up(CONTROL_ERROR_K * U64 * M) + _SUBNORMAL_SLACK)
+    e = subsegment_error_bound(P)  # (m, 3): |computed - exact| of every blossom value
     two_e = 2.0 * e  # exact
     d = Q[..., 1:, :] - Q[..., :-1, :]  # legs, for the estimate only
     c = Q[..., 3, :] - Q[..., 0, :]

@@ -28,7 +28,8 @@ rounding before the span arithmetic is the local parameter ``u``, rounded once t
 
 Guarantees: key values are Exact (evaluation at a key time returns the key's float32 value
 bit for bit, as the side rules select it); values and derivatives are Rounded with the error
-models :func:`value_error_bound` and :func:`derivative_error_bound` (``docs/decisions.md``).
+models :func:`value_error_bound` and :func:`derivative_error_bound` (``docs/decisions.md``,
+"Track error model").
 """
 
 from __future__ import annotations
@@ -62,6 +63,7 @@ __all__ = [
     "TrackSample",
     "VALUE_ERROR_K",
     "DERIVATIVE_ERROR_K",
+    "ETA64",
     "TRACK_POLICIES",
     "KEY_BYTES",
     "span_scale",
@@ -103,6 +105,10 @@ class TrackKey:
 # value_error_bound and derivative_error_bound give 8.5 and 19.5; the constants keep a margin.
 VALUE_ERROR_K = 16.0
 DERIVATIVE_ERROR_K = 32.0
+
+# Smallest positive binary64 subnormal: the absolute error of an underflowing operation is
+# at most half of it.
+ETA64 = 2.0**-1074
 
 TRACK_POLICIES = (BoundaryPolicy.Reject, BoundaryPolicy.Clamp, BoundaryPolicy.Hold,
                   BoundaryPolicy.Loop, BoundaryPolicy.PingPong)
@@ -205,27 +211,31 @@ def span_scale(v0: float, v1: float, m0: float, m1: float, h: float, kind: Track
     return s
 
 
-def value_error_bound(scale: float, u: float = U64) -> float:
-    """The value error model: ``|computed - exact| <= VALUE_ERROR_K * u * S``. Rounded.
+def value_error_bound(scale: float, u: float = U64, eta: float = ETA64) -> float:
+    """The value error model: ``|computed - exact| <= VALUE_ERROR_K * (u S + eta)``. Rounded.
 
     Sources (unit roundoff u, ``S = span_scale``): the local parameter rounds once, moving the
     value by at most ``max|dp/du| u <= 1.5 S u``; ``h00 v0`` and ``h01 v1`` carry at most 5 and 4
     roundings on ``|v0|``, ``|v1|`` (``|h00|, |h01| <= 1``), the slope part 7 (the rounded width
     included) on ``h (|m0| + |m1|) 4/27``, the two outer sums 2 more: under ``8.5 u S``. Linear
-    spans: ``4 u S``. Exact (0) for Step spans and at key times.
+    spans: ``4 u S``. Underflow: each product with a subnormal result errs by at most
+    ``eta / 2`` absolutely (``eta`` the format's smallest subnormal), at most 8 of them. Exact
+    (0) for Step spans and at key times.
     """
-    return VALUE_ERROR_K * u * scale
+    return VALUE_ERROR_K * (u * scale + eta)
 
 
-def derivative_error_bound(scale: float, width: float, u: float = U64) -> float:
-    """The derivative error model: ``|computed - exact| <= DERIVATIVE_ERROR_K * u * S / h``.
+def derivative_error_bound(scale: float, width: float, u: float = U64, eta: float = ETA64) -> float:
+    """The derivative error model:
+    ``|computed - exact| <= DERIVATIVE_ERROR_K * (u S / h + eta)``.
 
     Sources: the rounded parameter moves the derivative by at most ``|p''| u / h <= 6 S u / h``;
     ``6 u (1 - u) (v1 - v0) / h`` carries 7 roundings (the rounded width included) on at most
     ``1.5 |v1 - v0| / h``, the slope terms 5 and 4 on ``|m0|`` and ``|m1|``, the two sums 2 more
-    on everything: under ``19.5 u S / h``. Linear spans: ``3 u S / h``. Exact (0) for Step.
+    on everything: under ``19.5 u S / h``. Linear spans: ``3 u S / h``. Underflowing products
+    and quotients add at most ``eta / 2`` each (at most 6). Exact (0) for Step.
     """
-    return DERIVATIVE_ERROR_K * u * scale / width
+    return DERIVATIVE_ERROR_K * (u * scale / width + eta)
 
 
 def try_prepare_track(keys: Sequence[TrackKey], limits: WorkLimits,

@@ -47,7 +47,8 @@ LIMITS = WorkLimits(max_spans=1 << 16, max_keys=1 << 16, max_leaves=1 << 16, max
 _P = BoundaryPolicy
 _POLICIES = (_P.Reject, _P.Clamp, _P.Hold, _P.Loop, _P.PingPong)
 _KINDS = (TrackInterpolation.Step, TrackInterpolation.Linear, TrackInterpolation.Hermite)
-_UNIT_ROUNDOFFS = (2.0**-53, 2.0**-24)
+# Unit roundoff -> smallest subnormal of the binary formats a claim may be evaluated in.
+_ETA = {2.0**-53: 2.0**-1074, 2.0**-24: 2.0**-149}
 
 
 # --- Corpus ----------------------------------------------------------------------------------
@@ -242,7 +243,7 @@ def check_values(claim: Claim):
     if policy == BoundaryPolicy.Wrap.value:
         raise ValueError("Wrap is not a track policy")
     u = dec((claim.model or {}).get("u", enc(U64)))
-    if u not in _UNIT_ROUNDOFFS:
+    if u not in _ETA:
         raise ValueError(f"unit roundoff {u!r} is neither binary64's nor binary32's")
     truth = exact_track_sample(keys, t, policy, side)
     if truth is None:
@@ -255,9 +256,9 @@ def check_values(claim: Claim):
     if claim.value["span"] != truth.span_index or bool(claim.value["reflected"]) != truth.reflected:
         return violated(claim, {"expected_span": truth.span_index, "expected_reflected": truth.reflected,
                                 "claimed": claim.value})
-    uq = to_mpq(u)
-    bv = to_mpq(VALUE_ERROR_K) * uq * truth.scale
-    bd = to_mpq(DERIVATIVE_ERROR_K) * uq * truth.scale / truth.width
+    uq, eta = to_mpq(u), to_mpq(_ETA[u])
+    bv = to_mpq(VALUE_ERROR_K) * (uq * truth.scale + eta)
+    bd = to_mpq(DERIVATIVE_ERROR_K) * (uq * truth.scale / truth.width + eta)
     ev = abs(to_mpq(dec(claim.value["value"])) - truth.value)
     ed = abs(to_mpq(dec(claim.value["derivative"])) - truth.derivative)
     ratio = max(_ratio(ev, bv), _ratio(ed, bd))

@@ -205,8 +205,25 @@ def test_error_model_values():
     assert span_scale(1.0, -2.0, 3.0, 4.0, 0.5, TI.Hermite) == 1.0 + 2.0 + 0.5 * 7.0
     assert span_scale(1.0, -2.0, 3.0, 4.0, 0.5, TI.Linear) == 3.0
     assert span_scale(1.0, -2.0, 3.0, 4.0, 0.5, TI.Step) == 0.0
-    assert value_error_bound(2.0) == 16 * U64 * 2.0
-    assert derivative_error_bound(2.0, 0.5) == 32 * U64 * 2.0 / 0.5
+    assert value_error_bound(2.0) == 16 * (U64 * 2.0 + 2.0**-1074)
+    assert derivative_error_bound(2.0, 0.5) == 32 * (U64 * 2.0 / 0.5 + 2.0**-1074)
+
+
+def test_underflowing_span_needs_and_meets_the_subnormal_term():
+    # A span 2^-1060 s wide with zero values: h * (h10 m0 + h11 m1) is subnormal, so its
+    # rounding is absolute, far above u * S; the model's eta term covers it.
+    h = 2.0**-1060
+    keys = [TrackKey(0.0, 0.0, out_slope=1.0, interpolation=TI.Hermite), TrackKey(h, 0.0, in_slope=-1.0)]
+    v = prepared(keys)
+    worst = Fraction(0)
+    for x in (0.3, 0.55, 0.7, 0.9):
+        t = x * h  # a subnormal time with about 14 significant bits
+        s = ev(v, t).value
+        val, _ = hermite_exact(0, 0, 1, -1, Fraction(h), Fraction(t) / Fraction(h))
+        err = abs(Fraction(s.value) - val)
+        assert err <= 16 * (Fraction(U64) * 2 * Fraction(h) + Fraction(2.0**-1074))
+        worst = max(worst, err)
+    assert worst > 16 * Fraction(U64) * 2 * Fraction(h)  # the relative term alone would fail
 
 
 @settings(max_examples=60)
@@ -227,5 +244,6 @@ def test_hermite_within_error_model_of_textbook_basis(v0, v1, m0, m1, h, t0, x):
     xe = (Fraction(t) - Fraction(t0)) / hx
     val, der = hermite_exact(v0, v1, m0, m1, hx, xe)
     S_ = abs(Fraction(v0)) + abs(Fraction(v1)) + hx * (abs(Fraction(m0)) + abs(Fraction(m1)))
-    assert abs(Fraction(s.value) - val) <= 16 * Fraction(U64) * S_
-    assert abs(Fraction(s.derivative_per_second) - der) <= 32 * Fraction(U64) * S_ / hx
+    eta = Fraction(2.0**-1074)
+    assert abs(Fraction(s.value) - val) <= 16 * (Fraction(U64) * S_ + eta)
+    assert abs(Fraction(s.derivative_per_second) - der) <= 32 * (Fraction(U64) * S_ / hx + eta)
