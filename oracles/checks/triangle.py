@@ -552,6 +552,9 @@ def _random_case(rng, k: int) -> TriangleCase:
     if kind == "near_edge":
         r = float(rng.random())
         w = rng.permutation([0.0, r, 1.0 - r])
+    elif kind == "shared_edge":
+        r = float(rng.random())
+        w = np.array([r, 1.0 - r, 0.0])  # on the edge (a, b) the added facet shares
     elif kind == "near_vertex":
         w = rng.permutation([1.0, 0.0, 0.0])
     else:

@@ -207,3 +207,15 @@ def test_surface_queries_example(capsys):
     assert recs[5]["clipped_end"] == [0.125, 0.5, 0.5]
     assert main() == 0
     assert len(capsys.readouterr().out.strip().splitlines()) == 9
+
+
+def test_models_are_exact_rationals():
+    # A float constant times an mpq silently becomes an mpfr; every bound must stay an mpq.
+    from oracles.checks.triangle import analyse
+
+    mpq = type(__import__("gmpy2").mpq(0))
+    for case in generate(2, 40):
+        an = analyse(case_inputs(case))
+        for m in an.models:
+            vals = [m.theta, m.d_lo, *m.eta] + [x for x in (m.r_t, m.r_pos) if x is not None] + list(m.r_l or ())
+            assert all(type(v) is mpq for v in vals)
