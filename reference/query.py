@@ -304,20 +304,23 @@ def _hull_lower(q: _Point, Q, e):
     d = B - A  # (..., 1, 3)
     X = np.concatenate([np.broadcast_to(q.c, A.shape), Q[..., 1:3, :]], axis=-2)  # q, Q1, Q2
     xa, xb = X - A, X - B
-    c = K.cross(F64, xa, d)
-    ta, tb = K.dot(F64, xa, d), K.dot(F64, xb, d)
-    c_err, ta_err = _product_errors(xa, d)
-    _, tb_err = _product_errors(xb, d)
+    Y = np.stack([xa, xb])  # both endpoints as bases, so that swapping them changes nothing
+    c = K.cross(F64, Y, d)
+    t = K.dot(F64, Y, d)
+    c_err, t_err = _product_errors(Y, d)
     cc = np.abs(c)
-    # Norms of (q, Q1, Q2) x chord, X - A, X - B and the chord, rounded the way they are used.
-    rows = np.concatenate([np.maximum(sub_lo(cc, c_err), 0.0), xa, xb, d], axis=-2)
-    lo = hypot_lo(rows)
-    hi = hypot_hi(np.concatenate([add_hi(cc, c_err), xa, xb, d], axis=-2))
+    # Norms of (q, Q1, Q2) x chord from each base, X - A, X - B and the chord, each rounded
+    # the way it is used.
+    lo = hypot_lo(np.concatenate([np.maximum(sub_lo(cc[0], c_err[0]), 0.0),
+                                  np.maximum(sub_lo(cc[1], c_err[1]), 0.0), xa, xb, d], axis=-2))
+    hi = hypot_hi(np.concatenate([add_hi(cc[0], c_err[0]), add_hi(cc[1], c_err[1]), xa, xb, d], axis=-2))
+    ta, tb, ta_err, tb_err = t[0], t[1], t_err[0], t_err[1]
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        dn_lo, dn_hi = mul_lo(lo[..., 9:10], _SHRINK), mul_hi(hi[..., 9:10], _GROW)
-        line_lo, line_hi = div_lo(lo[..., 0:3], dn_hi), div_hi(hi[..., 0:3], dn_lo)
-        a_lo, a_hi = mul_lo(lo[..., 3:6], _SHRINK), mul_hi(hi[..., 3:6], _GROW)
-        b_lo, b_hi = mul_lo(lo[..., 6:9], _SHRINK), mul_hi(hi[..., 6:9], _GROW)
+        dn_lo, dn_hi = mul_lo(lo[..., 12:13], _SHRINK), mul_hi(hi[..., 12:13], _GROW)
+        line_lo = div_lo(np.maximum(lo[..., 0:3], lo[..., 3:6]), dn_hi)
+        line_hi = div_hi(np.minimum(hi[..., 0:3], hi[..., 3:6]), dn_lo)
+        a_lo, a_hi = mul_lo(lo[..., 6:9], _SHRINK), mul_hi(hi[..., 6:9], _GROW)
+        b_lo, b_hi = mul_lo(lo[..., 9:12], _SHRINK), mul_hi(hi[..., 9:12], _GROW)
         before = add_hi(ta, ta_err) < 0  # the foot is certainly before Q0
         after = sub_lo(tb, tb_err) > 0  # certainly after Q3
         inside = (sub_lo(ta, ta_err) >= 0) & (add_hi(tb, tb_err) <= 0)
@@ -468,7 +471,6 @@ def _search(view: PathView, max_iterations: int, s: ProjectionScratch, q: _Point
         heap.clear()
         heap.extend((float(s.iv_lb[i]), i, 0.0, i) for i in range(n))
         heapq.heapify(heap)
-    t1, t2, t3 = np.empty(7), np.empty(7), np.empty(7)
     it = 0
     while True:
         if selector == "heap":
@@ -491,12 +493,7 @@ def _search(view: PathView, max_iterations: int, s: ProjectionScratch, q: _Point
         if selector == "heap":
             heapq.heappop(heap)
         P = P32[k].astype(np.float64)
-        # The seven blossom values f(a,a,a), f(a,a,m), ..., f(b,b,b) of both halves in one call.
-        t1[:3], t1[3:6], t1[6] = a, mid, b
-        t2[:2], t2[2:5], t2[5:] = a, mid, b
-        t3[0], t3[1:4], t3[4:] = a, mid, b
-        f = K.cubic_blossom(F64, P, t1, t2, t3)
-        Q = np.stack([f[0:4], f[3:7]])  # (2, 4, 3): the controls of [a, mid] and [mid, b]
+        Q = _halves(P, a, mid, b)  # (2, 4, 3): the controls of [a, mid] and [mid, b]
         e = subsegment_error_bound(P)
         lbs = _hull_lower(q, Q, e)
         s.iv_u1[i], s.iv_lb[i] = mid, lbs[0]
@@ -511,6 +508,21 @@ def _search(view: PathView, max_iterations: int, s: ProjectionScratch, q: _Point
         c += 1
         best = min(best, ub)
         it += 1
+
+
+def _halves(P, a: float, m: float, b: float):
+    """The controls of ``[a, m]`` and ``[m, b]`` (2, 4, 3): the seven blossom values
+    ``f(a,a,a), f(a,a,m), ..., f(b,b,b)`` of ``P`` in one kernel call.
+
+    Each blossom's arguments are applied farthest from 1/2 first. That order is the same for
+    the mirrored parameters ``1 - t``, and with dyadic parameters ``1 - t`` is exact, so a
+    span and its reversed copy give bit-identical values: the search treats mirror-symmetric
+    paths symmetrically and its tie rule (earlier span first) then decides symmetric minima.
+    """
+    T = np.array([[a, a, a], [a, a, m], [a, m, m], [m, m, m], [m, m, b], [m, b, b], [b, b, b]])
+    T = np.take_along_axis(T, np.argsort(-np.abs(T - 0.5), axis=1, kind="stable"), axis=1)
+    f = K.cubic_blossom(F64, P, T[:, 0], T[:, 1], T[:, 2])
+    return np.stack([f[0:4], f[3:7]])
 
 
 def _smallest(s: ProjectionScratch, m: int) -> int:

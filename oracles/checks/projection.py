@@ -59,8 +59,8 @@ from ..family import Family
 from ..model import Claim, dec, dec_array, enc, undecided, verified, violated
 from .path import LIMITS, tolerance
 
-__all__ = ["FAMILY", "BUDGET", "SPLITS", "make_case", "generate", "claims", "check_strict",
-           "check_approximate", "path_view"]
+__all__ = ["FAMILY", "BUDGET", "SPLITS", "make_case", "make_claim", "generate", "claims",
+           "check_strict", "check_approximate", "path_view"]
 
 # Interval precisions the checkers may spend, with the box splits allowed at each.
 BUDGET = (113, 256)
@@ -193,7 +193,7 @@ def generate(seed: int, n: int) -> list:
     return cases
 
 
-def _claim(row, guarantee, view, case, result, max_iterations, extra=None) -> Claim:
+def make_claim(row, guarantee, view, case, result, max_iterations, extra=None) -> Claim:
     value = {"span": result.parameter.span_index, "u": enc(result.parameter.u),
              "distance": enc(result.distance), "lower_bound": enc(result.lower_bound),
              "gap": enc(result.gap), "is_gap_met": bool(result.is_gap_met),
@@ -218,11 +218,11 @@ def claims(case) -> list:
     scratch.try_reserve(compute_projection_scratch_capacity(view, iters).value)
     result = ProjectionResult()
     if try_project_point(view, ProjectionQuery(case["point"], case["max_iterations"]), scratch, result).ok:
-        out.append(_claim("projection.strict", G.Certified, view, case, result, case["max_iterations"]))
+        out.append(make_claim("projection.strict", G.Certified, view, case, result, case["max_iterations"]))
     approx = ProjectionResult()
     if project_point_approximate(view, ProjectionQuery(case["point"], case["approx_iterations"]),
                                  scratch, approx).ok:
-        out.append(_claim("projection.approximate", G.Approximate, view, case, approx,
+        out.append(make_claim("projection.approximate", G.Approximate, view, case, approx,
                           case["approx_iterations"], {"result_guarantee": approx.guarantee.value}))
     return out
 
