@@ -302,21 +302,25 @@ def _enc_iv(x) -> list:
     return [enc(lower(x)), enc(upper(x))]
 
 
-def _check_bounds(claim: Claim):
-    lo, hi = _interval(claim)
+def _decide_inside(claim: Claim, lo, hi) -> Decision:
+    """Whether the claim's true length lies in the exact ``[lo, hi]``, refined over BUDGET."""
     enclose = _truth(claim)
-    E = dec(claim.inputs["distance_error"])
 
     def check(prec):
-        e = enclose(prec)
-        L = e.value
+        L = enclose(prec).value
         if lo <= lower(L) and upper(L) <= hi:
             return Decision(True, prec, L)
         if upper(L) < lo or lower(L) > hi:
             return Decision(False, prec, L)
         return Decision(None, prec, L)
 
-    d = refine(check, BUDGET)
+    return refine(check, BUDGET)
+
+
+def _check_bounds(claim: Claim):
+    lo, hi = _interval(claim)
+    E = dec(claim.inputs["distance_error"])
+    d = _decide_inside(claim, lo, hi)
     measured = float((hi - lo) / to_mpq(E)) if E > 0 else None
     if d.holds is True:
         return verified(claim, measure="width_over_distance_error", measured=measured, prec=d.prec)
@@ -399,17 +403,7 @@ def check_estimates(claim: Claim):
     if not lo <= est <= hi:
         return violated(claim, {"estimate": claim.value["estimate"], "lower": claim.inputs["lower"],
                                 "upper": claim.inputs["upper"]}, note="the estimate leaves its Certified interval")
-    enclose = _truth(claim)
-
-    def check(prec):
-        L = enclose(prec).value
-        if lo <= lower(L) and upper(L) <= hi:
-            return Decision(True, prec, L)
-        if upper(L) < lo or lower(L) > hi:
-            return Decision(False, prec, L)
-        return Decision(None, prec, L)
-
-    d = refine(check, BUDGET)
+    d = _decide_inside(claim, lo, hi)
     L = d.enclosure
     mid = (lower(L) + upper(L)) / 2
     rel = float(abs(est - mid) / mid) if mid > 0 else (0.0 if est == 0 else math.inf)
