@@ -27,7 +27,6 @@ from typing import Optional
 
 import gmpy2
 import numpy as np
-from mpmath import iv
 
 from reference import kernel as K
 

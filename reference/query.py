@@ -346,14 +346,10 @@ def _point_upper(q: _Point, b_lo, b_hi):
 
 
 def _check_arguments(view, query, scratch, result) -> Outcome:
-    if not isinstance(view, PathView):
-        raise TypeError("view must be a PathView")
-    if not isinstance(query, ProjectionQuery):
-        raise TypeError("query must be a ProjectionQuery")
-    if not isinstance(scratch, ProjectionScratch):
-        raise TypeError("scratch must be a ProjectionScratch")
-    if not isinstance(result, ProjectionResult):
-        raise TypeError("result must be a ProjectionResult")
+    for name, obj, kind in (("view", view, PathView), ("query", query, ProjectionQuery),
+                            ("scratch", scratch, ProjectionScratch), ("result", result, ProjectionResult)):
+        if not isinstance(obj, kind):
+            raise TypeError(f"{name} must be a {kind.__name__}, not {type(obj).__name__}")
     try:
         point = np.array(query.point, dtype=np.float64)
     except (TypeError, ValueError):

@@ -60,7 +60,7 @@ def projection_cases(draw):
     return make_case(f"hyp_{kind}", src, origin, point, gap, max_iterations=ITERATIONS)
 
 
-@settings(max_examples=examples(25, 2000))
+@settings(max_examples=examples(60, 2000))
 @given(projection_cases())
 @example(make_case("spec_example", np.array([[[0, 0, 0], [1 / 3, 0, 0], [7 / 9, -2 / 9, 0], [1, 0, 0]]]),
                    np.zeros(3), np.array([0.5, -0.1, 0.0]), 1e-9))
@@ -97,7 +97,7 @@ _SHRUNK = np.array([[[-3.5, 2.0, 0.0], [-5 / 6, 0.75, 0.0], [-0.5, 0.0, 2.0], [0
                     [[0.0, 3.5, 0.828125], [0.5, 0.0, 2.0], [5 / 6, 0.75, 0.0], [3.5, 2.0, 0.0]]])
 
 
-@settings(max_examples=examples(15, 2000))
+@settings(max_examples=examples(30, 2000))
 @given(mirrored_cases())
 @example(make_case("mirror_shrunk", _SHRUNK, np.zeros(3), np.array([0.0, 0.0, 2.25]), 1e-5))
 def test_symmetric_minima_return_the_earlier_one(case):

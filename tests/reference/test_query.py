@@ -248,9 +248,14 @@ def test_capacity_exceeded_before_any_work():
     s.try_reserve(3 + 1 + 99)  # one entry short of 100 iterations
     state = scratch_state(s)
     for fn in (try_project_point, project_point_approximate):
-        out = fn(v, ProjectionQuery([1.5, 0, 0], 100), s, r)
-        assert out.status is S.CapacityExceeded and out.value is None
-        assert snapshot(r) == before and scratch_state(s) == state
+        for it in (100, 10**6):
+            tracemalloc.start()
+            out = fn(v, ProjectionQuery([1.5, 0, 0], it), s, r)
+            peak = tracemalloc.get_traced_memory()[1]
+            tracemalloc.stop()
+            assert out.status is S.CapacityExceeded and out.value is None
+            assert snapshot(r) == before and scratch_state(s) == state
+            assert peak < 8192  # the diagnostic only: nothing sized by the request
 
 
 def test_budget_exceeded_leaves_the_result_and_reports_the_gap_reached():
