@@ -1,0 +1,353 @@
+#!/usr/bin/env python3
+"""Axiom audit of ``FacetSelection.lean`` (stdlib only).
+
+Two ways to run it:
+
+``lake`` mode (a Lean toolchain with Lake on PATH)
+    runs ``lake build`` and ``lake env lean AxiomAudit.lean`` in this directory and parses the
+    ``#print axioms`` answers. Every audited declaration must be reported and may depend only
+    on ``propext``, ``Classical.choice`` and ``Quot.sound``.
+
+``same-file`` mode (a checker for one file, such as ``/work/shared/tools/lean-wasm/lean``)
+    that checker imports core at its exported level only, refuses ``#print axioms`` and hides
+    imported proofs. This mode writes one temporary file: the imports of the fragments, then
+    ``FacetSelection.lean``, then ``SameFileAudit.lean`` (which defines ``#audit_axioms``), then
+    the ``#print axioms`` lines of ``AxiomAudit.lean`` rewritten to ``#audit_axioms``. The walk
+    sees through every declaration of that file and stops at imported constants whose bodies
+    are hidden. The three standard axioms pass; ``sorryAx`` and the other non-standard core
+    axioms fail; anything declared in the checked file that is reported as a dependency is a
+    local axiom and fails; the remaining names are opaque core imports, listed but accepted.
+
+Exit status: 0 clean, 1 on any audit failure or Lean error, 2 on a usage error or when the
+requested Lean is not available.
+
+Usage::
+
+    python proofs_lean/audit.py                      # lake if on PATH, else $LEAN same-file
+    python proofs_lean/audit.py --mode same-file --lean ../shared/tools/lean-wasm/lean
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import fcntl
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+#: Axioms a proof here may use: the three standard axioms of Lean's kernel theory.
+ALLOWED_AXIOMS = frozenset({"propext", "Classical.choice", "Quot.sound"})
+
+#: Axioms of Lean core that must never appear (``sorry``, ``native_decide`` and the compiler).
+KNOWN_FORBIDDEN_AXIOMS = frozenset(
+    {"sorryAx", "Lean.ofReduceBool", "Lean.ofReduceNat", "Lean.trustCompiler"}
+)
+
+#: Name prefixes of declarations made in the audited file itself (same-file mode): the
+#: namespace of FacetSelection.lean, and the private prefix a ``module`` gives its declarations.
+LOCAL_PREFIXES = ("FacetSelection.", "_private.")
+
+THEOREMS = (
+    "FacetSelection.nonneg_weights_of_valid",
+    "FacetSelection.sum_weights_eq_one_of_valid",
+    "FacetSelection.barycentricPoint_on_plane_of_vertices_on_plane",
+    "FacetSelection.minFold_eq_init_or_mem",
+    "FacetSelection.minFold_le_init_and_le_of_mem",
+    "FacetSelection.minFold_mem_unit_interval_of_mem_unit_interval",
+)
+DEFINITIONS = (
+    "FacetSelection.barycentricPoint",
+    "FacetSelection.ValidFacetCoordinates",
+    "FacetSelection.minFold",
+)
+STRUCTURES = ("FacetSelection.Point3",)
+#: Equation lemmas Lean generates (realizes on first reference) for the three definitions.
+EQUATIONS = (
+    "FacetSelection.minFold.eq_1",
+    "FacetSelection.minFold.eq_2",
+    "FacetSelection.minFold.eq_def",
+    "FacetSelection.minFold.eq_unfold",
+    "FacetSelection.barycentricPoint.eq_1",
+    "FacetSelection.barycentricPoint.eq_def",
+    "FacetSelection.barycentricPoint.eq_unfold",
+    "FacetSelection.ValidFacetCoordinates.eq_1",
+    "FacetSelection.ValidFacetCoordinates.eq_def",
+    "FacetSelection.ValidFacetCoordinates.eq_unfold",
+)
+#: Every declaration the audit must report, in the order of AxiomAudit.lean.
+EXPECTED_DECLARATIONS = THEOREMS + STRUCTURES + DEFINITIONS + EQUATIONS
+
+_RESULT_RE = re.compile(
+    r"['`\u2018](?P<name>\S+?)['`\u2019] "
+    r"(?:depends on axioms(?P<opaque> or opaque imports)?: \[(?P<deps>[^\]]*)\]"
+    r"|does not depend on any axioms(?: or opaque imports)?)"
+)
+_UNKNOWN_RE = re.compile(r"audit: unknown constant '(?P<name>\S+?)'$", re.MULTILINE)
+_UNRESOLVED_RE = re.compile(
+    r"audit: '(?P<name>\S+?)' reaches constants the checker cannot find: \[(?P<deps>[^\]]*)\]"
+)
+_ERROR_RE = re.compile(r"^(?:\S+:\d+:\d+: )?error\b.*$", re.MULTILINE)
+_SORRY_RE = re.compile(r"declaration uses .sorry.")
+_PRINT_AXIOMS_RE = re.compile(r"^#print axioms\s+(\S+)\s*$", re.MULTILINE)
+
+
+@dataclasses.dataclass
+class AuditReport:
+    """Outcome of parsing one audit run.
+
+    Attributes:
+        mode: ``"lake"`` or ``"same-file"``.
+        dependencies: declaration name -> the names it was reported to depend on.
+        opaque_imports: declaration name -> opaque core imports (same-file mode only).
+        problems: one human-readable line per failure; empty when the audit passed.
+    """
+
+    mode: str
+    dependencies: dict[str, list[str]]
+    opaque_imports: dict[str, list[str]]
+    problems: list[str]
+
+    @property
+    def ok(self) -> bool:
+        """True when no problem was found."""
+        return not self.problems
+
+    def summary(self) -> str:
+        """A multi-line report: one line per declaration, then the problems."""
+        lines = []
+        for name, deps in self.dependencies.items():
+            axioms = sorted(d for d in deps if d not in self.opaque_imports.get(name, ()))
+            line = f"  {name}: axioms [{', '.join(axioms)}]"
+            if self.mode == "same-file":
+                line += f", {len(self.opaque_imports.get(name, ()))} opaque core imports"
+            lines.append(line)
+        lines += [f"  FAIL: {p}" for p in self.problems]
+        return "\n".join(lines)
+
+
+def _is_local(name: str) -> bool:
+    return name.startswith(LOCAL_PREFIXES)
+
+
+def parse_audit_output(
+    text: str,
+    expected: tuple[str, ...] | list[str] = EXPECTED_DECLARATIONS,
+    mode: str = "lake",
+    returncode: int = 0,
+) -> AuditReport:
+    """Parses the output of an audit run and checks it.
+
+    Args:
+        text: everything the run printed (stdout and stderr together).
+        expected: the declarations that must be reported.
+        mode: ``"lake"`` (real ``#print axioms``) or ``"same-file"`` (``#audit_axioms``).
+        returncode: the exit status of the Lean process; non-zero is a failure.
+
+    Returns:
+        An :class:`AuditReport`; ``report.ok`` is False on any Lean error, any missing
+        declaration, any axiom outside :data:`ALLOWED_AXIOMS` (lake mode), or any known
+        non-standard or local axiom (same-file mode).
+    """
+    if mode not in ("lake", "same-file"):
+        raise ValueError(f"unknown mode {mode!r}")
+    problems: list[str] = []
+    deps_of: dict[str, list[str]] = {}
+    opaque_of: dict[str, list[str]] = {}
+    for m in _RESULT_RE.finditer(text):
+        deps = [d.strip() for d in (m.group("deps") or "").replace("\n", " ").split(",")]
+        deps_of.setdefault(m.group("name"), []).extend(d for d in deps if d)
+    for m in _ERROR_RE.finditer(text):
+        problems.append(f"Lean error: {m.group(0).strip()}")
+    if _SORRY_RE.search(text):
+        problems.append("Lean reports a declaration that uses sorry")
+    for m in _UNKNOWN_RE.finditer(text):
+        problems.append(f"unknown constant {m.group('name')}")
+    for m in _UNRESOLVED_RE.finditer(text):
+        problems.append(f"{m.group('name')} reaches unresolved constants: {m.group('deps')}")
+    if returncode != 0:
+        problems.append(f"Lean exited with status {returncode}")
+    for name in expected:
+        if name not in deps_of:
+            problems.append(f"missing declaration: no axiom report for {name}")
+    for name, deps in deps_of.items():
+        opaque: list[str] = []
+        for dep in dict.fromkeys(deps):
+            if dep in ALLOWED_AXIOMS:
+                continue
+            if mode == "lake":
+                problems.append(f"{name} depends on forbidden axiom {dep}")
+            elif dep in KNOWN_FORBIDDEN_AXIOMS:
+                problems.append(f"{name} depends on forbidden axiom {dep}")
+            elif _is_local(dep):
+                problems.append(f"{name} depends on {dep}, declared in the audited file as an axiom")
+            else:
+                opaque.append(dep)
+        if mode == "same-file":
+            opaque_of[name] = opaque
+    return AuditReport(mode, deps_of, opaque_of, problems)
+
+
+def audited_names(audit_source: str) -> list[str]:
+    """The declarations named by ``#print axioms`` lines of AxiomAudit.lean, in order."""
+    return _PRINT_AXIOMS_RE.findall(audit_source)
+
+
+def check_audit_list(audit_source: str) -> list[str]:
+    """Problems with AxiomAudit.lean's list compared with :data:`EXPECTED_DECLARATIONS`."""
+    names = audited_names(audit_source)
+    problems = [f"AxiomAudit.lean does not audit {n}" for n in EXPECTED_DECLARATIONS if n not in names]
+    problems += [f"AxiomAudit.lean audits unexpected {n}" for n in names if n not in EXPECTED_DECLARATIONS]
+    problems += [f"AxiomAudit.lean audits {n} twice" for n in set(names) if names.count(n) > 1]
+    return problems
+
+
+#: Lean files that are fragments of the same-file audit file rather than standalone modules.
+SAME_FILE_FRAGMENTS = ("FacetSelection.lean", "SameFileAudit.lean")
+
+
+def project_imports(source: str, project: Path = HERE) -> list[str]:
+    """The modules of this project that a Lean source imports."""
+    local_modules = {p.stem for p in project.glob("*.lean")}
+    imports, _ = _split_imports(source)
+    return [i.split()[1] for i in imports if i.split()[1] in local_modules]
+
+
+def _split_imports(source: str) -> tuple[list[str], str]:
+    """Separates the leading ``import`` lines of a Lean file from the rest."""
+    imports, body = [], []
+    for line in source.splitlines():
+        if line.startswith("import ") and not body:
+            imports.append(line.strip())
+        elif line.strip() == "" and not body:
+            continue
+        else:
+            body.append(line)
+    return imports, "\n".join(body) + "\n"
+
+
+def same_file_source(project: Path = HERE) -> str:
+    """The single Lean file that same-file mode checks (see the module docstring)."""
+    local_modules = {p.stem for p in project.glob("*.lean")}
+    imports: list[str] = []
+    bodies: list[str] = []
+    for fragment in SAME_FILE_FRAGMENTS:
+        imps, body = _split_imports((project / fragment).read_text(encoding="utf-8"))
+        imports += [i for i in imps if i.split()[1] not in local_modules and i not in imports]
+        bodies.append(f"-- from {fragment}\n{body}")
+    names = audited_names((project / "AxiomAudit.lean").read_text(encoding="utf-8"))
+    # A named declaration referencing each name realizes generated equation lemmas where a
+    # later command can look them up (see SameFileAudit.lean).
+    refs = "\n".join(f"noncomputable def auditRef{i} := @{n}" for i, n in enumerate(names))
+    audit_lines = "\n".join(f"#audit_axioms {n}" for n in names)
+    return (
+        "\n".join(imports) + "\n\n" + "\n".join(bodies)
+        + "\n-- references, then the #print axioms lines of AxiomAudit.lean\n"
+        + refs + "\n" + audit_lines + "\n"
+    )
+
+
+#: Lean runs of these tools take this lock in turn: one WebAssembly check needs about 3 GB.
+LOCK_PATH = Path(tempfile.gettempdir()) / "proofs_lean-check.lock"
+
+
+def run_lean_command(cmd: list[str], cwd: Path, timeout: float = 1800) -> tuple[int, str]:
+    """Runs one Lean or Lake command (one at a time across processes); returns (status, output)."""
+    with open(LOCK_PATH, "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            proc = subprocess.run(
+                cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=timeout
+            )
+        except subprocess.TimeoutExpired as exc:
+            out = exc.stdout.decode() if isinstance(exc.stdout, bytes) else (exc.stdout or "")
+            return 124, out + f"\nerror: timed out after {timeout:.0f} s: {' '.join(cmd)}\n"
+        except OSError as exc:
+            return 127, f"error: cannot run {' '.join(cmd)}: {exc}\n"
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+    return proc.returncode, proc.stdout
+
+
+def run_lake(project: Path = HERE, timeout: float = 1800) -> AuditReport:
+    """``lake build`` then ``lake env lean AxiomAudit.lean``, parsed in lake mode."""
+    problems = check_audit_list((project / "AxiomAudit.lean").read_text(encoding="utf-8"))
+    rc, out = run_lean_command(["lake", "build"], project, timeout)
+    if rc != 0 or _ERROR_RE.search(out):
+        report = AuditReport("lake", {}, {}, problems + [f"lake build failed (status {rc})"])
+        report.problems += [f"Lean error: {m.group(0).strip()}" for m in _ERROR_RE.finditer(out)]
+        return report
+    rc, out = run_lean_command(["lake", "env", "lean", "AxiomAudit.lean"], project, timeout)
+    report = parse_audit_output(out, mode="lake", returncode=rc)
+    report.problems[:0] = problems
+    return report
+
+
+def run_same_file(lean: str, project: Path = HERE, timeout: float = 1800) -> AuditReport:
+    """Checks the concatenated file with the one-file checker ``lean``, parsed in same-file mode."""
+    problems = check_audit_list((project / "AxiomAudit.lean").read_text(encoding="utf-8"))
+    stage = Path(tempfile.mkdtemp(prefix="facet-audit-"))
+    try:
+        path = stage / "FacetSelectionAudit.lean"
+        path.write_text(same_file_source(project), encoding="utf-8")
+        rc, out = run_lean_command([lean, str(path)], stage, timeout)
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+    report = parse_audit_output(out, mode="same-file", returncode=rc)
+    report.problems[:0] = problems
+    return report
+
+
+def resolve_lean(value: str | None) -> str | None:
+    """An executable path for ``value`` (relative paths against the current directory)."""
+    if not value:
+        return None
+    path = Path(os.path.expanduser(value))
+    if not path.is_absolute():
+        path = Path.cwd() / path
+    return str(path) if path.is_file() and os.access(path, os.X_OK) else None
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command-line entry point; returns the exit status."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--mode", choices=("auto", "lake", "same-file"), default="auto")
+    parser.add_argument("--lean", default=os.environ.get("LEAN"), help="one-file checker (default $LEAN)")
+    args = parser.parse_args(argv)
+    mode = args.mode
+    if mode == "auto":
+        mode = "lake" if shutil.which("lake") else "same-file"
+    start = time.monotonic()
+    if mode == "lake":
+        if not shutil.which("lake"):
+            print("audit: FAILED to start: lake is not on PATH", file=sys.stderr)
+            return 2
+        report = run_lake()
+    else:
+        lean = resolve_lean(args.lean)
+        if lean is None:
+            print(f"audit: FAILED to start: no lake on PATH and LEAN={args.lean!r} is not an executable",
+                  file=sys.stderr)
+            return 2
+        report = run_same_file(lean)
+    elapsed = time.monotonic() - start
+    print(f"axiom audit ({report.mode} mode, {len(report.dependencies)} declarations, {elapsed:.0f} s):")
+    print(report.summary())
+    if report.ok:
+        print(f"axiom audit PASSED: none of the {len(EXPECTED_DECLARATIONS)} declarations depends on an "
+              f"axiom beyond {', '.join(sorted(ALLOWED_AXIOMS))}"
+              + (" (imported core proofs are opaque to this checker)" if report.mode == "same-file" else ""))
+        return 0
+    print(f"axiom audit FAILED: {len(report.problems)} problem(s)", file=sys.stderr)
+    return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,255 @@
+"""The parser and runners of proofs_lean/audit.py and the guard proofs_lean/check.py, on recorded
+outputs and fake Lean executables (no Lean needed)."""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.lean.leanpaths import PROOFS, REPO, fixture, load_audit
+
+audit = load_audit()
+
+
+# --- lake mode: real `#print axioms` format -------------------------------------------------
+
+def test_clean_lake_output_passes_and_reports_every_declaration():
+    report = audit.parse_audit_output(fixture("lake_clean.txt"), mode="lake")
+    assert report.ok, report.problems
+    assert set(report.dependencies) == set(audit.EXPECTED_DECLARATIONS)
+    assert len(audit.EXPECTED_DECLARATIONS) == 20
+
+
+def test_axiom_list_wrapped_over_lines_is_parsed_whole():
+    report = audit.parse_audit_output(fixture("lake_clean.txt"), mode="lake")
+    deps = report.dependencies["FacetSelection.barycentricPoint_on_plane_of_vertices_on_plane"]
+    assert deps == ["propext", "Classical.choice", "Quot.sound"]
+    assert report.dependencies["FacetSelection.nonneg_weights_of_valid"] == []
+
+
+def test_sorry_axiom_fails_lake_audit_and_names_the_declaration():
+    report = audit.parse_audit_output(fixture("lake_sorry.txt"), mode="lake")
+    assert not report.ok
+    assert report.problems == [
+        "FacetSelection.minFold_le_init_and_le_of_mem depends on forbidden axiom sorryAx"
+    ]
+
+
+@pytest.mark.parametrize("extra", ["Lean.ofReduceBool", "Lean.trustCompiler", "FacetSelection.evil", "Classical.em"])
+def test_any_axiom_outside_the_three_standard_ones_fails_lake_audit(extra):
+    text = fixture("lake_clean.txt").replace(
+        "'FacetSelection.minFold' does not depend on any axioms",
+        f"'FacetSelection.minFold' depends on axioms: [propext, {extra}]",
+    )
+    report = audit.parse_audit_output(text, mode="lake")
+    assert report.problems == [f"FacetSelection.minFold depends on forbidden axiom {extra}"]
+
+
+def test_missing_declaration_fails_lake_audit():
+    report = audit.parse_audit_output(fixture("lake_missing_eq_2.txt"), mode="lake")
+    assert report.problems == [
+        "missing declaration: no axiom report for FacetSelection.minFold.eq_2"
+    ]
+
+
+def test_build_error_fails_even_if_every_declaration_is_reported():
+    text = fixture("lake_build_error.txt") + fixture("lake_clean.txt")
+    report = audit.parse_audit_output(text, mode="lake", returncode=1)
+    assert not report.ok
+    assert any("unsolved goals" in p for p in report.problems)
+    assert "Lean exited with status 1" in report.problems
+
+
+def test_nonzero_status_alone_fails():
+    report = audit.parse_audit_output(fixture("lake_clean.txt"), mode="lake", returncode=1)
+    assert report.problems == ["Lean exited with status 1"]
+
+
+def test_names_with_primes_are_parsed():
+    text = "'Foo.bar'_baz' depends on axioms: [propext]\n'Foo.q' does not depend on any axioms\n"
+    report = audit.parse_audit_output(text, expected=["Foo.bar'_baz", "Foo.q"], mode="lake")
+    assert report.ok
+    assert report.dependencies == {"Foo.bar'_baz": ["propext"], "Foo.q": []}
+
+
+def test_empty_output_reports_all_twenty_declarations_missing():
+    report = audit.parse_audit_output("", mode="lake")
+    assert len(report.problems) == 20
+    assert all(p.startswith("missing declaration") for p in report.problems)
+
+
+# --- same-file mode: outputs recorded from the WebAssembly checker ---------------------------
+
+def test_recorded_same_file_run_passes_with_opaque_core_imports():
+    report = audit.parse_audit_output(fixture("same_file_clean.txt"), mode="same-file")
+    assert report.ok, report.problems
+    assert set(report.dependencies) == set(audit.EXPECTED_DECLARATIONS)
+    opaque = report.opaque_imports["FacetSelection.barycentricPoint_on_plane_of_vertices_on_plane"]
+    assert "Rat.mul_comm" in opaque and "Lean.Grind.CommRing.Stepwise.core" in opaque
+    assert not any(name.startswith(audit.LOCAL_PREFIXES) for deps in report.opaque_imports.values() for name in deps)
+
+
+def test_recorded_same_file_run_with_sorry_and_local_axiom_fails():
+    report = audit.parse_audit_output(fixture("same_file_sorry_and_local_axiom.txt"), mode="same-file")
+    assert "Lean reports a declaration that uses sorry" in report.problems
+    assert "FacetSelection.sum_weights_eq_one_of_valid depends on forbidden axiom sorryAx" in report.problems
+    assert any(
+        p.startswith("FacetSelection.nonneg_weights_of_valid depends on _private.")
+        and p.endswith("FacetSelection.weightsAreFine, declared in the audited file as an axiom")
+        for p in report.problems
+    )
+
+
+def test_same_file_unknown_and_unresolved_constants_fail():
+    text = fixture("same_file_clean.txt") + (
+        "audit: unknown constant 'FacetSelection.minFold.eq_9'\n"
+        "audit: 'FacetSelection.minFold' reaches constants the checker cannot find: [_private.x.0.y]\n"
+    )
+    report = audit.parse_audit_output(text, mode="same-file")
+    assert report.problems == [
+        "unknown constant FacetSelection.minFold.eq_9",
+        "FacetSelection.minFold reaches unresolved constants: _private.x.0.y",
+    ]
+
+
+def test_same_file_mode_accepts_names_lake_mode_rejects():
+    text = fixture("same_file_clean.txt")
+    assert audit.parse_audit_output(text, mode="same-file").ok
+    lake_view = text.replace(" or opaque imports", "")
+    assert not audit.parse_audit_output(lake_view, mode="lake").ok
+
+
+# --- the audit list and the same-file source --------------------------------------------------
+
+def test_axiom_audit_lean_lists_exactly_the_expected_declarations():
+    source = (PROOFS / "AxiomAudit.lean").read_text(encoding="utf-8")
+    assert audit.check_audit_list(source) == []
+    assert audit.audited_names(source) == list(audit.EXPECTED_DECLARATIONS)
+
+
+def test_dropping_or_doubling_an_audit_line_is_reported():
+    source = (PROOFS / "AxiomAudit.lean").read_text(encoding="utf-8")
+    dropped = source.replace("#print axioms FacetSelection.minFold.eq_unfold\n", "")
+    assert audit.check_audit_list(dropped) == ["AxiomAudit.lean does not audit FacetSelection.minFold.eq_unfold"]
+    doubled = source + "#print axioms FacetSelection.minFold\n"
+    assert audit.check_audit_list(doubled) == ["AxiomAudit.lean audits FacetSelection.minFold twice"]
+
+
+def test_same_file_source_has_imports_first_and_audits_every_name():
+    src = audit.same_file_source()
+    lines = src.splitlines()
+    assert lines[0] == "import Lean"
+    assert [l for l in lines if l.startswith("import ")] == ["import Lean"]
+    assert not [l for l in lines if l.startswith("#print axioms")]
+    for name in audit.EXPECTED_DECLARATIONS:
+        assert f"#audit_axioms {name}\n" in src
+        assert f":= @{name}\n" in src
+    assert src.index("theorem minFold_mem_unit_interval_of_mem_unit_interval") < src.index('elab "#audit_axioms "')
+
+
+# --- runners with fake executables ---------------------------------------------------------------
+
+def _script(path: Path, body: str) -> Path:
+    path.write_text("#!/bin/sh\n" + body)
+    path.chmod(path.stat().st_mode | stat.S_IXUSR)
+    return path
+
+
+def _fake_lake(tmp_path: Path, build_out: str, build_rc: int, audit_out: str) -> Path:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (tmp_path / "build.txt").write_text(build_out)
+    (tmp_path / "audit.txt").write_text(audit_out)
+    _script(bin_dir / "lake", f"""
+if [ "$1" = build ]; then cat {tmp_path}/build.txt; exit {build_rc}; fi
+if [ "$1 $2 $3 $4" = "env lean AxiomAudit.lean " ]; then cat {tmp_path}/audit.txt; exit 0; fi
+echo "error: unexpected lake call: $*"; exit 3
+""")
+    return bin_dir
+
+
+def test_run_lake_passes_on_clean_build_and_audit(tmp_path, monkeypatch):
+    bin_dir = _fake_lake(tmp_path, "Build completed successfully.\n", 0, fixture("lake_clean.txt"))
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    report = audit.run_lake()
+    assert report.ok, report.problems
+
+
+def test_run_lake_fails_on_build_error_before_auditing(tmp_path, monkeypatch):
+    bin_dir = _fake_lake(tmp_path, fixture("lake_build_error.txt"), 1, fixture("lake_clean.txt"))
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    report = audit.run_lake()
+    assert "lake build failed (status 1)" in report.problems
+    assert report.dependencies == {}
+
+
+def test_run_lake_fails_on_forbidden_axiom(tmp_path, monkeypatch):
+    bin_dir = _fake_lake(tmp_path, "Build completed successfully.\n", 0, fixture("lake_sorry.txt"))
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    assert not audit.run_lake().ok
+
+
+def _fake_checker(tmp_path: Path, audit_fixture: str, standalone_out: str = "", standalone_rc: int = 0) -> Path:
+    (tmp_path / "audit.txt").write_text(fixture(audit_fixture))
+    (tmp_path / "standalone.txt").write_text(standalone_out)
+    return _script(tmp_path / "fakelean", f"""
+echo "$1" >> {tmp_path}/calls.txt
+case "$1" in
+  *FacetSelectionAudit.lean) cat {tmp_path}/audit.txt; exit 0 ;;
+  *) cat {tmp_path}/standalone.txt; exit {standalone_rc} ;;
+esac
+""")
+
+
+def _guard(env_lean, cwd: Path, path_dirs: str = "/usr/bin:/bin") -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k != "LEAN"}
+    env["PATH"] = path_dirs  # no lake
+    if env_lean is not None:
+        env["LEAN"] = env_lean
+    return subprocess.run(
+        [sys.executable, str(PROOFS / "check.py")], cwd=cwd, env=env, capture_output=True, text=True, timeout=120
+    )
+
+
+def test_guard_skips_loudly_with_status_zero_without_lean():
+    proc = _guard(None, REPO)
+    assert proc.returncode == 0
+    assert proc.stdout.count("\n") == 1 and "LEAN CHECK SKIPPED" in proc.stdout
+
+
+def test_guard_fails_when_lean_names_no_executable():
+    proc = _guard("no/such/lean", REPO)
+    assert proc.returncode == 2
+    assert "is not an executable file" in proc.stderr
+
+
+def test_guard_resolves_relative_lean_against_cwd_and_runs_the_audit(tmp_path):
+    fake = _fake_checker(tmp_path, "same_file_clean.txt")
+    proc = _guard(os.path.relpath(fake, tmp_path), tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "axiom audit RAN in same-file mode" in proc.stdout
+    calls = (tmp_path / "calls.txt").read_text().splitlines()
+    assert calls[0].endswith("proofs_lean/FacetSelection.lean")
+    assert calls[-1].endswith("FacetSelectionAudit.lean") and len(calls) == 2
+
+
+def test_guard_fails_on_recorded_bad_audit(tmp_path):
+    fake = _fake_checker(tmp_path, "same_file_sorry_and_local_axiom.txt")
+    proc = _guard(str(fake), REPO)
+    assert proc.returncode == 1
+    assert "forbidden axiom sorryAx" in proc.stderr and "LEAN CHECK FAILED" in proc.stderr
+
+
+def test_guard_fails_on_a_lean_error_in_a_standalone_file(tmp_path):
+    fake = _fake_checker(
+        tmp_path, "same_file_clean.txt",
+        standalone_out="FacetSelection.lean:97:2: error: unsolved goals\n", standalone_rc=1,
+    )
+    proc = _guard(str(fake), REPO)
+    assert proc.returncode == 1
+    assert "FacetSelection.lean: FacetSelection.lean:97:2: error: unsolved goals" in proc.stderr
