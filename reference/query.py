@@ -515,10 +515,14 @@ def _halves(P, a: float, m: float, b: float):
     span and its reversed copy give bit-identical values: the search treats mirror-symmetric
     paths symmetrically and its tie rule (earlier span first) then decides symmetric minima.
     """
-    T = np.array([[a, a, a], [a, a, m], [a, m, m], [m, m, m], [m, m, b], [m, b, b], [b, b, b]])
-    T = np.take_along_axis(T, np.argsort(-np.abs(T - 0.5), axis=1, kind="stable"), axis=1)
+    T = np.array([sorted(t, key=_far_first) for t in ((a, a, a), (a, a, m), (a, m, m), (m, m, m),
+                                               (m, m, b), (m, b, b), (b, b, b))])
     f = K.cubic_blossom(F64, P, T[:, 0], T[:, 1], T[:, 2])
     return np.stack([f[0:4], f[3:7]])
+
+
+def _far_first(t: float) -> float:
+    return -abs(t - 0.5)  # exact for dyadic t
 
 
 def _smallest(s: ProjectionScratch, m: int) -> int:
