@@ -306,10 +306,11 @@ def _prepare(keys, limits) -> Outcome:
     for i in range(n - 1):
         h = float(widths[i])
         kind = _BY_CODE[int(codes[i])]
-        S = span_scale(vals[0, i], vals[0, i + 1], vals[2, i], vals[1, i + 1], h, kind) \
-            if math.isfinite(h) else math.inf
-        if not (math.isfinite(h) and S <= _MAX_SCALE and S / h <= _MAX_SCALE
-                and abs(float(vals[0, i + 1]) - float(vals[0, i])) / h <= _MAX_SCALE):
+        ok = math.isfinite(h)
+        if ok and kind is not TrackInterpolation.Step:  # a Step span does no arithmetic
+            S = span_scale(vals[0, i], vals[0, i + 1], vals[2, i], vals[1, i + 1], h, kind)
+            ok = S <= _MAX_SCALE and S / h <= _MAX_SCALE
+        if not ok:
             return failure(GeometryStatus.OutOfRange,
                            f"span {i}: width {h!r} and values give a scale beyond float64 evaluation",
                            field="time", index=i)

@@ -247,3 +247,13 @@ def test_hermite_within_error_model_of_textbook_basis(v0, v1, m0, m1, h, t0, x):
     eta = Fraction(2.0**-1074)
     assert abs(Fraction(s.value) - val) <= 16 * (Fraction(U64) * S_ + eta)
     assert abs(Fraction(s.derivative_per_second) - der) <= 32 * (Fraction(U64) * S_ / hx + eta)
+
+
+def test_step_span_accepts_any_jump_over_a_tiny_width():
+    big = float(np.float32(3e38))
+    keys = [TrackKey(0.0, 0.0, interpolation=TI.Step), TrackKey(1e-300, big, interpolation=TI.Step),
+            TrackKey(1.0, 0.0)]
+    v = prepared(keys)
+    assert ev(v, 5e-301).value.value == 0.0 and ev(v, 1e-300).value.value == big
+    linear = [TrackKey(0.0, 0.0, interpolation=TI.Linear), TrackKey(1e-300, big)]
+    assert try_prepare_track(linear, LIMITS).status is S.OutOfRange  # (v1 - v0) / h overflows
