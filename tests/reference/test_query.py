@@ -340,3 +340,29 @@ def test_queries_allocate_nothing_that_grows_with_iterations():
     # what 1300 iterations of entries would take (7 arrays x 8 bytes x 1300).
     assert peaks[1300] <= peaks[30] + 4096
     assert peaks[1300] < 7 * 8 * 1300 / 2
+
+
+def test_approximate_stops_at_float64_resolution_below_the_precision_floor():
+    # Far from the origin the slack exceeds a 1e-12 gap: strict refuses before any work, the
+    # approximate search splits until an interval has no float64 midpoint, then reports.
+    shift = np.array([3e3, -2e3, 1e3])
+    v = view_of(_spec_example() + shift, 1e-12)
+    point = np.array([1.0, 2.0, 0.1]) + shift
+    assert try_project_point(v, ProjectionQuery(point, 4096), reserved(v, 4096),
+                             ProjectionResult()).status is S.UnsupportedPrecision
+    r = ProjectionResult()
+    assert project_point_approximate(v, ProjectionQuery(point, 4096), reserved(v, 4096), r).ok
+    assert not r.is_gap_met and r.guarantee is GuaranteeClass.Approximate
+    assert r.iterations < 4096  # stopped by resolution, not by the budget
+    assert r.gap > 1e-12 and r.lower_bound <= r.distance
+
+
+def test_closed_path_names_its_closing_joint_by_span_zero():
+    v = view_of(_circle(), 1e-9, closed=True)  # the last span ends exactly on (1, 0, 0)
+    r = ProjectionResult()
+    assert try_project_point(v, ProjectionQuery([1.5, 0.0, 0.0], 4096), reserved(v, 4096), r).ok
+    assert r.parameter == SegmentParameter(0, 0.0)  # not (3, 1.0): a closed path has no terminal
+    assert 0.5 <= r.distance <= 0.5 + 1e-9 and r.lower_bound <= 0.5
+    r = ProjectionResult()  # just below the joint the minimum is on the last span, near u = 1
+    assert try_project_point(v, ProjectionQuery([1.5, -1e-3, 0.0], 4096), reserved(v, 4096), r).ok
+    assert r.parameter.span_index == 3 and r.parameter.u > 0.99
