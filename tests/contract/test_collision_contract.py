@@ -284,21 +284,24 @@ class TestOrderingAndTies:
         # t = x / 4 -> 3/4, 1/2, 1/8: the last-listed square is first.
         sf = _mesh([_square_at_x(3), _square_at_x(2), _square_at_x(0.5)])
         h = hit_of(sf, (0, Fr(1, 4), Fr(1, 8)), (4, Fr(1, 4), Fr(1, 8)))
-        assert h.t == 0.125 and h.triangle in (4, 5)
+        # (y, z) = (1/4, 1/8) has z < y: the half (0, 2, 1) = (-1,-1),(1,1),(1,-1), index 4.
+        assert h.t == 0.125 and h.triangle == 4
 
     def test_duplicate_facets_tie_to_lowest_index(self):
         v, t = _square_at_x(1)
         sf = TriangleSurface.new(np.array(v, dtype=float), np.array([t[1], t[0], t[1], t[0]]), STAMP).value
-        # (y, z) = (1/4, 1/8): which half holds it is the same for both copies; ties keep the first.
+        # (y, z) = (1/4, 1/8), z < y, lies in the half t[0] = (0, 2, 1), listed at 1 and 3:
+        # the exact tie keeps 1.
         h = hit_of(sf, (0, Fr(1, 4), Fr(1, 8)), (2, Fr(1, 4), Fr(1, 8)))
-        assert h.t == 0.5 and h.triangle in (0, 1)
-        dup = 0 if h.triangle == 0 else 1
-        assert h.triangle == dup  # the duplicate at dup + 2 lost the exact tie
+        assert h.t == 0.5 and h.triangle == 1
 
     def test_opposite_windings_on_one_plane_tie_to_lowest_index(self):
         sf = _mesh([_square_at_x(1, flip=True), _square_at_x(1)])
         h = hit_of(sf, (0, Fr(1, 4), Fr(1, 8)), (2, Fr(1, 4), Fr(1, 8)))
-        assert h.t == 0.5 and h.triangle in (0, 1) and h.facing is Facing.Back  # flipped: normal +x
+        # Facet 0 = (0, 1, 2) of the flipped square, (-1,-1),(1,-1),(1,1) in (y, z), holds z < y
+        # and ties with facet 2 (same place, opposite winding); its normal is
+        # (0,2,0) x (0,2,2) = (4,0,0): +x, so the +x trace meets its back.
+        assert h.t == 0.5 and h.triangle == 0 and h.facing is Facing.Back
 
 
 # --- 9 open surfaces ------------------------------------------------------------------------
@@ -316,13 +319,15 @@ class TestOpenSurfaces:
         sf = TriangleSurface.new(verts, np.array([[0, 1, 2]]), STAMP).value
         front = hit_of(sf, (-1, 0, 0), (1, 0, 0))
         back = hit_of(sf, (1, 0, 0), (-1, 0, 0))
+        # normal (0,2,0) x (0,1,2) = (4,0,0): the +x trace meets the back, the -x trace the front.
         assert front.t == back.t == 0.5
-        assert {front.facing, back.facing} == {Facing.Front, Facing.Back}
+        assert front.facing is Facing.Back and back.facing is Facing.Front
+        assert np.array_equal(front.normal, [1, 0, 0]) and np.array_equal(back.normal, [1, 0, 0])
 
     def test_disconnected_pieces(self):
         sf = _mesh([_square_at_x(-5), _square_at_x(5)])
         h = hit_of(sf, (0, Fr(1, 4), Fr(1, 8)), (10, Fr(1, 4), Fr(1, 8)))
-        assert h.t == 0.5 and h.triangle in (2, 3)
+        assert h.t == 0.5 and h.triangle == 2  # the x = 5 square's half z < y
 
 
 # --- 10 ambiguity ------------------------------------------------------------------------------

@@ -1,8 +1,9 @@
 """Differential tests: the binary64 triangle-surface query against the exact rational oracle.
 
 Hypothesis draws meshes and segments (free segments, segments through points on, near or
-exactly at edges and vertices, near-parallel and grazing segments, scaled and translated
-worlds, every tolerance from 32 epsilons to 1e-3). For each query the fast path's claims go
+exactly at edges and vertices, near-parallel and grazing segments, slivers just above the
+conditioning threshold, scaled and translated worlds, every tolerance from 32 epsilons to
+1e-3). For each query the fast path's claims go
 through the four checkers, which must never answer Violated; on top of the checkers' tolerance
 bands, this fast path's bands include its rounding, so a miss must hide no exact contact at all
 and a hit must have no exact contact earlier than its parameter minus the facets' error models.
@@ -76,6 +77,15 @@ weights = st.one_of(
 def cases(draw):
     verts, tris = draw(meshes())
     tol = draw(st.sampled_from(TOLERANCES))
+    if draw(st.integers(0, 4)) == 0:
+        # A sliver just above the conditioning threshold: g ~ tol * 10**k, k in [0, 3].
+        i = draw(st.integers(0, len(tris) - 1))
+        a, b = verts[tris[i][0]], verts[tris[i][1]]
+        perp = np.cross(b - a, draw(unit_dir))
+        assume(np.linalg.norm(perp) > 1e-3)
+        g = tol * 10.0 ** draw(st.floats(0.05, 3))
+        verts = verts.copy()
+        verts[tris[i][2]] = a + (b - a) * draw(st.floats(0.1, 0.9)) + perp * g
     mode = draw(st.sampled_from(["free", "through", "through", "parallel", "grazing"]))
     if mode == "free":
         s, e = draw(vec) * 2, draw(vec) * 2
@@ -102,7 +112,9 @@ def cases(draw):
     off = draw(vec) * draw(st.sampled_from([0.0, 1.0, 1e3, 1e6]))
     verts, s, e = (verts + off) * scale, (s + off) * scale, (e + off) * scale
     assume(not np.array_equal(s, e))
-    return TriangleCase(mode, verts, tris, s, e, tol)
+    case = TriangleCase(mode, verts, tris, s, e, tol)
+    assume(TriangleSurface.new(verts, tris, SurfaceStamp(0, 0), SurfaceSettings(tolerance=tol)).ok)
+    return case
 
 
 def _cube_case(s, e, **kw):
