@@ -11,7 +11,6 @@ must be Verified.
 
 from __future__ import annotations
 
-import numpy as np
 from hypothesis import example, given, settings, strategies as st
 
 from oracles.checks import distance as D

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import gmpy2
-import numpy as np
 import pytest
 import sympy
 from hypothesis import given, settings, strategies as st
