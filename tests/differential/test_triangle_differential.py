@@ -18,7 +18,6 @@ import pytest
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
-from interval.triangle import surface_contacts
 from oracles.checks.triangle import (
     TriangleCase,
     analyse,

@@ -21,7 +21,6 @@ CROSS = TriangleCase("crossing", V, T, np.array([-0.625, 0.25, 0.625]), np.array
 EDGE = TriangleCase("edge", V, T, np.array([-1.0, -1, 0.5]), np.array([1.0, 1, 0.5]))
 OBLIQUE = TriangleCase("oblique", np.array([[2.0, 0, 0], [0, 3, 0], [0, 0, 5]]), np.array([[0, 1, 2]]),
                        np.zeros(3), np.ones(3))
-Vk, Tk = V, T
 
 
 def kind(claim):
