@@ -46,7 +46,7 @@ _ZERO = _mpq(0)
 
 
 def exact_point(point, origin) -> np.ndarray:
-    """The exact chunk-relative point ``point - origin`` as a (3,) object array of mpq.
+    """The chunk-relative point ``point - origin`` as a (3,) object array of mpq. Exact.
 
     Raises:
         ValueError: a nonfinite or misshapen input.
@@ -68,7 +68,7 @@ def _exact_controls(controls) -> np.ndarray:
 
 
 def squared_distance_coefficients(P, q) -> list:
-    """Exact Bernstein coefficients ``c_0..c_6`` of ``f(u) = |B(u) - q|^2`` on ``[0, 1]``.
+    """Bernstein coefficients ``c_0..c_6`` of ``f(u) = |B(u) - q|^2`` on ``[0, 1]``. Exact.
 
     With ``D_i = P_i - q`` and ``b_i b_j = C(3,i) C(3,j) / C(6,i+j) b^6_{i+j}``::
 
@@ -93,7 +93,7 @@ def squared_distance_coefficients(P, q) -> list:
 
 
 def exact_squared_distance(controls, origin, point, span: int, u) -> gmpy2.mpq:
-    """``|B_span(u) - (point - origin)|^2`` exactly (QQ kernel evaluation at the exact ``u``).
+    """``|B_span(u) - (point - origin)|^2`` (QQ kernel evaluation at the exact ``u``). Exact.
 
     Raises:
         ValueError: malformed inputs, a span outside ``[0, n)`` or ``u`` outside ``[0, 1]``.
@@ -119,7 +119,7 @@ def _sqrt_enclosure(lo_sq, hi_sq, prec: int):
 
 def enclose_distance_at(controls, origin, point, span: int, u, prec: int = 113):
     """An ``iv.mpf`` at ``prec`` bits enclosing the exact distance at ``(span, u)``: the square
-    root of :func:`exact_squared_distance`."""
+    root of :func:`exact_squared_distance`. An enclosure (Certified)."""
     f = exact_squared_distance(controls, origin, point, span, u)
     return _sqrt_enclosure(f, f, prec)
 
@@ -154,7 +154,8 @@ def enclose_min_distance(controls, origin, point, prec: Optional[int] = 113, *,
                          max_splits: int = 20000, max_depth: int = 64,
                          report_prec: int = 113) -> MinDistanceEnclosure:
     """Enclose the global minimum distance from ``point`` to the path by interval branch and
-    bound over Bernstein ranges of ``|B(u) - q|^2``.
+    bound over Bernstein ranges of ``|B(u) - q|^2``. An enclosure (Certified) whatever stops
+    the search; the threshold decision is three-valued.
 
     Args:
         controls: (n, 4, 3) prepared float32 controls (chunk-relative).

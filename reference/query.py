@@ -139,6 +139,7 @@ class ProjectionScratch:
 
     def try_reserve(self, capacity: int) -> Outcome:
         """``TryReserve``: make room for ``capacity`` entries (a no-op when it already has).
+        The reserved capacity is Exact.
 
         Returns:
             ``Outcome(capacity)``; InvalidArgument unless ``capacity`` is an int in

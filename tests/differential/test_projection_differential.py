@@ -26,7 +26,7 @@ from reference.query import (
 from reference.status import GuaranteeClass as G
 from reference.status import SegmentParameter
 from tests.profiles import examples
-from tests.strategies import float64_sources_near_origin
+from tests.strategies import controls32, float64_sources_near_origin
 
 ITERATIONS = 2048
 
@@ -78,6 +78,35 @@ def test_strict_claims_are_never_violated(case):
     v = check_approximate(make_claim("projection.approximate", G.Approximate, a_view, case, a, 3,
                                  {"result_guarantee": a.guarantee.value}))
     assert v.kind is VerdictKind.Verified
+
+
+@st.composite
+def nasty_float32_cases(draw):
+    """Prepared float32 controls drawn as hypothesis floats (zeros, subnormals, repeats, the
+    range's ends): degenerate spans, cusps and coincident controls are common."""
+    n = draw(st.integers(1, 3))
+    spans = [draw(controls32(scale=1e3)).astype(np.float64) for _ in range(n)]
+    for k in range(1, n):
+        spans[k][0] = spans[k - 1][3]
+    src = np.stack(spans)
+    k, u = draw(st.integers(0, n - 1)), draw(st.floats(0.0, 1.0))
+    on = K.cubic_point(F64, src[k], np.float64(u))
+    point = draw(st.sampled_from([on, on + 1e-3, np.zeros(3), src[0, 0], np.full(3, 2e3)]))
+    gap = 10.0 ** draw(st.integers(-9, 0))
+    return make_case("nasty", src, np.zeros(3), point, gap, max_iterations=ITERATIONS)
+
+
+@settings(max_examples=examples(30, 2000))
+@given(nasty_float32_cases())
+def test_strict_claims_on_nasty_float32_controls_are_never_violated(case):
+    view = path_view(case)
+    if view is None:
+        return
+    view, out, r = run(case, ITERATIONS)
+    event(f"strict: {out.status.value}")
+    if out.ok:
+        v = check_strict(make_claim("projection.strict", G.Certified, view, case, r, ITERATIONS))
+        assert v.kind is not VerdictKind.Violated, (v.witness, v.note)
 
 
 @st.composite
