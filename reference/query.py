@@ -569,8 +569,9 @@ def project_point_approximate(view: PathView, query: ProjectionQuery, scratch: P
     """``ProjectPointApproximate``: the same search, but out of work (iterations or float64
     resolution) it returns its earliest best candidate with ``is_gap_met = False`` and
     guarantee Approximate (``distance``, ``lower_bound`` and ``gap`` are then reported, not
-    promised to fit the gap). When the gap is met the result equals
-    :func:`try_project_point`'s (Certified).
+    promised to fit the gap). When the gap is met the result is Certified, and equal to
+    :func:`try_project_point`'s whenever that succeeds (the approximate search also runs
+    where strict refuses a point below its precision floor, and may meet the gap there).
 
     Returns:
         ``Outcome(result)``; fails only for InvalidArgument, CapacityExceeded and a point
