@@ -31,7 +31,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from interval.arclength import _enclose, enclose_arc_length  # noqa: E402
-from oracles.checks.distance import LIMITS, tolerance  # noqa: E402
+from oracles.checks.distance import LIMITS, _chain, tolerance  # noqa: E402
 from reference import kernel as K  # noqa: E402
 from reference.context import F64  # noqa: E402
 from reference.distance import (  # noqa: E402
@@ -53,16 +53,6 @@ def _cpu(fn, repeat):
     return best, out
 
 
-def _chain(rng, n):
-    pts = np.empty((n, 4, 3))
-    p0 = np.zeros(3)
-    for i in range(n):
-        pts[i, 0] = p0
-        pts[i, 1:] = p0 + np.cumsum(rng.normal(size=(3, 3)), axis=0)
-        p0 = pts[i, 3]
-    return pts
-
-
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--spans", type=int, default=4)
@@ -75,7 +65,7 @@ def main(argv=None) -> int:
     from scipy import integrate, optimize
 
     rng = np.random.default_rng(args.seed)
-    src = _chain(rng, args.spans)
+    src = _chain(rng, args.spans, 1.0)
     rows = []
     for err in args.errors:
         spans = spans_from_arrays(src, np.ones(args.spans))
