@@ -52,7 +52,8 @@ from . import kernel as K
 from .context import F64
 from .fp import add_hi, add_lo, hypot_hi, hypot_lo, sub_hi, sub_lo, two_sum
 from .path import PathView, resolve_parameter
-from .query import subsegment_error_bound
+from .error_model import subsegment_error_bound
+from .owner import Owner, readonly
 from .status import (
     BoundaryPolicy,
     GeometryStatus,
@@ -106,12 +107,6 @@ class DistancePreparation:
     strict: bool = True
 
 
-def _readonly(a) -> np.ndarray:
-    a = np.array(a, copy=True)
-    a.setflags(write=False)
-    return a
-
-
 @dataclass(frozen=True)
 class DistanceMapView:
     """A read-only view of a distance map (arrays not writeable).
@@ -158,20 +153,14 @@ class DistanceMapView:
 _UNBUILT = DistanceMapView(is_built=False)
 
 
-class PreparedDistanceMap:
+class PreparedDistanceMap(Owner):
     """An immutable distance map. ``PreparedDistanceMap()`` is the unbuilt map (its queries
     return MissingCache); :func:`try_build_distance_map` returns built ones."""
 
-    __slots__ = ("_view",)
+    __slots__ = ()
 
     def __init__(self, view: Optional[DistanceMapView] = None):
-        object.__setattr__(self, "_view", _UNBUILT if view is None else view)
-
-    def __setattr__(self, name, value):
-        raise AttributeError("PreparedDistanceMap is immutable")
-
-    def view(self) -> DistanceMapView:
-        return self._view
+        super().__init__(_UNBUILT if view is None else view)
 
 
 @dataclass(frozen=True)
@@ -432,11 +421,11 @@ def _view_of(path, target, order, lower, upper, est, pl, pu, pe) -> DistanceMapV
     first = np.searchsorted(spans, np.arange(path.span_count + 1), side="left").astype(np.int64)
     return DistanceMapView(
         is_built=True, revision=path.revision, span_count=path.span_count, distance_error=target,
-        leaf_span=_readonly(spans), leaf_u0=_readonly([k[1] for k in order]),
-        leaf_u1=_readonly([k[2] for k in order]), leaf_lower=_readonly(lower),
-        leaf_upper=_readonly(upper), leaf_estimate=_readonly(est), prefix_lower=_readonly(pl),
-        prefix_upper=_readonly(pu), prefix_estimate=_readonly(pe),
-        span_first_leaf=_readonly(first), total_lower=float(pl[-1]), total_upper=float(pu[-1]),
+        leaf_span=readonly(spans), leaf_u0=readonly([k[1] for k in order]),
+        leaf_u1=readonly([k[2] for k in order]), leaf_lower=readonly(lower),
+        leaf_upper=readonly(upper), leaf_estimate=readonly(est), prefix_lower=readonly(pl),
+        prefix_upper=readonly(pu), prefix_estimate=readonly(pe),
+        span_first_leaf=readonly(first), total_lower=float(pl[-1]), total_upper=float(pu[-1]),
         total_estimate=float(pe[-1]))
 
 

@@ -42,6 +42,7 @@ __all__ = [
     "angle_bound",
     "knot_interval_bound",
     "relative_bound",
+    "subsegment_error_bound",
 ]
 
 K = 16.0  # the model's rounding count; every bound below is K u times a magnitude bound
@@ -176,3 +177,31 @@ def relative_bound(x: float, u: float = U64, *, eta: float | None = None) -> flo
     ``K u |x|``, plus ``sqrt(2 eta)`` for squares that underflow (three squares err by at
     most ``3 eta / 2`` absolutely, and ``sqrt(a + e) - sqrt(a) <= sqrt(e)``)."""
     return float(add_hi(K * u * abs(x), np.sqrt(2.0 * _eta(u, eta)) * (1 + 2 * U64)))
+
+
+# Absolute slack for underflow: each of the ~12 roundings of a blossom value may lose up to
+# 2**-1075 absolutely when its result is subnormal.
+_BLOSSOM_UNDERFLOW = 16.0 * 2.0**-1074
+
+
+def subsegment_error_bound(controls):
+    """Per-component bound of ``|computed - exact|`` for ``kernel.cubic_blossom`` (and so for
+    ``cubic_subsegment`` and ``cubic_point``) evaluated in float64 on float32 controls at exact
+    float64 parameters in ``[0, 1]``. Certified (a-priori, rounded up); the projection and the
+    distance map widen their boxes and brackets by it.
+
+    Each blossom value is three levels of ``(1 - t) a + t b``: one level rounds four times
+    (``1 - t``, two products, the sum), at most ``3 u M`` for inputs of magnitude ``M``, and a
+    level passes earlier errors on with weight ``(1 - t) + t = 1``. Every exact intermediate
+    is a convex combination of the controls, so ``M <= E_c``, the largest magnitude of the
+    span's controls in component ``c``: the total is below ``9 u E_c (1 + 4u)``. The bound is
+    ``K u E_c`` plus an absolute ``16 * 2**-1074`` for subnormal results.
+
+    Args:
+        controls: (..., 4, 3) float32 or float64 controls (read exactly).
+
+    Returns:
+        (..., 3) float64 bounds.
+    """
+    E = np.max(np.abs(np.asarray(controls, dtype=np.float64)), axis=-2)
+    return add_hi(mul_hi(K * U64, E), _BLOSSOM_UNDERFLOW)

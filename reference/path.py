@@ -31,6 +31,7 @@ import numpy as np
 from . import kernel as K
 from .context import F32, F64
 from .fp import narrow32, narrowing_error
+from .owner import Owner, readonly
 from .status import (
     BoundaryPolicy,
     GeometryStatus,
@@ -159,12 +160,6 @@ class JointRecord:
     continuity: JointContinuity
 
 
-def _readonly(a: np.ndarray) -> np.ndarray:
-    a = np.array(a, copy=True)
-    a.setflags(write=False)
-    return a
-
-
 @dataclass(frozen=True)
 class PathView:
     """A read-only view of a prepared path.
@@ -197,19 +192,10 @@ class PathView:
     joints: tuple
 
 
-class PreparedPath:
+class PreparedPath(Owner):
     """An immutable prepared path; ``view()`` returns its :class:`PathView`."""
 
-    __slots__ = ("_view",)
-
-    def __init__(self, view: PathView):
-        object.__setattr__(self, "_view", view)
-
-    def __setattr__(self, name, value):
-        raise AttributeError("PreparedPath is immutable")
-
-    def view(self) -> PathView:
-        return self._view
+    __slots__ = ()
 
 
 def prepared_bytes(span_count: int, joint_count: int) -> int:
@@ -330,9 +316,9 @@ def _prepare(source: PathSource, prep: PathPreparation) -> Outcome:
         joints.append(rec)
 
     view = PathView(
-        controls=_readonly(narrowed),
-        domain_widths=_readonly(widths),
-        origin=_readonly(origin),
+        controls=readonly(narrowed),
+        domain_widths=readonly(widths),
+        origin=readonly(origin),
         is_closed=bool(source.is_closed),
         revision=int(source.revision),
         span_count=n,

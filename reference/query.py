@@ -46,7 +46,7 @@ import numpy as np
 
 from . import kernel as K
 from .context import F64
-from .error_model import K as ROUNDING_COUNT
+from .error_model import subsegment_error_bound
 from .fp import U64, add_hi, div_hi, div_lo, hypot_hi, hypot_lo, mul_hi, mul_lo, sub_hi, sub_lo
 from .path import PathView
 from .status import (
@@ -67,7 +67,6 @@ __all__ = [
     "ProjectionResult",
     "compute_projection_scratch_capacity",
     "precision_floor",
-    "subsegment_error_bound",
     "try_project_point",
     "project_point_approximate",
 ]
@@ -76,33 +75,7 @@ MAX_ITERATIONS = 2**31 - 1  # the engine's 32-bit counts, as WorkLimits
 MAX_SCRATCH_ENTRIES = 2**31 - 1
 MAX_QUERY_MAGNITUDE = 2.0**500  # |q|^2 stays far below the float64 range
 
-# Absolute slack for underflow: each of the ~12 roundings of a blossom value may lose up to
-# 2**-1075 absolutely when its result is subnormal.
-_UNDERFLOW = 16.0 * 2.0**-1074
 _EXACT = np.zeros(3)  # the error of float32 controls read exactly
-
-
-def subsegment_error_bound(controls):
-    """Per-component bound of ``|computed - exact|`` for ``kernel.cubic_blossom`` (and so for
-    ``cubic_subsegment`` and ``cubic_point``) evaluated in float64 on float32 controls at exact
-    float64 parameters in ``[0, 1]``. Certified (a-priori, rounded up).
-
-    Each blossom value is three levels of ``(1 - t) a + t b``: one level rounds four times
-    (``1 - t``, two products, the sum), at most ``3 u M`` for inputs of magnitude ``M``, and a
-    level passes earlier errors on with weight ``(1 - t) + t = 1``. Every exact intermediate
-    is a convex combination of the controls, so ``M <= E_c``, the largest magnitude of the
-    span's controls in component ``c``: the total is below ``9 u E_c (1 + 4u)``. The bound is
-    ``16 u E_c`` (``error_model.K``, the project's rounding count) plus an absolute
-    ``16 * 2**-1074`` for subnormal results.
-
-    Args:
-        controls: (..., 4, 3) float32 or float64 controls (read exactly).
-
-    Returns:
-        (..., 3) float64 bounds.
-    """
-    E = np.max(np.abs(np.asarray(controls, dtype=np.float64)), axis=-2)
-    return add_hi(mul_hi(ROUNDING_COUNT * U64, E), _UNDERFLOW)
 
 
 # --- Scratch, query, result ------------------------------------------------------------------

@@ -43,6 +43,7 @@ from typing import Optional, Sequence
 import numpy as np
 
 from .fp import U64
+from .owner import Owner, readonly
 from .status import (
     BoundaryPolicy,
     GeometryStatus,
@@ -125,12 +126,6 @@ _CODES = {TrackInterpolation.Step: 0, TrackInterpolation.Linear: 1, TrackInterpo
 _BY_CODE = {v: k for k, v in _CODES.items()}
 
 
-def _readonly(a: np.ndarray) -> np.ndarray:
-    a = np.array(a, copy=True)
-    a.setflags(write=False)
-    return a
-
-
 @dataclass(frozen=True)
 class TrackView:
     """A read-only view of a prepared track (arrays are not writeable).
@@ -157,19 +152,10 @@ class TrackView:
         return _BY_CODE[int(self.interpolations[span_index])]
 
 
-class PreparedTrack:
+class PreparedTrack(Owner):
     """An immutable prepared track; ``view()`` returns its :class:`TrackView`."""
 
-    __slots__ = ("_view",)
-
-    def __init__(self, view: TrackView):
-        object.__setattr__(self, "_view", view)
-
-    def __setattr__(self, name, value):
-        raise AttributeError("PreparedTrack is immutable")
-
-    def view(self) -> TrackView:
-        return self._view
+    __slots__ = ()
 
 
 @dataclass(frozen=True)
@@ -315,12 +301,12 @@ def _prepare(keys, limits) -> Outcome:
                            f"span {i}: width {h!r} and values give a scale beyond float64 evaluation",
                            field="time", index=i)
     view = TrackView(
-        times=_readonly(times),
-        values=_readonly(vals[0]),
-        in_slopes=_readonly(vals[1]),
-        out_slopes=_readonly(vals[2]),
-        interpolations=_readonly(codes),
-        widths=_readonly(widths),
+        times=readonly(times),
+        values=readonly(vals[0]),
+        in_slopes=readonly(vals[1]),
+        out_slopes=readonly(vals[2]),
+        interpolations=readonly(codes),
+        widths=readonly(widths),
         key_count=n,
     )
     return success(PreparedTrack(view))

@@ -66,6 +66,7 @@ import numpy as np
 
 from . import kernel
 from .context import F64
+from .owner import readonly
 from .status import GeometryStatus, Outcome, failure, success
 
 __all__ = [
@@ -175,11 +176,6 @@ def validate_settings(settings: SurfaceSettings) -> Outcome:
             return failure(GeometryStatus.InvalidArgument,
                            f"SurfaceSettings.{name} = {v!r} is outside [1, {CAPACITY_CEILING}]", field=name)
     return success(settings)
-
-
-def _readonly(a: np.ndarray) -> np.ndarray:
-    a.flags.writeable = False
-    return a
 
 
 @dataclass(frozen=True)
@@ -411,12 +407,12 @@ class TriangleSurface:
         keep = _KEEP[k]
         rows = np.arange(tris.shape[0])[:, None]
         self = object.__new__(TriangleSurface)
-        self._vertices = _readonly(verts)
-        self._triangles = _readonly(tris)
+        self._vertices = readonly(verts, copy=False)
+        self._triangles = readonly(tris, copy=False)
         self._stamp = stamp
         self._settings = settings
         self._a, self._e1, self._e2, self._m, self._g = a, e1, e2, m, g
-        self._normal = _readonly(normal)
+        self._normal = readonly(normal, copy=False)
         # theta bounds |n - N|_2 (N the exact unit normal); g - G_SLACK u > 0 since g > 64 u.
         self._theta = NORMAL_K * U / (g - G_SLACK * U) * _SAFETY
         self._ck = cr[np.arange(tris.shape[0]), k]
@@ -518,9 +514,9 @@ class TriangleSurface:
         out = self.first_hit(start, end, cancel, block=block)
         if not out.ok:
             return out
-        s = _readonly(np.array(start, dtype=np.float64))
+        s = readonly(np.array(start, dtype=np.float64), copy=False)
         if out.value is None:
-            return success(ClippedSegment(s, _readonly(np.array(end, dtype=np.float64)), None))
+            return success(ClippedSegment(s, readonly(np.array(end, dtype=np.float64), copy=False), None))
         return success(ClippedSegment(s, out.value.position, out.value))
 
     def _hit(self, q: _Query, t: float, i: int, lam: np.ndarray, dc: float) -> SurfaceHit:
@@ -531,9 +527,9 @@ class TriangleSurface:
         else:
             pos = q.s + t * q.d
         # + 0.0 turns a computed -0.0 into +0.0 (same value, cleaner records).
-        return SurfaceHit(t=float(t) + 0.0, triangle=int(i), position=_readonly(pos),
-                          barycentric=_readonly(lam + 0.0),
-                          normal=_readonly(self._normal[i].copy()),
+        return SurfaceHit(t=float(t) + 0.0, triangle=int(i), position=readonly(pos, copy=False),
+                          barycentric=readonly(lam + 0.0, copy=False),
+                          normal=readonly(self._normal[i].copy(), copy=False),
                           facing=Facing.Front if dc > 0 else Facing.Back, stamp=self._stamp)
 
     def _scan(self, q: _Query, lo: int, hi: int):
