@@ -128,3 +128,21 @@ def test_ledger_tallies_count_counters():
     ledger.add(verified(c, measure="error_ratio", measured=0.25, decision_differs=0))
     t = ledger.tallies["path.continuity_values"].to_json()
     assert t["counters"] == {"decision_differs": 1} and t["worst"]["value"] == 0.5 and t["cases"] == 2
+
+
+def test_corpus_claims_repeat_across_processes(tmp_path):
+    """The built-in corpus is a function of the seed alone (not of string-hash randomization,
+    dict order or global state): two processes with different hash seeds write identical
+    claims for every family."""
+    import os
+
+    outs = []
+    for hash_seed in ("0", "12345"):
+        f = tmp_path / f"claims-{hash_seed}.json"
+        env = {**os.environ, "PYTHONHASHSEED": hash_seed}
+        r = subprocess.run([sys.executable, "-m", "oracles", "claims", "--cases", "12", "--seed", "5",
+                            "--out", str(f)], capture_output=True, text=True, cwd=ROOT, env=env, timeout=600)
+        assert r.returncode == 0, r.stderr
+        outs.append(f.read_text())
+    assert outs[0] == outs[1]
+    assert len(json.loads(outs[0])["claims"]) > 100
