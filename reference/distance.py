@@ -8,7 +8,7 @@ controls bound by convexity). Both are computed in float64 with outward rounding
 (``reference.fp``): the sub-curve's controls are the blossom values
 ``f(u0,u0,u0), f(u0,u0,u1), f(u0,u1,u1), f(u1,u1,u1)`` of the prepared float32 span
 (``kernel.cubic_subsegment`` in F64), which round; each computed control lies within
-``e = reference.query.subsegment_error_bound`` (``16 u M + 16 * 2^-1074`` per axis, ``M`` the
+``e = reference.error_model.subsegment_error_bound`` (``16 u M + 16 * 2^-1074`` per axis, ``M`` the
 axis' largest control magnitude: three de Casteljau levels of ``fl(fl(1 - t) a + fl(t b))``
 round at most ``9 u M (1 + 4u)``, subnormal results at most ``2^-1075`` per operation) of the
 exact one. So every chord and leg component is widened by ``2e`` before ``hypot_lo`` (chord)
@@ -50,10 +50,10 @@ import numpy as np
 
 from . import kernel as K
 from .context import F64
-from .fp import add_hi, add_lo, hypot_hi, hypot_lo, sub_hi, sub_lo, two_sum
-from .path import PathView, resolve_parameter
 from .error_model import subsegment_error_bound
+from .fp import add_hi, add_lo, hypot_hi, hypot_lo, sub_hi, sub_lo, two_sum
 from .owner import Owner, readonly
+from .path import PathView, resolve_parameter
 from .status import (
     BoundaryPolicy,
     GeometryStatus,
