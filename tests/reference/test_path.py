@@ -134,6 +134,12 @@ def test_failures_keep_the_previous_owner(path):
         (prepare(THREE, limits=dataclasses.replace(LIMITS, max_spans=2)), S.BudgetExceeded, None),
         (prepare(THREE, limits=dataclasses.replace(LIMITS, max_prepared_bytes=10)),
          S.BudgetExceeded, None),
+        (prepare(THREE, tolerance=tol(continuity_position=0.24)), S.InvalidTopology, 1),
+        (prepare(THREE, closed=True), S.InvalidTopology, 0),  # (9, 0, 2) does not close onto (0, 0, 0)
+        (prepare(THREE, tolerance=tol(position_error=1e-9, continuity_position=0.5)),
+         S.UnsupportedPrecision, None),
+        (prepare(THREE * 1e39, tolerance=tol(position_error=1e6, continuity_position=1e6)),
+         S.UnsupportedPrecision, 0),
     ]
     for out, status, index in cases:
         assert out.status is status, out.diagnostic
