@@ -63,6 +63,7 @@ from .status import (
     SpanSide,
     WorkLimits,
     failure,
+    reported,
     success,
     validate_limits,
 )
@@ -334,10 +335,7 @@ def try_build_distance_map(path: PathView, preparation: DistancePreparation,
         ``Outcome`` holding a new :class:`PreparedDistanceMap`; on failure no map (a previous
         map of the caller stays valid).
     """
-    out = _build(path, preparation)
-    if not out.ok and diagnostic is not None:
-        diagnostic.append(out.diagnostic)
-    return out
+    return reported(_build(path, preparation), diagnostic)
 
 
 def _build(path: PathView, prep: DistancePreparation) -> Outcome:

@@ -43,6 +43,7 @@ from .status import (
     compute_position_floor,
     effective_position_error,
     failure,
+    reported,
     success,
     validate_limits,
     validate_tolerance,
@@ -236,10 +237,7 @@ def try_prepare_path(source: PathSource, preparation: PathPreparation,
         caller's previous path is untouched) and the diagnostic. Endpoints, control boxes and
         the floor are Exact; joint values Rounded.
     """
-    out = _prepare(source, preparation)
-    if not out.ok and diagnostic is not None:
-        diagnostic.append(out.diagnostic)
-    return out
+    return reported(_prepare(source, preparation), diagnostic)
 
 
 def _prepare(source: PathSource, prep: PathPreparation) -> Outcome:

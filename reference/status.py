@@ -41,6 +41,7 @@ __all__ = [
     "Outcome",
     "success",
     "failure",
+    "reported",
 ]
 
 
@@ -263,6 +264,14 @@ class Outcome(Generic[T]):
 
 def success(value: Any = None) -> Outcome:
     return Outcome(GeometryStatus.Success, value, None)
+
+
+def reported(outcome: Outcome, diagnostic: Optional[list]) -> Outcome:
+    """``outcome``, after appending its diagnostic to ``diagnostic`` (the spec's optional
+    ``GeometryDiagnostic*`` out-parameter, here a list) when it is a failure and a list is given."""
+    if not outcome.ok and diagnostic is not None:
+        diagnostic.append(outcome.diagnostic)
+    return outcome
 
 
 def failure(status: GeometryStatus, message: str, **details: Any) -> Outcome:

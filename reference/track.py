@@ -52,6 +52,7 @@ from .status import (
     TrackTime,
     WorkLimits,
     failure,
+    reported,
     success,
     validate_limits,
 )
@@ -238,10 +239,7 @@ def try_prepare_track(keys: Sequence[TrackKey], limits: WorkLimits,
     Returns:
         ``Outcome`` holding a new :class:`PreparedTrack`; on failure nothing is built.
     """
-    out = _prepare(keys, limits)
-    if not out.ok and diagnostic is not None:
-        diagnostic.append(out.diagnostic)
-    return out
+    return reported(_prepare(keys, limits), diagnostic)
 
 
 def _prepare(keys, limits) -> Outcome:
