@@ -418,7 +418,7 @@ def check_estimates(claim: Claim):
 
 FAMILY = Family(
     name="distance",
-    default_cases=120,
+    default_cases=200,
     generate=generate,
     claims=claims,
     checkers={

@@ -827,7 +827,7 @@ def _check_classification(claim, d, thr_a, thr_d, thr_s, bounds):
 
 FAMILY = Family(
     name="path",
-    default_cases=260,
+    default_cases=500,
     generate=generate,
     claims=claims,
     checkers={

@@ -321,7 +321,7 @@ def check_approximate(claim: Claim):
 
 FAMILY = Family(
     name="projection",
-    default_cases=300,
+    default_cases=500,
     generate=generate,
     claims=claims,
     checkers={"projection.strict": check_strict, "projection.approximate": check_approximate},

@@ -272,7 +272,7 @@ def check_values(claim: Claim):
 
 FAMILY = Family(
     name="track",
-    default_cases=300,
+    default_cases=500,
     generate=generate,
     claims=claims,
     checkers={"track.key_values": check_key_values, "track.values": check_values},

@@ -600,7 +600,7 @@ def generate(seed: int, n: int) -> list[TriangleCase]:
 
 FAMILY = Family(
     name="triangle",
-    default_cases=3000,
+    default_cases=4000,
     generate=generate,
     claims=case_claims,
     checkers={
