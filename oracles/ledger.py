@@ -2,7 +2,7 @@
 
 ``ledger.json`` (format ``evidence-ledger/1``) is stable for scripts; ``ledger.md`` renders the
 same rows as a table an auditor reads top to bottom, each worst case linked to its inputs.
-A row with no checker yet is listed with zero cases and status ``pending``.
+A row with no checker yet is listed with zero cases and status ``pending``; a row whose family was not selected (``--family``) has status ``not run``.
 """
 
 from __future__ import annotations
@@ -78,7 +78,7 @@ class RowTally:
             "id": self.id,
             "spec_row": spec.spec_row,
             "guarantee": spec.guarantee.value,
-            "status": "pending" if self.cases == 0 else "evidenced",
+            "status": "evidenced" if self.cases else "not run" if checker_for(self.id) else "pending",
             "cases": self.cases,
             "verified": self.verified,
             "violated": self.violated,
@@ -92,6 +92,14 @@ class RowTally:
         if self.first_undecided is not None:
             out["first_undecided"] = self.first_undecided
         return out
+
+
+def _empty_text(row_id: str) -> str:
+    return "not run (family not selected)" if checker_for(row_id) else "pending (no checker yet)"
+
+
+def _worst_text(t: RowTally) -> str:
+    return f"{t.worst['measure']} = {t.worst['value']:.3g}"
 
 
 def _case_record(v: Verdict) -> dict:
@@ -144,12 +152,7 @@ class Ledger:
                  f"{'undecided':>9}  worst"]
         for r in ROWS:
             t = self.tallies[r.id]
-            if t.cases == 0:
-                worst = "pending (no checker yet)"
-            elif t.worst is None:
-                worst = "-"
-            else:
-                worst = f"{t.worst['measure']}={t.worst['value']:.3g}"
+            worst = _worst_text(t) if t.cases and t.worst else "-" if t.cases else _empty_text(r.id)
             lines.append(f"{r.id:34} {r.guarantee.value:11} {t.cases:6d} {t.verified:8d} "
                          f"{t.violated:8d} {t.undecided:9d}  {worst}")
         return lines
@@ -164,13 +167,10 @@ class Ledger:
         details = []
         for r in ROWS:
             t = self.tallies[r.id]
-            if t.cases == 0:
-                worst = "pending"
-            elif t.worst is None:
-                worst = "-"
-            else:
+            worst = "-" if t.cases else _empty_text(r.id)
+            if t.cases and t.worst:
                 anchor = r.id.replace(".", "-")
-                worst = f"[{t.worst['measure']} = {t.worst['value']:.3g}](#{anchor})"
+                worst = f"[{_worst_text(t)}](#{anchor})"
                 details.append((anchor, r.id, t))
             out.append(f"| `{r.id}` | {r.guarantee.value} | {r.spec_row} | {t.cases} | "
                        f"{t.verified} | {t.violated} | {t.undecided} | {worst} |")
