@@ -63,6 +63,8 @@ from .status import (
     SpanSide,
     WorkLimits,
     failure,
+    is_int,
+    is_real,
     reported,
     success,
     validate_limits,
@@ -512,9 +514,9 @@ def try_resolve_distance(path: PathView, dmap: DistanceMapView, query: DistanceQ
         raise TypeError("query.policy must be a BoundaryPolicy")
     s = query.distance.value
     it = query.max_iterations
-    if isinstance(s, bool) or not isinstance(s, (int, float, np.floating, np.integer)) or not math.isfinite(s):
+    if not is_real(s) or not math.isfinite(s):
         return failure(GeometryStatus.InvalidArgument, f"distance {s!r} is not finite", field="distance")
-    if isinstance(it, bool) or not isinstance(it, (int, np.integer)) or not 0 <= it <= _MAX_ITERATIONS:
+    if not is_int(it) or not 0 <= it <= _MAX_ITERATIONS:
         return failure(GeometryStatus.InvalidArgument,
                        f"max_iterations {it!r} must be an int in [0, {_MAX_ITERATIONS}]", field="max_iterations")
     policy = query.policy

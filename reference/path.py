@@ -43,6 +43,8 @@ from .status import (
     compute_position_floor,
     effective_position_error,
     failure,
+    is_int,
+    is_real,
     reported,
     success,
     validate_limits,
@@ -205,10 +207,6 @@ def prepared_bytes(span_count: int, joint_count: int) -> int:
     return span_count * (4 * 3 * 4 + 8) + joint_count * (6 * 8 + 2 * 8)
 
 
-def _is_int(x) -> bool:
-    return isinstance(x, (int, np.integer)) and not isinstance(x, bool)
-
-
 def _finite_vec(x, shape) -> Optional[np.ndarray]:
     try:
         a = np.array(x, dtype=np.float64)
@@ -247,7 +245,7 @@ def _prepare(source: PathSource, prep: PathPreparation) -> Outcome:
         if not check.ok:
             return check
     tol, limits = prep.tolerance, prep.limits
-    if not _is_int(source.revision) or source.revision < 0:
+    if not is_int(source.revision) or source.revision < 0:
         return failure(GeometryStatus.InvalidArgument, "revision must be a nonnegative int",
                        field="revision")
     origin = _finite_vec(prep.origin, (3,))
@@ -278,8 +276,7 @@ def _prepare(source: PathSource, prep: PathPreparation) -> Outcome:
                            f"span {i}: controls must be a finite (4, 3) float64 array",
                            field="controls", index=i)
         w = span.domain_width
-        if not isinstance(w, (int, float, np.floating, np.integer)) or isinstance(w, bool) \
-                or not math.isfinite(w) or not w > 0:
+        if not is_real(w) or not math.isfinite(w) or not w > 0:
             return failure(GeometryStatus.InvalidArgument,
                            f"span {i}: domain_width must be finite and positive", field="domain_width",
                            index=i)
@@ -406,7 +403,7 @@ def resolve_parameter(view: PathView, parameter: SegmentParameter, policy: Bound
     if not isinstance(parameter, SegmentParameter):
         raise TypeError("parameter must be a SegmentParameter")
     k, u = parameter.span_index, parameter.u
-    if not _is_int(k) or not isinstance(u, (int, float, np.floating)) or isinstance(u, bool):
+    if not is_int(k) or not isinstance(u, (int, float, np.floating)) or isinstance(u, bool):
         raise TypeError("SegmentParameter needs an int span_index and a float u")
     k, u, n = int(k), float(u), view.span_count
     if not math.isfinite(u):
@@ -573,7 +570,7 @@ def control_bounds(view: PathView, span_index: Optional[int] = None) -> Outcome:
     if span_index is None:
         flat = view.controls.reshape(-1, 3)
         return success((flat.min(axis=0), flat.max(axis=0)))
-    if not _is_int(span_index) or not 0 <= span_index < view.span_count:
+    if not is_int(span_index) or not 0 <= span_index < view.span_count:
         return failure(GeometryStatus.InvalidArgument, f"span index {span_index!r} out of range",
                        field="span_index")
     lo, hi = K.control_box(F32, view.controls[span_index])  # min/max of float32 rounds nothing
@@ -586,7 +583,7 @@ def try_get_joint_continuity(view: PathView, joint_index: int) -> Outcome:
 
     Open paths have joints 1..n-1; closed paths 0..n-1 (0 is the closing joint).
     """
-    if not _is_int(joint_index):
+    if not is_int(joint_index):
         raise TypeError("joint_index must be an int")
     first = 0 if view.is_closed else 1
     if not first <= joint_index < view.span_count:

@@ -55,6 +55,7 @@ from .status import (
     Outcome,
     SegmentParameter,
     failure,
+    is_int,
     success,
 )
 
@@ -180,7 +181,7 @@ class ProjectionResult:
 
 
 def _is_count(x, hi: int) -> bool:
-    return isinstance(x, (int, np.integer)) and not isinstance(x, bool) and 0 <= x <= hi
+    return is_int(x) and 0 <= x <= hi
 
 
 def compute_projection_scratch_capacity(view: PathView, max_iterations: int) -> Outcome:

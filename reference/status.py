@@ -42,6 +42,8 @@ __all__ = [
     "success",
     "failure",
     "reported",
+    "is_int",
+    "is_real",
 ]
 
 
@@ -292,6 +294,16 @@ def _exact_in_range(x, lo: float, hi: float) -> bool:
     return lo <= q <= hi
 
 
+def is_int(x) -> bool:
+    """A Python or numpy integer, not a bool (the type test of every count and index)."""
+    return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
+
+
+def is_real(x) -> bool:
+    """A Python or numpy int or float, not a bool (finiteness is checked separately)."""
+    return isinstance(x, (int, float, np.floating, np.integer)) and not isinstance(x, (bool, np.bool_))
+
+
 def _check_ranges(obj: Any, kind: type, ranges: dict, *, integral: bool) -> Outcome:
     if not isinstance(obj, kind):
         raise TypeError(f"expected {kind.__name__}, got {type(obj).__name__}")
@@ -299,10 +311,9 @@ def _check_ranges(obj: Any, kind: type, ranges: dict, *, integral: bool) -> Outc
         x = getattr(obj, f.name)
         lo, hi = ranges[f.name]
         if integral:
-            ok = isinstance(x, (int, np.integer)) and not isinstance(x, bool) and lo <= x <= hi
+            ok = is_int(x) and lo <= x <= hi
         else:
-            ok = isinstance(x, (int, float, np.floating, np.integer)) and not isinstance(x, bool)
-            ok = ok and _exact_in_range(x, lo, hi)
+            ok = is_real(x) and _exact_in_range(x, lo, hi)
         if not ok:
             return failure(
                 GeometryStatus.InvalidArgument,

@@ -52,6 +52,7 @@ from .status import (
     TrackTime,
     WorkLimits,
     failure,
+    is_real,
     reported,
     success,
     validate_limits,
@@ -179,12 +180,8 @@ class TrackSample:
     is_reflected: bool
 
 
-def _is_float(x) -> bool:
-    return isinstance(x, (int, float, np.floating, np.integer)) and not isinstance(x, bool)
-
-
 def _is_f32(x) -> bool:
-    return _is_float(x) and math.isfinite(float(x)) and float(np.float32(x)) == float(x)
+    return is_real(x) and math.isfinite(float(x)) and float(np.float32(x)) == float(x)
 
 
 def span_scale(v0: float, v1: float, m0: float, m1: float, h: float, kind: TrackInterpolation) -> float:
@@ -268,7 +265,7 @@ def _prepare(keys, limits) -> Outcome:
             raise TypeError(f"keys[{i}] is {type(k).__name__}, not TrackKey")
         if not isinstance(k.interpolation, TrackInterpolation):
             raise TypeError(f"keys[{i}].interpolation must be a TrackInterpolation")
-        if not _is_float(k.time) or not math.isfinite(float(k.time)):
+        if not is_real(k.time) or not math.isfinite(float(k.time)):
             return failure(GeometryStatus.InvalidArgument, f"key {i}: time {k.time!r} is not finite",
                            field="time", index=i)
         for row, name in enumerate(("value", "in_slope", "out_slope")):
@@ -377,7 +374,7 @@ def try_evaluate_track(view: TrackView, time: TrackTime,
                        f"policy {policy.value}: tracks accept Reject, Clamp, Hold, Loop and PingPong",
                        field="policy")
     s = time.seconds
-    if not _is_float(s) or not math.isfinite(float(s)):
+    if not is_real(s) or not math.isfinite(float(s)):
         return failure(GeometryStatus.InvalidArgument, f"time {s!r} is not finite", field="seconds")
     t = Fraction(float(s))
     first, last = Fraction(float(view.times[0])), Fraction(float(view.times[-1]))

@@ -67,7 +67,7 @@ import numpy as np
 from . import kernel
 from .context import F64
 from .owner import readonly
-from .status import GeometryStatus, Outcome, failure, success
+from .status import GeometryStatus, Outcome, failure, is_int, success
 
 __all__ = [
     "U",
@@ -151,10 +151,6 @@ class SurfaceSettings:
     max_triangles: int = DEFAULT_MAX_TRIANGLES
 
 
-def _is_int(x) -> bool:
-    return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
-
-
 def validate_settings(settings: SurfaceSettings) -> Outcome:
     """InvalidArgument (naming the field) unless every setting is inside its range.
 
@@ -172,7 +168,7 @@ def validate_settings(settings: SurfaceSettings) -> Outcome:
                        field="tolerance")
     for name in ("max_vertices", "max_triangles"):
         v = getattr(settings, name)
-        if not _is_int(v) or not 1 <= int(v) <= CAPACITY_CEILING:
+        if not is_int(v) or not 1 <= int(v) <= CAPACITY_CEILING:
             return failure(GeometryStatus.InvalidArgument,
                            f"SurfaceSettings.{name} = {v!r} is outside [1, {CAPACITY_CEILING}]", field=name)
     return success(settings)
@@ -340,7 +336,7 @@ class TriangleSurface:
             raise TypeError(f"expected SurfaceStamp, got {type(stamp).__name__}")
         for name in ("identity", "version"):
             v = getattr(stamp, name)
-            if not _is_int(v) or not 0 <= int(v) <= _U64_MAX:
+            if not is_int(v) or not 0 <= int(v) <= _U64_MAX:
                 return failure(GeometryStatus.InvalidArgument, f"SurfaceStamp.{name} = {v!r} is not in [0, 2**64)",
                                field=name)
         tri_in = np.asarray(triangles)
@@ -476,7 +472,7 @@ class TriangleSurface:
             Cancelled with no value; InvalidArgument for a nonfinite or zero-length segment or a
             bad block; OutOfRange for a coordinate beyond ``MAX_COORDINATE``.
         """
-        if not _is_int(block) or int(block) < 1:
+        if not is_int(block) or int(block) < 1:
             return failure(GeometryStatus.InvalidArgument, f"block = {block!r} must be an int >= 1", field="block")
         poll = _poller(cancel)
         s, bad = _point(start, "start")
