@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import enum
 import math
+import re
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Optional
@@ -37,6 +38,9 @@ __all__ = [
     "dec",
     "dec_array",
     "dec_q",
+    "parse_number",
+    "number_as",
+    "NumberError",
 ]
 
 
@@ -76,48 +80,138 @@ def enc(x: Any) -> Any:
     raise TypeError(f"cannot encode {type(x).__name__} exactly")
 
 
-def dec(s: Any) -> float:
-    """A float64 from :func:`enc`'s text (hex, ``nan``, ``inf``) or a JSON number."""
-    if isinstance(s, bool):
-        raise TypeError("a boolean is not a number")
-    if isinstance(s, (int, float)):
-        return float(s)
-    if not isinstance(s, str):
-        raise TypeError(f"expected an encoded float, got {type(s).__name__}")
-    if s in ("nan", "inf", "-inf"):
-        return float(s)
-    if "/" in s:
-        q = Fraction(s)
+# The number grammar of claims (docs/casefile.md): hex floats only with 0x, exact rationals
+# p/q, decimal text read exactly as a decimal rational, JSON numbers read exactly (case files
+# are parsed with decimal.Decimal), and the words nan/inf/-inf. Sizes are capped so that a
+# hostile file cannot make the reader build a number of a billion digits.
+_HEX = re.compile(r"^([+-]?)0[xX]([0-9a-fA-F]*)(?:\.([0-9a-fA-F]*))?(?:[pP]([+-]?[0-9]+))?$")
+_RAT = re.compile(r"^([+-]?[0-9]+)/([0-9]+)$")
+_DEC = re.compile(r"^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE]([+-]?[0-9]+))?$")
+_SPECIAL = {"nan": math.nan, "inf": math.inf, "+inf": math.inf, "-inf": -math.inf}
+MAX_DIGITS = 4000  # digits of any number text
+MAX_EXPONENT = 20000  # |binary or decimal exponent| of any number text
+
+
+class NumberError(ValueError):
+    """A number that does not follow the claim number grammar, or that a field cannot hold."""
+
+
+def parse_number(x: Any):
+    """The exact value of a claim number: a ``Fraction``, or a float NaN/inf for the words.
+
+    Accepts hex-float text with ``0x``, ``p/q`` text, decimal text, ints, ``Decimal`` and
+    ``float``. Raises :class:`NumberError` for anything else (a boolean, ``"0.5x"``, ...).
+    """
+    from decimal import Decimal
+
+    if isinstance(x, (bool, np.bool_)):
+        raise NumberError("a boolean is not a number")
+    if isinstance(x, (int, np.integer)):
+        return Fraction(int(x))
+    if isinstance(x, Decimal):
+        if not x.is_finite():
+            raise NumberError(f"{x} is not a finite number")
+        if abs(x.adjusted()) > MAX_EXPONENT or len(x.as_tuple().digits) > MAX_DIGITS:
+            raise NumberError(f"number {x} is too large to read")
+        return Fraction(x)
+    if isinstance(x, (float, np.floating)):
+        v = float(x)
+        return Fraction(v) if math.isfinite(v) else v
+    if hasattr(x, "numerator") and hasattr(x, "denominator") and not isinstance(x, str):
+        return Fraction(int(x.numerator), int(x.denominator))
+    if not isinstance(x, str):
+        raise NumberError(f"expected a number, got {type(x).__name__}")
+    if x in _SPECIAL:
+        return _SPECIAL[x]
+    if len(x) > MAX_DIGITS + 32:
+        raise NumberError(f"number text of {len(x)} characters is too long")
+    m = _HEX.match(x)
+    if m:
+        sign, whole, frac, exp = m.group(1), m.group(2), m.group(3) or "", m.group(4) or "0"
+        if not whole and not frac:
+            raise NumberError(f"{x!r} is not a hex float")
+        e = int(exp)
+        if abs(e) > MAX_EXPONENT:
+            raise NumberError(f"{x!r}: exponent too large")
+        q = Fraction(int(whole + frac, 16)) * Fraction(2) ** (e - 4 * len(frac))
+        return -q if sign == "-" else q
+    m = _RAT.match(x)
+    if m:
+        if int(m.group(2)) == 0:
+            raise NumberError(f"{x!r}: zero denominator")
+        return Fraction(int(m.group(1)), int(m.group(2)))
+    m = _DEC.match(x)
+    if m:
+        if m.group(1) is not None and abs(int(m.group(1))) > MAX_EXPONENT:
+            raise NumberError(f"{x!r}: exponent too large")
+        return Fraction(x)
+    raise NumberError(f"{x!r} is not a number (hex floats need 0x, rationals are p/q)")
+
+
+def _negative_zero_text(x: Any) -> bool:
+    return isinstance(x, str) and x.startswith("-")
+
+
+def number_as(x: Any, fmt: str = "f64", *, finite: bool = False) -> float:
+    """The float of format ``fmt`` ("f64" or "f32") that claim number ``x`` denotes exactly.
+
+    Raises :class:`NumberError` when ``x`` is not exactly representable in ``fmt`` (``"0.1"``
+    is not a float64), overflows it, or is nonfinite where ``finite`` is demanded.
+    """
+    q = parse_number(x)
+    if isinstance(q, float):
+        if finite:
+            raise NumberError(f"{x!r} is not finite")
+        return q
+    try:
         v = float(q)
-        if Fraction(v) != q:
-            raise ValueError(f"rational {s} is not a float64")
-        return v
-    return float.fromhex(s)
+    except OverflowError:
+        raise NumberError(f"{_short(x)} overflows float64") from None
+    if Fraction(v) != q:
+        raise NumberError(f"{_short(x)} is not exactly representable as float64")
+    if fmt == "f32":
+        w = np.float32(v) if abs(v) <= 3.4028234663852886e38 else np.float32(np.inf)
+        if not np.isfinite(w) or float(w) != v:
+            raise NumberError(f"{_short(x)} is not exactly representable as float32")
+    elif fmt != "f64":
+        raise ValueError(f"unknown float format {fmt!r}")
+    if v == 0.0 and _negative_zero_text(x) or (isinstance(x, float) and v == 0.0 and math.copysign(1, x) < 0):
+        return -0.0
+    return v
+
+
+def _short(x: Any) -> str:
+    t = str(x)
+    return repr(t if len(t) <= 40 else t[:37] + "...")
+
+
+def dec(s: Any) -> float:
+    """A float64 from a claim number (:func:`enc`'s hex text, ``p/q``, decimal text, a JSON
+    number, ``nan``/``inf``); raises :class:`NumberError` unless it is exactly a float64."""
+    return number_as(s, "f64")
 
 
 def dec_array(s: Any, dtype=np.float64) -> np.ndarray:
-    """A numpy array from nested lists of encoded floats; ``dtype`` must hold them exactly."""
+    """A numpy array from nested lists of claim numbers; ``dtype`` must hold them exactly."""
+    fmt = "f32" if np.dtype(dtype) == np.float32 else "f64"
     if isinstance(s, list):
         arr = np.array([dec_array(v, np.float64) for v in s], dtype=np.float64) if s else np.zeros(0)
     else:
-        arr = np.array(dec(s), dtype=np.float64)
+        arr = np.array(number_as(s, fmt), dtype=np.float64)
     out = arr.astype(dtype)
     if not np.array_equal(out.astype(np.float64), arr, equal_nan=True):
-        raise ValueError(f"value not exactly representable as {np.dtype(dtype).name}")
+        raise NumberError(f"value not exactly representable as {np.dtype(dtype).name}")
     return out
 
 
 def dec_q(s: Any):
-    """An exact gmpy2.mpq from encoded text (hex float or ``p/q``)."""
+    """An exact gmpy2.mpq from a claim number (any form of the grammar; nonfinite raises)."""
     import gmpy2
 
-    if isinstance(s, str) and "/" in s:
-        q = Fraction(s)
-        return gmpy2.mpq(q.numerator, q.denominator)
-    v = dec(s)
-    if not math.isfinite(v):
-        raise ValueError("nonfinite value has no rational value")
-    return gmpy2.mpq(v)
+    q = parse_number(s)
+    if isinstance(q, float):
+        raise NumberError("nonfinite value has no rational value")
+    return gmpy2.mpq(q.numerator, q.denominator)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,122 @@
+"""Declared error models of Rounded claims.
+
+A Rounded claim is judged against an error bound. By default that is the project's own
+reference model (``reference.error_model``, binary64, the row's rounding constant). A producer
+may declare its own model in the claim's ``model`` field (schema ``oracles.schema.MODEL``):
+
+* ``{"u": U}``: the row's reference formula at unit roundoff ``U`` (``2^-24`` for a float32
+  evaluator); the subnormal step eta follows from U for binary64/32/16, else declare ``eta``;
+* ``{"u": U, "k": K}``: the same with the producer's rounding constant K in place of the
+  row's own (the bound scales by ``K / constant``);
+* ``{"bound": B}``: an explicit bound (a number, or one per component, in the row's units).
+
+The checker judges the declared bound; the ledger reports it beside the reference model at
+binary64 (``declared_over_reference``), so a producer cannot hide behind a huge bound without
+it showing. ``name`` is free text and is ignored.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Callable, Optional
+
+import gmpy2
+
+from reference.fp import U64
+
+from .model import Claim, NumberError, dec, dec_q
+
+__all__ = ["Resolved", "resolve", "ETA_OF_U"]
+
+# Unit roundoff of a binary format -> its smallest subnormal.
+ETA_OF_U = {2.0**-53: 2.0**-1074, 2.0**-24: 2.0**-149, 2.0**-11: 2.0**-24}
+
+
+def _q(x) -> gmpy2.mpq:
+    if isinstance(x, type(gmpy2.mpq(0))):
+        return x
+    if isinstance(x, (list, tuple)):
+        raise TypeError("scalar expected")
+    if isinstance(x, Fraction):
+        return gmpy2.mpq(x.numerator, x.denominator)
+    return gmpy2.mpq(x)  # int, float (exact), numpy float via float()
+
+
+def _as_list(b) -> list:
+    return [_q(float(v) if hasattr(v, "dtype") else v) for v in b] if isinstance(b, (list, tuple)) \
+        else [_q(float(b) if hasattr(b, "dtype") else b)]
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """The bound a Rounded claim is judged against.
+
+    Attributes:
+        bound: exact mpq bounds, one per component of the reference (a list; a scalar model is
+            a list of one).
+        reference: the project's reference model at binary64, in the same shape.
+        declared: the claim's declared model (its JSON), or None when the reference is used.
+        u: the unit roundoff the bound assumes.
+    """
+
+    bound: list
+    reference: list
+    declared: Optional[dict]
+    u: float
+
+    def scalar(self) -> gmpy2.mpq:
+        """The bound of a one-component model (the largest component otherwise)."""
+        return max(self.bound)
+
+    @property
+    def ratio(self) -> Optional[float]:
+        """Largest declared/reference ratio over components (None when nothing is declared)."""
+        if self.declared is None:
+            return None
+        ratios = [float(b / r) if r > 0 else (1.0 if b == 0 else float("inf"))
+                  for b, r in zip(self.bound, self.reference)]
+        return max(ratios)
+
+    def extra(self) -> dict:
+        """Keyword arguments for the verdict: the declared model and its ratio, for the ledger."""
+        if self.declared is None:
+            return {}
+        return {"declared_model": {"model": self.declared, "declared_over_reference": self.ratio}}
+
+
+def resolve(claim: Claim, reference: Callable[[float, float], Any], *, constant: float = 16.0) -> Resolved:
+    """The bound of a Rounded claim: its declared model, or the row's reference model.
+
+    Args:
+        claim: the claim; its ``model`` (if any) follows ``oracles.schema.MODEL``.
+        reference: ``reference(u, eta)`` -> the row's own bound at unit roundoff ``u`` and
+            subnormal step ``eta`` (a float, mpq, or a list of them, one per component).
+        constant: the row's own rounding constant (``k`` scales the bound by ``k/constant``).
+
+    Raises :class:`oracles.model.NumberError` (malformed claim) for a model that the schema
+    admits but cannot be applied (an explicit bound of the wrong length, an unknown format's u
+    without eta).
+    """
+    ref = _as_list(reference(U64, ETA_OF_U[U64]))
+    m = claim.model
+    if not m or ("u" not in m and "bound" not in m):
+        return Resolved(ref, ref, None, U64)
+    if "bound" in m:
+        b = m["bound"]
+        bound = [dec_q(v) for v in b] if isinstance(b, list) else [dec_q(b)] * len(ref)
+        if len(bound) != len(ref):
+            raise NumberError(f"model.bound has {len(bound)} components; the row's model has {len(ref)}")
+        return Resolved(bound, ref, dict(m), U64)
+    u = dec(m["u"])
+    if "eta" in m:
+        eta = dec(m["eta"])
+    elif u in ETA_OF_U:
+        eta = ETA_OF_U[u]
+    else:
+        raise NumberError(f"model.u = {m['u']!r} is not binary64/32/16: declare model.eta too")
+    bound = _as_list(reference(u, eta))
+    if "k" in m:
+        scale = dec_q(m["k"]) / _q(constant)
+        bound = [b * scale for b in bound]
+    return Resolved(bound, ref, dict(m), u)
