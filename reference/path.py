@@ -30,7 +30,7 @@ import numpy as np
 
 from . import kernel as K
 from .context import F32, F64
-from .fp import narrow32, narrowing_error
+from .chunk import narrow_to_chunk
 from .owner import Owner, readonly
 from .status import (
     BoundaryPolicy,
@@ -40,8 +40,6 @@ from .status import (
     SpanSide,
     ToleranceProfile,
     WorkLimits,
-    compute_position_floor,
-    effective_position_error,
     failure,
     is_int,
     is_real,
@@ -282,23 +280,11 @@ def _prepare(source: PathSource, prep: PathPreparation) -> Outcome:
                            index=i)
         src[i], widths[i] = c, float(w)
 
-    with np.errstate(over="ignore", invalid="ignore"):
-        rel = src - origin
-        narrowed = narrow32(rel)
-    if not np.all(np.isfinite(narrowed)):
-        bad = int(np.argwhere(~np.isfinite(narrowed).all(axis=(1, 2)))[0, 0])
-        return failure(GeometryStatus.UnsupportedPrecision,
-                       f"span {bad}: chunk-relative controls exceed the float32 range; "
-                       "choose a nearer origin or split the asset", index=bad)
-    E = float(np.max(np.abs(narrowed)))
-    nerr = narrowing_error(src, origin, narrowed)
-    floor = compute_position_floor(E, nerr)
-    effective = effective_position_error(tol)
-    if effective < floor:
-        return failure(GeometryStatus.UnsupportedPrecision,
-                       f"effective position error {effective!r} is below the float32 position floor "
-                       f"{floor!r}; split the asset into chunks or choose a nearer origin",
-                       field="position_error", value=floor)
+    chunk = narrow_to_chunk(src, origin, tol, "span")
+    if not chunk.ok:
+        return chunk
+    narrowed = chunk.value.controls
+    E, nerr, floor = chunk.value.max_magnitude, chunk.value.narrowing_error, chunk.value.position_floor
 
     joints = []
     for j in _joint_indices(n, source.is_closed):
