@@ -1,95 +1,291 @@
 """``python -m oracles``: the evidence ledger and its companions.
 
-    python -m oracles ledger [--cases N] [--seed S] [--out DIR] [--family NAME ...]
-    python -m oracles claims [--cases N] [--seed S] --out FILE   # the fast path's claims
-    python -m oracles check FILE [--out DIR]                     # judge another implementation
-    python -m oracles surface-queries                            # spec 004's example records
+    python -m oracles ledger [--cases N] [--seed S] [--out DIR] [--family NAME ...] [CI options]
+    python -m oracles claims [--cases N] [--seed S] [--family NAME ...] --out FILE
+    python -m oracles check FILE [--out DIR] [--force] [CI options]   # judge another implementation
+    python -m oracles schema [--out FILE]                             # the case-file JSON Schema
+    python -m oracles surface-queries                                 # spec 004's example records
 
-Exit status: 0 when nothing is Violated, 1 on any Violated verdict, 2 on a malformed case file
-or bad arguments.
+CI options: ``--strict``, ``--verdicts FILE`` (one JSON line per claim), ``--junit FILE``.
+
+Exit status, in this order of precedence (``docs/casefile.md``):
+  1  any claim Violated (every Violated claim is reported, malformed claims or not);
+  2  malformed input with no violation (each malformed claim listed with its index and field
+     path), an unreadable case file, bad arguments, or a refusal to overwrite another run;
+  3  nothing was judged (zero claims); with ``--strict`` also any Undecided claim or any claim
+     of a row without a checker;
+  0  otherwise.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
+from pathlib import Path
+
+EXIT_OK, EXIT_VIOLATED, EXIT_MALFORMED, EXIT_INCOMPLETE = 0, 1, 2, 3
 
 
-def _print_summary(ledger, out_dir) -> None:
+def _refuse_overwrite(out_dir: Path, run: dict, force: bool) -> str | None:
+    """A message when ``out_dir`` holds a ledger of a different run (and no ``--force``)."""
+    pj = Path(out_dir) / "ledger.json"
+    if force or not pj.exists():
+        return None
+    try:
+        old = json.loads(pj.read_text()).get("run")
+    except (OSError, ValueError, AttributeError):
+        old = "unreadable"
+    if old == run:
+        return None
+    return (f"{pj} holds the ledger of a different run ({json.dumps(old)[:200]}); "
+            "choose another --out or pass --force to overwrite it")
+
+
+class _VerdictLines:
+    """``--verdicts FILE``: one JSON object per claim (and per malformed claim)."""
+
+    def __init__(self, path):
+        self.f = open(path, "w") if path else None
+
+    def verdict(self, index, v) -> None:
+        if self.f is None:
+            return
+        rec = {"claim": index, "row": v.claim.row, "verdict": v.kind.value, "measure": v.measure,
+               "measured": v.measured, "note": v.note}
+        if v.witness is not None:
+            rec["witness"] = v.witness
+        if v.enclosure is not None:
+            rec["enclosure"] = v.enclosure
+        if "declared_model" in v.extra:
+            rec["declared_model"] = v.extra["declared_model"]
+        self.f.write(json.dumps(rec, sort_keys=True) + "\n")
+
+    def malformed(self, err) -> None:
+        if self.f is not None:
+            self.f.write(json.dumps({"claim": err.claim, "verdict": "Malformed", "path": err.path,
+                                     "message": err.message}, sort_keys=True) + "\n")
+
+    def close(self) -> None:
+        if self.f is not None:
+            self.f.close()
+
+
+def _write_junit(path, ledger) -> None:
+    """One test case per row with claims; one ``<failure>`` per Violated claim (the first
+    witnesses in the messages); malformed claims as ``<error>`` of a ``case-file`` test case."""
+    import xml.etree.ElementTree as ET
+
+    from .ledger import decimal_view
+    from .rows import ROWS
+
+    suite = ET.Element("testsuite", name="evidence-ledger")
+    tests = failures = errors = skipped = 0
+    for r in ROWS:
+        t = ledger.tallies[r.id]
+        if not t.claims:
+            continue
+        tests += 1
+        tc = ET.SubElement(suite, "testcase", classname=r.id.split(".")[0], name=r.id)
+        records = {rec["claim"]: rec for rec in t.violations}
+        for idx in t.violated_claims:
+            failures += 1
+            rec = records.get(idx)
+            msg = f"claim {idx} Violated" + (f": {rec['note']}" if rec and rec.get("note") else "")
+            fe = ET.SubElement(tc, "failure", message=msg, type="Violated")
+            if rec is not None:
+                fe.text = json.dumps(decimal_view({"witness": rec.get("witness"), "case": rec.get("case"),
+                                                   "claimed": rec.get("claimed")}), sort_keys=True)
+        if not t.violated and t.undecided:
+            skipped += 1
+            ET.SubElement(tc, "skipped", message=f"{t.undecided} of {t.claims} claims Undecided")
+        ET.SubElement(tc, "system-out").text = (f"{t.claims} claims: {t.verified} verified, "
+                                                f"{t.violated} violated, {t.undecided} undecided")
+    if ledger.malformed:
+        tests += 1
+        tc = ET.SubElement(suite, "testcase", classname="casefile", name="case-file")
+        for m in ledger.malformed:
+            errors += 1
+            ET.SubElement(tc, "error", message=str(m)[:500], type="Malformed")
+    suite.set("tests", str(tests))
+    suite.set("failures", str(failures))
+    suite.set("errors", str(errors))
+    suite.set("skipped", str(skipped))
+    ET.ElementTree(suite).write(path, encoding="utf-8", xml_declaration=True)
+
+
+def _finish(ledger, args) -> int:
+    """Print the summary, write the ledger (and JUnit), report, and choose the exit code."""
     for line in ledger.summary_lines():
         print(line)
-    pj, pm = ledger.write(out_dir)
+    pj, pm = ledger.write(args.out)
     print(f"wrote {pj} and {pm}")
+    if args.junit:
+        _write_junit(args.junit, ledger)
+        print(f"wrote {args.junit}")
+    for t in ledger.tallies.values():
+        for idx in t.violated_claims[:20]:
+            print(f"violated: claim {idx} ({t.id})", file=sys.stderr)
+        if t.violated > 20:
+            print(f"violated: ... {t.violated - 20} more claims of {t.id} (see --verdicts or ledger.json)",
+                  file=sys.stderr)
+    for m in ledger.malformed:
+        print(f"malformed: {m}", file=sys.stderr)
+    unchecked = ledger.unchecked_rows()
+    print(f"{ledger.judged} claims judged; {ledger.violated} violated, {ledger.undecided} undecided, "
+          f"{len(ledger.malformed)} malformed")
+    if ledger.violated:
+        return EXIT_VIOLATED
+    if ledger.malformed:
+        return EXIT_MALFORMED
+    if ledger.judged == 0:
+        print("error: no claim was judged", file=sys.stderr)
+        return EXIT_INCOMPLETE
+    if args.strict and (ledger.undecided or unchecked):
+        if unchecked:
+            print(f"strict: claims of rows without a checker: {', '.join(unchecked)}", file=sys.stderr)
+        if ledger.undecided:
+            print(f"strict: {ledger.undecided} claims Undecided", file=sys.stderr)
+        return EXIT_INCOMPLETE
+    return EXIT_OK
+
+
+def _ci_options(p) -> None:
+    p.add_argument("--strict", action="store_true",
+                   help="exit 3 on any Undecided claim or claim of a row without a checker")
+    p.add_argument("--verdicts", metavar="FILE", help="write one JSON line per claim (JSON Lines)")
+    p.add_argument("--junit", metavar="FILE", help="write a JUnit XML report (one test case per row)")
+    p.add_argument("--force", action="store_true", help="overwrite a ledger of a different run in --out")
+
+
+def _nonnegative(text: str) -> int:
+    n = int(text)
+    if n < 0:
+        raise argparse.ArgumentTypeError("must be nonnegative")
+    return n
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m oracles", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python -m oracles", description=__doc__.split("\n\n")[0],
+                                epilog="exit: 1 Violated, 2 malformed, 3 nothing judged (or --strict "
+                                       "and Undecided), 0 otherwise", )
     sub = p.add_subparsers(dest="cmd", required=True)
     pl = sub.add_parser("ledger", help="run the built-in corpus and write the evidence ledger")
-    pl.add_argument("--cases", type=int, default=None, help="cases per family (default: each family's own)")
+    pl.add_argument("--cases", type=_nonnegative, default=None, help="cases per family (default: each family's own)")
     pl.add_argument("--seed", type=int, default=1)
     pl.add_argument("--out", default="ledger-out", help="directory for ledger.json and ledger.md")
     pl.add_argument("--family", action="append", default=[], help="run only these families")
+    _ci_options(pl)
     pc = sub.add_parser("claims", help="write the fast path's claims on the corpus as a case file")
-    pc.add_argument("--cases", type=int, default=None)
+    pc.add_argument("--cases", type=_nonnegative, default=None)
     pc.add_argument("--seed", type=int, default=1)
     pc.add_argument("--family", action="append", default=[])
     pc.add_argument("--out", required=True)
     pk = sub.add_parser("check", help="judge the claims of a case file")
     pk.add_argument("file")
-    pk.add_argument("--out", default="ledger-out")
+    pk.add_argument("--out", default="check-out", help="directory for ledger.json and ledger.md")
+    _ci_options(pk)
+    ps = sub.add_parser("schema", help="print (or write) the case-file JSON Schema")
+    ps.add_argument("--out", default=None)
     sub.add_parser("surface-queries", help="print spec 004's nine example query records")
     args = p.parse_args(argv)
 
-    if getattr(args, "cases", None) is not None and args.cases < 0:
-        p.error("--cases must be nonnegative")
     if args.cmd == "ledger":
-        from .ledger import run_corpus
+        from .ledger import run_corpus, select_families
 
+        try:
+            fams = select_families(args.family)
+        except ValueError as e:
+            print(f"error: {e}", file=sys.stderr)
+            return EXIT_MALFORMED
+        run = {"command": "ledger", "seed": args.seed, "cases": args.cases, "families": [f.name for f in fams]}
+        refusal = _refuse_overwrite(Path(args.out), run, args.force)
+        if refusal:
+            print(f"error: {refusal}", file=sys.stderr)
+            return EXIT_MALFORMED
         t0 = time.monotonic()
-        ledger = run_corpus(args.seed, args.cases, args.family)
-        _print_summary(ledger, args.out)
-        print(f"{sum(t.cases for t in ledger.tallies.values())} claims in {time.monotonic() - t0:.1f}s; "
-              f"{ledger.violated} violated")
-        return 1 if ledger.violated else 0
+        lines = _VerdictLines(args.verdicts)
+        try:
+            ledger = run_corpus(args.seed, args.cases, args.family, on_verdict=lines.verdict)
+        finally:
+            lines.close()
+        code = _finish(ledger, args)
+        print(f"{time.monotonic() - t0:.1f}s")
+        return code
     if args.cmd == "claims":
         from . import __version__
         from .casefile import write_claims
-        from .checks import families
+        from .ledger import select_families
 
-        fams = [f for f in families() if not args.family or f.name in args.family]
+        try:
+            fams = select_families(args.family)
+        except ValueError as e:
+            print(f"error: {e}", file=sys.stderr)
+            return EXIT_MALFORMED
         claims = (c for f in fams for case in f.generate(args.seed, f.default_cases if args.cases is None else args.cases)
                   for c in f.claims(case))
         n = write_claims(args.out, claims, f"ludus-geometry-reference {__version__} (fast path)")
         print(f"wrote {n} claims to {args.out}")
-        return 0
+        return EXIT_OK
     if args.cmd == "check":
-        from .casefile import CaseFileError, load_claims
-        from .ledger import Ledger, check_claim
+        return _check(args)
+    if args.cmd == "schema":
+        from .schema import schema_text
 
-        try:
-            claims = load_claims(args.file)
-        except CaseFileError as e:
-            print(f"error: {e}", file=sys.stderr)
-            return 2
-        ledger = Ledger(seed=None, source=args.file)
-        for i, c in enumerate(claims):
-            try:
-                ledger.add(check_claim(c))
-            except (ValueError, KeyError, TypeError, IndexError) as e:
-                ledger.malformed.append(f"claim {i} ({c.row}): {e}")
-        _print_summary(ledger, args.out)
-        for m in ledger.malformed:
-            print(f"malformed: {m}", file=sys.stderr)
-        if ledger.malformed:
-            return 2
-        return 1 if ledger.violated else 0
+        if args.out:
+            Path(args.out).write_text(schema_text())
+        else:
+            sys.stdout.write(schema_text())
+        return EXIT_OK
     if args.cmd == "surface-queries":
         from .surface_queries import main as surface_main
 
         return surface_main()
-    return 2
+    return EXIT_MALFORMED
+
+
+# Exceptions a checker raises for inputs the schema admits but the checker cannot read (for
+# example mismatched lengths): the claim is malformed, listed with its index, and the others
+# are still judged.
+_MALFORMED_ERRORS = (ValueError, KeyError, TypeError, IndexError, ArithmeticError)
+
+
+def _check(args) -> int:
+    from .casefile import CaseFileError, load_case_file
+    from .ledger import Ledger, check_claim
+    from .schema import FieldError
+
+    try:
+        cf = load_case_file(args.file)
+    except CaseFileError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return EXIT_MALFORMED
+    run = {"command": "check", "source": str(args.file), "sha256": cf.sha256}
+    refusal = _refuse_overwrite(Path(args.out), run, args.force)
+    if refusal:
+        print(f"error: {refusal}", file=sys.stderr)
+        return EXIT_MALFORMED
+    ledger = Ledger(seed=None, source=str(args.file), producer=cf.producer, run=run)
+    lines = _VerdictLines(args.verdicts)
+    try:
+        for err in cf.malformed:
+            ledger.malformed.append(err)
+            lines.malformed(err)
+        for index, claim in cf.claims:
+            try:
+                v = check_claim(claim)
+            except _MALFORMED_ERRORS as e:
+                err = FieldError(f"claims[{index}]", f"{claim.row}: {type(e).__name__}: {e}", index)
+                ledger.malformed.append(err)
+                lines.malformed(err)
+                continue
+            ledger.add(v, index)
+            lines.verdict(index, v)
+    finally:
+        lines.close()
+    ledger.malformed.sort(key=lambda e: (e.claim if e.claim is not None else -1, e.path))
+    return _finish(ledger, args)
 
 
 if __name__ == "__main__":

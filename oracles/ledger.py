@@ -1,8 +1,15 @@
 """The evidence ledger: verdicts aggregated per guarantee row, written as JSON and Markdown.
 
-``ledger.json`` (format ``evidence-ledger/1``) is stable for scripts; ``ledger.md`` renders the
-same rows as a table an auditor reads top to bottom, each worst case linked to its inputs.
-A row with no checker yet is listed with zero cases and status ``pending``; a row whose family was not selected (``--family``) has status ``not run``.
+``ledger.json`` (format ``evidence-ledger/2``) is stable for scripts; ``ledger.md`` renders the
+same rows for an auditor who reads it without the code: per row what is checked and the bound
+formula, counts of claims and of cases, the worst measured value, the declared error models'
+ratio to the project's reference model, and every Violated row's first witnesses with the
+truth in decimal. A row with no checker yet is listed with status ``pending``; a row whose
+family was not selected (``--family``) has status ``not run``; a row whose property no oracle
+can refute has status ``unrefutable`` and counts none of its claims as verified.
+
+``cases`` counts corpus cases (a ledger run) or distinct ``inputs`` objects (a case file);
+``claims`` counts claims.
 """
 
 from __future__ import annotations
@@ -12,23 +19,27 @@ import math
 import sys
 import time
 from dataclasses import dataclass, field
+from fractions import Fraction
 from pathlib import Path
-from typing import Iterable, Optional
+from typing import Any, Iterable, Optional
 
-from .checks import checker_for, families
-from .model import Claim, Verdict, VerdictKind, undecided, violated
+from .checks import checker_for, contract_for, families
+from .model import Claim, NumberError, Verdict, VerdictKind, parse_number, undecided, violated
 from .rows import ROWS, row
 
-__all__ = ["RowTally", "Ledger", "check_claim", "run_corpus", "FORMAT"]
+__all__ = ["RowTally", "Ledger", "check_claim", "run_corpus", "FORMAT", "fmt_measure", "decimal_view",
+           "WITNESSES_KEPT"]
 
-FORMAT = "evidence-ledger/1"
+FORMAT = "evidence-ledger/2"
+WITNESSES_KEPT = 5  # first Violated / Undecided records kept per row (every index is listed)
 
 
 def check_claim(claim: Claim) -> Verdict:
     """Judge one claim with its row's checker.
 
     A claim whose guarantee class differs from its row's is Violated (an implementation may not
-    relabel a guarantee); a row without a checker is Undecided, loudly, never Verified.
+    relabel a guarantee); a row without a checker is Undecided, loudly, never Verified; a row
+    whose property cannot be refuted turns every Verified into Undecided.
     """
     spec = row(claim.row)
     if claim.guarantee is not spec.guarantee:
@@ -38,72 +49,63 @@ def check_claim(claim: Claim) -> Verdict:
     fn = checker_for(claim.row)
     if fn is None:
         return undecided(claim, None, note=f"no checker for row {claim.row} yet")
-    return fn(claim)
+    v = fn(claim)
+    c = contract_for(claim.row)
+    if c is not None and not c.refutable and v.kind is VerdictKind.Verified:
+        return undecided(claim, None, measure=v.measure, measured=v.measured,
+                         note="the oracle cannot refute this property; not counted as verified")
+    return v
 
 
-@dataclass
-class RowTally:
-    id: str
-    cases: int = 0
-    verified: int = 0
-    violated: int = 0
-    undecided: int = 0
-    worst: Optional[dict] = None
-    first_violation: Optional[dict] = None
-    first_undecided: Optional[dict] = None
-    counters: dict = field(default_factory=dict)
-
-    def add(self, v: Verdict) -> None:
-        self.cases += 1
-        if v.kind is VerdictKind.Verified:
-            self.verified += 1
-        elif v.kind is VerdictKind.Violated:
-            self.violated += 1
-            if self.first_violation is None:
-                self.first_violation = _case_record(v)
-        else:
-            self.undecided += 1
-            if self.first_undecided is None:
-                self.first_undecided = _case_record(v)
-        if v.measured is not None and math.isfinite(v.measured):
-            if self.worst is None or v.measured > self.worst["value"]:
-                self.worst = {"measure": v.measure, "value": v.measured, **_case_record(v)}
-        for k, n in v.extra.items():
-            if isinstance(n, (int, float)) and not isinstance(n, bool):
-                self.counters[k] = self.counters.get(k, 0) + n
-
-    def to_json(self) -> dict:
-        spec = row(self.id)
-        out = {
-            "id": self.id,
-            "spec_row": spec.spec_row,
-            "guarantee": spec.guarantee.value,
-            "status": "evidenced" if self.cases else "not run" if checker_for(self.id) else "pending",
-            "cases": self.cases,
-            "verified": self.verified,
-            "violated": self.violated,
-            "undecided": self.undecided,
-            "worst": self.worst,
-        }
-        if self.counters:
-            out["counters"] = self.counters
-        if self.first_violation is not None:
-            out["first_violation"] = self.first_violation
-        if self.first_undecided is not None:
-            out["first_undecided"] = self.first_undecided
-        return out
+# --- Formatting ------------------------------------------------------------------------------
 
 
-def _empty_text(row_id: str) -> str:
-    return "not run (family not selected)" if checker_for(row_id) else "pending (no checker yet)"
+def fmt_measure(x: Optional[float]) -> str:
+    """A measured value with enough digits that its side of 1 (and of 0) is never misprinted:
+    0.99996 prints as 0.99996, never as 1."""
+    if x is None:
+        return "-"
+    if not math.isfinite(x):
+        return str(x)
+    for digits in range(4, 18):
+        s = f"{x:.{digits}g}"
+        y = float(s)
+        if (y < 1) == (x < 1) and (y > 1) == (x > 1) and (y == 0) == (x == 0):
+            return s
+    return repr(x)
 
 
-def _worst_text(t: RowTally) -> str:
-    return f"{t.worst['measure']} = {t.worst['value']:.3g}"
+def _decimal17(q) -> str:
+    import gmpy2
+
+    if isinstance(q, float):
+        return repr(q)
+    if q == 0:
+        return "0"
+    with gmpy2.local_context(gmpy2.context(), precision=80):
+        return format(gmpy2.mpfr(gmpy2.mpq(q.numerator, q.denominator)), ".17g")
 
 
-def _case_record(v: Verdict) -> dict:
-    rec = {"case": v.claim.inputs, "claimed": v.claim.value, "prec": v.prec, "note": v.note}
+def decimal_view(x: Any) -> Any:
+    """The same structure with every claim number (hex, ``p/q``) shown in decimal to 17
+    significant digits, for people; the exact text stays in ``ledger.json``."""
+    if isinstance(x, dict):
+        return {k: decimal_view(v) for k, v in x.items()}
+    if isinstance(x, list):
+        return [decimal_view(v) for v in x]
+    if isinstance(x, str) and x[:1] in "+-0123456789" and ("/" in x or x.lstrip("+-").startswith("0x")):
+        try:
+            q = parse_number(x)
+        except NumberError:
+            return x
+        return _decimal17(q) if isinstance(q, Fraction) else str(q)
+    return x
+
+
+def _record(v: Verdict, index: Optional[int]) -> dict:
+    rec = {"claim": index, "case": v.claim.inputs, "claimed": v.claim.value, "prec": v.prec, "note": v.note}
+    if v.measure is not None:
+        rec["measure"], rec["measured"] = v.measure, v.measured
     if v.claim.model is not None:
         rec["model"] = v.claim.model
     if v.witness is not None:
@@ -113,24 +115,138 @@ def _case_record(v: Verdict) -> dict:
     return rec
 
 
-class Ledger:
-    """Per-row tallies, in the order of ``oracles.rows.ROWS``."""
+# --- Tallies ---------------------------------------------------------------------------------
 
-    def __init__(self, seed: Optional[int] = None, source: str = "built-in corpus"):
+
+@dataclass
+class RowTally:
+    id: str
+    claims: int = 0
+    verified: int = 0
+    violated: int = 0
+    undecided: int = 0
+    worst: Optional[dict] = None
+    violations: list = field(default_factory=list)  # first WITNESSES_KEPT records
+    undecideds: list = field(default_factory=list)
+    violated_claims: list = field(default_factory=list)  # every Violated claim's index
+    counters: dict = field(default_factory=dict)
+    declared_ratio: Optional[float] = None  # largest declared/reference model ratio
+    declared_claims: int = 0
+    _cases: set = field(default_factory=set, repr=False)
+
+    @property
+    def cases(self) -> int:
+        return len(self._cases)
+
+    def add(self, v: Verdict, index: Optional[int] = None, case_key: Any = None) -> None:
+        self.claims += 1
+        self._cases.add(case_key if case_key is not None else json.dumps(v.claim.inputs, sort_keys=True))
+        if v.kind is VerdictKind.Verified:
+            self.verified += 1
+        elif v.kind is VerdictKind.Violated:
+            self.violated += 1
+            self.violated_claims.append(index)
+            if len(self.violations) < WITNESSES_KEPT:
+                self.violations.append(_record(v, index))
+        else:
+            self.undecided += 1
+            if len(self.undecideds) < WITNESSES_KEPT:
+                self.undecideds.append(_record(v, index))
+        if v.measured is not None and math.isfinite(v.measured):
+            if self.worst is None or v.measured > self.worst["value"]:
+                self.worst = {"measure": v.measure, "value": v.measured, **_record(v, index)}
+        for k, n in v.extra.items():
+            if k == "declared_model" and isinstance(n, dict):
+                self.declared_claims += 1
+                r = n.get("declared_over_reference")
+                if r is not None and (self.declared_ratio is None or r > self.declared_ratio):
+                    self.declared_ratio = float(r)
+            elif isinstance(n, (int, float)) and not isinstance(n, bool):
+                self.counters[k] = self.counters.get(k, 0) + n
+
+    def status(self) -> str:
+        c = contract_for(self.id)
+        if c is not None and not c.refutable:
+            return "unrefutable"
+        return "evidenced" if self.claims else "not run" if checker_for(self.id) else "pending"
+
+    def to_json(self) -> dict:
+        spec, c = row(self.id), contract_for(self.id)
+        out = {
+            "id": self.id,
+            "spec_row": spec.spec_row,
+            "guarantee": spec.guarantee.value,
+            "checks": c.checks if c is not None else None,
+            "status": self.status(),
+            "claims": self.claims,
+            "cases": self.cases,
+            "verified": self.verified,
+            "violated": self.violated,
+            "undecided": self.undecided,
+            "worst": self.worst,
+        }
+        if self.declared_claims:
+            out["declared_models"] = {"claims": self.declared_claims,
+                                      "max_declared_over_reference": self.declared_ratio}
+        if self.counters:
+            out["counters"] = self.counters
+        if self.violated:
+            out["violated_claims"] = self.violated_claims
+            out["violations"] = self.violations
+        if self.undecideds:
+            out["undecided_records"] = self.undecideds
+        return out
+
+
+def _empty_text(row_id: str) -> str:
+    return "not run (family not selected)" if checker_for(row_id) else "pending (no checker yet)"
+
+
+def _worst_text(t: RowTally) -> str:
+    return f"{t.worst['measure']} = {fmt_measure(t.worst['value'])}"
+
+
+class Ledger:
+    """Per-row tallies, in the order of ``oracles.rows.ROWS``.
+
+    Args:
+        seed: the corpus seed (None for a case file).
+        source: what was judged ("built-in corpus" or the case file's path).
+        producer: who made the claims (the case file's ``producer``).
+        run: what identifies this run (command, source digest or corpus parameters); ``check``
+            refuses to overwrite a ledger of a different run without ``--force``.
+    """
+
+    def __init__(self, seed: Optional[int] = None, source: str = "built-in corpus",
+                 producer: Optional[str] = None, run: Optional[dict] = None):
         self.seed = seed
         self.source = source
+        self.producer = producer
+        self.run = run or {}
         self.tallies = {r.id: RowTally(r.id) for r in ROWS}
         self.timings: dict[str, float] = {}
-        self.malformed: list[str] = []
+        self.malformed: list = []  # oracles.schema.FieldError, or checker-raised errors
 
-    def add(self, v: Verdict) -> None:
-        self.tallies[v.claim.row].add(v)
+    def add(self, v: Verdict, index: Optional[int] = None, case_key: Any = None) -> None:
+        self.tallies[v.claim.row].add(v, index, case_key)
 
     @property
     def violated(self) -> int:
         return sum(t.violated for t in self.tallies.values())
 
-    def to_json(self) -> dict:
+    @property
+    def undecided(self) -> int:
+        return sum(t.undecided for t in self.tallies.values())
+
+    @property
+    def judged(self) -> int:
+        return sum(t.claims for t in self.tallies.values())
+
+    def unchecked_rows(self) -> list[str]:
+        """Rows with claims but no checker (their claims are Undecided)."""
+        return [rid for rid, t in self.tallies.items() if t.claims and checker_for(rid) is None]
+
+    def to_json(self, *, timings: bool = True) -> dict:
         precs = sorted({p for f in families() for p in f.oracle_precisions})
         from . import __version__
 
@@ -139,60 +255,92 @@ class Ledger:
             "generated_by": f"ludus-geometry-reference {__version__}",
             "seed": self.seed,
             "source": self.source,
+            "producer": self.producer,
+            "run": self.run,
             "oracle": {"backend": "mpmath-iv + gmpy2-mpq", "prec_bits": precs},
+            "totals": {"claims": self.judged, "violated": self.violated, "undecided": self.undecided,
+                       "malformed": len(self.malformed)},
             "rows": [self.tallies[r.id].to_json() for r in ROWS],
-            "seconds": {k: round(v, 3) for k, v in self.timings.items()},
         }
         if self.malformed:
-            out["malformed"] = self.malformed
+            out["malformed"] = [str(m) for m in self.malformed]
+        if timings:
+            out["seconds"] = {k: round(v, 3) for k, v in self.timings.items()}
         return out
 
     def summary_lines(self) -> list[str]:
-        lines = [f"{'row':34} {'guarantee':11} {'cases':>6} {'verified':>8} {'violated':>8} "
+        lines = [f"{'row':34} {'guarantee':11} {'claims':>7} {'cases':>6} {'verified':>8} {'violated':>8} "
                  f"{'undecided':>9}  worst"]
         for r in ROWS:
             t = self.tallies[r.id]
-            worst = _worst_text(t) if t.cases and t.worst else "-" if t.cases else _empty_text(r.id)
-            lines.append(f"{r.id:34} {r.guarantee.value:11} {t.cases:6d} {t.verified:8d} "
+            worst = _worst_text(t) if t.claims and t.worst else "-" if t.claims else _empty_text(r.id)
+            lines.append(f"{r.id:34} {r.guarantee.value:11} {t.claims:7d} {t.cases:6d} {t.verified:8d} "
                          f"{t.violated:8d} {t.undecided:9d}  {worst}")
         return lines
 
     def to_markdown(self) -> str:
+        head = f"Source: {self.source}"
+        if self.seed is not None:
+            head += f"; seed {self.seed}"
+        if self.producer:
+            head += f"; producer: {self.producer}"
         out = ["# Evidence ledger", "",
-               f"Source: {self.source}; seed {self.seed}. Verdicts: Verified (shown to hold), "
-               "Violated (shown to fail, with a witness), Undecided (not decided within the "
-               "oracle's precision budget; never counted as verified).", "",
-               "| row | guarantee | spec row | cases | verified | violated | undecided | worst |",
-               "|---|---|---|---:|---:|---:|---:|---|"]
-        details = []
+               head + ".", "",
+               "Verdicts: Verified (shown to hold), Violated (shown to fail, with a witness), Undecided "
+               "(not decided within the oracle's precision budget, or no checker; never counted as "
+               "verified). *cases* counts corpus cases (or distinct inputs of a case file), *claims* "
+               "counts claims. Numbers below are decimal to 17 significant digits; `ledger.json` "
+               "holds them exactly.", "",
+               "| row | guarantee | status | claims | cases | verified | violated | undecided | worst |",
+               "|---|---|---|---:|---:|---:|---:|---:|---|"]
         for r in ROWS:
             t = self.tallies[r.id]
-            worst = "-" if t.cases else _empty_text(r.id)
-            if t.cases and t.worst:
-                anchor = r.id.replace(".", "-")
-                worst = f"[{_worst_text(t)}](#{anchor})"
-                details.append((anchor, r.id, t))
-            out.append(f"| `{r.id}` | {r.guarantee.value} | {r.spec_row} | {t.cases} | "
+            worst = "-" if t.claims else _empty_text(r.id)
+            if t.claims and t.worst:
+                worst = f"[{_worst_text(t)}](#{r.id.replace('.', '-')})"
+            out.append(f"| `{r.id}` | {r.guarantee.value} | {t.status()} | {t.claims} | {t.cases} | "
                        f"{t.verified} | {t.violated} | {t.undecided} | {worst} |")
-        for anchor, rid, t in details:
-            out += ["", f'<a id="{anchor}"></a>', f"## {rid}", ""]
+        if self.malformed:
+            out += ["", "## Malformed claims", "", f"{len(self.malformed)} malformed (not judged):", ""]
+            out += [f"- {m}" for m in self.malformed[:50]]
+            if len(self.malformed) > 50:
+                out.append(f"- ... and {len(self.malformed) - 50} more (see ledger.json)")
+        for r in ROWS:
+            t = self.tallies[r.id]
+            c = contract_for(r.id)
+            if not t.claims:
+                continue
+            out += ["", f'<a id="{r.id.replace(".", "-")}"></a>', f"## {r.id}", "",
+                    f"*{r.spec_row}* ({r.guarantee.value}).", ""]
+            if c is not None:
+                out += [f"Checks: {c.checks}", ""]
+            out.append(f"{t.claims} claims over {t.cases} cases: {t.verified} verified, {t.violated} "
+                       f"violated, {t.undecided} undecided.")
+            if t.declared_claims:
+                out.append(f"Declared error models on {t.declared_claims} claims; the largest declared "
+                           f"bound is {fmt_measure(t.declared_ratio)} times the project's reference model.")
             if t.counters:
-                out.append("Counters: " + ", ".join(f"{k} = {v}" for k, v in sorted(t.counters.items())))
-                out.append("")
-            out += ["Worst case:", "", "```json", json.dumps(t.worst, indent=1, sort_keys=True), "```"]
-            if t.first_violation is not None:
-                out += ["", "First violation:", "", "```json",
-                        json.dumps(t.first_violation, indent=1, sort_keys=True), "```"]
-            if t.first_undecided is not None:
-                out += ["", "First undecided:", "", "```json",
-                        json.dumps(t.first_undecided, indent=1, sort_keys=True), "```"]
+                out.append("Counters: " + ", ".join(f"{k} = {v}" for k, v in sorted(t.counters.items())) + ".")
+            if t.worst:
+                out += ["", f"Worst case ({_worst_text(t)}):", "", "```json",
+                        json.dumps(decimal_view(t.worst), indent=1, sort_keys=True), "```"]
+            if t.violations:
+                shown = ", ".join(str(i) for i in t.violated_claims[:20])
+                more = f" and {t.violated - 20} more" if t.violated > 20 else ""
+                out += ["", f"Violated claims (index): {shown}{more}. First witnesses:", ""]
+                for rec in t.violations:
+                    out += ["```json", json.dumps(decimal_view(rec), indent=1, sort_keys=True), "```"]
+            if t.undecideds:
+                out += ["", "First undecided:", ""]
+                for rec in t.undecideds[:2]:
+                    out += ["```json", json.dumps(decimal_view(rec), indent=1, sort_keys=True), "```"]
         return "\n".join(out) + "\n"
 
-    def write(self, out_dir: Path) -> tuple[Path, Path]:
+    def write(self, out_dir: Path, *, timings: bool = True) -> tuple[Path, Path]:
         out_dir = Path(out_dir)
         out_dir.mkdir(parents=True, exist_ok=True)
         pj, pm = out_dir / "ledger.json", out_dir / "ledger.md"
-        pj.write_text(json.dumps(self.to_json(), indent=1, sort_keys=False) + "\n")
+        pj.write_text(json.dumps(self.to_json(timings=timings), indent=1, sort_keys=False) + "\n")
         pm.write_text(self.to_markdown())
         return pj, pm
 
@@ -222,25 +370,42 @@ class _Progress:
             sys.stderr.flush()
 
 
+def select_families(only: Iterable[str] = ()) -> list:
+    """The families named in ``only`` (all when empty); an unknown name is a ValueError."""
+    only = list(only)
+    known = {f.name for f in families()}
+    unknown = sorted(set(only) - known)
+    if unknown:
+        raise ValueError(f"unknown family {', '.join(unknown)} (known: {', '.join(sorted(known))})")
+    return [f for f in families() if not only or f.name in set(only)]
+
+
 def run_corpus(seed: int, cases: Optional[int] = None, only: Iterable[str] = (),
-               progress: Optional[bool] = None) -> Ledger:
+               progress: Optional[bool] = None, on_verdict=None) -> Ledger:
     """Generate each family's cases, run the fast path, check every claim, tally the verdicts.
 
     Args:
         seed: corpus seed (deterministic).
         cases: cases per family (default: each family's ``default_cases``).
-        only: family names to run (default: all).
+        only: family names to run (default: all; an unknown name raises ValueError).
         progress: force the stderr progress bar on or off (default: when stderr is a tty).
+        on_verdict: ``on_verdict(index, verdict)`` for each verdict (the CLI's ``--verdicts``).
     """
-    fams = [f for f in families() if not only or f.name in set(only)]
+    fams = select_families(only)
     plan = [(f, f.generate(seed, f.default_cases if cases is None else cases)) for f in fams]
-    ledger = Ledger(seed=seed)
+    ledger = Ledger(seed=seed, run={"command": "ledger", "seed": seed, "cases": cases,
+                                    "families": [f.name for f in fams]})
     bar = _Progress(sum(len(c) for _, c in plan), progress)
+    index = 0
     for fam, fam_cases in plan:
         t0 = time.monotonic()
-        for case in fam_cases:
+        for k, case in enumerate(fam_cases):
             for claim in fam.claims(case):
-                ledger.add(check_claim(claim))
+                v = check_claim(claim)
+                ledger.add(v, index, (fam.name, k))
+                if on_verdict is not None:
+                    on_verdict(index, v)
+                index += 1
             bar.step(fam.name)
         ledger.timings[fam.name] = time.monotonic() - t0
     bar.close()

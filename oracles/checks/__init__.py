@@ -9,7 +9,7 @@ from functools import lru_cache
 
 from ..family import Family
 
-__all__ = ["families", "checker_for"]
+__all__ = ["families", "checker_for", "contract_for"]
 
 
 @lru_cache(maxsize=None)
@@ -43,3 +43,13 @@ def _checkers() -> dict:
 def checker_for(row_id: str):
     """The checker of a row, or None if no family evidences it yet."""
     return _checkers().get(row_id)
+
+
+@lru_cache(maxsize=None)
+def _contracts() -> dict:
+    return {rid: c for fam in families() for rid, c in fam.contracts.items()}
+
+
+def contract_for(row_id: str):
+    """The case-file contract of a row (``oracles.family.RowContract``), or None."""
+    return _contracts().get(row_id)
