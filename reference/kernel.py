@@ -44,6 +44,12 @@ __all__ = [
     "barry_goldman_tangent",
     "chord_tangent",
     "joint_scaled_derivatives",
+    "reflect",
+    "rotate_between",
+    "rotate_about",
+    "bicubic_first_partials",
+    "bicubic_normal_vector",
+    "cross_boundary_controls",
 ]
 
 
@@ -268,3 +274,63 @@ def joint_scaled_derivatives(ctx, P_in, P_out, w_in, w_out):
     s_in = six * (a2 - a1) / (wi * wi)
     s_out = six * (b1 - b0) / (wo * wo)
     return d_in, d_out, s_in, s_out
+
+
+@kernel
+def reflect(ctx, v, n):
+    """Reflection of ``v`` in the plane through the origin normal to ``n`` (each (..., 3)):
+    ``v - 2 (n . v) / (n . n) n``. ``n`` must be nonzero (the caller skips a zero ``n``)."""
+    two = ctx.const("2")
+    return v - _col(two * dot(ctx, n, v) / dot(ctx, n, n)) * n
+
+
+@kernel
+def rotate_between(ctx, v, a, b):
+    """The rotation that takes the unit vector ``a`` to the unit vector ``b`` about the axis
+    ``a x b`` (the minimal rotation), applied to ``v``: with ``w = a x b`` and ``c = a . b``,
+    ``R v = c v + w x v + (w . v) / (1 + c) w`` (Rodrigues' formula with ``sin = |w|``, no
+    trigonometry). Undefined for ``b = -a`` (``1 + c = 0``; the caller rejects it)."""
+    one = ctx.const("1")
+    w = cross(ctx, a, b)
+    c = dot(ctx, a, b)
+    return (_col(c) * v + cross(ctx, w, v)) + _col(dot(ctx, w, v) / (one + c)) * w
+
+
+@kernel
+def rotate_about(ctx, v, k, c, s):
+    """Rotation of ``v`` about the unit axis ``k`` by the angle whose cosine and sine are ``c``
+    and ``s`` (Rodrigues): ``c v + s (k x v) + (1 - c) (k . v) k``."""
+    one = ctx.const("1")
+    return (_col(c) * v + _col(s) * cross(ctx, k, v)) + _col((one - c) * dot(ctx, k, v)) * k
+
+
+@kernel
+def bicubic_first_partials(ctx, C, u, v):
+    """``(Su, Sv)``, the first partials per normalized u and v of the patch ``C`` (..., 4, 4, D)
+    indexed ``[u][v]``: ``Su = sum_ij B_i'(u) B_j(v) C_ij``, ``Sv = sum_ij B_i(u) B_j'(v) C_ij``.
+    The same operations as the first partials of :func:`bicubic_partials`, so equal bit for bit."""
+    vv = _col(v)
+    q = cubic_point(ctx, C, vv)
+    qv = cubic_derivative(ctx, C, vv)
+    return cubic_derivative(ctx, q, u), cubic_point(ctx, qv, u)
+
+
+@kernel
+def bicubic_normal_vector(ctx, C, u, v):
+    """``(Su, Sv, N)`` with the unnormalized surface normal ``N = Su x Sv`` (shape (..., 3)).
+    Its direction is the counterclockwise (u, v) orientation of the patch."""
+    su, sv = bicubic_first_partials(ctx, C, u, v)
+    return su, sv, cross(ctx, su, sv)
+
+
+@kernel
+def cross_boundary_controls(ctx, boundary, inner):
+    """The outward cross-boundary derivative controls ``3 (boundary - inner)`` of a patch side.
+
+    ``boundary`` (..., 4, D) is the side's control row (``C[0][j]`` for U0, ``C[3][j]`` for U1,
+    ``C[i][0]`` for V0, ``C[i][3]`` for V1) and ``inner`` the next row inward. The result is the
+    Bezier control curve, in the side's along-edge parameter s, of the derivative per normalized
+    parameter pointing out of the patch (``-dS/du`` on U0, ``+dS/du`` on U1, ``-dS/dv`` on V0,
+    ``+dS/dv`` on V1).
+    """
+    return ctx.const("3") * (boundary - inner)
