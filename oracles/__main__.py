@@ -3,7 +3,7 @@
     python -m oracles ledger [--cases N] [--seed S] [--out DIR] [--family NAME ...] [CI options]
     python -m oracles claims [--cases N] [--seed S] [--family NAME ...] --out FILE
     python -m oracles check FILE [--out DIR] [--force] [CI options]   # judge another implementation
-    python -m oracles schema [--out FILE]                             # the case-file JSON Schema
+    python -m oracles schema [--out FILE] [--docs MD]                 # the case-file JSON Schema
     python -m oracles surface-queries                                 # spec 004's example records
 
 CI options: ``--strict``, ``--verdicts FILE`` (one JSON line per claim), ``--junit FILE``.
@@ -187,7 +187,9 @@ def main(argv=None) -> int:
     pk.add_argument("--out", default="check-out", help="directory for ledger.json and ledger.md")
     _ci_options(pk)
     ps = sub.add_parser("schema", help="print (or write) the case-file JSON Schema")
-    ps.add_argument("--out", default=None)
+    ps.add_argument("--out", default=None, help="write the schema here (oracles/casefile.schema.json ships it)")
+    ps.add_argument("--docs", default=None, metavar="MD",
+                    help="rewrite the generated row-field section of this Markdown file (docs/casefile.md)")
     sub.add_parser("surface-queries", help="print spec 004's nine example query records")
     args = p.parse_args(argv)
 
@@ -233,6 +235,11 @@ def main(argv=None) -> int:
     if args.cmd == "schema":
         from .schema import schema_text
 
+        if args.docs:
+            from .casedoc import update_document
+
+            print(f"{args.docs}: {'updated' if update_document(args.docs) else 'already current'}")
+            return EXIT_OK
         if args.out:
             Path(args.out).write_text(schema_text())
         else:

@@ -82,8 +82,7 @@ def _decimal17(q) -> str:
         return repr(q)
     if q == 0:
         return "0"
-    with gmpy2.local_context(gmpy2.context(), precision=80):
-        return format(gmpy2.mpfr(gmpy2.mpq(q.numerator, q.denominator)), ".17g")
+    return format(gmpy2.mpfr(gmpy2.mpq(q.numerator, q.denominator), 80), ".17g")
 
 
 def decimal_view(x: Any) -> Any:

@@ -44,21 +44,24 @@ def test_ledger_json_shape_and_markdown(tmp_path):
     ledger = run_corpus(seed=3, cases=4, only=["path"], progress=False)
     pj, pm = ledger.write(tmp_path)
     doc = json.loads(pj.read_text())
-    assert doc["format"] == "evidence-ledger/1" and doc["seed"] == 3
+    assert doc["format"] == "evidence-ledger/2" and doc["seed"] == 3
     assert {"backend", "prec_bits"} <= doc["oracle"].keys()
     assert [r["id"] for r in doc["rows"]] == [r.id for r in ROWS]
     for r in doc["rows"]:
-        assert {"id", "spec_row", "guarantee", "cases", "verified", "violated", "undecided", "worst"} <= r.keys()
-        assert r["cases"] == r["verified"] + r["violated"] + r["undecided"]
+        assert {"id", "spec_row", "guarantee", "checks", "claims", "cases", "verified", "violated", "undecided",
+                "worst"} <= r.keys()
+        assert r["claims"] == r["verified"] + r["violated"] + r["undecided"]
+        assert r["cases"] <= r["claims"]
         if not r["id"].startswith("path."):
             from oracles.checks import checker_for
 
             # Rows of unselected families are "not run"; rows with no checker are "pending".
-            assert r["cases"] == 0 and r["status"] == ("not run" if checker_for(r["id"]) else "pending")
+            assert r["claims"] == 0 and r["status"] == ("not run" if checker_for(r["id"]) else "pending")
     assert next(r for r in doc["rows"] if r["id"] == "sweep.rings")["status"] == "pending"
     assert next(r for r in doc["rows"] if r["id"] == "track.values")["status"] == "not run"
     floor = next(r for r in doc["rows"] if r["id"] == "path.position_floor")
-    assert floor["cases"] == 4 and floor["violated"] == 0
+    # One floor claim per corpus case: 4 claims over 4 cases.
+    assert floor["claims"] == 4 and floor["cases"] == 4 and floor["violated"] == 0
     md = pm.read_text()
     assert "| `path.control_boxes` | Exact |" in md and '<a id="path-interior_positions"></a>' in md
 
@@ -104,12 +107,14 @@ def test_cli_exit_codes(tmp_path, capsys):
     assert main(["check", str(badf), "--out", str(tmp_path / "b")]) == 1
     doc = json.loads((tmp_path / "b" / "ledger.json").read_text())
     row = next(r for r in doc["rows"] if r["id"] == "path.control_boxes")
-    assert row["violated"] == 1 and "witness" in row["first_violation"]
-    # Claims whose inputs cannot be read: exit 2 with the claim named.
+    assert row["violated"] == 1 and "witness" in row["violations"][0]
+    assert row["violated_claims"] == [len(cs)] and row["violations"][0]["claim"] == len(cs)
+    # Claims whose inputs cannot be read: exit 2 with the claim named by index.
     broken = [Claim(box.row, box.guarantee, box.value, {"source": "zzz", "origin": [0, 0, 0]})]
     write_claims(badf, broken, "test")
+    capsys.readouterr()
     assert main(["check", str(badf), "--out", str(tmp_path / "m")]) == 2
-    assert "claim 0" in capsys.readouterr().err
+    assert "claims[0]" in capsys.readouterr().err
     (tmp_path / "junk.json").write_text("{")
     assert main(["check", str(tmp_path / "junk.json")]) == 2
 
@@ -132,7 +137,9 @@ def test_ledger_tallies_count_counters():
     ledger.add(verified(c, measure="error_ratio", measured=0.5, decision_differs=1))
     ledger.add(verified(c, measure="error_ratio", measured=0.25, decision_differs=0))
     t = ledger.tallies["path.continuity_values"].to_json()
-    assert t["counters"] == {"decision_differs": 1} and t["worst"]["value"] == 0.5 and t["cases"] == 2
+    # Two claims with the same inputs: two claims, one case.
+    assert t["counters"] == {"decision_differs": 1} and t["worst"]["value"] == 0.5
+    assert t["claims"] == 2 and t["cases"] == 1
 
 
 def test_corpus_claims_repeat_across_processes(tmp_path):

@@ -1,0 +1,66 @@
+"""Every checker can fail: for every row with a checker, its contract plants a false claim that
+the checker answers Violated, and an honest claim of the family's corpus that it answers
+Verified. Both claims are well formed by the row's case-file schema, so the Violated verdict
+is about the property, not about a malformed field. A row whose contract says its property is
+unrefutable is exempt from the Violated half and must not count claims as verified."""
+
+from __future__ import annotations
+
+import pytest
+
+from oracles.checks import families
+from oracles.ledger import check_claim
+from oracles.model import VerdictKind
+from oracles.schema import _Validator, _claim_schema
+
+ROWS = [(fam, rid) for fam in families() for rid in sorted(fam.checkers)]
+MAX_CASES = 60  # corpus cases scanned per family for an honest claim of each row
+
+
+def _honest_claims(fam):
+    """The first claim of each row that its checker answers Verified (scanning the corpus)."""
+    found, wanted = {}, set(fam.checkers)
+    for case in fam.generate(7, MAX_CASES):
+        for claim in fam.claims(case):
+            if claim.row in wanted and claim.row not in found and check_claim(claim).kind is VerdictKind.Verified:
+                found[claim.row] = claim
+        if len(found) == len(wanted):
+            break
+    return found
+
+
+_CACHE: dict = {}
+
+
+def honest(fam):
+    if fam.name not in _CACHE:
+        _CACHE[fam.name] = _honest_claims(fam)
+    return _CACHE[fam.name]
+
+
+@pytest.mark.parametrize("fam, rid", ROWS, ids=[rid for _, rid in ROWS])
+def test_every_row_with_a_checker_has_a_contract(fam, rid):
+    c = fam.contracts.get(rid)
+    assert c is not None, f"{rid}: no RowContract (schema and planted false claim)"
+    assert c.checks and len(c.checks.split()) >= 5, f"{rid}: the checks sentence says nothing"
+
+
+@pytest.mark.parametrize("fam, rid", ROWS, ids=[rid for _, rid in ROWS])
+def test_a_planted_false_claim_is_violated_and_an_honest_one_verified(fam, rid):
+    contract = fam.contracts.get(rid)
+    if contract is None:
+        pytest.fail(f"{rid}: no contract")
+    claim = honest(fam).get(rid)
+    assert claim is not None, f"{rid}: no honest claim Verified in {MAX_CASES} corpus cases"
+    validator = _Validator(_claim_schema(rid, contract))
+    assert not list(validator.iter_errors(claim.to_json())), f"{rid}: the honest claim is not schema-valid"
+    planted = contract.plant(claim)
+    assert planted.to_json() != claim.to_json(), f"{rid}: plant changed nothing"
+    errs = [e.message for e in validator.iter_errors(planted.to_json())]
+    assert not errs, f"{rid}: the planted claim is malformed, not false: {errs}"
+    v = check_claim(planted)
+    if contract.refutable:
+        assert v.kind is VerdictKind.Violated, (rid, v.kind, v.note)
+        assert v.witness is not None, f"{rid}: Violated without a witness"
+    else:
+        assert v.kind is not VerdictKind.Verified
