@@ -9,19 +9,26 @@ of 1 to 8 spans at scales 1e-2 to 1e3 around centres up to 1e5, with points near
 inside its box or far away, and gaps from 1e-7 to 1e-2 of the scale.
 
 Claim ``inputs`` (both rows): ``controls`` the prepared float32 controls (n, 4, 3) as hex,
-``origin`` and ``point`` (3,) float64 hex, ``projection_gap`` hex, ``is_closed``,
-``max_iterations``. ``value``: ``span``, ``u``, ``distance``, ``lower_bound``, ``gap`` (hex),
-``is_gap_met``, ``iterations`` and, for the approximate row, ``result_guarantee``.
+``origin`` and ``point`` (3,) float64 hex, ``projection_gap`` hex, ``max_iterations``.
+``value``: ``span``, ``u``, ``distance``, ``lower_bound``, ``gap`` (hex), ``is_gap_met``,
+``iterations`` and, for the approximate row, ``result_guarantee``. Every field is read by the
+checkers (the contracts' schemas, ``CONTRACTS``, admit nothing else).
 
 Checkers recompute the truth from the inputs alone (``interval.projection``):
 
-* strict: exact rational checks that the parameter exists, ``Gap <= ProjectionGap``,
-  ``Distance - LowerBound <= Gap`` and ``Distance^2 >= |q - B(u)|^2``; then the interval
-  branch and bound shows ``min f >= LowerBound^2`` (refined over ``BUDGET``). Together these
-  give ``LowerBound <= min <= exact distance at Parameter <= Distance <= min + ProjectionGap``.
-  The measure ``gap_used`` is an upper estimate of ``(Distance - min) / ProjectionGap``.
-* approximate: reported, never failed; the measure ``true_gap_ratio`` is an upper estimate of
-  ``(exact distance at Parameter - min) / ProjectionGap``.
+* strict: exact rational checks that the parameter exists, ``Iterations <= MaxIterations``,
+  ``Gap <= ProjectionGap``, ``Distance - LowerBound <= Gap`` and ``Distance^2 >= |q - B(u)|^2``;
+  then the interval branch and bound shows ``min f >= LowerBound^2`` (refined over ``BUDGET``).
+  Together these give ``LowerBound <= min <= exact distance at Parameter <= Distance <= min +
+  ProjectionGap``. The measure ``gap_used`` is an upper estimate of ``(Distance - min) /
+  ProjectionGap``.
+* approximate: what still holds when work runs out. The parameter exists, ``Iterations <=
+  MaxIterations``, the guarantee is Approximate exactly when ``IsGapMet`` is false (Certified
+  when it is true); a claim with ``IsGapMet`` true must pass every strict check; otherwise
+  ``|Distance - |q - B(u)|| <= R`` (the Rounded error of evaluating the distance at the
+  returned parameter, :func:`evaluation_bound`, or the claim's declared model) and
+  ``LowerBound <= min`` (the same branch and bound). The measure ``true_gap_ratio`` is an upper
+  estimate of ``(exact distance at Parameter - min) / ProjectionGap``.
 """
 
 from __future__ import annotations
@@ -54,13 +61,16 @@ from reference.query import (
 )
 from reference.status import GuaranteeClass as G
 
+from .. import schema as S
 from ..decide import Decision, refine
-from ..family import Family
+from ..errormodel import resolve
+from ..family import Family, RowContract
 from ..model import Claim, dec, dec_array, enc, undecided, verified, violated
 from .path import LIMITS, tolerance
 
 __all__ = ["FAMILY", "BUDGET", "SPLITS", "make_case", "make_claim", "generate", "claims",
-           "check_strict", "check_approximate", "path_view"]
+           "check_strict", "check_approximate", "evaluation_bound", "path_view", "CONTRACTS",
+           "plant_strict", "plant_approximate"]
 
 # Interval precisions the checkers may spend, with the box splits allowed at each.
 BUDGET = (113, 256)
@@ -194,15 +204,17 @@ def generate(seed: int, n: int) -> list:
 
 
 def make_claim(row, guarantee, view, case, result, max_iterations, extra=None) -> Claim:
+    """The claim of one projection result; ``inputs`` holds exactly what the checkers read (the
+    path's closedness is not among them: the curve, and so the truth, is the same set of spans)."""
     value = {"span": result.parameter.span_index, "u": enc(result.parameter.u),
              "distance": enc(result.distance), "lower_bound": enc(result.lower_bound),
              "gap": enc(result.gap), "is_gap_met": bool(result.is_gap_met),
              "iterations": int(result.iterations)}
     if extra:
         value.update(extra)
-    inputs = {"case": case["name"], "controls": enc(view.controls), "origin": enc(view.origin),
+    inputs = {"controls": enc(view.controls), "origin": enc(view.origin),
               "point": enc(case["point"]), "projection_gap": enc(view.tolerance.projection_gap),
-              "is_closed": bool(view.is_closed), "max_iterations": int(max_iterations)}
+              "max_iterations": int(max_iterations)}
     return Claim(row, guarantee, value, inputs)
 
 
@@ -251,17 +263,33 @@ def _inputs(claim: Claim):
         raise TypeError("span must be an int")
     if not isinstance(val["is_gap_met"], bool):
         raise TypeError("is_gap_met must be a boolean")
+    budget, iterations = inp["max_iterations"], val["iterations"]
+    for name, x in (("max_iterations", budget), ("iterations", iterations)):
+        if isinstance(x, bool) or not isinstance(x, int) or x < 0:
+            raise TypeError(f"{name} must be a nonnegative int")
     nums = {k: dec(val[k]) for k in ("u", "distance", "lower_bound", "gap")}
+    nums["iterations"], nums["max_iterations"] = iterations, budget
     return controls, origin, point, gap, span, nums, val["is_gap_met"]
 
 
-def _exact_failures(controls, origin, point, gap, span, nums, met) -> dict:
-    """The strict row's exact conditions; a nonempty dict names the first that fails."""
+def _domain_failures(controls, span, nums) -> dict:
+    """What both rows demand of any result: an existing parameter, finite values, the budget."""
     n = controls.shape[0]
     if not 0 <= span < n or not (math.isfinite(nums["u"]) and 0.0 <= nums["u"] <= 1.0):
         return {"parameter_outside_domain": {"span": span, "u": enc(nums["u"]), "span_count": n}}
     if not all(math.isfinite(nums[k]) for k in ("distance", "lower_bound", "gap")):
         return {"nonfinite_value": {k: enc(nums[k]) for k in ("distance", "lower_bound", "gap")}}
+    if nums["iterations"] > nums["max_iterations"]:
+        return {"iterations_exceed_budget": {"iterations": nums["iterations"],
+                                             "max_iterations": nums["max_iterations"]}}
+    return {}
+
+
+def _exact_failures(controls, origin, point, gap, span, nums, met) -> dict:
+    """The strict row's exact conditions; a nonempty dict names the first that fails."""
+    bad = _domain_failures(controls, span, nums)
+    if bad:
+        return bad
     if not met:
         return {"is_gap_met": False}
     D, L, Gp, g = (gmpy2.mpq(nums["distance"]), gmpy2.mpq(nums["lower_bound"]),
@@ -282,41 +310,201 @@ def _witness(e) -> dict:
     return {"span": span, "u": enc(u), "distance_sq_upper": enc(e.upper_sq)}
 
 
-def check_strict(claim: Claim):
-    """``projection.strict``: exact conditions, then ``LowerBound <= min`` by the oracle."""
-    controls, origin, point, gap, span, nums, met = _inputs(claim)
-    bad = _exact_failures(controls, origin, point, gap, span, nums, met)
-    if bad:
-        return violated(claim, bad, note="an exact condition of the strict projection fails")
-    lb = nums["lower_bound"]
+def _decide_lower_bound(controls, origin, point, gap, lb) -> Decision:
+    """Whether ``LowerBound <= min distance`` (the oracle's branch and bound, over BUDGET)."""
 
     def at(prec):
         e = enclose_min_distance(controls, origin, point, prec, threshold=max(lb, 0.0),
                                  target=gap / 16, max_splits=SPLITS[prec])
         return Decision(e.decided, prec, e)
 
-    d = refine(at, BUDGET)
+    return refine(at, BUDGET)
+
+
+def _judge_strict(claim: Claim, decoded, **extra):
+    controls, origin, point, gap, span, nums, met = decoded
+    bad = _exact_failures(controls, origin, point, gap, span, nums, met)
+    if bad:
+        return violated(claim, bad, note="an exact condition of the strict projection fails", **extra)
+    lb = nums["lower_bound"]
+    d = _decide_lower_bound(controls, origin, point, gap, lb)
     e = d.enclosure
     used = (nums["distance"] - float(lower(e.distance))) / gap
     enclosure = [enc(lower(e.distance)), enc(upper(e.distance))]
     if d.holds is True:
         return verified(claim, measure="gap_used", measured=used, prec=d.prec,
-                        note="LowerBound <= min shown; Distance <= min + gap follows", splits=e.splits)
+                        note="LowerBound <= min shown; Distance <= min + gap follows", splits=e.splits, **extra)
     if d.holds is False:
         return violated(claim, {"lower_bound_above_minimum": _witness(e), "lower_bound": enc(lb)},
-                        prec=d.prec, note="a curve point is closer than the claimed LowerBound")
-    return undecided(claim, enclosure, prec=d.prec, note="LowerBound <= min not decided within the budget")
+                        prec=d.prec, note="a curve point is closer than the claimed LowerBound", **extra)
+    return undecided(claim, enclosure, prec=d.prec, note="LowerBound <= min not decided within the budget",
+                     **extra)
+
+
+def check_strict(claim: Claim):
+    """``projection.strict``: exact conditions, then ``LowerBound <= min`` by the oracle."""
+    return _judge_strict(claim, _inputs(claim))
+
+
+# The rounding constant of the evaluation bound (the project's blossom constant,
+# reference.error_model.K): a declared model's ``k`` scales the bound by k / 16.
+EVAL_K = 16
+
+
+def evaluation_bound(controls, origin, point, span: int, distance, u: float, eta: float) -> gmpy2.mpq:
+    """The Rounded error allowed between a returned ``Distance`` and the exact distance at the
+    returned parameter, at unit roundoff ``u`` and subnormal step ``eta`` (exact mpq):
+
+    ``R = sum_c (2 e_c + 4 u |q_c|) + 4 u |Distance| + 16 eta`` with ``e_c = 16 u E_c + 16 eta``,
+    ``E_c`` the span's largest control magnitude in component c and ``q = point - origin``.
+
+    Why: the curve point at the parameter is evaluated on float32 controls within ``e_c`` per
+    component (the blossom's three levels of ``(1 - t) a + t b``); an outward-rounded distance
+    widens its point box by ``e`` once more, the chunk-relative query point is enclosed within
+    one ulp (``<= 2 u |q_c|``, doubled here for the box), and the final square root and sums
+    round a few times more (``4 u |Distance|``). The 1-norm bounds the 2-norm of the sum.
+    """
+    P = [[gmpy2.mpq(float(x)) for x in row] for row in controls[span]]
+    qe = [gmpy2.mpq(float(p)) - gmpy2.mpq(float(o)) for p, o in zip(point, origin)]
+    uq, eq = gmpy2.mpq(u), gmpy2.mpq(eta)
+    total = gmpy2.mpq(0)
+    for c in range(3):
+        E = max(abs(P[r][c]) for r in range(4))
+        e = EVAL_K * uq * E + 16 * eq
+        total += 2 * e + 4 * uq * abs(qe[c])
+    return total + 4 * uq * abs(gmpy2.mpq(distance)) + 16 * eq
 
 
 def check_approximate(claim: Claim):
-    """``projection.approximate``: reported with its measured gap, never failed."""
-    controls, origin, point, gap, span, nums, _ = _inputs(claim)
-    f = exact_squared_distance(controls, origin, point, span, nums["u"])  # ValueError off the domain
-    e = enclose_min_distance(controls, origin, point, BUDGET[0], target=gap / 16, max_splits=SPLITS[BUDGET[0]])
+    """``projection.approximate``: what an Approximate result still promises (module docstring):
+    a met gap passes every strict check; otherwise the distance is the Rounded distance at the
+    returned parameter and the lower bound does not exceed the true minimum."""
+    decoded = _inputs(claim)
+    controls, origin, point, gap, span, nums, met = decoded
+    rg = claim.value["result_guarantee"]
+    if rg not in ("Certified", "Approximate"):
+        raise ValueError(f"result_guarantee {rg!r} is neither Certified nor Approximate")
+    gap_met = {"gap_met": int(met)}
+    bad = _domain_failures(controls, span, nums)
+    if bad:
+        return violated(claim, bad, note="the approximate result names no valid parameter or value", **gap_met)
+    if (rg == "Certified") != met:
+        return violated(claim, {"result_guarantee": rg, "is_gap_met": met},
+                        note="IsGapMet false must come with Guarantee Approximate, true with Certified", **gap_met)
+    if met:
+        return _judge_strict(claim, decoded, **gap_met)
+    D = gmpy2.mpq(nums["distance"])
+    resolved = resolve(claim, lambda u, eta: evaluation_bound(controls, origin, point, span, nums["distance"], u, eta),
+                       constant=EVAL_K)
+    R = resolved.scalar()
+    extra = {**gap_met, **resolved.extra()}
+    f = exact_squared_distance(controls, origin, point, span, nums["u"])
+    hi, lo = D + R, D - R
+    if hi < 0 or hi * hi < f or (lo > 0 and lo * lo > f):
+        return violated(claim, {"distance_not_at_parameter": {"distance": enc(D), "exact_distance_sq": enc(f),
+                                                             "bound": enc(R)}},
+                        note="Distance differs from the exact distance at the returned parameter by more "
+                             "than the evaluation's Rounded error", **extra)
+    d = _decide_lower_bound(controls, origin, point, gap, nums["lower_bound"])
+    e = d.enclosure
+    if d.holds is False:
+        return violated(claim, {"lower_bound_above_minimum": _witness(e), "lower_bound": enc(nums["lower_bound"])},
+                        prec=d.prec, note="a curve point is closer than the claimed LowerBound", **extra)
+    if d.holds is None:
+        return undecided(claim, [enc(lower(e.distance)), enc(upper(e.distance))], prec=d.prec,
+                         note="LowerBound <= min not decided within the budget", **extra)
     at = math.sqrt(float(f)) * (1 + 2.0**-50)  # an upper estimate, for the report only
     ratio = (at - float(lower(e.distance))) / gap
-    return verified(claim, measure="true_gap_ratio", measured=ratio, prec=BUDGET[0],
-                    note="Approximate: reported, never failed", gap_met=int(bool(claim.value["is_gap_met"])))
+    return verified(claim, measure="true_gap_ratio", measured=ratio, prec=d.prec,
+                    note="Approximate: distance at the parameter and LowerBound <= min shown", **extra)
+
+
+# --- Contracts -------------------------------------------------------------------------------
+
+
+_INPUTS = S.obj(required={
+    "controls": S.matrix(S.f32(), [None, 4, 3]),
+    "origin": S.vec(S.f64(), 3),
+    "point": S.vec(S.f64(), 3),
+    "projection_gap": S.f64(positive=True),
+    "max_iterations": S.integer(minimum=0),
+})
+_RESULT = {
+    "span": S.integer(minimum=0),
+    "u": S.f64(finite=False),
+    "distance": S.f64(finite=False),
+    "lower_bound": S.f64(finite=False),
+    "gap": S.f64(finite=False),
+    "is_gap_met": S.boolean(),
+    "iterations": S.integer(minimum=0),
+}
+
+
+def _with(claim: Claim, **changes) -> Claim:
+    value = dict(claim.value)
+    value.update({k: (enc(v) if isinstance(v, float) else v) for k, v in changes.items()})
+    return Claim(claim.row, claim.guarantee, value, claim.inputs, claim.model)
+
+
+def _halving_is_false(claim: Claim) -> bool:
+    """Whether half the claimed distance is below the exact distance at the claimed parameter."""
+    i, v = claim.inputs, claim.value
+    d = dec(v["distance"])
+    try:
+        f = exact_squared_distance(dec_array(i["controls"], np.float32), dec_array(i["origin"]),
+                                   dec_array(i["point"]), v["span"], dec(v["u"]))
+    except (ValueError, TypeError):
+        return False
+    return math.isfinite(d) and gmpy2.mpq(d / 2) ** 2 < f
+
+
+def plant_strict(claim: Claim) -> Claim:
+    """A result whose distance and lower bound were halved (a dropped factor of two): the
+    distance falls below the exact distance at the parameter. Where the point is on the curve
+    at the parameter, halving is no fault, so it claims a lower bound above the distance found."""
+    d, lb = dec(claim.value["distance"]), dec(claim.value["lower_bound"])
+    if _halving_is_false(claim):
+        return _with(claim, distance=d / 2, lower_bound=lb / 2)
+    big = 2 * abs(d) + 1.0
+    return _with(claim, lower_bound=big, distance=big, gap=0.0)
+
+
+def plant_approximate(claim: Claim) -> Claim:
+    """The issue's claim: the distance halved and the gap declared met (``is_gap_met`` true,
+    Guarantee Certified, a gap that fits). Where the point is on the curve at the parameter it
+    declares the gap met with a gap wider than ProjectionGap."""
+    d, lb = dec(claim.value["distance"]), dec(claim.value["lower_bound"])
+    if _halving_is_false(claim):
+        d2, lb2 = d / 2, min(lb / 2, d / 2)
+    else:
+        d2, lb2 = abs(d) + 4 * dec(claim.inputs["projection_gap"]) + 1.0, min(lb, 0.0)
+    return _with(claim, distance=d2, lower_bound=lb2, gap=d2 - lb2, is_gap_met=True, result_guarantee="Certified")
+
+
+CONTRACTS = {
+    "projection.strict": RowContract(
+        checks=("Certified strict projection: 0 <= span < n, 0 <= u <= 1, Iterations <= MaxIterations, "
+                "IsGapMet, Gap <= ProjectionGap and Distance - LowerBound <= Gap exactly, "
+                "Distance^2 >= |q - B_span(u)|^2 in exact rationals (q = point - origin), and "
+                "LowerBound <= min_u |q - B(u)| shown by an interval branch and bound over Bernstein "
+                "ranges of |B(u) - q|^2 (113 then 256 bits)."),
+        inputs=_INPUTS,
+        value=S.obj(required=_RESULT),
+        plant=plant_strict,
+    ),
+    "projection.approximate": RowContract(
+        checks=("Approximate projection: the parameter exists and Iterations <= MaxIterations; "
+                "Guarantee is Approximate iff IsGapMet is false; with IsGapMet true every strict check "
+                "applies; otherwise |Distance - |q - B_span(u)|| <= R with R = sum_c (2 e_c + 4u|q_c|) "
+                "+ 4u|Distance| + 16 eta, e_c = 16u E_c + 16 eta (E_c the span's largest control "
+                "magnitude; u = 2^-53 unless a model is declared), and LowerBound <= the true minimum "
+                "(interval branch and bound)."),
+        inputs=_INPUTS,
+        value=S.obj(required={**_RESULT, "result_guarantee": S.enum(["Certified", "Approximate"])}),
+        plant=plant_approximate,
+        model=S.MODEL,
+    ),
+}
 
 
 FAMILY = Family(
@@ -325,5 +513,6 @@ FAMILY = Family(
     generate=generate,
     claims=claims,
     checkers={"projection.strict": check_strict, "projection.approximate": check_approximate},
+    contracts=CONTRACTS,
     oracle_precisions=BUDGET,
 )

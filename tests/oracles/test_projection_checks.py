@@ -1,6 +1,7 @@
 """The projection family's checkers: planted false claims come out Violated, an undecidable one
-Undecided (never Verified), malformed claims raise, the approximate row never fails, and the
-CLI judges the fast path's claims from a case file alone."""
+Undecided (never Verified), malformed claims raise, the approximate row fails on what an
+Approximate result still promises, every corpus claim fits its row's schema, and the CLI judges
+the fast path's claims from a case file alone."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import subprocess
 import sys
 
 import gmpy2
+import numpy as np
 import pytest
 
 import oracles.checks.projection as PJ
@@ -136,15 +138,146 @@ def test_malformed_claims_raise(mutate, exc):
             check_claim(Claim.from_json(d))
 
 
-def test_approximate_is_reported_never_failed():
+def test_honest_approximate_claims_are_verified():
+    for name in ("budget_too_small", "spec_example", "at_cusp", "closed_circle_centre", "far_away"):
+        c = approx_claim(name)
+        v = check_claim(c)
+        assert v.kind is VerdictKind.Verified, (name, v.note, v.witness)
+        assert v.measure in ("true_gap_ratio", "gap_used")
     c = approx_claim()
     assert c.value["is_gap_met"] is False and c.value["result_guarantee"] == "Approximate"
     v = check_claim(c)
-    assert v.kind is VerdictKind.Verified and v.measure == "true_gap_ratio" and v.measured > 1
-    # Even a nonsense distance is reported, not failed: the row promises nothing.
-    assert check_claim(with_value(c, distance=-5.0)).kind is VerdictKind.Verified
-    with pytest.raises(ValueError):  # but a point that does not exist cannot be measured
-        check_claim(with_value(c, span=99))
+    assert v.measure == "true_gap_ratio" and v.measured > 1  # the budget really ran out
+
+
+def test_halved_distance_with_the_gap_declared_met_is_violated():
+    # Issue 9 item 1: this claim passed as Verified before.
+    for name in ("budget_too_small", "spec_example", "above_cusp"):
+        c = approx_claim(name)
+        d, lb = dec(c.value["distance"]), dec(c.value["lower_bound"])
+        planted = with_value(c, distance=d / 2, lower_bound=lb / 2, gap=d / 2 - lb / 2, is_gap_met=True,
+                             result_guarantee="Certified")
+        v = check_claim(planted)
+        assert v.kind is VerdictKind.Violated, (name, v.note)
+        assert set(v.witness) & {"distance_below_exact_distance_at_parameter", "gap_exceeds_projection_gap"}
+
+
+def test_a_met_gap_must_pass_every_strict_check():
+    c = approx_claim("above_cusp")
+    assert c.value["is_gap_met"] is True and c.value["result_guarantee"] == "Certified"
+    d = dec(c.value["distance"])
+    for change, key in (({"gap": 1.0}, "gap_exceeds_projection_gap"),
+                        ({"gap": 0.0, "lower_bound": d / 2}, "gap_below_distance_minus_lower_bound")):
+        v = check_claim(with_value(c, **change))
+        assert v.kind is VerdictKind.Violated and key in v.witness
+
+
+def test_approximate_lower_bound_above_the_true_minimum_is_violated():
+    c = approx_claim()
+    m = true_min(c)
+    v = check_claim(with_value(c, lower_bound=m * (1 + 1e-6)))
+    assert v.kind is VerdictKind.Violated
+    w = v.witness["lower_bound_above_minimum"]
+    from interval.projection import exact_squared_distance
+
+    i = c.inputs
+    f = exact_squared_distance(dec_array(i["controls"]).astype("float32"), dec_array(i["origin"]),
+                               dec_array(i["point"]), w["span"], dec(w["u"]))
+    assert f < gmpy2.mpq(m * (1 + 1e-6)) ** 2  # replayed: a curve point closer than the claim
+
+
+def test_approximate_parameter_not_at_the_claimed_distance_is_violated():
+    c = approx_claim()
+    u = dec(c.value["u"])
+    v = check_claim(with_value(c, u=(u + 0.5) % 1.0))
+    assert v.kind is VerdictKind.Violated and "distance_not_at_parameter" in v.witness
+    # A nonsense distance is no longer reported as Verified.
+    assert check_claim(with_value(c, distance=-5.0)).kind is VerdictKind.Violated
+    assert check_claim(with_value(c, span=99)).kind is VerdictKind.Violated
+
+
+def test_approximate_guarantee_and_budget_are_checked():
+    c = approx_claim()
+    v = check_claim(with_value(c, result_guarantee="Certified"))
+    assert v.kind is VerdictKind.Violated and "result_guarantee" in v.witness
+    v = check_claim(with_value(c, iterations=c.inputs["max_iterations"] + 1))
+    assert v.kind is VerdictKind.Violated and "iterations_exceed_budget" in v.witness
+    v = check_claim(with_value(strict_claim(), iterations=10**6))
+    assert v.kind is VerdictKind.Violated and "iterations_exceed_budget" in v.witness
+
+
+def test_evaluation_bound_is_the_documented_formula():
+    # One span with controls of magnitude up to 4 in x, 2 in y, 0 in z; q = (3, -1, 0).
+    ctl = np.array([[[0, 0, 0], [1, 2, 0], [4, 1, 0], [2, 0, 0]]], dtype=np.float32)
+    u, eta = 2.0**-53, 2.0**-1074
+    R = PJ.evaluation_bound(ctl, np.zeros(3), np.array([3.0, -1, 0]), 0, 0.5, u, eta)
+    uq, eq = gmpy2.mpq(u), gmpy2.mpq(eta)
+    e = [16 * uq * 4 + 16 * eq, 16 * uq * 2 + 16 * eq, 16 * eq]
+    expect = sum(2 * x for x in e) + 4 * uq * (3 + 1) + 4 * uq * gmpy2.mpq(1, 2) + 16 * eq
+    assert R == expect
+
+
+def test_a_declared_float32_model_widens_the_distance_bound_and_is_reported():
+    c = approx_claim()
+    d = dec(c.value["distance"])
+    off = with_value(c, distance=d * (1 + 2.0**-30))  # far beyond binary64, inside float32
+    assert check_claim(off).kind is VerdictKind.Violated
+    declared = Claim(off.row, off.guarantee, off.value, off.inputs, {"name": "f32 port", "u": "0x1p-24"})
+    v = check_claim(declared)
+    assert v.kind is VerdictKind.Verified, (v.note, v.witness)
+    info = v.extra["declared_model"]
+    assert info["model"]["u"] == "0x1p-24" and info["declared_over_reference"] > 2.0**28
+
+
+def test_planted_claims_of_the_contracts_are_violated():
+    for name in ("spec_example", "on_curve", "at_span_start", "at_cusp", "above_cusp", "budget_too_small",
+                 "far_away"):
+        for c in PJ.claims(NAMED[name]):
+            assert check_claim(c).kind is VerdictKind.Verified
+            v = check_claim(PJ.CONTRACTS[c.row].plant(c))
+            assert v.kind is VerdictKind.Violated, (name, c.row, v.note)
+
+
+def _document(claims):
+    from oracles.casefile import FORMAT
+
+    return {"format": FORMAT, "producer": "test", "claims": [c.to_json() for c in claims]}
+
+
+def test_every_corpus_claim_validates_against_its_row_schema():
+    from oracles.schema import validate_document
+
+    claims = [c for case in PJ.generate(2, 80) for c in PJ.claims(case)]
+    assert {c.row for c in claims} == set(PJ.CONTRACTS)
+    assert validate_document(_document(claims)) == []
+
+
+@pytest.mark.parametrize("mutate,where", [
+    (lambda d: d["inputs"].update(is_closed=False), "inputs"),  # a field no checker reads
+    (lambda d: d["value"].update(spn=0), "value"),
+    (lambda d: d["inputs"].update(controls=[[["0x1.999999999999ap-4"] * 3] * 4]), "inputs.controls"),
+    (lambda d: d["value"].update(result_guarantee="Estimated"), "value.result_guarantee"),
+    (lambda d: d["inputs"].update(max_iterations=-1), "inputs.max_iterations"),
+])
+def test_the_schema_rejects_unread_fields_and_bad_values(mutate, where):
+    from oracles.schema import validate_document
+
+    d = copy.deepcopy(approx_claim().to_json())
+    mutate(d)
+    errs = validate_document({**_document([]), "claims": [d]})
+    assert errs and any(e.path.startswith(f"claims[0].{where}") for e in errs), [str(e) for e in errs]
+
+
+def test_every_schema_field_is_read_by_the_checker():
+    # Removing any field the schema describes makes the checker fail on the claim: nothing in
+    # the schema is decoration.
+    for c in (strict_claim(), approx_claim()):
+        for part in ("inputs", "value"):
+            for key in getattr(c, part):
+                d = copy.deepcopy(c.to_json())
+                del d[part][key]
+                with pytest.raises((KeyError, ValueError, TypeError)):
+                    PJ.FAMILY.checkers[c.row](Claim.from_json(d))
 
 
 def test_generate_is_deterministic_and_starts_with_the_named_cases():
@@ -166,5 +299,5 @@ def test_cli_checks_fast_path_claims_from_a_file(tmp_path):
             d["value"]["gap"] = enc(1.0)  # planted: more than the projection gap
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps(doc))
-    run[4] = str(bad)
+    run[4], run[6] = str(bad), str(tmp_path / "out-bad")  # a new run: check refuses to overwrite
     assert subprocess.run(run, capture_output=True, text=True).returncode == 1
