@@ -50,6 +50,11 @@ error ``eta = (1.001 theta + 6 u) W`` (``W >= |s - a|_2``), the parameter's
 the others' plus ``1.01 u (1 + |l_1| + |l_0|)``. ``docs/decisions.md`` derives them; the oracle
 (``oracles/checks/triangle.py``) evaluates the same model from exact quantities.
 
+Every query result carries the caller's stamp (spec 004: "Queries carry the same caller-supplied
+identity/version"): a hit in ``SurfaceHit.stamp``, a clipped segment in ``ClippedSegment.stamp``,
+and every outcome of ``first_hit`` and ``clip_segment`` (hit, miss, failure) in
+``SurfaceQueryOutcome.stamp``; a miss stays Success with None.
+
 Cancellation is polled before every block (``block=1`` polls per facet as the spec says, at the
 speed of a Python loop); a cancelled query returns ``Cancelled`` and no partial result.
 """
@@ -88,6 +93,7 @@ __all__ = [
     "validate_settings",
     "SurfaceHit",
     "ClippedSegment",
+    "SurfaceQueryOutcome",
     "TriangleSurface",
 ]
 
@@ -207,11 +213,30 @@ class ClippedSegment:
         start: (3,) float64, the segment's start (bitwise).
         end: (3,) float64, the contact position, or the segment's end (bitwise) on a miss.
         hit: the contact, or None.
+        stamp: the surface's stamp, on a hit and on a miss alike (spec 004: queries carry the
+            caller-supplied identity/version).
     """
 
     start: np.ndarray
     end: np.ndarray
     hit: Optional[SurfaceHit]
+    stamp: SurfaceStamp
+
+
+@dataclass(frozen=True, slots=True)
+class SurfaceQueryOutcome(Outcome):
+    """The :class:`~reference.status.Outcome` of a surface query, stamped.
+
+    Spec 004: "Queries carry the same caller-supplied identity/version". A hit carries it in
+    :attr:`SurfaceHit.stamp`, a clipped segment in :attr:`ClippedSegment.stamp`; a miss is
+    Success with ``value`` None (unchanged), so the stamp rides on the outcome itself, as it does
+    on every failure (Ambiguous, Cancelled, InvalidArgument, OutOfRange) of the query.
+
+    Attributes:
+        stamp: the queried surface's :class:`SurfaceStamp` (the caller's, bitwise).
+    """
+
+    stamp: Optional[SurfaceStamp] = None
 
 
 CancelToken = Union[Callable[[], Any], threading.Event, None]
@@ -454,7 +479,10 @@ class TriangleSurface:
 
     # --- queries -----------------------------------------------------------------------
 
-    def first_hit(self, start, end, cancel: CancelToken = None, *, block: int = BLOCK) -> Outcome:
+    def _stamped(self, out: Outcome) -> SurfaceQueryOutcome:
+        return SurfaceQueryOutcome(out.status, out.value, out.diagnostic, self._stamp)
+
+    def first_hit(self, start, end, cancel: CancelToken = None, *, block: int = BLOCK) -> SurfaceQueryOutcome:
         """``first_hit``: the earliest contact of the segment ``start -> end``.
 
         Args:
@@ -465,13 +493,17 @@ class TriangleSurface:
             block: facets per vectorised block (an int >= 1); 1 polls per facet.
 
         Returns:
-            ``Outcome``: success with a :class:`SurfaceHit` (t, triangle: Rounded; position,
-            barycentric, normal: Rounded with the module's error model; facing: exact sign), or
-            success with None on a miss; Ambiguous (diagnostic index = lowest ambiguous facet,
+            :class:`SurfaceQueryOutcome` (an ``Outcome`` whose ``stamp`` is the surface's, whatever
+            the status): success with a :class:`SurfaceHit` (t, triangle: Rounded; position,
+            barycentric, normal: Rounded with the module's error model; facing: exact sign;
+            stamp: Exact, the caller's), or success with None on a miss; Ambiguous (diagnostic index = lowest ambiguous facet,
             field = the band that was hit) when any facet is inside an uncertainty band;
             Cancelled with no value; InvalidArgument for a nonfinite or zero-length segment or a
             bad block; OutOfRange for a coordinate beyond ``MAX_COORDINATE``.
         """
+        return self._stamped(self._first_hit(start, end, cancel, block))
+
+    def _first_hit(self, start, end, cancel: CancelToken, block) -> Outcome:
         if not is_int(block) or int(block) < 1:
             return failure(GeometryStatus.InvalidArgument, f"block = {block!r} must be an int >= 1", field="block")
         poll = _poller(cancel)
@@ -499,21 +531,24 @@ class TriangleSurface:
         t, i, lam, dc = best
         return success(self._hit(q, t, i, lam, dc))
 
-    def clip_segment(self, start, end, cancel: CancelToken = None, *, block: int = BLOCK) -> Outcome:
+    def clip_segment(self, start, end, cancel: CancelToken = None, *, block: int = BLOCK) -> SurfaceQueryOutcome:
         """``clip_segment``: end the proposed trace at its first contact, or keep its end.
 
         Returns:
-            ``Outcome`` with a :class:`ClippedSegment` whose ``end`` is the hit position
-            (Rounded, bitwise ``end`` for a t = 1 contact) or bitwise ``end`` on a miss; every
-            failure of :meth:`first_hit` passes through unchanged. No contact law is imposed.
+            :class:`SurfaceQueryOutcome` with a :class:`ClippedSegment` whose ``end`` is the hit
+            position (Rounded, bitwise ``end`` for a t = 1 contact) or bitwise ``end`` on a miss,
+            and whose ``stamp`` is the surface's (Exact) on either; every failure of
+            :meth:`first_hit` passes through unchanged (stamped). No contact law is imposed.
         """
         out = self.first_hit(start, end, cancel, block=block)
         if not out.ok:
             return out
         s = readonly(np.array(start, dtype=np.float64), copy=False)
         if out.value is None:
-            return success(ClippedSegment(s, readonly(np.array(end, dtype=np.float64), copy=False), None))
-        return success(ClippedSegment(s, out.value.position, out.value))
+            clip = ClippedSegment(s, readonly(np.array(end, dtype=np.float64), copy=False), None, self._stamp)
+        else:
+            clip = ClippedSegment(s, out.value.position, out.value, self._stamp)
+        return self._stamped(success(clip))
 
     def _hit(self, q: _Query, t: float, i: int, lam: np.ndarray, dc: float) -> SurfaceHit:
         if t == 0.0:

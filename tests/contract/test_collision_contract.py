@@ -147,6 +147,8 @@ class TestOutsideToOutside:
         assert out.ok and out.value.hit.triangle == 0
         assert np.array_equal(out.value.end, [0.0, 0.25, 0.625])
         assert np.array_equal(out.value.start, fl(S0))
+        # Spec 004: queries carry the caller-supplied identity/version.
+        assert out.value.stamp == STAMP and out.value.hit.stamp == STAMP and out.stamp == STAMP
 
     def test_crossing_along_y(self):
         # y(t) = -1 + 4t reaches y = 0 at t = 1/4 at (3/4, 0, 1/4): (x, z) has z < x, facet
@@ -166,11 +168,14 @@ class TestMiss:
     def test_miss_is_success_with_none(self, s, e):
         out = cube().first_hit(fl(s), fl(e))
         assert out.status is GS.Success and out.value is None
+        # Spec 004: "Queries carry the same caller-supplied identity/version" -- a miss too.
+        assert out.stamp == STAMP
 
     def test_clip_keeps_the_end_bitwise(self):
         e = np.array([2.0, 2.0, 0.1])
         out = cube().clip_segment(np.array([-1.0, 2.0, 0.1]), e)
         assert out.ok and out.value.hit is None and np.array_equal(out.value.end, e)
+        assert out.value.stamp == STAMP and out.stamp == STAMP  # a clipped miss carries the stamp
 
 
 # --- 4 inside-start trace -------------------------------------------------------------------------

@@ -125,6 +125,29 @@ class TestQueries:
         for a in (h.position, h.barycentric, h.normal):
             assert a.dtype == np.float64 and not a.flags.writeable
 
+    @pytest.mark.parametrize("stamp", [SurfaceStamp(0, 0), SurfaceStamp(2**64 - 1, 2**64 - 1),
+                                       SurfaceStamp(12345678901234567890, 3)])
+    def test_every_query_result_carries_the_callers_stamp(self, stamp):
+        # Spec 004: "Queries carry the same caller-supplied identity/version" -- a hit, a miss,
+        # a clipped hit, a clipped miss and a rejected query alike.
+        sf = TriangleSurface.new(SQUARE, SQ_T, stamp).value
+        down = (np.array([0.25, 0.5, 1]), np.array([0.25, 0.5, -1]))
+        beside = (np.array([2.0, 2, 1]), np.array([2.0, 2, -1]))
+        hit, miss = sf.first_hit(*down), sf.first_hit(*beside)
+        assert hit.value.stamp == stamp and hit.stamp == stamp
+        assert miss.ok and miss.value is None and miss.stamp == stamp
+        for seg in (down, beside):
+            clip = sf.clip_segment(*seg)
+            assert clip.ok and clip.value.stamp == stamp and clip.stamp == stamp
+        assert sf.clip_segment(*down).value.hit.stamp == stamp
+        coplanar = sf.first_hit(np.array([-1.0, 0.5, 0]), np.array([2.0, 0.5, 0]))
+        assert coplanar.status is GS.Ambiguous and coplanar.stamp == stamp
+        assert sf.first_hit(np.zeros(3), np.zeros(3)).stamp == stamp  # InvalidArgument too
+        assert sf.first_hit(*down, cancel=lambda: True).stamp == stamp  # Cancelled too
+        # Two surfaces over the same geometry answer with their own stamps, never each other's.
+        other = TriangleSurface.new(SQUARE, SQ_T, SurfaceStamp(stamp.identity, (stamp.version + 1) % 2**64)).value
+        assert other.first_hit(*beside).stamp != miss.stamp
+
     def test_zero_weights_are_positive_zero(self):
         # (1/2, 1/2, 0) on the shared diagonal: the weight of c is +0.0, never -0.0.
         h = make().first_hit(np.array([0.5, 0.5, 1]), np.array([0.5, 0.5, -1])).value
