@@ -29,7 +29,7 @@ from interval.narrowing import replay_narrowing, replay_position_floor, round_ne
 from reference import error_model as EM
 from reference import kernel as K
 from reference.context import F64
-from reference.fp import U64, narrow32, ulp32
+from reference.fp import U64, add_hi, div_hi, mul_hi, narrow32, ulp32, up
 from reference.path import (
     HermiteWaypoint,
     PathPreparation,
@@ -53,8 +53,10 @@ from reference.status import (
     WorkLimits,
 )
 
+from .. import schema as S
 from ..decide import DEFAULT_BUDGET, Decision, refine
-from ..family import Family
+from ..errormodel import ETA_OF_U, Resolved, resolve
+from ..family import Family, RowContract
 from ..model import Claim, dec, dec_array, enc, undecided, verified, violated
 
 __all__ = ["FAMILY", "tolerance", "LIMITS", "BUDGET"]
@@ -261,17 +263,18 @@ def _path_claims(case):
     yield Claim("path.position_floor", G.Exact, {"floor": enc(floor), "accepted": accepted},
                 {"source": enc(src), "origin": enc(origin), "position_error": enc(tol.position_error),
                  "relative_position_error": enc(tol.relative_position_error),
-                 "asset_scale": enc(tol.asset_scale), "case": case["name"]})
+                 "asset_scale": enc(tol.asset_scale)})
     if not out.ok:
         return
     view = out.value.view()
     for i in range(view.span_count):
         c32 = view.controls[i]
+        # Inputs carry only what the checker reads (the span index is not: the source is).
         yield Claim("path.stored_endpoints", G.Exact, enc(c32[[0, 3]]),
-                    {"source": enc(src[i, [0, 3]]), "origin": enc(origin), "span": i})
+                    {"source": enc(src[i, [0, 3]]), "origin": enc(origin)})
         lo, hi = control_bounds(view, i).value
         yield Claim("path.control_boxes", G.Exact, {"lo": enc(lo), "hi": enc(hi)},
-                    {"source": enc(src[i]), "origin": enc(origin), "span": i})
+                    {"source": enc(src[i]), "origin": enc(origin)})
     yield from _evaluation_claims(view, case)
     for rec in view.joints:
         i, j = rec.incoming_span, rec.index
@@ -286,9 +289,7 @@ def _path_claims(case):
                      "w_in": enc(view.domain_widths[i]), "w_out": enc(view.domain_widths[j]),
                      "continuity_angle": enc(tol.continuity_angle),
                      "continuity_derivative": enc(tol.continuity_derivative),
-                     "continuity_second_derivative": enc(tol.continuity_second_derivative),
-                     "joint": j},
-                    model={"name": "gap/angle/difference bounds (reference.error_model)", "u": enc(U64)})
+                     "continuity_second_derivative": enc(tol.continuity_second_derivative)})
 
 
 def _evaluation_claims(view, case):
@@ -302,25 +303,20 @@ def _evaluation_claims(view, case):
                 param = SegmentParameter(k, u)
                 kk, uu = resolve_parameter(view, param, BoundaryPolicy.Reject, side).value
                 controls = enc(view.controls[kk])
-                E = EM.span_magnitude(view.controls[kk])
                 s = try_evaluate_path(view, param, side=side, with_derivatives=True).value
                 p = try_evaluate_path(view, param, side=side).value
-                inputs = {"controls": controls, "u": enc(uu), "span": kk}
-                yield Claim("path.interior_positions", G.Rounded, enc(p), inputs,
-                            model={"name": "position_bound", "bound": enc(EM.position_bound(E))})
+                # No declared model: the checker judges the fast path against the reference
+                # model it recomputes from the inputs (binary64).
+                inputs = {"controls": controls, "u": enc(uu)}
+                yield Claim("path.interior_positions", G.Rounded, enc(p), inputs)
                 yield Claim("path.derivatives", G.Rounded, {"first": enc(s.first), "second": enc(s.second)},
-                            inputs, model={"name": "derivative_bound, second_derivative_bound",
-                                           "bound": [enc(EM.derivative_bound(E)),
-                                                     enc(EM.second_derivative_bound(E))]})
+                            inputs)
                 t = try_evaluate_path_tangent(view, param, tol.minimum_speed, side=side)
+                tin = {**inputs, "minimum_speed": enc(tol.minimum_speed)}
                 if t.ok:
-                    yield Claim("path.tangents", G.Rounded, {"tangent": enc(t.value)},
-                                {**inputs, "minimum_speed": enc(tol.minimum_speed)},
-                                model={"name": "tangent_bound"})
+                    yield Claim("path.tangents", G.Rounded, {"tangent": enc(t.value)}, tin)
                 elif t.status is GeometryStatus.Degenerate:
-                    yield Claim("path.tangents", G.Rounded, {"status": "Degenerate"},
-                                {**inputs, "minimum_speed": enc(tol.minimum_speed)},
-                                model={"name": "tangent_bound"})
+                    yield Claim("path.tangents", G.Rounded, {"status": "Degenerate"}, tin)
 
 
 def _conversion_claims(case):
@@ -343,7 +339,7 @@ def _conversion_claims(case):
         return
     for i in range(out.value):
         yield Claim("path.conversions", G.Rounded, {"controls": enc(oc[i]), "width": enc(ow[i])},
-                    {**base, "span": i}, model={"name": f"{case['kind']} bound (reference.error_model)"})
+                    {**base, "span": i})
 
 
 # --- Checkers --------------------------------------------------------------------------------
@@ -418,7 +414,22 @@ def _controls_u(claim: Claim):
     return P, u
 
 
-def _exact_ratio(claimed: np.ndarray, truth, bound: float):
+def _resolve(claim: Claim, reference) -> Resolved:
+    """The claim's bound: its declared model, or ``reference(u, eta)`` at binary64."""
+    return resolve(claim, reference, constant=EM.K)
+
+
+def _nonfinite(*xs) -> bool:
+    return any(not np.all(np.isfinite(np.asarray(x, dtype=np.float64))) for x in xs)
+
+
+def _nonfinite_violation(claim: Claim, r: Resolved):
+    # An overflowing or NaN result is a wrong value (Violated), not a malformed claim.
+    return violated(claim, {"claimed": claim.value, "why": "a nonfinite value where the truth is finite"},
+                    measure="error_ratio", **r.extra())
+
+
+def _exact_ratio(claimed: np.ndarray, truth, bound):
     """(holds, ratio, worst error) of ``max |claimed - truth| <= bound`` in exact rationals."""
     errs = [abs(to_mpq(float(c)) - t) for c, t in zip(np.ravel(claimed), np.ravel(truth))]
     worst = max(errs) if errs else gmpy2.mpq(0)
@@ -427,19 +438,30 @@ def _exact_ratio(claimed: np.ndarray, truth, bound: float):
     return worst <= b, ratio, worst
 
 
+def _position_reference(E: float):
+    return lambda u, eta: EM.position_bound(E, u, eta=eta)
+
+
+def _derivative_reference(E: float):
+    return lambda u, eta: [EM.derivative_bound(E, u, eta=eta), EM.second_derivative_bound(E, u, eta=eta)]
+
+
 def check_interior_positions(claim: Claim):
-    """Rounded: ``|B(u) - exact| <= position_bound(E)`` per component, exact QQ truth."""
+    """Rounded: ``|B(u) - exact| <= position_bound(E, u, eta)`` per component, exact QQ truth;
+    the bound is the claim's declared model or the reference at binary64."""
     P, u = _controls_u(claim)
     claimed = dec_array(claim.value)
     if claimed.shape != (3,):
         raise ValueError("a position has three components")
+    r = _resolve(claim, _position_reference(EM.span_magnitude(P)))
+    if _nonfinite(claimed):
+        return _nonfinite_violation(claim, r)
     truth = K.cubic_point(QQ, QQ.asarray(P), QQ.asarray(u))
-    bound = EM.position_bound(EM.span_magnitude(P))
-    ok, ratio, worst = _exact_ratio(claimed, truth, bound)
+    ok, ratio, worst = _exact_ratio(claimed, truth, r.scalar())
     if ok:
-        return verified(claim, measure="error_ratio", measured=ratio)
-    return violated(claim, {"exact": [str(t) for t in truth], "error": float(worst), "bound": bound},
-                    measure="error_ratio", measured=ratio)
+        return verified(claim, measure="error_ratio", measured=ratio, **r.extra())
+    return violated(claim, {"exact": [enc(t) for t in truth], "error": enc(worst), "bound": enc(r.scalar())},
+                    measure="error_ratio", measured=ratio, **r.extra())
 
 
 def check_derivatives(claim: Claim):
@@ -448,68 +470,111 @@ def check_derivatives(claim: Claim):
     first, second = dec_array(claim.value["first"]), dec_array(claim.value["second"])
     if first.shape != (3,) or second.shape != (3,):
         raise ValueError("derivatives have three components")
+    r = _resolve(claim, _derivative_reference(EM.span_magnitude(P)))
+    if _nonfinite(first, second):
+        return _nonfinite_violation(claim, r)
     Pq, uq = QQ.asarray(P), QQ.asarray(u)
-    E = EM.span_magnitude(P)
-    ok1, r1, w1 = _exact_ratio(first, K.cubic_derivative(QQ, Pq, uq), EM.derivative_bound(E))
-    ok2, r2, w2 = _exact_ratio(second, K.cubic_second_derivative(QQ, Pq, uq), EM.second_derivative_bound(E))
+    ok1, r1, w1 = _exact_ratio(first, K.cubic_derivative(QQ, Pq, uq), r.bound[0])
+    ok2, r2, w2 = _exact_ratio(second, K.cubic_second_derivative(QQ, Pq, uq), r.bound[1])
     ratio = max(r1, r2)
     if ok1 and ok2:
-        return verified(claim, measure="error_ratio", measured=ratio)
-    return violated(claim, {"first_error": float(w1), "second_error": float(w2)},
-                    measure="error_ratio", measured=ratio)
+        return verified(claim, measure="error_ratio", measured=ratio, **r.extra())
+    return violated(claim, {"first_error": enc(w1), "second_error": enc(w2), "first_bound": enc(r.bound[0]),
+                            "second_bound": enc(r.bound[1])},
+                    measure="error_ratio", measured=ratio, **r.extra())
 
 
 def _iv_of(ctx, x):
     return ctx.asarray(np.asarray(x, dtype=np.float64))
 
 
+# A unit tangent's error model is vacuous (inf) where the speed is within the derivative
+# error; the check then only demands what holds of any unit vector near a unit truth: an error
+# of at most 4 (two unit vectors are at most 2 apart). Angles lie in [0, pi]: the same cap.
+_VACUOUS = 4.0
+
+
+def _speed_error(E: float, u: float, eta: float) -> float:
+    """Euclidean bound of the computed derivative's error: sqrt(3) per-component bounds."""
+    return float(mul_hi(math.sqrt(3.0) * (1 + 2 * U64), EM.derivative_bound(E, u, eta=eta)))
+
+
+def _tangent_bound(E: float, speed: float, u: float, eta: float) -> float:
+    """``EM.tangent_bound`` at unit roundoff ``u`` with the subnormal step ``eta`` (the reference
+    function derives eta from u; a declared eta of another format goes through the same
+    formula here), capped at ``_VACUOUS``."""
+    if eta == ETA_OF_U.get(u):
+        b = EM.tangent_bound(E, speed, u)
+    else:
+        e = _speed_error(E, u, eta)
+        denom = speed - e
+        b = float(add_hi(div_hi(mul_hi(2.0, e), denom * (1 - 4 * U64)), EM.K * u)) if denom > 0 else math.inf
+    return min(b, _VACUOUS)
+
+
+def _tangent_reference(E: float, speed: float):
+    """[tangent bound at this speed, speed (Euclidean derivative) error]: the tangent row's
+    two components; the second decides claimed Degenerate results."""
+    return lambda u, eta: [_tangent_bound(E, speed, u, eta), _speed_error(E, u, eta)]
+
+
 def check_tangents(claim: Claim):
-    """Rounded: ``|T - B'/|B'|| <= tangent_bound(E, |B'|)`` (Euclidean), IV truth; a claimed
-    Degenerate needs a true speed within the derivative error of ``minimum_speed``."""
+    """Rounded: ``|T - B'/|B'|| <= tangent_bound(E, |B'|, u)`` (Euclidean), IV truth; a claimed
+    Degenerate needs a true speed within the derivative error of ``minimum_speed``, and a
+    claimed tangent a true speed that is not certainly below it."""
     P, u = _controls_u(claim)
     E = EM.span_magnitude(P)
-    min_speed = dec(claim.inputs["minimum_speed"])
-    deriv_err = math.sqrt(3.0) * (1 + 1e-15) * EM.derivative_bound(E)
+    min_speed = to_mpq(dec(claim.inputs["minimum_speed"]))
 
     if claim.value.get("status") == "Degenerate":
         speed = _true_speed(P, u, BUDGET[-1])
-        if lower_float(speed) <= min_speed + deriv_err:
-            return verified(claim, note="degenerate within the derivative error")
-        return violated(claim, {"true_speed_lower": lower_float(speed), "minimum_speed": min_speed})
+        r = _resolve(claim, _tangent_reference(E, lower_float(speed)))
+        if lower(speed) <= min_speed + r.bound[1]:
+            return verified(claim, note="degenerate within the derivative error", **r.extra())
+        return violated(claim, {"true_speed_lower": enc(lower(speed)), "minimum_speed": claim.inputs["minimum_speed"],
+                                "speed_error": enc(r.bound[1])}, **r.extra())
 
     t = dec_array(claim.value["tangent"])
     if t.shape != (3,):
         raise ValueError("a tangent has three components")
+    if _nonfinite(t):
+        return _nonfinite_violation(claim, _resolve(claim, _tangent_reference(E, 0.0)))
 
     def at(prec):
         ctx = IV(prec)
         with ctx.scope():
             d = K.cubic_derivative(ctx, ctx.asarray(P), ctx.asarray(u))
             speed = K.norm(ctx, d)
-            err = K.norm(ctx, _iv_of(ctx, t) - d / np.array(speed, dtype=object))
+        r_hi = _resolve(claim, _tangent_reference(E, lower_float(speed)))  # smallest speed: largest bound
+        r_lo = _resolve(claim, _tangent_reference(E, upper_float(speed)))
         if upper(speed) == 0:
-            return Decision(False, prec, None, {"speed": 0.0})
-        b_hi = EM.tangent_bound(E, lower_float(speed))  # the model at the smallest possible speed
-        b_lo = EM.tangent_bound(E, upper_float(speed))
-        e_lo, e_hi = lower_float(err), upper_float(err)
-        detail = {"ratio": e_hi / b_lo if math.isfinite(b_lo) and b_lo > 0 else 0.0, "bound": b_lo,
-                  "error_hi": e_hi}
-        if math.isinf(b_lo):
-            return Decision(True, prec, None, {**detail, "ratio": 0.0, "vacuous": True})
+            return Decision(False, prec, None, {"why": "zero speed has no tangent (Degenerate)", "resolved": r_lo})
+        if upper(speed) + r_lo.bound[1] < min_speed:
+            return Decision(False, prec, None, {"why": "the true speed is below minimum_speed by more than "
+                                                       "its error: Degenerate required",
+                                                "true_speed_upper": enc(upper(speed)), "resolved": r_lo})
+        with ctx.scope():
+            err = K.norm(ctx, _iv_of(ctx, t) - d / np.array(speed, dtype=object))
+        b_hi, b_lo = r_hi.bound[0], r_lo.bound[0]
+        e_lo, e_hi = lower(err), upper(err)
+        detail = {"ratio": float(e_hi / b_lo) if b_lo > 0 else math.inf, "bound": enc(b_lo),
+                  "error_hi": enc(e_hi), "resolved": r_lo, "vacuous": b_lo == _VACUOUS}
         if e_hi <= b_lo:
-            return Decision(True, prec, [e_lo, e_hi], detail)
+            return Decision(True, prec, None, detail)
         if e_lo > b_hi:
-            return Decision(False, prec, [e_lo, e_hi], detail)
+            return Decision(False, prec, [enc(e_lo), enc(e_hi)], detail)
         return Decision(None, prec, [enc(e_lo), enc(e_hi)], detail)
 
     d = refine(at, BUDGET)
+    extra = d.detail["resolved"].extra()
+    shown = {k: v for k, v in d.detail.items() if k != "resolved"}
     if d.holds is True:
         return verified(claim, measure="error_ratio", measured=d.detail["ratio"], prec=d.prec,
-                        note="model vacuous at this speed" if d.detail.get("vacuous") else "")
+                        note="model vacuous at this speed" if d.detail.get("vacuous") else "", **extra)
     if d.holds is False:
-        return violated(claim, {"error_interval": d.enclosure, **{k: v for k, v in d.detail.items()}},
-                        measure="error_ratio", measured=d.detail.get("ratio"), prec=d.prec)
-    return undecided(claim, d.enclosure, prec=d.prec, note="error interval straddles the model bound")
+        return violated(claim, {"error_interval": d.enclosure, **shown},
+                        measure="error_ratio", measured=d.detail.get("ratio"), prec=d.prec, **extra)
+    return undecided(claim, d.enclosure, prec=d.prec, note="error interval straddles the model bound", **extra)
 
 
 def _true_speed(P, u, prec):
@@ -524,41 +589,83 @@ def _neighbourhood(n: int, i: int, closed: bool) -> list[int]:
     return [k for k in idx if 0 <= k < n]
 
 
+def _hermite_reference(P, T, h, i, j):
+    def ref(u, eta):
+        b = np.maximum(EM.hermite_bound(P[i], T[i], h, u, eta=eta), EM.hermite_bound(P[j], T[j], h, u, eta=eta))
+        return float(np.max(b))
+    return ref
+
+
+def _catmull_rom_reference(points, d: float):
+    """[inner-control bound, knot-interval (width) bound at knot interval d]."""
+    return lambda u, eta: [EM.catmull_rom_bound(points, u), EM.knot_interval_bound(d, u, eta=eta)]
+
+
+def _first_coincident_pair(P, closed, dist):
+    """The first pair (a, a+1) within ``dist`` of each other (exact squared distances), or None."""
+    n = P.shape[0]
+    for a in range(n if closed else n - 1):
+        # Differences of float64 are not exact in float64: take them in rationals.
+        sq = sum((to_mpq(float(x)) - to_mpq(float(y))) ** 2 for x, y in zip(P[(a + 1) % n], P[a]))
+        if sq <= dist * dist:
+            return a
+    return None
+
+
 def check_conversions(claim: Claim):
     """Rounded: Hermite (exact QQ truth) and centripetal Catmull-Rom (IV truth) controls within
-    ``hermite_bound`` / ``catmull_rom_bound`` per component; endpoints and Hermite widths are
-    copies and must be exact; failures must be the documented status at the right index."""
+    ``hermite_bound`` / ``catmull_rom_bound`` per component (and the Catmull-Rom width within
+    ``knot_interval_bound``); endpoints and Hermite widths are copies and must be exact; a
+    Catmull-Rom success needs no pair within the coincidence distance; failures must be the
+    documented status at the right index."""
     inp = claim.inputs
     P = dec_array(inp["points"])
     closed = bool(inp["is_closed"])
+    if P.ndim != 2 or P.shape[1] != 3 or P.shape[0] < 2:
+        raise ValueError("points must be (n, 3), n >= 2")
     n = P.shape[0]
-    if P.ndim != 2 or P.shape[1] != 3:
-        raise ValueError("points must be (n, 3)")
     if "status" in claim.value:
         return _check_conversion_failure(claim, P, closed)
+    if "span" not in inp:
+        raise ValueError("a converted span's claim needs inputs.span")
     i = int(inp["span"])
+    if not 0 <= i < (n if closed else n - 1):
+        raise ValueError(f"span {i} out of range for {n} points")
     j = (i + 1) % n
     got = dec_array(claim.value["controls"])
     width = dec(claim.value["width"])
     if got.shape != (4, 3):
         raise ValueError("controls must be (4, 3)")
-    copies_ok = _same_values(got[0], P[i]) and _same_values(got[3], P[j])
     if inp["kind"] == "hermite":
         T = dec_array(inp["tangents"])
         H = dec_array(inp["widths"])
+        if T.shape != P.shape or H.shape != (n,):
+            raise ValueError("a Hermite source needs one tangent and one width per point")
         h = H[i]
+        r = _resolve(claim, _hermite_reference(P, T, h, i, j))
+        if _nonfinite(got, width):
+            return _nonfinite_violation(claim, r)
+        copies_ok = _same_values(got[0], P[i]) and _same_values(got[3], P[j])
         b1, b2 = K.hermite_inner_controls(QQ, QQ.asarray(P[i]), QQ.asarray(T[i]), QQ.asarray(P[j]),
                                           QQ.asarray(T[j]), QQ.asarray(h))
-        bounds = np.maximum(EM.hermite_bound(P[i], T[i], h), EM.hermite_bound(P[j], T[j], h))
-        ok1, r1, _ = _exact_ratio(got[1], b1, float(np.max(bounds)))
-        ok2, r2, _ = _exact_ratio(got[2], b2, float(np.max(bounds)))
+        ok1, r1, _ = _exact_ratio(got[1], b1, r.scalar())
+        ok2, r2, _ = _exact_ratio(got[2], b2, r.scalar())
         ok = copies_ok and ok1 and ok2 and width == h
         ratio = max(r1, r2)
         if ok:
-            return verified(claim, measure="error_ratio", measured=ratio)
-        return violated(claim, {"copies_exact": copies_ok, "width_exact": width == h, "ratio": ratio},
-                        measure="error_ratio", measured=ratio)
-    bound = EM.catmull_rom_bound(P[_neighbourhood(n, i, closed)])
+            return verified(claim, measure="error_ratio", measured=ratio, **r.extra())
+        return violated(claim, {"copies_exact": copies_ok, "width_exact": width == h, "ratio": ratio,
+                                "bound": enc(r.scalar())},
+                        measure="error_ratio", measured=ratio, **r.extra())
+    pts = P[_neighbourhood(n, i, closed)]
+    if _nonfinite(got, width):
+        return _nonfinite_violation(claim, _resolve(claim, _catmull_rom_reference(pts, 0.0)))
+    coincident = _first_coincident_pair(P, closed, to_mpq(dec(inp["coincidence_distance"])))
+    if coincident is not None:
+        return violated(claim, {"why": "a pair of waypoints lies within the coincidence distance: "
+                                       "the conversion must fail (InvalidDomain)",
+                                "exact_first_coincident_pair": coincident})
+    copies_ok = _same_values(got[0], P[i]) and _same_values(got[3], P[j])
 
     def at(prec):
         ctx = IV(prec)
@@ -567,24 +674,32 @@ def check_conversions(claim: Claim):
             e1 = np.abs(_iv_of(ctx, got[1]) - b1)
             e2 = np.abs(_iv_of(ctx, got[2]) - b2)
             ed = abs(_iv_of(ctx, width) - d)
-        e_hi = max(upper_float(x) for x in list(e1) + list(e2))
-        e_lo = max(lower_float(x) for x in list(e1) + list(e2))
-        wb = EM.knot_interval_bound(lower_float(d))
-        w_hi, w_lo = upper_float(ed), lower_float(ed)
-        ratio = max(e_hi / bound, w_hi / wb if wb > 0 else 0.0)
-        if not copies_ok or e_lo > bound or w_lo > EM.knot_interval_bound(upper_float(d)):
-            return Decision(False, prec, [enc(e_lo), enc(e_hi)], {"ratio": ratio, "copies_exact": copies_ok})
+        # The width bound grows with the knot interval: the smallest d gives the bound to meet,
+        # the largest the bound whose excess refutes.
+        r_lo = _resolve(claim, _catmull_rom_reference(pts, lower_float(d)))
+        r_hi = _resolve(claim, _catmull_rom_reference(pts, upper_float(d)))
+        bound, wb, wb_hi = r_lo.bound[0], r_lo.bound[1], r_hi.bound[1]
+        e_hi = max(upper(x) for x in list(e1) + list(e2))
+        e_lo = max(lower(x) for x in list(e1) + list(e2))
+        w_hi, w_lo = upper(ed), lower(ed)
+        ratio = max(float(e_hi / bound) if bound > 0 else math.inf, float(w_hi / wb) if wb > 0 else 0.0)
+        detail = {"ratio": ratio, "resolved": r_lo}
+        if not copies_ok or e_lo > bound or w_lo > wb_hi:
+            return Decision(False, prec, [enc(e_lo), enc(e_hi)], {**detail, "copies_exact": copies_ok,
+                                                                  "bound": enc(bound)})
         if e_hi <= bound and w_hi <= wb:
-            return Decision(True, prec, None, {"ratio": ratio})
-        return Decision(None, prec, [enc(e_lo), enc(e_hi)], {"ratio": ratio})
+            return Decision(True, prec, None, detail)
+        return Decision(None, prec, [enc(e_lo), enc(e_hi)], detail)
 
     d = refine(at, BUDGET)
+    extra = d.detail["resolved"].extra()
+    shown = {k: v for k, v in d.detail.items() if k != "resolved"}
     if d.holds is True:
-        return verified(claim, measure="error_ratio", measured=d.detail["ratio"], prec=d.prec)
+        return verified(claim, measure="error_ratio", measured=d.detail["ratio"], prec=d.prec, **extra)
     if d.holds is False:
-        return violated(claim, {"error_interval": d.enclosure, **d.detail}, measure="error_ratio",
-                        measured=d.detail["ratio"], prec=d.prec)
-    return undecided(claim, d.enclosure, prec=d.prec)
+        return violated(claim, {"error_interval": d.enclosure, **shown}, measure="error_ratio",
+                        measured=d.detail["ratio"], prec=d.prec, **extra)
+    return undecided(claim, d.enclosure, prec=d.prec, **extra)
 
 
 def _catmull_rom_span_iv(ctx, P, i, closed):
@@ -612,21 +727,11 @@ def _check_conversion_failure(claim: Claim, P, closed):
     """A claimed failure: InvalidDomain must name the first pair within the coincidence
     distance (exact distance compared exactly); capacity failures are not generated here."""
     status = claim.value["status"]
-    n = P.shape[0]
     if status != GeometryStatus.InvalidDomain.value or claim.inputs["kind"] != "catmull_rom":
         return undecided(claim, None, note=f"no replay for conversion failure {status}")
-    dist = to_mpq(dec(claim.inputs["coincidence_distance"]))
-    pairs = range(n if closed else n - 1)
-    first = None
-    for a in pairs:
-        d = P[(a + 1) % n] - P[a]
-        sq = sum(to_mpq(float(x)) ** 2 for x in d)
-        if sq <= dist * dist:
-            first = a
-            break
+    first = _first_coincident_pair(P, closed, to_mpq(dec(claim.inputs["coincidence_distance"])))
     if first is not None and claim.value["index"] == first:
         return verified(claim, note="coincident pair replayed exactly")
-    # Within rounding of the threshold the float chord may decide differently: Undecided.
     return violated(claim, {"exact_first_coincident_pair": first, "claimed_index": claim.value["index"]})
 
 
@@ -655,6 +760,25 @@ def _angle_enclosure(y_iv, x_iv, prec):
     return lo, hi
 
 
+# The components of a continuity model, in the order of a declared per-component bound.
+_CONTINUITY_FIELDS = ("position_gap", "tangent_angle", "derivative_difference", "derivative_scale",
+                      "second_derivative_difference", "second_derivative_scale")
+
+
+def _continuity_reference(claimed, E_in, E_out, w_in, w_out, sum_norm):
+    """The six bounds of a joint at (u, eta); the angle's needs ``|a + b|`` (``sum_norm``; None
+    where no direction exists: the angle must then be NaN and its bound is unused)."""
+    def ref(u, eta):
+        dbound = float(up(EM.difference_bound(6 * E_in / w_in, 6 * E_out / w_out, u) * (1 + 1e-12)))
+        sbound = float(up(EM.difference_bound(24 * E_in / (w_in * w_in), 24 * E_out / (w_out * w_out), u)
+                          * (1 + 1e-12)))
+        ab = _VACUOUS if sum_norm is None else min(EM.angle_bound(sum_norm, u), _VACUOUS)
+        return [EM.gap_bound(claimed["position_gap"], u), ab, dbound,
+                float(add_hi(EM.relative_bound(claimed["derivative_scale"], u, eta=eta), dbound)), sbound,
+                float(add_hi(EM.relative_bound(claimed["second_derivative_scale"], u, eta=eta), sbound))]
+    return ref
+
+
 def check_continuity_values(claim: Claim):
     """Rounded: every measured joint value within its model (``reference.error_model``), truth
     from IV kernels and MPFR's atan2; classification decisions that differ from the exact
@@ -665,21 +789,21 @@ def check_continuity_values(claim: Claim):
     if P_in.shape != (4, 3) or P_out.shape != (4, 3):
         raise ValueError("joint controls must be (4, 3)")
     w_in, w_out = dec(inp["w_in"]), dec(inp["w_out"])
+    if not (w_in > 0 and w_out > 0):
+        raise ValueError("domain widths must be positive")
     thr_a, thr_d, thr_s = dec(inp["continuity_angle"]), dec(inp["continuity_derivative"]), \
         dec(inp["continuity_second_derivative"])
-    claimed = {k: dec(val[k]) for k in ("position_gap", "tangent_angle", "derivative_difference",
-                                        "derivative_scale", "second_derivative_difference",
-                                        "second_derivative_scale")}
+    if val["continuity"] not in _LEVELS:
+        raise ValueError(f"continuity must be one of {_LEVELS}")
+    claimed = {k: dec(val[k]) for k in _CONTINUITY_FIELDS}
     E_in, E_out = EM.span_magnitude(P_in), EM.span_magnitude(P_out)
-    dbound = EM.difference_bound(6 * E_in / w_in, 6 * E_out / w_out) * (1 + 1e-12)
-    sbound = EM.difference_bound(24 * E_in / (w_in * w_in), 24 * E_out / (w_out * w_out)) * (1 + 1e-12)
-    bounds = {
-        "position_gap": EM.gap_bound(claimed["position_gap"]),
-        "derivative_difference": dbound,
-        "derivative_scale": EM.relative_bound(claimed["derivative_scale"]) + dbound,
-        "second_derivative_difference": sbound,
-        "second_derivative_scale": EM.relative_bound(claimed["second_derivative_scale"]) + sbound,
-    }
+    nonfinite = [k for k, v in claimed.items() if not math.isfinite(v) and not (k == "tangent_angle" and math.isnan(v))]
+    if nonfinite:
+        r = _resolve(claim, _continuity_reference({k: 0.0 for k in claimed}, E_in, E_out, w_in, w_out, None))
+        return violated(claim, {"claimed": claim.value, "why": f"nonfinite {', '.join(nonfinite)}"},
+                        measure="error_ratio", **r.extra())
+    base = _resolve(claim, _continuity_reference(claimed, E_in, E_out, w_in, w_out, None))
+    bounds = {k: base.bound[n] for n, k in enumerate(_CONTINUITY_FIELDS) if k != "tangent_angle"}
     # A zero derivative (exactly, in rationals) has no direction: the angle must be NaN.
     q_in = [to_mpq(float(a)) - to_mpq(float(b)) for a, b in zip(P_in[3], P_in[2])]
     q_out = [to_mpq(float(a)) - to_mpq(float(b)) for a, b in zip(P_out[1], P_out[0])]
@@ -701,26 +825,28 @@ def check_continuity_values(claim: Claim):
             truth["second_derivative_scale"] = ctx.maximum(np.array(ns_in, dtype=object),
                                                            np.array(ns_out, dtype=object))
         holds, worst, enclosure = True, 0.0, {}
-        for key, b in bounds.items():
+        resolved = base
+        for key, bq in bounds.items():
             t = truth[key]
             t = t.item() if isinstance(t, np.ndarray) else t
             c = to_mpq(claimed[key])
             e_lo = max(c - upper(t), lower(t) - c, gmpy2.mpq(0))
             e_hi = max(abs(c - upper(t)), abs(c - lower(t)))
-            bq = to_mpq(b)
             worst = max(worst, float(e_hi / bq) if bq > 0 else (0.0 if e_hi == 0 else math.inf))
             if e_lo > bq:
-                return Decision(False, prec, {key: [float(e_lo), float(e_hi)]}, {"ratio": worst, "field": key})
+                return Decision(False, prec, {key: [float(e_lo), float(e_hi)]},
+                                {"ratio": worst, "field": key, "resolved": resolved})
             if e_hi > bq:
                 holds = None
                 enclosure[key] = [float(e_lo), float(e_hi)]
         # Angle.
         a_claim = claimed["tangent_angle"]
-        angle = None
+        angle, ab = None, _VACUOUS
         if no_direction:
             if not math.isnan(a_claim):
                 return Decision(False, prec, None, {"ratio": worst, "field": "tangent_angle",
-                                                    "why": "a zero derivative has no direction"})
+                                                    "why": "a zero derivative has no direction",
+                                                    "resolved": resolved})
         else:
             with ctx.scope():
                 a = d_in / np.array(nd_in, dtype=object)
@@ -728,36 +854,39 @@ def check_continuity_values(claim: Claim):
                 y, x = K.norm(ctx, a - b), K.norm(ctx, a + b)
             if math.isnan(a_claim):
                 return Decision(False, prec, None, {"ratio": worst, "field": "tangent_angle",
-                                                    "why": "NaN claimed for a nonzero derivative"})
+                                                    "why": "NaN claimed for a nonzero derivative",
+                                                    "resolved": resolved})
             lo, hi = _angle_enclosure(y, x, prec)
             angle = (lo, hi)
-            ab_hi = EM.angle_bound(lower_float(x))
-            ab_lo = EM.angle_bound(upper_float(x))
+            # angle_bound falls as |a + b| grows: the smallest |a + b| gives the bound whose
+            # excess refutes, the largest the bound to meet.
+            r_hi = _resolve(claim, _continuity_reference(claimed, E_in, E_out, w_in, w_out, lower_float(x)))
+            resolved = _resolve(claim, _continuity_reference(claimed, E_in, E_out, w_in, w_out, upper_float(x)))
+            ab, ab_lo = r_hi.bound[1], resolved.bound[1]
             c = to_mpq(a_claim)
             e_lo = max(c - hi, lo - c, gmpy2.mpq(0))
             e_hi = max(abs(c - hi), abs(c - lo))
-            if math.isfinite(ab_lo):
-                worst = max(worst, float(e_hi / to_mpq(ab_lo)))
-                if e_lo > to_mpq(ab_hi):
-                    return Decision(False, prec, {"tangent_angle": [float(e_lo), float(e_hi)]},
-                                    {"ratio": worst, "field": "tangent_angle"})
-                if e_hi > to_mpq(ab_lo):
-                    holds = None
-                    enclosure["tangent_angle"] = [float(e_lo), float(e_hi)]
+            worst = max(worst, float(e_hi / ab_lo) if ab_lo > 0 else (0.0 if e_hi == 0 else math.inf))
+            if e_lo > ab:
+                return Decision(False, prec, {"tangent_angle": [float(e_lo), float(e_hi)]},
+                                {"ratio": worst, "field": "tangent_angle", "resolved": resolved})
+            if e_hi > ab_lo:
+                holds = None
+                enclosure["tangent_angle"] = [float(e_lo), float(e_hi)]
         return Decision(holds, prec, enclosure or None,
-                        {"ratio": worst, "truth": truth, "angle": angle, "ab": EM.angle_bound(lower_float(x))
-                         if not no_direction else None})
+                        {"ratio": worst, "truth": truth, "angle": angle, "ab": ab, "resolved": resolved})
 
     d = refine(at, BUDGET)
+    extra = d.detail["resolved"].extra()
     if d.holds is False:
         return violated(claim, {"error_interval": _jsonable(d.enclosure),
                                 **{k: v for k, v in d.detail.items() if k in ("field", "why", "ratio")}},
-                        measure="error_ratio", measured=d.detail.get("ratio"), prec=d.prec)
+                        measure="error_ratio", measured=d.detail.get("ratio"), prec=d.prec, **extra)
     if d.holds is None:
         return undecided(claim, _jsonable(d.enclosure), measure="error_ratio", measured=d.detail.get("ratio"),
-                         prec=d.prec)
+                         prec=d.prec, **extra)
     # Values hold; now the classification decision against the exact decision.
-    return _check_classification(claim, d, thr_a, thr_d, thr_s, bounds)
+    return _check_classification(claim, d, thr_a, thr_d, thr_s, bounds, d.detail["resolved"].u, extra)
 
 
 def _jsonable(x):
@@ -773,11 +902,12 @@ def _jsonable(x):
 _LEVELS = ("C0", "G1", "C1", "C2")
 
 
-def _check_classification(claim, d, thr_a, thr_d, thr_s, bounds):
+def _check_classification(claim, d, thr_a, thr_d, thr_s, bounds, u, extra):
     """The claimed classification against the exact one, test by test along the chain
     G1 -> C1 -> C2. The first test whose claimed outcome differs from the exact outcome (or
     whose exact outcome is undecided) must lie within the rounding band of its threshold, where
-    a correctly rounded implementation may decide either way; otherwise the claim is Violated."""
+    a correctly rounded implementation may decide either way; otherwise the claim is Violated.
+    ``u`` is the unit roundoff of the claim's model (the product ``thr * scale`` rounds once)."""
     truth, angle = d.detail["truth"], d.detail["angle"]
 
     def tv(t):
@@ -791,7 +921,8 @@ def _check_classification(claim, d, thr_a, thr_d, thr_s, bounds):
         t = to_mpq(thr_a)
         exact = True if angle[1] <= t else False if angle[0] > t else None
         ab = d.detail["ab"]
-        tests.append((exact, lambda: math.isfinite(ab) and
+        # A vacuous angle model gives no band: the claimed decision must be the exact one.
+        tests.append((exact, lambda: ab < _VACUOUS and
                       abs((angle[0] + angle[1]) / 2 - t) <= to_mpq(ab) + (angle[1] - angle[0])))
     for key_d, key_s, thr in (("derivative_difference", "derivative_scale", thr_d),
                               ("second_derivative_difference", "second_derivative_scale", thr_s)):
@@ -800,7 +931,7 @@ def _check_classification(claim, d, thr_a, thr_d, thr_s, bounds):
         exact = True if dv[1] <= t * sv[0] else False if dv[0] > t * sv[1] else None
         # Both values carry their model error, and the product thr * scale rounds once more.
         slack = (to_mpq(bounds[key_d]) + t * to_mpq(bounds[key_s]) + (dv[1] - dv[0])
-                 + t * (sv[1] - sv[0]) + t * sv[1] * to_mpq(2 * U64))
+                 + t * (sv[1] - sv[0]) + t * sv[1] * to_mpq(2 * u))
         tests.append((exact, lambda dv=dv, sv=sv, t=t, slack=slack: abs(dv[0] - t * sv[0]) <= slack))
     claimed_level = _LEVELS.index(claim.value["continuity"])
     ratio = d.detail["ratio"]
@@ -810,19 +941,202 @@ def _check_classification(claim, d, thr_a, thr_d, thr_s, bounds):
         if exact is True and claimed_pass:
             continue
         if exact is False and not claimed_pass:
-            return verified(claim, measure="error_ratio", measured=ratio, prec=d.prec, decision_differs=0)
+            return verified(claim, measure="error_ratio", measured=ratio, prec=d.prec, decision_differs=0, **extra)
         # Claimed and exact outcomes differ here (or the exact one is undecided).
         exact_level = None if exact is None else (_LEVELS[k] if exact is False else "above " + _LEVELS[k])
         counter = {"decision_undecided": 1} if exact is None else {"decision_differs": 1}
         if in_band():
             return verified(claim, measure="error_ratio", measured=ratio, prec=d.prec,
                             note=f"decision {claim.value['continuity']} vs exact {exact_level} "
-                                 "within the rounding band", **counter)
+                                 "within the rounding band", **counter, **extra)
         return violated(claim, {"claimed_continuity": claim.value["continuity"],
                                 "exact_continuity": exact_level, "test": ("G1", "C1", "C2")[k]},
-                        measure="error_ratio", measured=ratio, prec=d.prec, **counter)
+                        measure="error_ratio", measured=ratio, prec=d.prec, **counter, **extra)
     # Every test passed exactly: C2 exactly; the claim passed all three too.
-    return verified(claim, measure="error_ratio", measured=ratio, prec=d.prec, decision_differs=0)
+    return verified(claim, measure="error_ratio", measured=ratio, prec=d.prec, decision_differs=0, **extra)
+
+
+# --- Contracts: the case-file fields of every row, and a planted false claim ----------------
+
+_F32V = S.f32(finite=False)  # claimed values admit nonfinite words: an overflow is Violated
+_F64V = S.f64(finite=False)
+_XYZ = S.vec(S.f64(), 3)
+_CONTROLS = S.matrix(S.f32(), [4, 3])
+_EVAL_INPUTS = {"controls": _CONTROLS, "u": S.f64(nonnegative=True)}
+_CONVERSION_STATUSES = ["InvalidArgument", "InvalidDomain", "CapacityExceeded"]
+
+
+def _up_float(q) -> float:
+    """The smallest float64 >= the rational q."""
+    f = float(q)
+    return f if to_mpq(f) >= q else math.nextafter(f, math.inf)
+
+
+def _with(claim: Claim, value) -> Claim:
+    return Claim(claim.row, claim.guarantee, value, claim.inputs, claim.model)
+
+
+def _f32_up(x) -> str:
+    return enc(float(np.nextafter(np.float32(dec(x)), np.float32(np.inf))))
+
+
+def _plant_endpoints(c: Claim) -> Claim:
+    v = [list(p) for p in c.value]
+    v[1][1] = _f32_up(v[1][1])  # one float32 ulp off the replayed narrowing
+    return _with(c, v)
+
+
+def _plant_box(c: Claim) -> Claim:
+    lo = list(c.value["lo"])
+    lo[0] = _f32_up(lo[0])  # the box shrinks by one float32 ulp
+    return _with(c, {**c.value, "lo": lo})
+
+
+def _plant_floor(c: Claim) -> Claim:
+    if c.value["floor"] is None:
+        return _with(c, {**c.value, "accepted": True})
+    return _with(c, {**c.value, "floor": enc(math.nextafter(dec(c.value["floor"]), math.inf))})
+
+
+def _plant_position(c: Claim) -> Claim:
+    P, _ = _controls_u(c)
+    b = _resolve(c, _position_reference(EM.span_magnitude(P))).scalar()
+    p = list(c.value)
+    p[0] = enc(_up_float(to_mpq(dec(p[0])) + 3 * b))  # three model bounds off
+    return _with(c, p)
+
+
+def _plant_derivative(c: Claim) -> Claim:
+    P, _ = _controls_u(c)
+    b = _resolve(c, _derivative_reference(EM.span_magnitude(P))).bound[1]
+    s = list(c.value["second"])
+    s[1] = enc(_up_float(to_mpq(dec(s[1])) + 3 * b))
+    return _with(c, {**c.value, "second": s})
+
+
+def _plant_tangent(c: Claim) -> Claim:
+    if "tangent" not in c.value:
+        # A tangent (an unnormalized one) where the true result is Degenerate.
+        return _with(c, {"tangent": enc([10.0, 0.0, 0.0])})
+    P, u = _controls_u(c)
+    speed = lower_float(_true_speed(P, u, BUDGET[0]))
+    b = float(_resolve(c, _tangent_reference(EM.span_magnitude(P), speed)).bound[0])
+    # Scaled by 1 + 3b: at least 2b from the truth (the honest error is at most b).
+    return _with(c, {"tangent": enc(dec_array(c.value["tangent"]) * (1.0 + 3.0 * b) * (1 + 1e-15))})
+
+
+def _plant_conversion(c: Claim) -> Claim:
+    if "status" in c.value:
+        idx = c.value["index"]
+        return _with(c, {**c.value, "index": (idx or 0) + 1})  # not the first coincident pair
+    P = dec_array(c.inputs["points"])
+    n, i = P.shape[0], int(c.inputs["span"])
+    j = (i + 1) % n
+    if c.inputs["kind"] == "hermite":
+        T, H = dec_array(c.inputs["tangents"]), dec_array(c.inputs["widths"])
+        b = _resolve(c, _hermite_reference(P, T, H[i], i, j)).scalar()
+    else:
+        pts = P[_neighbourhood(n, i, bool(c.inputs["is_closed"]))]
+        b = _resolve(c, _catmull_rom_reference(pts, 0.0)).bound[0]
+    ctrl = [list(r) for r in c.value["controls"]]
+    ctrl[1][0] = enc(_up_float(to_mpq(dec(ctrl[1][0])) + 3 * b))
+    return _with(c, {**c.value, "controls": ctrl})
+
+
+def _plant_continuity(c: Claim) -> Claim:
+    claimed = {k: dec(c.value[k]) for k in _CONTINUITY_FIELDS}
+    P_in, P_out = dec_array(c.inputs["P_in"], np.float32), dec_array(c.inputs["P_out"], np.float32)
+    ref = _continuity_reference(claimed, EM.span_magnitude(P_in), EM.span_magnitude(P_out),
+                                dec(c.inputs["w_in"]), dec(c.inputs["w_out"]), None)
+    b = _resolve(c, ref).bound[0]
+    gap = to_mpq(claimed["position_gap"]) + 3 * b  # the joint's gap three model bounds off
+    return _with(c, {**c.value, "position_gap": enc(_up_float(gap))})
+
+
+_EVAL_MODEL_NOTE = ("E = max |control|; u, eta of the claim's declared model (oracles.schema.MODEL), "
+                    "else binary64 (u = 2^-53, eta = 2^-1074)")
+
+CONTRACTS = {
+    "path.stored_endpoints": RowContract(
+        checks="Each stored endpoint equals fl32(fl64(source - origin)) bit for bit, replayed in exact "
+               "rationals from the float64 source endpoints and chunk origin (a signed zero equals zero).",
+        inputs=S.obj(required={"source": S.matrix(S.f64(), [2, 3]), "origin": _XYZ}),
+        value=S.matrix(_F32V, [2, 3]),
+        plant=_plant_endpoints),
+    "path.control_boxes": RowContract(
+        checks="lo and hi are exactly the componentwise minimum and maximum of the span's four stored "
+               "controls fl32(fl64(source - origin)), replayed in exact rationals.",
+        inputs=S.obj(required={"source": S.matrix(S.f64(), [4, 3]), "origin": _XYZ}),
+        value=S.obj(required={"lo": S.vec(_F32V, 3), "hi": S.vec(_F32V, 3)}),
+        plant=_plant_box),
+    "path.position_floor": RowContract(
+        checks="floor equals 2 ulp32(E) + max |fl32(fl64(s - o)) - (s - o)| rounded up to binary64 "
+               "(E the largest narrowed magnitude, all in exact rationals), and accepted equals "
+               "max(position_error, fl64(relative_position_error * asset_scale)) >= floor; when a "
+               "narrowed control leaves the float32 range, floor is null and accepted false.",
+        inputs=S.obj(required={"source": S.matrix(S.f64(), [None, 4, 3]), "origin": _XYZ,
+                               "position_error": S.f64(), "relative_position_error": S.f64(),
+                               "asset_scale": S.f64()}),
+        value=S.obj(required={"floor": S.any_of(_F64V, S.const(None)), "accepted": S.boolean()}),
+        plant=_plant_floor),
+    "path.interior_positions": RowContract(
+        checks="|claimed - B(u)| per component <= 16 u E + 16 eta (reference.error_model.position_bound), "
+               "B(u) the exact cubic Bezier point of the float32 controls at the float64 parameter u, "
+               "in exact rationals; " + _EVAL_MODEL_NOTE + "; model components: 1.",
+        inputs=S.obj(required=_EVAL_INPUTS), value=S.vec(_F64V, 3), model=S.MODEL,
+        plant=_plant_position),
+    "path.derivatives": RowContract(
+        checks="|first - B'(u)| <= 16 u (6E) + 16 eta and |second - B''(u)| <= 16 u (24E) + 16 eta per "
+               "component, exact rational truth; " + _EVAL_MODEL_NOTE + "; model components: "
+               "[first, second].",
+        inputs=S.obj(required=_EVAL_INPUTS),
+        value=S.obj(required={"first": S.vec(_F64V, 3), "second": S.vec(_F64V, 3)}), model=S.MODEL,
+        plant=_plant_derivative),
+    "path.tangents": RowContract(
+        checks="|tangent - B'(u)/|B'(u)|| (Euclidean) <= 2e/(s - e) + 16u with s the true speed |B'(u)| "
+               "(its smallest enclosed value) and e = sqrt(3) (16 u 6E + 16 eta), capped at 4 where "
+               "s <= e, IV truth refined up to 1024 bits; a tangent is also Violated when s + e < "
+               "minimum_speed, and a claimed Degenerate when s > minimum_speed + e; "
+               + _EVAL_MODEL_NOTE + "; model components: [tangent, speed error e].",
+        inputs=S.obj(required={**_EVAL_INPUTS, "minimum_speed": S.f64(nonnegative=True)}),
+        value=S.any_of(S.obj(required={"tangent": S.vec(_F64V, 3)}),
+                       S.obj(required={"status": S.enum(["Degenerate"])})),
+        model=S.MODEL, plant=_plant_tangent),
+    "path.conversions": RowContract(
+        checks="Hermite: inner controls within 16 u (|P| + |h T|/3) + 16 eta per component (the larger "
+               "of both ends; exact rational truth P +- h T/3), endpoints and width exact copies. "
+               "Centripetal Catmull-Rom: inner controls within 64 u (W + S^2) per component and the "
+               "width within 16 u d + (2 eta)^(1/4) of the knot interval d (IV truth), endpoints exact "
+               "copies, and no waypoint pair within coincidence_distance (exact); a claimed "
+               "InvalidDomain names the first such pair. u, eta of the declared model, else binary64; "
+               "model components: Hermite [controls], Catmull-Rom [controls, width].",
+        inputs=S.any_of(
+            S.obj(required={"kind": S.const("hermite"), "points": S.matrix(S.f64(), [None, 3]),
+                            "tangents": S.matrix(S.f64(), [None, 3]),
+                            "widths": S.array(S.f64(positive=True), min_items=1), "is_closed": S.boolean()},
+                  optional={"span": S.integer(minimum=0)}),
+            S.obj(required={"kind": S.const("catmull_rom"), "points": S.matrix(S.f64(), [None, 3]),
+                            "is_closed": S.boolean(), "coincidence_distance": S.f64(nonnegative=True)},
+                  optional={"span": S.integer(minimum=0)})),
+        value=S.any_of(S.obj(required={"controls": S.matrix(_F64V, [4, 3]), "width": _F64V}),
+                       S.obj(required={"status": S.enum(_CONVERSION_STATUSES),
+                                       "index": S.any_of(S.integer(minimum=0), S.const(None))})),
+        model=S.MODEL, plant=_plant_conversion),
+    "path.continuity_values": RowContract(
+        checks="Each joint value within its model against IV truth (MPFR atan2 for the angle): "
+               "position_gap 16u|gap| + 2^-1074; tangent_angle 16u (2 + 4/(|a+b| - 16u)) capped at 4 "
+               "(NaN exactly when a derivative is zero); derivative_difference 16u (6E_in/w_in + "
+               "6E_out/w_out); derivative_scale 16u|scale| + sqrt(2 eta) + that; the second-derivative "
+               "pair the same with 24E/w^2; the continuity class equals the exact one unless the "
+               "deciding test lies within its rounding band. u, eta of the declared model, else "
+               "binary64; model components: the six values in that order.",
+        inputs=S.obj(required={"P_in": _CONTROLS, "P_out": _CONTROLS, "w_in": S.f64(positive=True),
+                               "w_out": S.f64(positive=True), "continuity_angle": S.f64(nonnegative=True),
+                               "continuity_derivative": S.f64(nonnegative=True),
+                               "continuity_second_derivative": S.f64(nonnegative=True)}),
+        value=S.obj(required={**{k: _F64V for k in _CONTINUITY_FIELDS}, "continuity": S.enum(list(_LEVELS))}),
+        model=S.MODEL, plant=_plant_continuity),
+}
 
 
 FAMILY = Family(
@@ -840,5 +1154,6 @@ FAMILY = Family(
         "path.conversions": check_conversions,
         "path.continuity_values": check_continuity_values,
     },
+    contracts=CONTRACTS,
     oracle_precisions=DEFAULT_BUDGET,
 )
