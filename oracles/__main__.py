@@ -194,14 +194,14 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
 
     if args.cmd == "ledger":
-        from .ledger import run_corpus, select_families
+        from .ledger import corpus_run, run_corpus, select_families
 
         try:
             fams = select_families(args.family)
         except ValueError as e:
             print(f"error: {e}", file=sys.stderr)
             return EXIT_MALFORMED
-        run = {"command": "ledger", "seed": args.seed, "cases": args.cases, "families": [f.name for f in fams]}
+        run = corpus_run(args.seed, args.cases, fams)
         refusal = _refuse_overwrite(Path(args.out), run, args.force)
         if refusal:
             print(f"error: {refusal}", file=sys.stderr)

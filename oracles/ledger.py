@@ -27,7 +27,7 @@ from .checks import checker_for, contract_for, families
 from .model import Claim, NumberError, Verdict, VerdictKind, parse_number, undecided, violated
 from .rows import ROWS, row
 
-__all__ = ["RowTally", "Ledger", "check_claim", "run_corpus", "FORMAT", "fmt_measure", "decimal_view",
+__all__ = ["RowTally", "Ledger", "check_claim", "run_corpus", "corpus_run", "select_families", "FORMAT", "fmt_measure", "decimal_view",
            "WITNESSES_KEPT"]
 
 FORMAT = "evidence-ledger/2"
@@ -379,6 +379,12 @@ def select_families(only: Iterable[str] = ()) -> list:
     return [f for f in families() if not only or f.name in set(only)]
 
 
+def corpus_run(seed: int, cases: Optional[int], fams) -> dict:
+    """What identifies a corpus run: the seed and, per family, how many cases it drew."""
+    return {"command": "ledger", "seed": seed,
+            "corpus": {f.name: f.default_cases if cases is None else cases for f in fams}}
+
+
 def run_corpus(seed: int, cases: Optional[int] = None, only: Iterable[str] = (),
                progress: Optional[bool] = None, on_verdict=None) -> Ledger:
     """Generate each family's cases, run the fast path, check every claim, tally the verdicts.
@@ -392,8 +398,7 @@ def run_corpus(seed: int, cases: Optional[int] = None, only: Iterable[str] = (),
     """
     fams = select_families(only)
     plan = [(f, f.generate(seed, f.default_cases if cases is None else cases)) for f in fams]
-    ledger = Ledger(seed=seed, run={"command": "ledger", "seed": seed, "cases": cases,
-                                    "families": [f.name for f in fams]})
+    ledger = Ledger(seed=seed, run=corpus_run(seed, cases, fams))
     bar = _Progress(sum(len(c) for _, c in plan), progress)
     index = 0
     for fam, fam_cases in plan:
