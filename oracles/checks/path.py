@@ -434,8 +434,20 @@ def _exact_ratio(claimed: np.ndarray, truth, bound):
     errs = [abs(to_mpq(float(c)) - t) for c, t in zip(np.ravel(claimed), np.ravel(truth))]
     worst = max(errs) if errs else gmpy2.mpq(0)
     b = to_mpq(bound)
-    ratio = float(worst / b) if b > 0 else (0.0 if worst == 0 else math.inf)
-    return worst <= b, ratio, worst
+    return worst <= b, _qratio(worst, b), worst
+
+
+def _fl(q) -> float:
+    """A nonnegative rational as a float (inf where float(mpq) would overflow)."""
+    return float(q) if q < 2**1000 else math.inf
+
+
+def _qratio(err, bound) -> float:
+    """err / bound as a float (inf past 2^1000, where float(mpq) would overflow)."""
+    if bound <= 0:
+        return 0.0 if err == 0 else math.inf
+    q = err / bound
+    return float(q) if q < 2**1000 else math.inf
 
 
 def _position_reference(E: float):
@@ -557,7 +569,7 @@ def check_tangents(claim: Claim):
             err = K.norm(ctx, _iv_of(ctx, t) - d / np.array(speed, dtype=object))
         b_hi, b_lo = r_hi.bound[0], r_lo.bound[0]
         e_lo, e_hi = lower(err), upper(err)
-        detail = {"ratio": float(e_hi / b_lo) if b_lo > 0 else math.inf, "bound": enc(b_lo),
+        detail = {"ratio": _qratio(e_hi, b_lo), "bound": enc(b_lo),
                   "error_hi": enc(e_hi), "resolved": r_lo, "vacuous": b_lo == _VACUOUS}
         if e_hi <= b_lo:
             return Decision(True, prec, None, detail)
@@ -682,7 +694,7 @@ def check_conversions(claim: Claim):
         e_hi = max(upper(x) for x in list(e1) + list(e2))
         e_lo = max(lower(x) for x in list(e1) + list(e2))
         w_hi, w_lo = upper(ed), lower(ed)
-        ratio = max(float(e_hi / bound) if bound > 0 else math.inf, float(w_hi / wb) if wb > 0 else 0.0)
+        ratio = max(_qratio(e_hi, bound), _qratio(w_hi, wb) if wb > 0 else 0.0)
         detail = {"ratio": ratio, "resolved": r_lo}
         if not copies_ok or e_lo > bound or w_lo > wb_hi:
             return Decision(False, prec, [enc(e_lo), enc(e_hi)], {**detail, "copies_exact": copies_ok,
@@ -832,13 +844,13 @@ def check_continuity_values(claim: Claim):
             c = to_mpq(claimed[key])
             e_lo = max(c - upper(t), lower(t) - c, gmpy2.mpq(0))
             e_hi = max(abs(c - upper(t)), abs(c - lower(t)))
-            worst = max(worst, float(e_hi / bq) if bq > 0 else (0.0 if e_hi == 0 else math.inf))
+            worst = max(worst, _qratio(e_hi, bq))
             if e_lo > bq:
-                return Decision(False, prec, {key: [float(e_lo), float(e_hi)]},
+                return Decision(False, prec, {key: [_fl(e_lo), _fl(e_hi)]},
                                 {"ratio": worst, "field": key, "resolved": resolved})
             if e_hi > bq:
                 holds = None
-                enclosure[key] = [float(e_lo), float(e_hi)]
+                enclosure[key] = [_fl(e_lo), _fl(e_hi)]
         # Angle.
         a_claim = claimed["tangent_angle"]
         angle, ab = None, _VACUOUS
@@ -866,13 +878,13 @@ def check_continuity_values(claim: Claim):
             c = to_mpq(a_claim)
             e_lo = max(c - hi, lo - c, gmpy2.mpq(0))
             e_hi = max(abs(c - hi), abs(c - lo))
-            worst = max(worst, float(e_hi / ab_lo) if ab_lo > 0 else (0.0 if e_hi == 0 else math.inf))
+            worst = max(worst, _qratio(e_hi, ab_lo))
             if e_lo > ab:
-                return Decision(False, prec, {"tangent_angle": [float(e_lo), float(e_hi)]},
+                return Decision(False, prec, {"tangent_angle": [_fl(e_lo), _fl(e_hi)]},
                                 {"ratio": worst, "field": "tangent_angle", "resolved": resolved})
             if e_hi > ab_lo:
                 holds = None
-                enclosure["tangent_angle"] = [float(e_lo), float(e_hi)]
+                enclosure["tangent_angle"] = [_fl(e_lo), _fl(e_hi)]
         return Decision(holds, prec, enclosure or None,
                         {"ratio": worst, "truth": truth, "angle": angle, "ab": ab, "resolved": resolved})
 

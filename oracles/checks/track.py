@@ -21,11 +21,12 @@ rational reduction and evaluation):
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from interval.context import to_mpq
 from interval.track import exact_track_sample
-from reference.fp import U64
 from reference.status import BoundaryPolicy, GuaranteeClass as G, SpanSide, TrackTime, WorkLimits
 from reference.track import (
     DERIVATIVE_ERROR_K,
@@ -36,8 +37,10 @@ from reference.track import (
     try_prepare_track,
 )
 
-from ..family import Family
-from ..model import Claim, dec, enc, verified, violated
+from .. import schema as S
+from ..errormodel import Resolved, resolve
+from ..family import Family, RowContract
+from ..model import Claim, dec, enc, number_as, verified, violated
 
 __all__ = ["FAMILY", "LIMITS", "generate", "claims", "check_key_values", "check_values"]
 
@@ -47,8 +50,6 @@ LIMITS = WorkLimits(max_spans=1 << 16, max_keys=1 << 16, max_leaves=1 << 16, max
 _P = BoundaryPolicy
 _POLICIES = (_P.Reject, _P.Clamp, _P.Hold, _P.Loop, _P.PingPong)
 _KINDS = (TrackInterpolation.Step, TrackInterpolation.Linear, TrackInterpolation.Hermite)
-# Unit roundoff -> smallest subnormal of the binary formats a claim may be evaluated in.
-_ETA = {2.0**-53: 2.0**-1074, 2.0**-24: 2.0**-149}
 
 
 # --- Corpus ----------------------------------------------------------------------------------
@@ -158,7 +159,8 @@ def _enc_keys(keys) -> list:
 
 
 def claims(case) -> list:
-    """Run the fast path on one case and return its claims."""
+    """Run the fast path on one case and return its claims (inputs: only what the checkers
+    read; no declared model: the checker judges the values against the reference model)."""
     out = try_prepare_track(case["keys"], LIMITS)
     if not out.ok:
         return []
@@ -171,20 +173,17 @@ def claims(case) -> list:
         t = TrackTime(float(view.times[i]))
         got = {side.value: enc(try_evaluate_track(view, t, _P.Reject, side).value.value)
                for side in (SpanSide.Outgoing, SpanSide.Incoming)}
-        result.append(Claim("track.key_values", G.Exact, {"stored": stored, **got},
-                            {"keys": keys, "key": i, "case": case["name"]}))
-    model = {"name": "track value/derivative (reference.track)", "u": enc(U64)}
+        result.append(Claim("track.key_values", G.Exact, {"stored": stored, **got}, {"keys": keys, "key": i}))
     for t, policy, side in case["queries"]:
         s = try_evaluate_track(view, TrackTime(t), policy, side)
-        inputs = {"keys": keys, "time": enc(t), "policy": policy.value, "side": side.value,
-                  "case": case["name"]}
+        inputs = {"keys": keys, "time": enc(t), "policy": policy.value, "side": side.value}
         if s.ok:
             v = s.value
             value = {"value": enc(v.value), "derivative": enc(v.derivative_per_second),
                      "span": v.span_index, "reflected": v.is_reflected}
         else:
             value = {"status": s.status.value}
-        result.append(Claim("track.values", G.Rounded, value, inputs, model=model))
+        result.append(Claim("track.values", G.Rounded, value, inputs))
     return result
 
 
@@ -199,8 +198,12 @@ def _keys_of(claim: Claim) -> list:
     for k in raw:
         if not isinstance(k, list) or len(k) != 5 or not isinstance(k[4], str):
             raise ValueError("each key is [time, value, in_slope, out_slope, interpolation]")
-        out.append((dec(k[0]), dec(k[1]), dec(k[2]), dec(k[3]), k[4]))
+        out.append((dec(k[0]), number_as(k[1], "f32"), number_as(k[2], "f32"), number_as(k[3], "f32"), k[4]))
     return out
+
+
+def _finite(*xs) -> bool:
+    return all(math.isfinite(x) for x in xs)
 
 
 def check_key_values(claim: Claim):
@@ -208,19 +211,22 @@ def check_key_values(claim: Claim):
     value the side rules select (compared as rationals)."""
     keys = _keys_of(claim)
     i = claim.inputs["key"]
-    if not isinstance(i, int) or not 0 <= i < len(keys):
+    if not isinstance(i, int) or isinstance(i, bool) or not 0 <= i < len(keys):
         raise ValueError("key index out of range")
     stored = claim.value["stored"]
+    if not isinstance(stored, list) or len(stored) != 5:
+        raise ValueError("stored is [time, value, in_slope, out_slope, interpolation]")
     src = claim.inputs["keys"][i]
-    same = [to_mpq(dec(a)) == to_mpq(dec(b)) for a, b in zip(stored[:4], src[:4])]
+    got_stored = [dec(x) for x in stored[:4]]
+    same = _finite(*got_stored) and all(to_mpq(a) == to_mpq(dec(b)) for a, b in zip(got_stored, src[:4]))
     # the last key's interpolation names no span; earlier keys must keep theirs
-    if not all(same) or (i < len(keys) - 1 and stored[4] != src[4]):
+    if not same or (i < len(keys) - 1 and stored[4] != src[4]):
         return violated(claim, {"expected_stored": src, "claimed_stored": stored})
     mismatches = {}
     for side in ("Outgoing", "Incoming"):
         truth = exact_track_sample(keys, keys[i][0], "Reject", side)
-        got = to_mpq(dec(claim.value[side]))
-        if got != truth.value:
+        got = dec(claim.value[side])
+        if not math.isfinite(got) or to_mpq(got) != truth.value:
             mismatches[side] = {"expected": enc(truth.value), "claimed": claim.value[side]}
     if mismatches:
         return violated(claim, mismatches)
@@ -232,42 +238,138 @@ def _ratio(err, bound):
         return 0.0
     if bound == 0:
         return float("inf")
-    return float(err / bound)
+    q = err / bound
+    return float(q) if q < 2**1000 else float("inf")  # float(mpq) overflows past 2^1024
 
 
-def check_values(claim: Claim):
-    """Rounded: span and reflection exact; value and derivative within their error models."""
+def _reference(truth):
+    """The row's model at (u, eta), exactly: [VALUE_ERROR_K (u S + eta), DERIVATIVE_ERROR_K
+    (u S / h + eta)] (``reference.track.value_error_bound`` / ``derivative_error_bound`` with the
+    exact scale S and width h of the truth's span)."""
+    def ref(u, eta):
+        uq, eq = to_mpq(u), to_mpq(eta)
+        return [to_mpq(VALUE_ERROR_K) * (uq * truth.scale + eq),
+                to_mpq(DERIVATIVE_ERROR_K) * (uq * truth.scale / truth.width + eq)]
+    return ref
+
+
+def _resolve(claim: Claim, truth) -> Resolved:
+    return resolve(claim, _reference(truth), constant=VALUE_ERROR_K)
+
+
+def _query(claim: Claim):
     keys = _keys_of(claim)
     t = dec(claim.inputs["time"])
     policy, side = claim.inputs["policy"], claim.inputs["side"]
     if policy == BoundaryPolicy.Wrap.value:
         raise ValueError("Wrap is not a track policy")
-    u = dec((claim.model or {}).get("u", enc(U64)))
-    if u not in _ETA:
-        raise ValueError(f"unit roundoff {u!r} is neither binary64's nor binary32's")
+    return keys, t, policy, side
+
+
+def check_values(claim: Claim):
+    """Rounded: span and reflection exact; value and derivative within their error models (the
+    claim's declared model, else the reference at binary64)."""
+    keys, t, policy, side = _query(claim)
     truth = exact_track_sample(keys, t, policy, side)
     if truth is None:
+        # Only the models' shape is needed to validate a declared model: a zero-scale stand-in.
+        if claim.model:
+            resolve(claim, lambda u, eta: [0, 0], constant=VALUE_ERROR_K)
         if claim.value.get("status") == "InvalidDomain":
             return verified(claim, measure="error_ratio", measured=0, note="no value: InvalidDomain")
         return violated(claim, {"expected": "InvalidDomain (Reject outside the domain)", "claimed": claim.value})
+    r = _resolve(claim, truth)
     if "status" in claim.value:
         return violated(claim, {"expected": {"value": enc(truth.value), "derivative": enc(truth.derivative)},
-                                "claimed": claim.value})
-    if claim.value["span"] != truth.span_index or bool(claim.value["reflected"]) != truth.reflected:
+                                "claimed": claim.value}, **r.extra())
+    span, reflected = claim.value["span"], claim.value["reflected"]
+    if not isinstance(span, int) or isinstance(span, bool) or not isinstance(reflected, bool):
+        raise ValueError("span is an integer and reflected a boolean")
+    if span != truth.span_index or reflected != truth.reflected:
         return violated(claim, {"expected_span": truth.span_index, "expected_reflected": truth.reflected,
-                                "claimed": claim.value})
-    uq, eta = to_mpq(u), to_mpq(_ETA[u])
-    bv = to_mpq(VALUE_ERROR_K) * (uq * truth.scale + eta)
-    bd = to_mpq(DERIVATIVE_ERROR_K) * (uq * truth.scale / truth.width + eta)
-    ev = abs(to_mpq(dec(claim.value["value"])) - truth.value)
-    ed = abs(to_mpq(dec(claim.value["derivative"])) - truth.derivative)
+                                "claimed": claim.value}, **r.extra())
+    value, deriv = dec(claim.value["value"]), dec(claim.value["derivative"])
+    bv, bd = r.bound
+    if not _finite(value, deriv):
+        return violated(claim, {"expected_value": enc(truth.value), "expected_derivative": enc(truth.derivative),
+                                "claimed": claim.value, "why": "a nonfinite value where the truth is finite"},
+                        measure="error_ratio", **r.extra())
+    ev = abs(to_mpq(value) - truth.value)
+    ed = abs(to_mpq(deriv) - truth.derivative)
     ratio = max(_ratio(ev, bv), _ratio(ed, bd))
     detail = {"value_ratio": _ratio(ev, bv), "derivative_ratio": _ratio(ed, bd)}
     if ev <= bv and ed <= bd:
-        return verified(claim, measure="error_ratio", measured=ratio)
+        return verified(claim, measure="error_ratio", measured=ratio, **r.extra())
     return violated(claim, {"expected_value": enc(truth.value), "expected_derivative": enc(truth.derivative),
                             "value_bound": enc(bv), "derivative_bound": enc(bd), **detail},
-                    measure="error_ratio", measured=ratio)
+                    measure="error_ratio", measured=ratio, **r.extra())
+
+
+# --- Contracts: the case-file fields of both rows, and a planted false claim -----------------
+
+_INTERPOLATIONS = [k.value for k in _KINDS]
+
+
+def _key_schema(number, time):
+    """[time, value, in_slope, out_slope, interpolation] (a fixed-length tuple)."""
+    return {"type": "array", "prefixItems": [time, number, number, number, S.enum(_INTERPOLATIONS)],
+            "items": False, "minItems": 5, "maxItems": 5}
+
+
+_KEYS = S.array(_key_schema(S.f32(), S.f64()), min_items=2)
+_F64V = S.f64(finite=False)  # claimed values admit nonfinite words: an overflow is Violated
+
+
+def _up_float(q) -> float:
+    f = float(q)
+    return f if to_mpq(f) >= q else math.nextafter(f, math.inf)
+
+
+def _plant_key_value(c: Claim) -> Claim:
+    stored = list(c.value["stored"])
+    # The stored value one float32 ulp above the source key.
+    stored[1] = enc(float(np.nextafter(np.float32(dec(stored[1])), np.float32(np.inf))))
+    return Claim(c.row, c.guarantee, {**c.value, "stored": stored}, c.inputs, c.model)
+
+
+def _plant_value(c: Claim) -> Claim:
+    keys, t, policy, side = _query(c)
+    truth = exact_track_sample(keys, t, policy, side)
+    if truth is None:  # a value where Reject has none
+        value = {"value": enc(0.0), "derivative": enc(0.0), "span": 0, "reflected": False}
+    elif "status" in c.value:
+        value = {"value": enc(float(truth.value)), "derivative": enc(float(truth.derivative)),
+                 "span": truth.span_index + 1, "reflected": truth.reflected}
+    else:
+        bv = _resolve(c, truth).bound[0]
+        value = {**c.value, "value": enc(_up_float(to_mpq(dec(c.value["value"])) + 3 * bv))}
+    return Claim(c.row, c.guarantee, value, c.inputs, c.model)
+
+
+CONTRACTS = {
+    "track.key_values": RowContract(
+        checks="stored equals the source key exactly (time, value, slopes; the interpolation too except "
+               "on the last key), and evaluation at the key's time under Reject equals, on both sides "
+               "(Outgoing, Incoming), the exact key value the side rules select, as exact rationals.",
+        inputs=S.obj(required={"keys": _KEYS, "key": S.integer(minimum=0)}),
+        value=S.obj(required={"stored": _key_schema(S.f32(finite=False), _F64V), "Outgoing": _F64V,
+                              "Incoming": _F64V}),
+        plant=_plant_key_value),
+    "track.values": RowContract(
+        checks="span and reflected equal the exact ones (exact rational time reduction); |value - exact| "
+               "<= 16 (u S + eta) and |derivative - exact| <= 32 (u S / h + eta) (reference.track), S "
+               "the span's scale (|v0| + |v1| + h (|m0| + |m1|) Hermite, |v0| + |v1| Linear, 0 Step) and "
+               "h its exact width, u and eta of the declared model (k scales both constants by k/16), "
+               "else binary64 (u = 2^-53, eta = 2^-1074); a query without a value (Reject outside the "
+               "domain) claims InvalidDomain; model components: [value, derivative].",
+        inputs=S.obj(required={"keys": _KEYS, "time": S.f64(),
+                               "policy": S.enum([p.value for p in _POLICIES]),
+                               "side": S.enum([SpanSide.Outgoing.value, SpanSide.Incoming.value])}),
+        value=S.any_of(S.obj(required={"value": _F64V, "derivative": _F64V, "span": S.integer(minimum=0),
+                                       "reflected": S.boolean()}),
+                       S.obj(required={"status": S.enum(["InvalidArgument", "InvalidDomain"])})),
+        model=S.MODEL, plant=_plant_value),
+}
 
 
 FAMILY = Family(
@@ -276,5 +378,6 @@ FAMILY = Family(
     generate=generate,
     claims=claims,
     checkers={"track.key_values": check_key_values, "track.values": check_values},
+    contracts=CONTRACTS,
     oracle_precisions=(),
 )

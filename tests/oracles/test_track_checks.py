@@ -38,9 +38,10 @@ def test_honest_claims_are_verified(honest):
             assert v.kind is V, (row, v.note, v.witness, c.inputs)
 
 
-def test_spec_example_claim_is_in_the_corpus(honest):
-    hits = [c for c in honest["track.values"]
-            if c.inputs["case"] == "spec example" and dec(c.inputs["time"]) == 4.5
+def test_spec_example_claim_is_in_the_corpus():
+    spec = T.generate(11, 1)[0]
+    assert spec["name"] == "spec example"
+    hits = [c for c in T.claims(spec) if c.row == "track.values" and dec(c.inputs["time"]) == 4.5
             and c.inputs["policy"] == "PingPong"]
     assert hits and dec(hits[0].value["value"]) == 1.1875 and dec(hits[0].value["derivative"]) == 0.625
 
