@@ -25,17 +25,28 @@ quantities):
   ``ambiguous``, ``exactly_resolvable`` (ambiguous although exact arithmetic decides the query:
   no exact coplanar overlap) and ``exact_contact``.
 
-Claim formats (``inputs`` is shared): ``{"vertices": [[hex]*3]*V, "triangles": [[int]*3]*T,
-"tolerance": hex, "start": [hex]*3, "end": [hex]*3}``; values:
-first_hit ``{"outcome": "hit", "t", "triangle", "position"}`` or ``{"outcome": "miss"}``;
-barycentric ``{"triangle", "weights"}``; normal_facing ``{"triangle", "normal", "facing"}``;
-ambiguity ``{"outcome": "hit" | "miss" | "ambiguous", "triangle": int | null}``.
+Claim formats (``CONTRACTS`` holds their JSON Schemas): ``inputs`` ``{"vertices": [[hex]*3]*V,
+"triangles": [[int]*3]*T, "tolerance": hex, "start": [hex]*3, "end": [hex]*3}``, and for
+first_hit also ``"stamp": {"identity": int, "version": int}`` (the caller's, with which the
+surface was made); values: first_hit ``{"outcome": "hit", "t", "triangle", "position", "stamp"}``
+or ``{"outcome": "miss", "stamp"}`` (spec 004: queries carry the caller's identity/version, a miss
+too; the checker demands the caller's stamp bitwise); barycentric ``{"triangle", "weights"}``;
+normal_facing ``{"triangle", "normal", "facing"}``; ambiguity ``{"outcome": "hit" | "miss"}`` or
+``{"outcome": "ambiguous", "triangle": int}``.
+
+Declared error models (Rounded rows, ``oracles.errormodel``): the fast path declares none, so its
+claims are judged against the reference model above at ``u = 2^-53``. A claim may declare
+``{"u": U}`` (the model re-evaluated at U for every facet, the subnormal slack ``2^14 eta``),
+``k`` (every bound scaled by ``k / 64``) or an explicit ``bound`` (first_hit: ``[R_t, R_pos]``,
+barycentric: ``R_l``, normal_facing: ``theta``; the other facets' bounds scale by the same
+declared/reference ratio). The correctly-rounded-``t`` rule belongs to the reference model only.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import zlib
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Optional
@@ -56,15 +67,19 @@ from interval.triangle import (
 from reference.status import GeometryStatus, GuaranteeClass
 from reference.triangle_surface import G_SLACK, NORMAL_K, TINY, U, Facing, SurfaceSettings, SurfaceStamp, TriangleSurface
 
-from ..family import Family
+from .. import schema as S
+from ..errormodel import ETA_OF_U, resolve
+from ..family import Family, RowContract
 from ..model import Claim, dec, enc, undecided, verified, violated
 
-__all__ = ["FAMILY", "TriangleCase", "Analysis", "FacetModel", "analyse", "facet_model", "cube_mesh",
-           "point_on_facet", "segment_through", "nudge", "case_claims", "case_inputs", "generate"]
+__all__ = ["FAMILY", "CONTRACTS", "TriangleCase", "Analysis", "FacetModel", "analyse", "facet_model", "models_at",
+           "cube_mesh", "point_on_facet", "segment_through", "nudge", "case_claims", "case_inputs", "case_stamp",
+           "first_hit_inputs", "generate"]
 
 _mpq = gmpy2.mpq
-_u = _mpq(U)
-_tiny = _mpq(TINY)
+_U_Q = _mpq(U)
+_TINY_Q = _mpq(TINY)
+_TINY_PER_ETA = 2**14  # TINY = 2^14 binary64 subnormal steps (2^-1060 / 2^-1074)
 _safety = _mpq(17, 16)
 _sqrt3_up = _mpq(7, 4)
 # The model's constants as exact rationals (a float times an mpq would become an mpfr).
@@ -120,21 +135,41 @@ def nudge(x, ulps) -> np.ndarray:
 
 
 def case_inputs(case: TriangleCase) -> dict:
+    """The inputs every triangle row reads: mesh, tolerance and segment (exact hex)."""
     return {"vertices": enc(np.asarray(case.vertices, dtype=np.float64)),
             "triangles": [[int(i) for i in t] for t in np.asarray(case.triangles)],
             "tolerance": enc(float(case.tolerance)), "start": enc(np.asarray(case.start, dtype=np.float64)),
             "end": enc(np.asarray(case.end, dtype=np.float64))}
 
 
+def case_stamp(case: TriangleCase) -> SurfaceStamp:
+    """The caller's stamp of a corpus case's surface: an identity derived from the case (so
+    different cases carry different ones, as a caller's distinct objects would) and version 1."""
+    name = case.name.encode() + np.asarray(case.vertices, dtype=np.float64).tobytes()
+    return SurfaceStamp(zlib.crc32(name) * 2**32 + zlib.crc32(name[::-1]), 1)
+
+
+def _stamp_json(stamp: SurfaceStamp) -> dict:
+    return {"identity": int(stamp.identity), "version": int(stamp.version)}
+
+
+def first_hit_inputs(case: TriangleCase, stamp: Optional[SurfaceStamp] = None) -> dict:
+    """The first_hit row's inputs: :func:`case_inputs` and the stamp the surface was made with
+    (spec 004: the query answers with the caller's identity/version, hit or miss)."""
+    return {**case_inputs(case), "stamp": _stamp_json(case_stamp(case) if stamp is None else stamp)}
+
+
 def case_claims(case: TriangleCase):
     """Run the fast path on one case; the claims of every row it speaks to (none when the mesh
-    or segment is rejected or the query is cancelled)."""
-    made = TriangleSurface.new(case.vertices, case.triangles, SurfaceStamp(0, 0),
-                               SurfaceSettings(tolerance=case.tolerance))
+    or segment is rejected or the query is cancelled). The fast path declares no error model:
+    its claims are judged against the reference model the checkers recompute."""
+    stamp = case_stamp(case)
+    made = TriangleSurface.new(case.vertices, case.triangles, stamp, SurfaceSettings(tolerance=case.tolerance))
     if not made.ok:
         return []
     out = made.value.first_hit(case.start, case.end)
     inputs = case_inputs(case)
+    fh_inputs = {**inputs, "stamp": _stamp_json(stamp)}
     G = GuaranteeClass
     if out.status is GeometryStatus.Ambiguous:
         return [Claim("triangle.ambiguity", G.Certified, {"outcome": "ambiguous", "triangle": out.diagnostic.index},
@@ -143,17 +178,17 @@ def case_claims(case: TriangleCase):
         return []
     h = out.value
     if h is None:
-        return [Claim("triangle.first_hit", G.Rounded, {"outcome": "miss"}, inputs),
-                Claim("triangle.ambiguity", G.Certified, {"outcome": "miss", "triangle": None}, inputs)]
-    model = {"name": "spec004-binary64"}
+        return [Claim("triangle.first_hit", G.Rounded, {"outcome": "miss", "stamp": _stamp_json(out.stamp)},
+                      fh_inputs),
+                Claim("triangle.ambiguity", G.Certified, {"outcome": "miss"}, inputs)]
     return [
         Claim("triangle.first_hit", G.Rounded,
-              {"outcome": "hit", "t": enc(h.t), "triangle": h.triangle, "position": enc(h.position)}, inputs, model),
-        Claim("triangle.barycentric", G.Rounded, {"triangle": h.triangle, "weights": enc(h.barycentric)}, inputs,
-              model),
+              {"outcome": "hit", "t": enc(h.t), "triangle": h.triangle, "position": enc(h.position),
+               "stamp": _stamp_json(h.stamp)}, fh_inputs),
+        Claim("triangle.barycentric", G.Rounded, {"triangle": h.triangle, "weights": enc(h.barycentric)}, inputs),
         Claim("triangle.normal_facing", G.Rounded,
-              {"triangle": h.triangle, "normal": enc(h.normal), "facing": h.facing.value}, inputs, model),
-        Claim("triangle.ambiguity", G.Certified, {"outcome": "hit", "triangle": h.triangle}, inputs),
+              {"triangle": h.triangle, "normal": enc(h.normal), "facing": h.facing.value}, inputs),
+        Claim("triangle.ambiguity", G.Certified, {"outcome": "hit"}, inputs),
     ]
 
 
@@ -221,8 +256,12 @@ def _m_float(f: ExactFacet) -> object:
     return _mpq(max(max(abs(b[i] - a[i]) for i in range(3)), max(abs(c[i] - a[i]) for i in range(3))))
 
 
-def facet_model(f: ExactFacet, ct: ExactContact, s, e) -> FacetModel:
-    """Evaluate the documented error model of one facet for segment ``s -> e`` (exact floats)."""
+def facet_model(f: ExactFacet, ct: ExactContact, s, e, u=None, tiny=None) -> FacetModel:
+    """Evaluate the documented error model of one facet for segment ``s -> e`` (exact floats)
+    at unit roundoff ``u`` and underflow slack ``tiny`` (exact mpq; default the fast path's
+    binary64 ``U`` and ``TINY``; a declared model passes its own, ``tiny = 2^14 eta``)."""
+    _u = _U_Q if u is None else _mpq(u)
+    _tiny = _TINY_Q if tiny is None else _mpq(tiny)
     S, E = exact_point(s), exact_point(e)
     m = _m_float(f)
     G_lo = sqrt_down(f.norm2) / (m * m)
@@ -303,15 +342,65 @@ def _analyse_json(key: str) -> Analysis:
     return Analysis(verts, tris, _mpq(tol), s, e, facets, contacts, models)
 
 
+_GEOMETRY = ("vertices", "triangles", "tolerance", "start", "end")
+
+
+def _key(inputs: dict) -> str:
+    if not isinstance(inputs, dict):
+        raise TypeError("claim inputs must be an object")
+    return json.dumps({k: inputs[k] for k in _GEOMETRY}, sort_keys=True)
+
+
 def analyse(inputs: dict) -> Analysis:
-    """The exact analysis of a claim's inputs (cached on their canonical JSON text).
+    """The exact analysis of a claim's inputs (cached on the canonical JSON text of the
+    geometry: a first_hit claim's stamp does not change the analysis).
 
     Raises:
         ValueError, KeyError, TypeError: malformed inputs (the CLI reports them as malformed).
     """
-    if not isinstance(inputs, dict):
-        raise TypeError("claim inputs must be an object")
-    return _analyse_json(json.dumps(inputs, sort_keys=True))
+    return _analyse_json(_key(inputs))
+
+
+@lru_cache(maxsize=256)
+def _models_json(key: str, u: float, eta: float) -> tuple:
+    an = _analyse_json(key)
+    tiny = _mpq(eta) * _TINY_PER_ETA
+    return tuple(facet_model(f, c, an.start, an.end, u, tiny) for f, c in zip(an.facets, an.contacts))
+
+
+def models_at(inputs: dict, u: float, eta: float) -> tuple:
+    """Every facet's error model at unit roundoff ``u`` and subnormal step ``eta`` (a declared
+    model's; binary64 gives :attr:`Analysis.models`)."""
+    if u == U and eta == 2.0**-1074:
+        return tuple(analyse(inputs).models)
+    return _models_json(_key(inputs), u, eta)
+
+
+class _Unbounded(Exception):
+    """The error model at a declared precision has no bound for this facet."""
+
+
+def _resolve(claim: Claim, parts) -> tuple:
+    """``(resolved, models, ratio)``: the claim's bound (``oracles.errormodel.resolve`` over the
+    components ``parts(model)`` of the claimed facet's model), every facet's model at the
+    resolved unit roundoff, and ``ratio`` = declared bound / model at that roundoff (1 unless
+    ``k`` or an explicit bound rescales it), by which the other facets' bounds scale too.
+    Raises :class:`_Unbounded` when the claimed facet's model is unbounded at that precision."""
+
+    def reference(u, eta):
+        got = parts(models_at(claim.inputs, u, eta))
+        if any(x is None for x in got):
+            raise _Unbounded()
+        return got
+
+    resolved = resolve(claim, reference, constant=NORMAL_K)
+    eta = 2.0**-1074 if resolved.declared is None or "eta" not in resolved.declared else dec(resolved.declared["eta"])
+    if resolved.declared is not None and "u" in resolved.declared and "eta" not in resolved.declared:
+        eta = ETA_OF_U[resolved.u]
+    models = models_at(claim.inputs, resolved.u, eta)
+    at_u = parts(models)
+    ratio = resolved.bound[0] / at_u[0] if at_u[0] > 0 else _mpq(1)
+    return resolved, models, ratio
 
 
 def _triangle_of(value: dict, an: Analysis) -> int:
@@ -328,11 +417,26 @@ def _ratio(err, bound) -> float:
 # --- checkers -------------------------------------------------------------------------------
 
 
+def _check_stamp(claim: Claim):
+    """The first_hit value's stamp must be the caller's (the inputs' stamp), bitwise."""
+    want, got = claim.inputs["stamp"], claim.value["stamp"]
+    for name, d in (("inputs.stamp", want), ("value.stamp", got)):
+        if not isinstance(d, dict) or set(d) != {"identity", "version"} or \
+                not all(isinstance(d[k], int) and not isinstance(d[k], bool) and 0 <= d[k] < 2**64 for k in d):
+            raise ValueError(f"{name} must be {{identity, version}}, integers in [0, 2**64)")
+    if want != got:
+        return {"stamp": got, "caller_stamp": want}
+    return None
+
+
 def check_first_hit(claim: Claim):
     an = analyse(claim.inputs)
     v = claim.value
     if not isinstance(v, dict) or v.get("outcome") not in ("hit", "miss"):
         raise ValueError("first_hit value must be an object with outcome hit or miss")
+    bad_stamp = _check_stamp(claim)
+    if bad_stamp:
+        return violated(claim, bad_stamp, note="the query does not carry the caller's identity/version")
     tol = an.tolerance
     if v["outcome"] == "miss":
         deep = [c for c in an.contacts if c.hit and c.depth > tol]
@@ -346,49 +450,65 @@ def check_first_hit(claim: Claim):
     i = _triangle_of(v, an)
     t_c = dec(v["t"])
     pos = exact_point(tuple(dec(x) for x in v["position"]))
-    ct, md = an.contacts[i], an.models[i]
-    if ct.parallel or md.r_t is None:
+    ct = an.contacts[i]
+    if ct.parallel or an.models[i].r_t is None:
         return violated(claim, {"triangle": i, "parallel": ct.parallel},
                         note="a hit on a facet the segment crosses at no bounded parameter (near-parallel)")
+    try:
+        resolved, models, ratio = _resolve(claim, lambda ms: [ms[i].r_t, ms[i].r_pos])
+    except _Unbounded:
+        return undecided(claim, None, note="the declared error model is unbounded on this facet")
+    extra = resolved.extra()
+    md = models[i]
+    r_t, r_pos = resolved.bound
     T = ct.t
     tq = _mpq(t_c)
-    if md.exact_t is not None:
-        if t_c != md.exact_t:
-            return violated(claim, {"triangle": i, "exact_t": enc(T), "rounded": enc(md.exact_t)},
-                            note="t differs from the correctly rounded crossing (axis-aligned, exact differences)")
-    elif abs(tq - T) > md.r_t:
-        return violated(claim, {"triangle": i, "exact_t": enc(T), "bound": enc(md.r_t)}, measure="t_error_ratio",
-                        measured=_ratio(abs(tq - T), md.r_t), note="t outside its error model")
-    if not -md.r_t <= T <= 1 + md.r_t:
-        return violated(claim, {"triangle": i, "exact_t": enc(T)}, note="the exact crossing is off the segment")
+    # Correctly rounded t (axis-aligned facet, exact differences) is part of the reference
+    # model only: a declared model other than the reference is judged by its bound.
+    exact_t = md.exact_t if resolved.bound == resolved.reference else None
+    if exact_t is not None:
+        if t_c != exact_t:
+            return violated(claim, {"triangle": i, "exact_t": enc(T), "rounded": enc(exact_t)},
+                            note="t differs from the correctly rounded crossing (axis-aligned, exact differences)",
+                            **extra)
+    elif abs(tq - T) > r_t:
+        return violated(claim, {"triangle": i, "exact_t": enc(T), "bound": enc(r_t)}, measure="t_error_ratio",
+                        measured=_ratio(abs(tq - T), r_t), note="t outside its error model", **extra)
+    if not -r_t <= T <= 1 + r_t:
+        return violated(claim, {"triangle": i, "exact_t": enc(T)}, note="the exact crossing is off the segment",
+                        **extra)
     if md.r_l is None:
-        return undecided(claim, None, note="the weights' error model is unbounded on this facet")
-    low = [k for k in range(3) if ct.bary[k] < -md.r_l[k]]
+        return undecided(claim, None, note="the weights' error model is unbounded on this facet", **extra)
+    r_l = [r * ratio for r in md.r_l]
+    low = [k for k in range(3) if ct.bary[k] < -r_l[k]]
     if low:
-        return violated(claim, {"triangle": i, "weights": enc(list(ct.bary)), "bound": enc(list(md.r_l))},
-                        note="the exact crossing is outside the claimed facet beyond the weights' error model")
+        return violated(claim, {"triangle": i, "weights": enc(list(ct.bary)), "bound": enc(r_l)},
+                        note="the exact crossing is outside the claimed facet beyond the weights' error model",
+                        **extra)
     P = tuple(x + T * (y - x) for x, y in zip(exact_point(an.start), exact_point(an.end)))
     perr = _q_inf([x - y for x, y in zip(pos, P)])
-    if perr > md.r_pos:
-        return violated(claim, {"triangle": i, "exact_position": enc(list(P)), "bound": enc(md.r_pos)},
-                        measure="position_error_ratio", measured=_ratio(perr, md.r_pos),
-                        note="position outside its error model")
+    if perr > r_pos:
+        return violated(claim, {"triangle": i, "exact_position": enc(list(P)), "bound": enc(r_pos)},
+                        measure="position_error_ratio", measured=_ratio(perr, r_pos),
+                        note="position outside its error model", **extra)
     # Order: every other exact contact must be explainable as computed no earlier (lower
     # index: strictly later) than the claimed parameter.
-    for j, (cj, mj) in enumerate(zip(an.contacts, an.models)):
+    for j, (cj, mj) in enumerate(zip(an.contacts, models)):
         if j == i or not cj.hit:
             continue
         if cj.kind == "coplanar" or mj.r_t is None:
             if cj.t_enter < tq - tol:
                 return violated(claim, {"triangle": j, "t_enter": enc(cj.t_enter)},
-                                note="an earlier exact contact (near-parallel facet) lies before t - tol")
+                                note="an earlier exact contact (near-parallel facet) lies before t - tol", **extra)
             continue
-        up = _mpq(mj.exact_t) if mj.exact_t is not None else cj.t + mj.r_t
+        exact_j = mj.exact_t if resolved.bound == resolved.reference else None
+        up = _mpq(exact_j) if exact_j is not None else cj.t + mj.r_t * ratio
         if up < tq or (j < i and up == tq):
             return violated(claim, {"triangle": j, "exact_t": enc(cj.t), "computed_at_most": enc(up)},
-                            note="facet %d computes an earlier parameter or an equal one at a lower index" % j)
+                            note="facet %d computes an earlier parameter or an equal one at a lower index" % j,
+                            **extra)
     err = abs(tq - T)
-    return verified(claim, measure="t_error_ratio", measured=_ratio(err, md.r_t))
+    return verified(claim, measure="t_error_ratio", measured=_ratio(err, r_t), **extra)
 
 
 def check_barycentric(claim: Claim):
@@ -401,15 +521,20 @@ def check_barycentric(claim: Claim):
     wq = [_mpq(dec(x)) for x in w]
     if any(x < 0 for x in wq):
         return violated(claim, {"weights": w}, note="a negative barycentric weight")
-    ct, md = an.contacts[i], an.models[i]
-    if ct.parallel or md.r_l is None:
+    ct = an.contacts[i]
+    if ct.parallel or an.models[i].r_l is None:
         return undecided(claim, None, note="no bounded error model for the weights on this facet")
+    try:
+        resolved, _, _ = _resolve(claim, lambda ms: list(ms[i].r_l) if ms[i].r_l is not None else [None])
+    except _Unbounded:
+        return undecided(claim, None, note="the declared error model is unbounded on this facet")
+    r_l, extra = resolved.bound, resolved.extra()
     errs = [abs(x - y) for x, y in zip(wq, ct.bary)]
-    ratio = max(_ratio(e_, r) for e_, r in zip(errs, md.r_l))
-    if any(e_ > r for e_, r in zip(errs, md.r_l)):
-        return violated(claim, {"exact": enc(list(ct.bary)), "bound": enc(list(md.r_l))}, measure="error_ratio",
-                        measured=ratio, note="a weight outside its error model")
-    return verified(claim, measure="error_ratio", measured=ratio)
+    ratio = max(_ratio(e_, r) for e_, r in zip(errs, r_l))
+    if any(e_ > r for e_, r in zip(errs, r_l)):
+        return violated(claim, {"exact": enc(list(ct.bary)), "bound": enc(list(r_l))}, measure="error_ratio",
+                        measured=ratio, note="a weight outside its error model", **extra)
+    return verified(claim, measure="error_ratio", measured=ratio, **extra)
 
 
 def check_normal_facing(claim: Claim):
@@ -418,7 +543,7 @@ def check_normal_facing(claim: Claim):
     i = _triangle_of(v, an)
     n = exact_point(tuple(dec(x) for x in v["normal"]))
     facing = Facing(v["facing"])
-    f, ct, md = an.facets[i], an.contacts[i], an.models[i]
+    f, ct = an.facets[i], an.contacts[i]
     if ct.facing == 0:
         return violated(claim, {"facing": v["facing"]}, note="the segment is exactly parallel to the facet: no facing")
     truth = Facing.Front if ct.facing < 0 else Facing.Back
@@ -428,18 +553,20 @@ def check_normal_facing(claim: Claim):
     nd = sum(x * y for x, y in zip(n, f.normal))
     if nd <= 0:
         return violated(claim, {"n_dot_N0": enc(nd)}, note="the normal points against the winding")
+    resolved, _, _ = _resolve(claim, lambda ms: [ms[i].theta])
+    theta, extra = resolved.scalar(), resolved.extra()
     # |n - N|^2 = |n|^2 - 2 n.N0/|N0| + 1, bracketed with rational bounds of |N0|; the terms
     # cancel to ~u^2, so the bounds carry 256 bits.
     hi = nn - 2 * nd / sqrt_up(f.norm2, 256) + 1
     lo = nn - 2 * nd / sqrt_down(f.norm2, 256) + 1
-    th2 = md.theta * md.theta
-    ratio = math.sqrt(max(float(hi), 0.0)) / float(md.theta)
+    th2 = theta * theta
+    ratio = math.sqrt(max(float(hi), 0.0)) / float(theta)
     if hi <= th2:
-        return verified(claim, measure="error_ratio", measured=ratio)
+        return verified(claim, measure="error_ratio", measured=ratio, **extra)
     if lo > th2:
-        return violated(claim, {"bound": enc(md.theta)}, measure="error_ratio", measured=ratio,
-                        note="normal outside its error model")
-    return undecided(claim, [enc(lo), enc(hi)], note="|n - N|^2 brackets the bound theta^2")
+        return violated(claim, {"bound": enc(theta)}, measure="error_ratio", measured=ratio,
+                        note="normal outside its error model", **extra)
+    return undecided(claim, [enc(lo), enc(hi)], note="|n - N|^2 brackets the bound theta^2", **extra)
 
 
 def _justified(an: Analysis, j: int, widen: int) -> bool:
@@ -598,6 +725,128 @@ def generate(seed: int, n: int) -> list[TriangleCase]:
     return out
 
 
+# --- contracts ---------------------------------------------------------------------------------
+
+
+_GEOMETRY_SCHEMA = {
+    "vertices": S.matrix(S.f64(), [None, 3]),
+    "triangles": S.matrix(S.integer(minimum=0), [None, 3]),
+    "tolerance": S.f64(positive=True),
+    "start": S.vec(S.f64(), 3),
+    "end": S.vec(S.f64(), 3),
+}
+_STAMP_SCHEMA = S.obj(required={"identity": S.integer(0, 2**64 - 1), "version": S.integer(0, 2**64 - 1)})
+_INPUTS = S.obj(required=_GEOMETRY_SCHEMA)
+_FIRST_HIT_INPUTS = S.obj(required={**_GEOMETRY_SCHEMA, "stamp": _STAMP_SCHEMA})
+
+
+def _replace(claim: Claim, **value) -> Claim:
+    return Claim(claim.row, claim.guarantee, {**claim.value, **value}, claim.inputs, claim.model)
+
+
+def plant_first_hit(claim: Claim) -> Claim:
+    """A hit: the parameter moved by 1/8 (a contact misplaced along the segment, position kept).
+    A miss: a stale stamp (the version of another snapshot of the surface)."""
+    v = claim.value
+    if v["outcome"] == "hit":
+        t = dec(v["t"])
+        return _replace(claim, t=enc(t + 0.125 if t <= 0.875 else t - 0.125))
+    st = v["stamp"]
+    return _replace(claim, stamp={"identity": st["identity"], "version": (st["version"] + 1) % 2**64})
+
+
+def plant_barycentric(claim: Claim) -> Claim:
+    """The first weight off by 1/4 (unnormalized weights)."""
+    w = [dec(x) for x in claim.value["weights"]]
+    return _replace(claim, weights=enc([w[0] + 0.25, w[1], w[2]]))
+
+
+def plant_normal_facing(claim: Claim) -> Claim:
+    """The facing flipped (the sign of n . d taken the wrong way round)."""
+    return _replace(claim, facing="Back" if claim.value["facing"] == "Front" else "Front")
+
+
+def _with_facet(inputs: dict, verts) -> tuple[dict, int]:
+    """``inputs`` with one facet appended (three new float64 vertices); its index."""
+    V = list(inputs["vertices"]) + [enc(np.asarray(v, dtype=np.float64)) for v in verts]
+    n = len(inputs["vertices"])
+    tris = list(inputs["triangles"]) + [[n, n + 1, n + 2]]
+    return {**inputs, "vertices": V, "triangles": tris}, len(tris) - 1
+
+
+def plant_ambiguity(claim: Claim) -> Claim:
+    """A published hit or miss over a surface that gains a facet with the segment on its edge
+    (an exactly coplanar overlap the query must reject); an ambiguous query whose rejection
+    names an added facet that the segment's line crosses far beyond its end (t near 4, decided
+    by a wide margin)."""
+    s = np.array([dec(x) for x in claim.inputs["start"]])
+    e = np.array([dec(x) for x in claim.inputs["end"]])
+    d = e - s
+    if claim.value["outcome"] != "ambiguous":
+        k = int(np.argmin(np.abs(d)))  # an axis not parallel to d
+        third = s.copy()
+        third[k] = s[k] + max(float(np.max(np.abs(d))), abs(s[k]))
+        inputs, _ = _with_facet(claim.inputs, [s, e, third])
+        return Claim(claim.row, claim.guarantee, {"outcome": claim.value["outcome"]}, inputs)
+    k = int(np.argmax(np.abs(d)))
+    c = s + 4 * d
+    w = float(np.max(np.abs(d)))
+    a1, a2 = np.zeros(3), np.zeros(3)
+    a1[(k + 1) % 3], a2[(k + 2) % 3] = w, w
+    inputs, j = _with_facet(claim.inputs, [c, c + a1, c + a2])
+    return Claim(claim.row, claim.guarantee, {"outcome": "ambiguous", "triangle": j}, inputs)
+
+
+_ROUNDED_MODEL = ("R_t, R_pos, R_l and theta are the documented binary64 model (reference.triangle_surface, "
+                  "docs/decisions.md) evaluated from exact quantities at u = 2^-53, or at a declared model's u "
+                  "(an explicit bound or k rescales every facet's bounds by declared/reference)")
+
+CONTRACTS = {
+    "triangle.first_hit": RowContract(
+        checks=("first_hit: the value's stamp equals the caller's; a miss: no exact contact deeper than tol inside "
+                "every barycentric and segment boundary; a hit: the facet is crossed at a bounded parameter, "
+                "|t - T| <= R_t (t = RN(T) on an axis-aligned facet with exact differences), every exact weight "
+                ">= -R_l, |position - P(T)|_inf <= R_pos, and no facet j has an exact contact computable earlier "
+                "(T_j + R_j < t) or equal at a lower index. " + _ROUNDED_MODEL + "."),
+        inputs=_FIRST_HIT_INPUTS,
+        value=S.any_of(
+            S.obj(required={"outcome": S.const("hit"), "t": S.f64(), "triangle": S.integer(minimum=0),
+                            "position": S.vec(S.f64(), 3), "stamp": _STAMP_SCHEMA}),
+            S.obj(required={"outcome": S.const("miss"), "stamp": _STAMP_SCHEMA})),
+        plant=plant_first_hit,
+        model=S.MODEL,
+    ),
+    "triangle.barycentric": RowContract(
+        checks=("barycentric: every weight >= 0 and |w_k - lambda_k| <= R_l[k] against the exact weights of the "
+                "segment's exact crossing with the facet's plane. " + _ROUNDED_MODEL + "."),
+        inputs=_INPUTS,
+        value=S.obj(required={"triangle": S.integer(minimum=0), "weights": S.vec(S.f64(), 3)}),
+        plant=plant_barycentric,
+        model=S.MODEL,
+    ),
+    "triangle.normal_facing": RowContract(
+        checks=("normal_facing: n . N0 > 0 and |n - N0/|N0||_2 <= theta = 64u/G (three-valued: |N0| bracketed at "
+                "256 bits), and facing is exactly Front when N0 . (e - s) < 0, Back when > 0. "
+                + _ROUNDED_MODEL + "."),
+        inputs=_INPUTS,
+        value=S.obj(required={"triangle": S.integer(minimum=0), "normal": S.vec(S.f64(), 3),
+                              "facing": S.enum([f.value for f in Facing])}),
+        plant=plant_normal_facing,
+        model=S.MODEL,
+    ),
+    "triangle.ambiguity": RowContract(
+        checks=("ambiguity: a published hit or miss has no facet exactly coplanar with the segment and overlapping "
+                "it and no exact contact on a facet the model cannot bound; an ambiguous query's named facet can "
+                "put a computed quantity inside its band with the model widened 2x (Verified), cannot even at 8x "
+                "(Violated), else Undecided."),
+        inputs=_INPUTS,
+        value=S.any_of(S.obj(required={"outcome": S.enum(["hit", "miss"])}),
+                       S.obj(required={"outcome": S.const("ambiguous"), "triangle": S.integer(minimum=0)})),
+        plant=plant_ambiguity,
+    ),
+}
+
+
 FAMILY = Family(
     name="triangle",
     default_cases=4000,
@@ -609,5 +858,6 @@ FAMILY = Family(
         "triangle.normal_facing": check_normal_facing,
         "triangle.ambiguity": check_ambiguity,
     },
+    contracts=CONTRACTS,
     oracle_precisions=(),
 )

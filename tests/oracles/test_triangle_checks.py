@@ -11,7 +11,17 @@ import pytest
 
 from oracles.__main__ import main as cli
 from oracles.casefile import write_claims
-from oracles.checks.triangle import FAMILY, TriangleCase, case_claims, case_inputs, cube_mesh, generate
+from oracles.checks.triangle import (
+    CONTRACTS,
+    FAMILY,
+    TriangleCase,
+    case_claims,
+    case_inputs,
+    case_stamp,
+    cube_mesh,
+    first_hit_inputs,
+    generate,
+)
 from oracles.ledger import check_claim, run_corpus
 from oracles.model import Claim, VerdictKind, enc
 from reference.status import GuaranteeClass as G
@@ -27,9 +37,20 @@ def kind(claim):
     return check_claim(claim).kind
 
 
-def hit(case, t, tri, pos):
+def stamp_of(case):
+    st = case_stamp(case)
+    return {"identity": st.identity, "version": st.version}
+
+
+def hit(case, t, tri, pos, model=None):
     return Claim("triangle.first_hit", G.Rounded, {"outcome": "hit", "t": enc(float(t)), "triangle": tri,
-                                                   "position": enc(np.asarray(pos, dtype=float))}, case_inputs(case))
+                                                   "position": enc(np.asarray(pos, dtype=float)),
+                                                   "stamp": stamp_of(case)}, first_hit_inputs(case), model)
+
+
+def miss(case):
+    return Claim("triangle.first_hit", G.Rounded, {"outcome": "miss", "stamp": stamp_of(case)},
+                 first_hit_inputs(case))
 
 
 def honest(case, row):
@@ -49,8 +70,8 @@ class TestHonestClaims:
 
     def test_miss_verifies(self):
         case = TriangleCase("miss", V, T, np.array([-1.0, 2, 2]), np.array([2.0, 2, 2]))
-        c = Claim("triangle.first_hit", G.Rounded, {"outcome": "miss"}, case_inputs(case))
-        assert kind(c) is VerdictKind.Verified
+        assert kind(miss(case)) is VerdictKind.Verified
+        assert honest(case, "triangle.first_hit").value == miss(case).value
 
 
 class TestPlantedFalseClaims:
@@ -82,8 +103,7 @@ class TestPlantedFalseClaims:
         assert kind(hit(CROSS, 0.5, 4, [0.375, 0.25, 0.625])) is VerdictKind.Violated
 
     def test_miss_hiding_a_contact(self):
-        c = Claim("triangle.first_hit", G.Rounded, {"outcome": "miss"}, case_inputs(CROSS))
-        assert kind(c) is VerdictKind.Violated
+        assert kind(miss(CROSS)) is VerdictKind.Violated
 
     def test_negative_barycentric_weight(self):
         c = honest(CROSS, "triangle.barycentric")
@@ -143,7 +163,7 @@ class TestAmbiguityRow:
 
     def test_published_hit_despite_a_coplanar_overlap(self):
         case = TriangleCase("coplanar", V, T, np.array([-1.0, 0.5, 0]), np.array([2.0, 0.5, 0]))
-        c = Claim("triangle.ambiguity", G.Certified, {"outcome": "hit", "triangle": 1}, case_inputs(case))
+        c = Claim("triangle.ambiguity", G.Certified, {"outcome": "hit"}, case_inputs(case))
         assert kind(c) is VerdictKind.Violated
         assert kind(self.amb(case, 8)) is VerdictKind.Verified
 
@@ -220,3 +240,140 @@ def test_models_are_exact_rationals():
         for m in an.models:
             vals = [m.theta, m.d_lo, *m.eta] + [x for x in (m.r_t, m.r_pos) if x is not None] + list(m.r_l or ())
             assert all(type(v) is mpq for v in vals)
+
+
+class TestStamp:
+    """Spec 004: "Queries carry the same caller-supplied identity/version" -- hit and miss."""
+
+    def test_fast_path_claims_carry_the_callers_stamp(self):
+        for case in (CROSS, TriangleCase("miss", V, T, np.array([-1.0, 2, 2]), np.array([2.0, 2, 2]))):
+            c = honest(case, "triangle.first_hit")
+            assert c.value["stamp"] == c.inputs["stamp"] == stamp_of(case)
+        assert stamp_of(CROSS) != stamp_of(EDGE)  # distinct surfaces, distinct identities
+
+    @pytest.mark.parametrize("field", ["identity", "version"])
+    def test_a_stale_or_foreign_stamp_is_violated(self, field):
+        for c in (honest(CROSS, "triangle.first_hit"), miss(TriangleCase("m", V, T, np.array([-1.0, 2, 2]),
+                                                                          np.array([2.0, 2, 2])))):
+            st = dict(c.value["stamp"])
+            st[field] = (st[field] + 1) % 2**64
+            v = check_claim(Claim(c.row, c.guarantee, {**c.value, "stamp": st}, c.inputs))
+            assert v.kind is VerdictKind.Violated and v.witness["caller_stamp"] == c.inputs["stamp"]
+
+    def test_a_malformed_stamp_raises(self):
+        c = honest(CROSS, "triangle.first_hit")
+        for st in ({"identity": 1}, {"identity": -1, "version": 0}, {"identity": True, "version": 0}):
+            with pytest.raises(ValueError):
+                check_claim(Claim(c.row, c.guarantee, {**c.value, "stamp": st}, c.inputs))
+
+
+class TestDeclaredModels:
+    """A Rounded claim judged against its declared error model, reported beside the reference."""
+
+    F32 = {"name": "float32 port", "u": "0x1p-24"}
+
+    def test_a_float32_model_widens_the_parameter_bound_and_is_reported(self):
+        t = 30 / 31 * (1 + 1e-9)  # beyond the binary64 R_t, inside the float32 one
+        assert kind(hit(OBLIQUE, t, 0, np.full(3, t))) is VerdictKind.Violated
+        v = check_claim(hit(OBLIQUE, t, 0, np.full(3, t), model=self.F32))
+        assert v.kind is VerdictKind.Verified, (v.note, v.witness)
+        info = v.extra["declared_model"]
+        assert info["model"] == self.F32 and info["declared_over_reference"] > 2.0**28
+        assert 0 < v.measured < 1
+        # No declared model, or only a name: judged against the reference, nothing reported.
+        v = check_claim(hit(OBLIQUE, 30 / 31, 0, np.full(3, 30 / 31), model={"name": "x"}))
+        assert v.kind is VerdictKind.Verified and "declared_model" not in v.extra
+
+    def test_an_explicit_bound_tighter_than_the_error_is_violated(self):
+        t = 30 / 31 * (1 + 1e-9)
+        v = check_claim(hit(OBLIQUE, t, 0, np.full(3, t), model={"bound": ["0x1p-40", "0x1p-40"]}))
+        assert v.kind is VerdictKind.Violated and "declared_model" in v.extra
+        v = check_claim(hit(OBLIQUE, t, 0, np.full(3, t), model={"bound": ["0x1p-20", "0x1p-20"]}))
+        assert v.kind is VerdictKind.Verified and v.extra["declared_model"]["declared_over_reference"] > 1
+
+    def test_a_float32_model_on_weights_and_normals(self):
+        c = honest(CROSS, "triangle.barycentric")
+        off = {"triangle": 0, "weights": enc([0.375 + 1e-12, 0.375 - 1e-12, 0.25])}
+        assert kind(Claim(c.row, c.guarantee, off, c.inputs)) is VerdictKind.Violated
+        v = check_claim(Claim(c.row, c.guarantee, off, c.inputs, self.F32))
+        assert v.kind is VerdictKind.Verified and v.extra["declared_model"]["declared_over_reference"] > 2.0**28
+        c = honest(OBLIQUE, "triangle.normal_facing")
+        n = np.array([float.fromhex(x) for x in c.value["normal"]])
+        off = {**c.value, "normal": enc(n + np.array([1e-12, 0, 0]))}
+        assert kind(Claim(c.row, c.guarantee, off, c.inputs)) is VerdictKind.Violated
+        v = check_claim(Claim(c.row, c.guarantee, off, c.inputs, self.F32))
+        assert v.kind is VerdictKind.Verified and "declared_model" in v.extra
+        # A k below the reference constant tightens every bound (64 -> 1: 64 times smaller).
+        tight = Claim(c.row, c.guarantee, c.value, c.inputs, {"u": "0x1p-53", "k": 1e-30})
+        assert kind(tight) is VerdictKind.Violated
+
+    def test_the_correctly_rounded_rule_belongs_to_the_reference_model(self):
+        # One ulp off the correctly rounded 5/16: Violated by the reference; a float32 model
+        # judges it by its (wider) bound.
+        t = np.nextafter(0.3125, 1)
+        assert kind(hit(CROSS, t, 0, [0, 0.25, 0.625])) is VerdictKind.Violated
+        assert kind(hit(CROSS, t, 0, [0, 0.25, 0.625], model=self.F32)) is VerdictKind.Verified
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    return [c for case in generate(0, 450) for c in case_claims(case)]
+
+
+def _document(claims):
+    from oracles.casefile import FORMAT
+
+    return {"format": FORMAT, "producer": "test", "claims": [c.to_json() for c in claims]}
+
+
+class TestContracts:
+    def test_every_corpus_claim_validates_against_its_row_schema(self, corpus):
+        from oracles.schema import validate_document
+
+        assert {c.row for c in corpus} == set(CONTRACTS) == set(FAMILY.checkers)
+        assert {c.value["outcome"] for c in corpus if c.row == "triangle.ambiguity"} == {"hit", "miss", "ambiguous"}
+        assert validate_document(_document(corpus)) == []
+        # The fast path declares no model: its claims are judged against the reference.
+        assert all(c.model is None for c in corpus)
+
+    @pytest.mark.parametrize("row,mutate,where", [
+        ("triangle.ambiguity", lambda d: d["value"].update(triangle=1), "value"),  # not read for a hit
+        ("triangle.first_hit", lambda d: d["value"].pop("stamp"), "value"),
+        ("triangle.first_hit", lambda d: d["inputs"]["stamp"].update(version=2**64), "inputs.stamp.version"),
+        ("triangle.barycentric", lambda d: d["inputs"].update(stamp={"identity": 0, "version": 0}), "inputs"),
+        ("triangle.normal_facing", lambda d: d["value"].update(facing="front"), "value.facing"),
+        ("triangle.barycentric", lambda d: d["inputs"].update(tolerance="0.1"), "inputs.tolerance"),
+        ("triangle.first_hit", lambda d: d.update(model={"u": "0x1p-24", "bound": "0x1p-3"}), "model"),
+    ])
+    def test_the_schema_rejects_unread_fields_and_bad_values(self, row, mutate, where):
+        from oracles.schema import validate_document
+
+        d = json.loads(json.dumps(honest(CROSS, row).to_json()))
+        mutate(d)
+        errs = validate_document({**_document([]), "claims": [d]})
+        assert errs and any(e.path.startswith(f"claims[0].{where}") for e in errs), [str(e) for e in errs]
+
+    def test_every_schema_field_is_read_by_the_checker(self):
+        near = TriangleCase("near edge", V, T, np.array([-1.0, 0.5, 1e-13]), np.array([2.0, 0.5, 1e-13]))
+        claims = case_claims(CROSS) + case_claims(near) + [miss(TriangleCase("m", V, T, np.array([-1.0, 2, 2]),
+                                                                              np.array([2.0, 2, 2])))]
+        for c in claims:
+            for part in ("inputs", "value"):
+                for key in getattr(c, part):
+                    d = json.loads(json.dumps(c.to_json()))
+                    del d[part][key]
+                    with pytest.raises((KeyError, ValueError, TypeError)):
+                        FAMILY.checkers[c.row](Claim.from_json(d))
+
+    def test_planted_claims_are_violated(self, corpus):
+        by_row = {}
+        for c in corpus:
+            key = (c.row, c.value.get("outcome"))
+            if len(by_row.setdefault(key, [])) < 25:
+                by_row[key].append(c)
+        assert len(by_row) == 7  # first_hit hit/miss, ambiguity hit/miss/ambiguous, two more rows
+        for key, cs in by_row.items():
+            for c in cs:
+                assert check_claim(c).kind is VerdictKind.Verified, key
+                v = check_claim(CONTRACTS[c.row].plant(c))
+                assert v.kind is VerdictKind.Violated, (key, v.note)
