@@ -1,0 +1,423 @@
+"""The frame oracle: exact regularity decisions and the true rotation-minimizing frame.
+
+Nothing here reuses the fast path's algorithms (no derivative boxes, no double reflection).
+
+**Regularity** (Certified checks). For a cubic with exact controls, ``f(u) = |B'(u)|^2`` is a
+quartic with exact rational coefficients (``interval.arclength.speed_squared_coefficients``).
+On ``[u0, u1]`` it is written in the degree-4 Bernstein basis of that interval, exactly; the
+smallest coefficient bounds ``min f`` from below and the largest bounds ``max f`` from above
+(convex hull), and the end coefficients are exact values of f. Pieces are halved (exact de
+Casteljau at 1/2) until the question is decided: :func:`decide_speed_above` shows
+``min |B'| > s`` (every piece's smallest coefficient above ``s^2``) or refutes it (a piece end
+where ``f <= s^2``, a witness), :func:`decide_speed_at_most` does the same for
+``max |B'| <= s``. A budget of pieces bounds the work; then the answer is undecided, with the
+best bound reached. All arithmetic is exact ``gmpy2.mpq``.
+
+**The true rotation-minimizing frame** (for Estimated checks). The RMF normal r along the
+curve solves ``dr/du = -(r . dt/du) t`` with ``t = B'/|B'|``. :func:`true_rmf` integrates it
+with mpmath (``mp``, 113 bits, 34 digits) by the Taylor-series method: at a step centre c the Taylor
+coefficients of ``B'`` are exact, those of ``g = f^(-1/2)`` follow from
+``k f_0 g_k = sum_{j=1}^{4} (-j/2 - (k - j)) f_j g_{k-j}``, ``t_k = sum_j B'_j g_{k-j}``, and
+those of r from the equation itself: ``q_k = sum_j r_j . (k-j+1) t_{k-j+1}``,
+``r_{k+1} = -(1/(k+1)) sum_j q_j t_{k-j}``. The step is 0.35 of the distance from c to
+the nearest complex zero of f (where t is singular), and the series is summed until its
+terms fall below the tolerance; results between step ends are the Taylor polynomials
+evaluated there (dense output). The integration runs twice, the second time with every step
+halved, and the largest difference of the two is returned as the oracle's own error
+(convergence checked by halving). Joints inside a run are crossed by the exact minimal
+rotation ``R v = c v + w x v + (w . v) / (1 + c) w`` (``w = t_in x t_out``, ``c = t_in .
+t_out``); a closed loop's residual twist is the signed angle about ``t(0, 0)``.
+
+Angles use ``mpmath.mp.atan2`` at 113 bits; ``tests/interval/test_frame_oracle.py`` validates
+it (and ``mp.sqrt``) against MPFR with directed rounding at 256 bits before it is trusted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional, Sequence
+
+import gmpy2
+import numpy as np
+from mpmath import mp
+
+from .arclength import speed_squared_coefficients
+from .context import to_mpq
+
+__all__ = [
+    "SpeedDecision",
+    "bernstein_speed_squared",
+    "decide_speed_above",
+    "decide_speed_at_most",
+    "TrueFrames",
+    "true_tangent",
+    "true_rmf",
+    "angle_between",
+    "signed_angle",
+    "RMF_PREC",
+]
+
+_mpq = gmpy2.mpq
+RMF_PREC = 113
+
+_C4 = (1, 4, 6, 4, 1)
+_BINOM = [[1], [1, 1], [1, 2, 1], [1, 3, 3, 1], [1, 4, 6, 4, 1]]
+
+
+# --- Regularity --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SpeedDecision:
+    """The answer to a speed question on a parameter interval.
+
+    Attributes:
+        holds: True (shown), False (refuted, see ``witness``) or None (undecided in budget).
+        bound: the best exact bound of ``f = |B'|^2`` reached: a lower bound of ``min f`` for
+            :func:`decide_speed_above`, an upper bound of ``max f`` for :func:`decide_speed_at_most`.
+        witness: ``(u, f(u))`` exact, a parameter that refutes the claim, when ``holds`` is False.
+        pieces: the pieces the subdivision used.
+    """
+
+    holds: Optional[bool]
+    bound: object
+    witness: Optional[tuple]
+    pieces: int
+
+
+def _shift(p: list, c) -> list:
+    a = list(p)
+    n = len(a)
+    for i in range(n):
+        for k in range(n - 2, i - 1, -1):
+            a[k] = a[k] + c * a[k + 1]
+    return a
+
+
+def bernstein_speed_squared(controls, u0, u1) -> list:
+    """Exact degree-4 Bernstein coefficients of ``f(u) = |B'(u)|^2`` on ``[u0, u1]``. Exact.
+
+    Args:
+        controls: (4, 3) exact controls; u0 <= u1 exact (floats or rationals).
+    """
+    p = speed_squared_coefficients(controls)
+    u0, u1 = to_mpq(u0), to_mpq(u1)
+    g = _shift(list(p), u0)
+    h = u1 - u0
+    hp = _mpq(1)
+    for i in range(5):
+        g[i] = g[i] * hp
+        hp = hp * h
+    return [sum(_mpq(_BINOM[j][i], _C4[i]) * g[i] for i in range(j + 1)) for j in range(5)]
+
+
+def _halve(b: list):
+    """De Casteljau at 1/2 of Bernstein coefficients: (left, right), exact."""
+    rows = [list(b)]
+    while len(rows[-1]) > 1:
+        r = rows[-1]
+        rows.append([(r[i] + r[i + 1]) / 2 for i in range(len(r) - 1)])
+    return [row[0] for row in rows], [row[-1] for row in reversed(rows)]
+
+
+def _decide(controls, u0, u1, s, above: bool, max_pieces: int) -> SpeedDecision:
+    s2 = to_mpq(s) ** 2
+    u0q, u1q = to_mpq(u0), to_mpq(u1)
+    if u1q < u0q:
+        raise ValueError("u0 must not exceed u1")
+    stack = [(u0q, u1q, bernstein_speed_squared(controls, u0q, u1q))]
+    pieces = 1
+    best = None
+    while stack:
+        a, b, c = stack.pop()
+        # The end coefficients are exact values of f: a refutation needs no more work.
+        for uu, val in ((a, c[0]), (b, c[-1])):
+            if (above and val <= s2) or (not above and val > s2):
+                return SpeedDecision(False, val, (uu, val), pieces)
+        ext = min(c) if above else max(c)
+        if (above and ext > s2) or (not above and ext <= s2):
+            best = ext if best is None else (min(best, ext) if above else max(best, ext))
+            continue
+        if pieces + 1 > max_pieces or b == a:
+            worst = ext
+            for _, _, cc in stack:
+                worst = min(worst, min(cc)) if above else max(worst, max(cc))
+            if best is not None:
+                worst = min(worst, best) if above else max(worst, best)
+            return SpeedDecision(None, worst, None, pieces)
+        m = (a + b) / 2
+        left, right = _halve(c)
+        stack.append((m, b, right))
+        stack.append((a, m, left))
+        pieces += 1
+    return SpeedDecision(True, best, None, pieces)
+
+
+def decide_speed_above(controls, u0, u1, minimum_speed, max_pieces: int = 4096) -> SpeedDecision:
+    """Whether ``|B'(u)| > minimum_speed`` for every u in ``[u0, u1]`` (exact rationals). Certified.
+
+    ``holds`` True only when shown: every piece's smallest Bernstein coefficient of ``f`` is
+    above ``minimum_speed^2``; False with a witness parameter where ``f <= minimum_speed^2``.
+    """
+    return _decide(controls, u0, u1, minimum_speed, True, max_pieces)
+
+
+def decide_speed_at_most(controls, u0, u1, minimum_speed, max_pieces: int = 4096) -> SpeedDecision:
+    """Whether ``|B'(u)| <= minimum_speed`` for every u in ``[u0, u1]`` (exact rationals). Certified."""
+    return _decide(controls, u0, u1, minimum_speed, False, max_pieces)
+
+
+# --- The true rotation-minimizing frame --------------------------------------------------------
+
+
+def _vec(x) -> list:
+    return [mp.mpf(v) if not isinstance(v, type(_mpq(0))) else mp.mpf(v.numerator) / v.denominator for v in x]
+
+
+def _dot(a, b):
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+
+
+def _cross(a, b):
+    return [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
+
+
+def _scale(s, a):
+    return [s * a[0], s * a[1], s * a[2]]
+
+
+def _add(a, b):
+    return [a[0] + b[0], a[1] + b[1], a[2] + b[2]]
+
+
+def _sub(a, b):
+    return [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
+
+
+def _unit(a):
+    return _scale(1 / mp.sqrt(_dot(a, a)), a)
+
+
+class _Span:
+    """Exact power coefficients of ``B'(u) = A + B u + C u^2`` (mp vectors) and of ``f``."""
+
+    def __init__(self, controls):
+        P = [[to_mpq(float(v)) for v in row] for row in np.asarray(controls, dtype=np.float64)]
+        d = [[P[k + 1][a] - P[k][a] for a in range(3)] for k in range(3)]
+        A = [3 * d[0][a] for a in range(3)]
+        B = [6 * (d[1][a] - d[0][a]) for a in range(3)]
+        C = [3 * (d[0][a] - 2 * d[1][a] + d[2][a]) for a in range(3)]
+        self.q = (A, B, C)
+        self.A, self.B, self.C = (_vec(v) for v in self.q)
+        f = speed_squared_coefficients(np.asarray(controls, dtype=np.float64))
+        self.f_float = [float(x) for x in f]
+
+    def derivative(self, u):
+        return [self.A[a] + u * (self.B[a] + u * self.C[a]) for a in range(3)]
+
+    def tangent(self, u):
+        return _unit(self.derivative(u))
+
+    def radius(self, c: float) -> float:
+        """Distance from c to the nearest complex zero of f (float steering only)."""
+        coef = list(reversed(self.f_float))
+        while coef and coef[0] == 0.0:
+            coef.pop(0)
+        if len(coef) <= 1:
+            return float("inf")
+        roots = np.roots(coef)
+        return float(np.min(np.abs(roots - c))) if roots.size else float("inf")
+
+    def taylor(self, c, h, r0, tol):
+        """Taylor coefficients ``r_k`` of r about c for a step of size h: the list, or None when
+        the series does not fall below ``tol`` within the order cap. Sums are ``mp.fdot``
+        (one rounding per sum, exact products)."""
+        fdot = mp.fdot
+        a0 = self.derivative(c)
+        a1 = [self.B[a] + 2 * c * self.C[a] for a in range(3)]
+        a2 = self.C
+        f = [_dot(a0, a0), 2 * _dot(a0, a1), _dot(a1, a1) + 2 * _dot(a0, a2), 2 * _dot(a1, a2), _dot(a2, a2)]
+        g = [1 / mp.sqrt(f[0])]
+        t = ([], [], [])  # t[a][k]: Taylor coefficients of the tangent, per component
+        tp = ([], [], [])  # tp[a][k] = (k + 1) t[a][k + 1]: of its derivative
+        r = ([r0[0]], [r0[1]], [r0[2]])
+        q = []
+        hk = mp.mpf(1)
+        small = 0
+        for k in range(_MAX_ORDER):
+            while len(g) < k + 2:
+                n = len(g)
+                js = range(1, min(n, 4) + 1)
+                g.append(fdot([(mp.mpf(-j) / 2 - (n - j)) * f[j] for j in js], [g[n - j] for j in js]) / (n * f[0]))
+            while len(t[0]) < k + 2:
+                n = len(t[0])
+                gs = [g[n - i] for i in range(min(n, 2) + 1)]
+                for a in range(3):
+                    av = (a0[a], a1[a], a2[a])
+                    t[a].append(fdot(list(av[:len(gs)]), gs))
+                if n >= 1:
+                    for a in range(3):
+                        tp[a].append(n * t[a][n])
+            # q_k = sum_j r_j . t'_{k - j}
+            qk = fdot([r[a][j] for a in range(3) for j in range(k + 1)],
+                      [tp[a][k - j] for a in range(3) for j in range(k + 1)])
+            q.append(qk)
+            scale = mp.mpf(-1) / (k + 1)
+            size2 = mp.mpf(0)
+            for a in range(3):
+                v = scale * fdot(q, [t[a][k - j] for j in range(k + 1)])
+                r[a].append(v)
+                size2 += v * v
+            hk = hk * h
+            small = small + 1 if mp.sqrt(size2) * hk < tol else 0
+            if small >= 3:
+                return [[r[0][i], r[1][i], r[2][i]] for i in range(len(r[0]))]
+        return None
+
+_MAX_ORDER = 90
+
+
+def _horner(coeffs, x):
+    out = [mp.mpf(0)] * 3
+    for ck in reversed(coeffs):
+        out = _add(_scale(x, out), ck)
+    return out
+
+
+def _integrate_span(span: _Span, ua, ub, r0, targets: Sequence, frac: float, tol):
+    """r from ``ua`` (value r0) to ``ub`` with outputs at ``targets`` (mp values in [ua, ub]);
+    returns ``(r(ub), {target: r})``."""
+    out = {}
+    c = ua
+    r = list(r0)
+    pending = sorted(targets)
+    idx = 0
+    while True:
+        while idx < len(pending) and pending[idx] == c:
+            out[pending[idx]] = list(r)
+            idx += 1
+        if c >= ub:
+            break
+        rho = span.radius(float(c))
+        h = min(mp.mpf(rho * frac) if np.isfinite(rho) else ub - c, ub - c)
+        coeffs = None
+        while coeffs is None:
+            coeffs = span.taylor(c, h, r, tol)
+            if coeffs is None:
+                h = h / 2
+        end = c + h
+        while idx < len(pending) and pending[idx] <= end:
+            out[pending[idx]] = _horner(coeffs, pending[idx] - c)
+            idx += 1
+        r = _horner(coeffs, h)
+        c = end
+    return r, out
+
+
+@dataclass(frozen=True)
+class TrueFrames:
+    """The true RMF normals of one run.
+
+    Attributes:
+        normals: ``{(span, u): [x, y, z]}`` (mp values) at every requested parameter.
+        end: the normal at the run's end.
+        error: the largest difference between the integration and its step-halved rerun (the
+            oracle's own error estimate, as an mp value).
+        start_normal: the seed projected on the true normal plane at the start.
+        start_tangent, end_tangent: the true unit tangents at the run's ends.
+    """
+
+    normals: dict
+    end: list
+    error: object
+    start_normal: list
+    start_tangent: list
+    end_tangent: list
+
+
+def true_tangent(controls, u, prec: int = RMF_PREC):
+    """The unit tangent ``B'/|B'|`` at exact u, in mp at ``prec`` bits (a list of three)."""
+    with mp.workprec(prec):
+        return _Span(controls).tangent(_mp(u))
+
+
+def _mp(x):
+    q = to_mpq(x)
+    return mp.mpf(int(q.numerator)) / int(q.denominator)
+
+
+def rotate_between(v, a, b):
+    """The minimal rotation taking unit a to unit b, applied to v (mp; 1 + a.b must be > 0)."""
+    w = _cross(a, b)
+    c = _dot(a, b)
+    return _add(_add(_scale(c, v), _cross(w, v)), _scale(_dot(w, v) / (1 + c), w))
+
+
+def _run_once(spans, segments, r0, targets, frac, tol):
+    normals = {}
+    r = None
+    prev_t = None
+    for si, (k, ua, ub) in enumerate(segments):
+        sp = spans[k]
+        t_a = sp.tangent(ua)
+        if r is None:
+            r = _unit(_sub(r0, _scale(_dot(r0, t_a), t_a)))  # the seed, on the true normal plane
+        else:
+            r = rotate_between(r, prev_t, t_a)  # a joint: minimal rotation
+        tg = [u for (kk, u) in targets if kk == k and ua <= u <= ub]
+        r, got = _integrate_span(sp, ua, ub, r, tg, frac, tol)
+        for u, v in got.items():
+            tt = sp.tangent(u)
+            normals[(k, u)] = _unit(_sub(v, _scale(_dot(v, tt), tt)))
+        prev_t = sp.tangent(ub)
+        r = _unit(_sub(r, _scale(_dot(r, prev_t), prev_t)))
+    return normals, r, prev_t
+
+
+def true_rmf(controls, start, end, normal0, targets, prec: int = RMF_PREC, tol: float = 1e-24) -> TrueFrames:
+    """Integrate the true RMF of a run from ``start`` to ``end`` (each ``(span, u)``, spans
+    consecutive, joints crossed by the minimal rotation), seeded by ``normal0`` projected onto
+    the true normal plane at ``start``. Estimated-grade truth: the step-halved rerun's
+    difference is returned as ``error``.
+
+    Args:
+        controls: (n, 4, 3) exact controls of the path.
+        start, end: ``(span, u)`` with start before end in path order.
+        normal0: (3,) floats, the run's first normal.
+        targets: ``(span, u)`` pairs inside the run where the normal is wanted.
+        prec: mp precision in bits (at least 100).
+        tol: series truncation tolerance per step.
+    """
+    C = np.asarray(controls, dtype=np.float64)
+    with mp.workprec(prec):
+        (k0, u0), (k1, u1) = start, end
+        spans = {k: _Span(C[k]) for k in range(int(k0), int(k1) + 1)}
+        segments = []
+        for k in range(int(k0), int(k1) + 1):
+            ua = _mp(u0) if k == k0 else mp.mpf(0)
+            ub = _mp(u1) if k == k1 else mp.mpf(1)
+            segments.append((k, ua, ub))
+        tg = [(int(k), _mp(u)) for k, u in targets]
+        r0 = [mp.mpf(float(v)) for v in normal0]
+        coarse, end_c, t_end = _run_once(spans, segments, r0, tg, 0.35, mp.mpf(tol))
+        fine, end_f, _ = _run_once(spans, segments, r0, tg, 0.175, mp.mpf(tol))
+        err = mp.sqrt(_dot(_sub(end_c, end_f), _sub(end_c, end_f)))
+        for key, v in coarse.items():
+            d = _sub(v, fine[key])
+            err = max(err, mp.sqrt(_dot(d, d)))
+        back = {(int(k), _mp(u)): (k, u) for k, u in targets}
+        normals = {back[key]: v for key, v in fine.items()}
+        t0 = spans[int(k0)].tangent(segments[0][1])
+        n0 = _unit(_sub(r0, _scale(_dot(r0, t0), t0)))
+        return TrueFrames(normals, end_f, err, n0, t0, t_end)
+
+
+def angle_between(a, b):
+    """Angle between unit mp vectors, ``2 atan2(|a - b|, |a + b|)`` (mp)."""
+    d, s = _sub(a, b), _add(a, b)
+    return 2 * mp.atan2(mp.sqrt(_dot(d, d)), mp.sqrt(_dot(s, s)))
+
+
+def signed_angle(a, b, axis):
+    """Signed angle in (-pi, pi] rotating a to b about the unit axis (mp)."""
+    return mp.atan2(_dot(_cross(a, b), axis), _dot(a, b))

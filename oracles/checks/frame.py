@@ -1,0 +1,639 @@
+"""Frame rows: the regularity decision (Certified), frame vectors and positions (Rounded), and
+the angular error estimate with the residual twist (Estimated).
+
+Corpus: deterministic in the seed. The first cases are named: a planar S-curve (the true RMF
+normal is the plane normal, exactly), a helix approximated by cubics, a quarter circle seeded
+parallel to its first tangent (UseFallbackAxis), an interior cusp and a reversal (SplitRuns),
+a zero-speed ease endpoint with a stationary span, a 90-degree joint under RotateMinimally
+and under SplitRuns, a closed planar loop (PreserveHolonomy: no holonomy), closed non-planar
+loops with holonomy (PreserveHolonomy, and DistributeTwist with one winding turn), and a path
+far from the origin. The rest are random chains of 1 to 3 smooth-ish spans with random
+policies.
+
+Checkers recompute every truth from ``claim.inputs`` alone (``interval.frame``):
+
+* ``frame.regularity``: a regular interval's ``min |B'|`` over it exceeds ``minimum_speed``,
+  shown by exact Bernstein subdivision of ``|B'|^2`` (Verified / Violated with a witness
+  parameter / Undecided with the bound reached). A singular range shown slow everywhere has
+  ``max |B'| <= minimum_speed`` (same method); a depth-limited range has both ends on the
+  ``2^-max_depth`` grid.
+* ``frame.vectors``: the position within ``16 u E + 16 eta`` per component of the exact
+  ``B(u)``; the tangent within ``tangent_bound`` of the IV unit tangent; the orthonormality
+  residuals ``| |t|^2 - 1 |``, ``| |n|^2 - 1 |``, ``| |b|^2 - 1 |``, ``|t . n|``, ``|t . b|``,
+  ``|n . b|`` and the handedness residual ``max |b - t x n|`` at most ``16 u`` (exact rationals
+  of the claimed floats); at a run's seed, the normal within ``(4 e_t + 16 u) / sine + 16 u``
+  of the true projection of the seed axis (IV), and a fallback seed only where the true sine
+  of ``seed_up`` is within that bound of ``minimum_sin_angle`` or below it.
+* ``frame.angular_error_estimate``: the true RMF of every run (Taylor integration of
+  ``dr/du = -(r . t') t`` at 113 bits, checked by halving) from the claimed seed; the true
+  error is the largest angle between a claimed normal (baked or evaluated, before twist) and
+  the true one, and for a closed loop also ``|claimed - true|`` residual twist (mod 2 pi).
+  Violated when it exceeds ``ACCEPTANCE_FACTOR * estimate + 32 u (samples + 1)``; Undecided
+  when the oracle's own halving difference exceeds a sixteenth of that slack. Measured: the
+  calibration ``true / estimate``, also counted in bins (``calibration_*`` counters: the
+  distribution).
+"""
+
+from __future__ import annotations
+
+import math
+
+import gmpy2
+import numpy as np
+from mpmath import mp
+
+from interval.context import IV, QQ, lower, to_mpq, upper
+from interval.frame import angle_between, decide_speed_above, decide_speed_at_most, rotate_between, \
+    signed_angle, true_rmf
+from reference import error_model as EM
+from reference import kernel as K
+from reference.distance import DistancePreparation, try_build_distance_map
+from reference.fp import U64
+from reference.frame import (
+    FRAME_VECTOR_K,
+    ClosedFramePolicy,
+    FrameCornerPolicy,
+    FramePreparation,
+    FrameSeedPolicy,
+    FrameSingularityPolicy,
+    transported_normal,
+    try_build_frames,
+    try_evaluate_frame,
+)
+from reference.path import PathPreparation, PathSource, spans_from_arrays, try_prepare_path
+from reference.status import GuaranteeClass as G, SegmentParameter, SpanSide, ToleranceProfile, WorkLimits
+
+from .. import schema as S
+from ..errormodel import Resolved, resolve
+from ..family import Family, RowContract
+from ..model import Claim, dec, dec_array, enc, undecided, verified, violated
+
+__all__ = ["FAMILY", "LIMITS", "FRAME_LIMITS", "ACCEPTANCE_FACTOR", "ROUNDING_ALLOWANCE_K", "generate",
+           "claims", "check_regularity", "check_vectors", "check_angular_error", "tolerance", "build"]
+
+# The Estimated row's acceptance factor: the true angle error may exceed the estimate by at
+# most this factor (plus the rounding allowance) before a claim is Violated.
+ACCEPTANCE_FACTOR = 4.0
+# Rounding allowance of transported frames: 32 u per baked sample of the run (a step rounds
+# a few u per reflection and renormalization; rotations propagate earlier errors unchanged).
+ROUNDING_ALLOWANCE_K = 32
+_CALIBRATION_BINS = ((0.01, "calibration_lt_0.01"), (0.1, "calibration_0.01_0.1"), (0.5, "calibration_0.1_0.5"),
+                     (1.0, "calibration_0.5_1"), (ACCEPTANCE_FACTOR, "calibration_1_factor"),
+                     (math.inf, "calibration_above_factor"))
+
+LIMITS = WorkLimits(max_spans=64, max_keys=64, max_leaves=1 << 16, max_depth=48, max_subdivisions=1 << 16,
+                    max_prepared_bytes=1 << 26, max_samples=1 << 12)
+FRAME_LIMITS = WorkLimits(max_spans=64, max_keys=64, max_leaves=1 << 16, max_depth=24, max_subdivisions=1 << 14,
+                          max_prepared_bytes=1 << 24, max_samples=1 << 12)
+
+_mpq = gmpy2.mpq
+_IVP = 113
+
+
+def tolerance(tangent_angle_error: float, minimum_speed: float, distance_error: float,
+              position_error: float, continuity_angle: float = 1e-3) -> ToleranceProfile:
+    """A ToleranceProfile for corpus cases (every field explicit, as the spec demands)."""
+    return ToleranceProfile(
+        position_error=position_error, relative_position_error=0.0, asset_scale=1.0,
+        continuity_position=position_error, continuity_angle=continuity_angle, continuity_derivative=1e-3,
+        continuity_second_derivative=1e-3, distance_error=distance_error, projection_gap=1e-3,
+        tangent_angle_error=tangent_angle_error, minimum_speed=minimum_speed, minimum_sin_angle=1e-3,
+        normal_min_derivative_length=1e-9, normal_min_sin_angle=1e-3)
+
+
+# --- Corpus ----------------------------------------------------------------------------------
+
+_SEED, _SING, _CORNER, _CLOSED = FrameSeedPolicy, FrameSingularityPolicy, FrameCornerPolicy, ClosedFramePolicy
+_KAPPA = 0.5522847498307936  # 4/3 (sqrt 2 - 1): the cubic quarter-circle handle
+
+
+def _case(name, src, *, closed=False, origin=(0.0, 0.0, 0.0), tae=1e-6, ms=1e-9, seed_up=(0.0, 0.0, 1.0),
+          seed_policy=_SEED.UseFallbackAxis, fallback=(1.0, 0.0, 0.0), sing=_SING.SplitRuns,
+          corner=_CORNER.RotateMinimally, closed_policy=_CLOSED.PreserveHolonomy, winding=0, queries=4,
+          query_seed=0):
+    src = np.asarray(src, dtype=np.float64)
+    L = float(np.sum(np.linalg.norm(np.diff(src, axis=1), axis=2)))
+    E = float(np.max(np.abs(src - np.asarray(origin, dtype=np.float64))))
+    return {"name": name, "source": src, "closed": bool(closed), "origin": tuple(map(float, origin)),
+            "tae": float(tae), "ms": float(ms), "distance_error": max(1e-3 * L, 1e-9),
+            "position_error": max(1e-5 * E, 1e-20), "seed_up": tuple(map(float, seed_up)),
+            "seed_policy": seed_policy, "fallback": tuple(map(float, fallback)), "sing": sing,
+            "corner": corner, "closed_policy": closed_policy, "winding": int(winding), "queries": int(queries),
+            "query_seed": int(query_seed)}
+
+
+def _quarter(center, r, a0, z0=0.0, dz=0.0):
+    """A cubic quarter circle of radius r from angle a0 (radians), rising dz."""
+    c = np.asarray(center, dtype=np.float64)
+    p0 = np.array([math.cos(a0), math.sin(a0), 0.0])
+    p1 = np.array([math.cos(a0 + math.pi / 2), math.sin(a0 + math.pi / 2), 0.0])
+    t0 = np.array([-math.sin(a0), math.cos(a0), 0.0])
+    t1 = np.array([-math.sin(a0 + math.pi / 2), math.cos(a0 + math.pi / 2), 0.0])
+    pts = np.stack([p0, p0 + _KAPPA * t0, p1 - _KAPPA * t1, p1]) * r + c
+    pts[:, 2] += z0 + dz * np.array([0.0, 1 / 3, 2 / 3, 1.0])
+    return pts
+
+
+def _s_curve(rng):
+    src = [[[0, 0, 0], [1, 1, 0], [2, -1, 0], [3, 0, 0]], [[3, 0, 0], [4, 1, 0], [5, 1.5, 0], [6, 0.5, 0]]]
+    return _case("planar S-curve", src, seed_up=(0.0, 0.0, 1.0), tae=1e-8, queries=6)
+
+
+def _helix(rng):
+    src = [_quarter((0, 0, 0), 1.0, k * math.pi / 2, z0=0.4 * k, dz=0.4) for k in range(3)]
+    return _case("helix by cubics", src, seed_up=(0.0, 0.0, 1.0), tae=1e-6, queries=6)
+
+
+def _fallback(rng):
+    src = [_quarter((0, 0, 0), 2.0, 0.0)]
+    return _case("quarter circle, seed parallel to the first tangent", src, seed_up=(0.0, 3.0, 0.0),
+                 seed_policy=_SEED.UseFallbackAxis, fallback=(0.0, 0.0, 1.0))
+
+
+def _cusp(rng):
+    src = [[[-1, 0, 0], [1, 1, 0.5], [-1, 1, 0.5], [1, 0, 0]]]
+    return _case("interior cusp", src, sing=_SING.SplitRuns, seed_up=(0.0, 0.0, 1.0))
+
+
+def _reversal(rng):
+    src = [[[0, 0, 0], [1, 0, 0], [1, 0, 0], [0, 0, 0]]]
+    return _case("reversal", src, sing=_SING.SplitRuns, seed_up=(0.0, 0.0, 1.0))
+
+
+def _ease_stationary(rng):
+    a = np.array([[0, 0, 0], [0, 0, 0], [1, 1, 0], [2, 1, 0.5]], dtype=np.float64)  # zero speed at u = 0
+    b = np.repeat(a[3:4], 4, axis=0)  # stationary
+    c = np.array([a[3], a[3] + [1, 0, 0], a[3] + [2, 1, 0], a[3] + [3, 1, 1]])
+    return _case("zero-speed ease and stationary span", [a, b, c], sing=_SING.SplitRuns)
+
+
+def _corner(rng, policy, name):
+    src = [[[0, 0, 0], [1, 0, 0.2], [2, 0, 0.3], [3, 0, 0]], [[3, 0, 0], [3, 1, 0.3], [3.2, 2, 0], [3, 3, 0.5]]]
+    return _case(name, src, corner=policy, seed_up=(0.0, 0.0, 1.0), queries=5)
+
+
+def _planar_loop(rng):
+    src = [_quarter((0, 0, 0), 1.5, k * math.pi / 2) for k in range(4)]
+    return _case("closed planar loop", src, closed=True, closed_policy=_CLOSED.PreserveHolonomy,
+                 seed_up=(0.0, 0.0, 1.0), tae=1e-7)
+
+
+def _holonomy_loop(closed_policy, winding, name):
+    def make(rng):
+        # A saddle loop: a circle whose height oscillates twice per turn (nonplanar, holonomy).
+        src = [_quarter((0, 0, 0), 1.0, k * math.pi / 2) for k in range(4)]
+        for k, s in enumerate(src):
+            z = 0.6 * (-1) ** k
+            s[1, 2] += z
+            s[2, 2] += z
+        return _case(name, src, closed=True, closed_policy=closed_policy, winding=winding,
+                     seed_up=(0.0, 0.0, 1.0), tae=1e-6)
+    return make
+
+
+def _far(rng):
+    base = np.array([1e5 + 0.25, -2e5, 3e4])
+    src = [_quarter(base, 5.0, 0.0, dz=1.0), _quarter(base, 5.0, math.pi / 2, z0=1.0, dz=1.0)]
+    return _case("far from the origin", src, origin=tuple(np.round(base)), tae=1e-5)
+
+
+def _random_case(rng, name="random"):
+    n = int(rng.integers(1, 4))
+    size = float(10.0 ** rng.uniform(-1, 1))
+    pts = np.empty((n, 4, 3))
+    p0 = rng.normal(size=3) * size
+    d = rng.normal(size=3)
+    for i in range(n):
+        d1 = d + rng.normal(size=3) * 0.6
+        d2 = d1 + rng.normal(size=3) * 0.6
+        pts[i, 0] = p0
+        pts[i, 1] = p0 + d * size / 3
+        pts[i, 2] = pts[i, 1] + d1 * size / 3
+        pts[i, 3] = pts[i, 2] + d2 * size / 3
+        p0, d = pts[i, 3], d2  # G1 (C1) joints: the next span leaves along the last leg
+    corner = [_CORNER.RotateMinimally, _CORNER.SplitRuns][int(rng.integers(0, 2))]
+    seed = rng.normal(size=3)
+    return _case(name, pts, tae=float(10.0 ** rng.uniform(-7, -4)), seed_up=tuple(seed), corner=corner,
+                 query_seed=int(rng.integers(0, 1 << 30)))
+
+
+def generate(seed: int, n: int) -> list:
+    """``n`` frame cases, named corner cases first. Deterministic in ``seed``."""
+    specials = [
+        _s_curve, _helix, _fallback, _cusp, _reversal, _ease_stationary,
+        lambda r: _corner(r, _CORNER.RotateMinimally, "90-degree joint, RotateMinimally"),
+        lambda r: _corner(r, _CORNER.SplitRuns, "90-degree joint, SplitRuns"),
+        _planar_loop,
+        _holonomy_loop(_CLOSED.PreserveHolonomy, 0, "closed loop with holonomy, PreserveHolonomy"),
+        _holonomy_loop(_CLOSED.DistributeTwist, 1, "closed loop with holonomy, DistributeTwist"),
+        _far,
+    ]
+    cases = []
+    for k in range(n):
+        rng = np.random.default_rng([seed, k, 12])
+        cases.append(specials[k](rng) if k < len(specials) else _random_case(rng))
+    return cases
+
+
+def build(case):
+    """Run path preparation, the distance map and the frame build on a case:
+    ``(path_view, map_view, Outcome of frames)`` (None, None, failure) when a step before fails."""
+    tol = tolerance(case["tae"], case["ms"], case["distance_error"], case["position_error"])
+    src = case["source"]
+    p = try_prepare_path(PathSource(spans_from_arrays(src, np.ones(src.shape[0])), 1, case["closed"]),
+                         PathPreparation(tol, LIMITS, case["origin"]))
+    if not p.ok:
+        return None, None, p
+    pv = p.value.view()
+    d = try_build_distance_map(pv, DistancePreparation(LIMITS))
+    if not d.ok:
+        return pv, None, d
+    prep = FramePreparation(seed_up=case["seed_up"], seed_policy=case["seed_policy"],
+                            fallback_axis=case["fallback"], singularity_policy=case["sing"],
+                            corner_policy=case["corner"], closed_policy=case["closed_policy"],
+                            winding_turns=case["winding"], strict=False, limits=FRAME_LIMITS)
+    return pv, d.value.view(), try_build_frames(pv, d.value.view(), prep)
+
+
+def _queries(case, pv, fv):
+    """Evaluation requests: every run start (the seeds), every joint from both sides, and random
+    parameters inside the domain (some in singular ranges: Degenerate, no claim)."""
+    rng = np.random.default_rng([case["query_seed"], 5])
+    out = [(r.start.span_index, r.start.u, SpanSide.Outgoing, 0.0, True) for r in fv.runs]
+    for k in range(1, pv.span_count):
+        out += [(k, 0.0, SpanSide.Outgoing, 0.25, False), (k - 1, 1.0, SpanSide.Incoming, -0.5, False)]
+    for _ in range(case["queries"]):
+        out.append((int(rng.integers(0, pv.span_count)), float(rng.random()), SpanSide.Outgoing,
+                    float(rng.uniform(-4, 4)), False))
+    return out
+
+
+def claims(case) -> list:
+    """Run the fast path on one case and return its claims (none when the build fails)."""
+    pv, mv, f = build(case)
+    if not f.ok:
+        return []
+    fv = f.value.view()
+    C = pv.controls
+    out = []
+    ms = enc(fv.minimum_speed)
+    for j in range(fv.sample_count):
+        if fv.sample_next_u[j] > fv.sample_u[j]:
+            k = int(fv.sample_span[j])
+            out.append(Claim("frame.regularity", G.Certified, {"regular": True},
+                             {"controls": enc(C[k]), "u0": enc(fv.sample_u[j]), "u1": enc(fv.sample_next_u[j]),
+                              "minimum_speed": ms, "max_depth": fv.max_depth, "kind": "interval"}))
+    for r in fv.ranges:
+        out.append(Claim("frame.regularity", G.Certified, {"regular": False},
+                         {"controls": enc(C[r.span]), "u0": enc(r.u0), "u1": enc(r.u1), "minimum_speed": ms,
+                          "max_depth": fv.max_depth,
+                          "kind": "depth_limited" if r.is_depth_limited else "slow"}))
+    model = {"name": "frame vectors (reference.frame, FRAME_VECTOR_K = 16)", "u": enc(U64)}
+    evaluated = []
+    for k, u, side, roll, is_seed in _queries(case, pv, fv):
+        got = try_evaluate_frame(pv, fv, SegmentParameter(k, u), roll, side)
+        if not got.ok:
+            continue
+        tn = transported_normal(pv, fv, SegmentParameter(k, u), side).value
+        kk, uu, j = tn[0], tn[1], tn[2]
+        fr = got.value
+        inputs = {"controls": enc(C[kk]), "u": enc(uu)}
+        if is_seed:
+            run = fv.runs[int(fv.sample_run[j])]
+            inputs["seed"] = {"axis": enc(np.asarray(case["fallback"] if run.is_fallback_seeded else case["seed_up"])),
+                              "seed_up": enc(np.asarray(case["seed_up"])), "is_fallback": run.is_fallback_seeded,
+                              "minimum_sin_angle": enc(pv.tolerance.minimum_sin_angle)}
+        out.append(Claim("frame.vectors", G.Rounded,
+                         {"position": enc(fr.position), "tangent": enc(fr.tangent), "normal": enc(fr.normal),
+                          "binormal": enc(fr.binormal)}, inputs, model=model))
+        evaluated.append([int(fv.sample_run[j]), kk, enc(uu), enc(tn[5])])
+    samples = [[int(fv.sample_run[j]), int(fv.sample_span[j]), enc(fv.sample_u[j]), enc(fv.sample_normal[j])]
+               for j in range(fv.sample_count)]
+    runs = [{"start": [r.start.span_index, enc(r.start.u)], "end": [r.end.span_index, enc(r.end.u)],
+             "normal": enc(fv.sample_normal[r.first_sample])} for r in fv.runs]
+    out.append(Claim("frame.angular_error_estimate", G.Estimated,
+                     {"estimate": enc(fv.angular_error_estimate), "residual_twist": enc(fv.residual_twist),
+                      "is_closed_loop": fv.is_closed_loop, "twist_end": enc(fv.sample_twist[-1]),
+                      "samples": samples + evaluated},
+                     {"controls": enc(C), "runs": runs, "periodic": fv.is_periodic,
+                      "winding_turns": fv.winding_turns, "case": case["name"]}))
+    return out
+
+
+# --- Checkers --------------------------------------------------------------------------------
+
+
+def _controls(raw, shape) -> np.ndarray:
+    P = dec_array(raw, np.float32)
+    if P.shape[-2:] != (4, 3) or (shape is not None and P.shape != shape) or not np.all(np.isfinite(P)):
+        raise ValueError("controls must be finite float32 arrays of shape (..., 4, 3)")
+    return P
+
+
+def check_regularity(claim: Claim):
+    """Certified: a regular interval's min |B'| exceeds minimum_speed (exact subdivision); a slow
+    range's max |B'| is at most it; a depth-limited range lies on the 2^-max_depth grid."""
+    P = _controls(claim.inputs["controls"], (4, 3))
+    u0, u1 = dec(claim.inputs["u0"]), dec(claim.inputs["u1"])
+    ms = dec(claim.inputs["minimum_speed"])
+    kind = claim.inputs["kind"]
+    depth = claim.inputs["max_depth"]
+    if not (0.0 <= u0 < u1 <= 1.0) or not ms >= 0.0 or kind not in ("interval", "slow", "depth_limited") \
+            or not isinstance(depth, int) or not 0 <= depth <= 52:
+        raise ValueError("regularity claims need 0 <= u0 < u1 <= 1, minimum_speed >= 0, a known kind, "
+                         "max_depth in [0, 52]")
+    regular = claim.value.get("regular")
+    if not isinstance(regular, bool):
+        raise ValueError("value.regular must be a boolean")
+    if regular:
+        d = decide_speed_above(P, u0, u1, ms)
+        what = "min |B'|^2 > minimum_speed^2"
+    elif kind == "slow":
+        d = decide_speed_at_most(P, u0, u1, ms)
+        what = "max |B'|^2 <= minimum_speed^2"
+    else:
+        # Not shown regular at the depth limit: a conservative answer, true whenever the range
+        # is made of 2^-max_depth intervals (its ends on that grid).
+        grid = _mpq(1, 2**depth)
+        on = all((to_mpq(x) / grid).denominator == 1 for x in (u0, u1))
+        if on:
+            return verified(claim, measure="oracle_pieces", measured=0, note="depth-limited range on the grid")
+        return violated(claim, {"why": f"a depth-limited range must have its ends on the 2^-{depth} grid",
+                                "u0": claim.inputs["u0"], "u1": claim.inputs["u1"]})
+    if d.holds is True:
+        return verified(claim, measure="oracle_pieces", measured=d.pieces)
+    if d.holds is False:
+        u, f = d.witness
+        return violated(claim, {"why": f"not {what}", "u": enc(u), "speed_squared": enc(f),
+                                "minimum_speed": claim.inputs["minimum_speed"]}, measure="oracle_pieces",
+                        measured=d.pieces)
+    return undecided(claim, [enc(d.bound), enc(to_mpq(ms) ** 2)], measure="oracle_pieces", measured=d.pieces,
+                     note=f"{what} not decided in the piece budget")
+
+
+def _iv_vec(ctx, x):
+    return ctx.asarray(np.asarray(x, dtype=np.float64))
+
+
+def _true_tangent_iv(P, u, prec):
+    ctx = IV(prec)
+    d = K.cubic_derivative(ctx, _iv_vec(ctx, P), ctx.asarray(np.float64(u)))
+    with ctx.scope():
+        s = K.norm(ctx, d)
+        return d / s, s
+
+
+def _vectors_reference(E: float, speed: float, sine: float | None):
+    """``reference(u, eta)`` of frame.vectors: [position (per component), tangent (Euclidean),
+    orthonormality residual, handedness residual, seed normal (Euclidean)]."""
+    def ref(u, eta):
+        pos = to_mpq(EM.position_bound(E, u, eta=eta))
+        tb = EM.tangent_bound(E, speed, u)
+        tang = to_mpq(min(tb, 4.0))
+        k = to_mpq(FRAME_VECTOR_K) * to_mpq(u)
+        seed = to_mpq(4) if sine is None or not sine > 0 else min(
+            to_mpq(4), (4 * tang + k) / to_mpq(sine) + k)
+        return [pos, tang, k, k, seed]
+    return ref
+
+
+def check_vectors(claim: Claim):
+    """Rounded: position, tangent, orthonormality, handedness and (at a seed) the seed
+    projection, each within its model (declared or the reference at binary64)."""
+    P = _controls(claim.inputs["controls"], (4, 3))
+    u = dec(claim.inputs["u"])
+    if not 0.0 <= u <= 1.0:
+        raise ValueError("u must lie in [0, 1]")
+    vals = {k: dec_array(claim.value[k]) for k in ("position", "tangent", "normal", "binormal")}
+    if any(v.shape != (3,) for v in vals.values()):
+        raise ValueError("frame vectors must have three components")
+    if not all(np.all(np.isfinite(v)) for v in vals.values()):
+        return violated(claim, {"why": "a nonfinite frame component", "claimed": claim.value})
+    E = EM.span_magnitude(P)
+    t_true, speed = _true_tangent_iv(P, u, _IVP)
+    speed_lo = float(lower(speed))
+    seed = claim.inputs.get("seed")
+    sine = None
+    proj = None
+    if seed is not None:
+        axis = dec_array(seed["axis"])
+        ctx = IV(_IVP)
+        with ctx.scope():
+            a = _iv_vec(ctx, axis)
+            p = a - t_true * K.dot(ctx, a, t_true)
+            pn = K.norm(ctx, p)
+            sine_iv = pn / K.norm(ctx, a)
+            proj = p / pn if lower(pn) > 0 else None
+        sine = float(lower(sine_iv))
+    r = resolve(claim, _vectors_reference(E, speed_lo, sine), constant=FRAME_VECTOR_K)
+    b_pos, b_tan, b_orth, b_hand, b_seed = r.bound
+    Q = {k: QQ.asarray(v) for k, v in vals.items()}
+    t, n, b = Q["tangent"], Q["normal"], Q["binormal"]
+    truth_pos = K.cubic_point(QQ, QQ.asarray(P.astype(np.float64)), QQ.asarray(np.float64(u)))
+    e_pos = max(abs(x - y) for x, y in zip(Q["position"], truth_pos))
+    one = _mpq(1)
+    e_orth = max(abs(K.dot(QQ, t, t) - one), abs(K.dot(QQ, n, n) - one), abs(K.dot(QQ, b, b) - one),
+                 abs(K.dot(QQ, t, n)), abs(K.dot(QQ, t, b)), abs(K.dot(QQ, n, b)))
+    e_hand = max(abs(x) for x in (b - K.cross(QQ, t, n)))
+    ctx = IV(_IVP)
+    with ctx.scope():
+        dt = _iv_vec(ctx, vals["tangent"]) - t_true
+        e_tan = upper(K.norm(ctx, dt))
+    errs = {"position": (e_pos, b_pos), "tangent": (e_tan, b_tan), "orthonormality": (e_orth, b_orth),
+            "handedness": (e_hand, b_hand)}
+    notes = {}
+    if seed is not None:
+        if proj is None:
+            return violated(claim, {"why": "the seed axis is parallel to the true tangent", "seed": seed}, **r.extra())
+        with ctx.scope():
+            e_seed = upper(K.norm(ctx, _iv_vec(ctx, vals["normal"]) - proj))
+        errs["seed"] = (e_seed, b_seed)
+        # A fallback seed is right only where seed_up's true sine is at or near the threshold.
+        up = dec_array(seed["seed_up"])
+        with ctx.scope():
+            a = _iv_vec(ctx, up)
+            pu = a - t_true * K.dot(ctx, a, t_true)
+            s_up = K.norm(ctx, pu) / K.norm(ctx, a)
+        msa = to_mpq(dec(seed["minimum_sin_angle"]))
+        slack = b_seed
+        if seed["is_fallback"] and lower(s_up) > msa + slack:
+            return violated(claim, {"why": "fallback seeded although seed_up is not degenerate",
+                                    "seed_up_sine_lower": enc(lower(s_up))}, **r.extra())
+        if not seed["is_fallback"] and upper(s_up) <= msa - slack:
+            return violated(claim, {"why": "seed_up used although its projection is degenerate",
+                                    "seed_up_sine_upper": enc(upper(s_up))}, **r.extra())
+        notes["seed_up_sine"] = float(lower(s_up))
+    ratios = {k: (float(e / bb) if bb > 0 else (0.0 if e == 0 else math.inf)) for k, (e, bb) in errs.items()}
+    worst = max(ratios.values())
+    if all(e <= bb for e, bb in errs.values()):
+        return verified(claim, measure="error_ratio", measured=worst, **r.extra())
+    return violated(claim, {"ratios": ratios, "bounds": {k: enc(bb) for k, (e, bb) in errs.items()}},
+                    measure="error_ratio", measured=worst, **r.extra())
+
+
+def _wrap(x):
+    two_pi = 2 * mp.pi
+    y = (x + mp.pi) % two_pi - mp.pi
+    return y
+
+
+def check_angular_error(claim: Claim):
+    """Estimated: the true angle error of every claimed normal (and of a closed loop's residual
+    twist) is at most ACCEPTANCE_FACTOR x estimate + 32 u (samples + 1); calibration measured."""
+    C = _controls(claim.inputs["controls"], None)
+    if C.ndim != 3:
+        raise ValueError("controls must be (n, 4, 3)")
+    n = C.shape[0]
+    v = claim.value
+    est = dec(v["estimate"])
+    if not math.isfinite(est) or est < 0:
+        return violated(claim, {"why": "the estimate must be finite and nonnegative", "estimate": v["estimate"]})
+    runs = claim.inputs["runs"]
+    by_run: dict = {}
+    for entry in v["samples"]:
+        ri, k, u, nrm = entry
+        if not (isinstance(ri, int) and 0 <= ri < len(runs) and isinstance(k, int) and 0 <= k < n):
+            raise ValueError("samples are [run, span, u, normal] with valid indices")
+        by_run.setdefault(ri, []).append((k, dec(u), dec_array(nrm)))
+    worst = mp.mpf(0)
+    oracle_err = mp.mpf(0)
+    count = 0
+    loop = None
+    with mp.workprec(113):
+        for ri, run in enumerate(runs):
+            start = (int(run["start"][0]), dec(run["start"][1]))
+            end = (int(run["end"][0]), dec(run["end"][1]))
+            if not (0 <= start[0] <= end[0] < n):
+                raise ValueError("run start and end must be spans in order")
+            ss = by_run.get(ri, [])
+            tr = true_rmf(C, start, end, dec_array(run["normal"]), [(k, u) for k, u, _ in ss])
+            oracle_err = max(oracle_err, tr.error)
+            for k, u, nrm in ss:
+                a = [mp.mpf(float(x)) for x in nrm]
+                worst = max(worst, angle_between(_unit_mp(a), tr.normals[(k, u)]))
+            count = max(count, len(ss))
+            if ri == 0:
+                loop = tr
+        twist_err = mp.mpf(0)
+        if v["is_closed_loop"]:
+            if len(runs) != 1:
+                return violated(claim, {"why": "a closed loop is one run"})
+            tr = loop
+            back = rotate_between(tr.end, tr.end_tangent, tr.start_tangent)
+            true_twist = signed_angle(tr.start_normal, back, tr.start_tangent)
+            twist_err = abs(_wrap(mp.mpf(dec(v["residual_twist"])) - true_twist))
+            if claim.inputs["periodic"]:
+                want = -dec(v["residual_twist"]) + 2 * math.pi * int(claim.inputs["winding_turns"])
+                got = dec(v["twist_end"])
+                if abs(got - want) > 16 * U64 * (abs(want) + 1):
+                    return violated(claim, {"why": "DistributeTwist must add -ResidualTwist + 2 pi WindingTurns "
+                                                   "by the path end", "twist_end": v["twist_end"],
+                                            "expected": enc(want)})
+        elif dec(v["residual_twist"]) != 0.0:
+            return violated(claim, {"why": "an open path (or a split loop) has no residual twist"})
+        true_err = max(worst, twist_err)
+        allowance = mp.mpf(ROUNDING_ALLOWANCE_K * U64) * (count + 1)
+        limit = mp.mpf(ACCEPTANCE_FACTOR) * est + allowance
+        calibration = float(true_err / est) if est > 0 else (0.0 if true_err <= allowance else math.inf)
+        bins = {name: int(calibration < edge and all(calibration >= e for e, _ in _CALIBRATION_BINS[:i]))
+                for i, (edge, name) in enumerate(_CALIBRATION_BINS)}
+        detail = {"true_error": float(true_err), "true_normal_error": float(worst),
+                  "true_twist_error": float(twist_err), "estimate": est, "allowance": float(allowance),
+                  "oracle_error": float(oracle_err)}
+        if oracle_err * 16 > allowance:
+            return undecided(claim, [enc(float(true_err)), enc(float(oracle_err))], measure="calibration",
+                             measured=calibration, note="the RMF integration did not converge to a sixteenth "
+                                                        "of the rounding allowance", **bins)
+        if true_err > limit:
+            return violated(claim, detail, measure="calibration", measured=calibration, **bins)
+        return verified(claim, measure="calibration", measured=calibration, **bins)
+
+
+def _unit_mp(a):
+    s = mp.sqrt(a[0] ** 2 + a[1] ** 2 + a[2] ** 2)
+    return [x / s for x in a]
+
+
+# --- Contracts -------------------------------------------------------------------------------
+
+_F64V = S.f64(finite=False)
+_XYZ = S.vec(S.f64(), 3)
+_CONTROLS = S.matrix(S.f32(), [4, 3])
+
+
+def _with(claim: Claim, value) -> Claim:
+    return Claim(claim.row, claim.guarantee, value, claim.inputs, claim.model)
+
+
+def _plant_regularity(c: Claim) -> Claim:
+    if c.value["regular"]:
+        # A minimum speed above every speed of the span: the interval is certainly not regular.
+        P = _controls(c.inputs["controls"], (4, 3)).astype(np.float64)
+        big = float(6.0 * np.max(np.abs(P)) * 2.0 + 1.0) * 2.0 ** c.inputs["max_depth"]
+        return Claim(c.row, c.guarantee, c.value, {**c.inputs, "minimum_speed": enc(big)}, c.model)
+    return _with(c, {"regular": True})  # a singular range called regular
+
+
+def _plant_vectors(c: Claim) -> Claim:
+    b = list(c.value["binormal"])
+    b = [enc(-dec(x)) for x in b]  # a left-handed frame
+    return _with(c, {**c.value, "binormal": b})
+
+
+def _plant_angular(c: Claim) -> Claim:
+    s = [list(e) for e in c.value["samples"]]
+    s[-1][3] = [enc(-dec(x)) for x in s[-1][3]]  # a normal flipped: pi from the truth
+    return _with(c, {**c.value, "samples": s})
+
+
+CONTRACTS = {
+    "frame.regularity": RowContract(
+        checks="kind interval, regular true: min |B'(u)| over [u0, u1] > minimum_speed, by exact Bernstein "
+               "subdivision of |B'|^2 (a witness u with |B'(u)|^2 <= minimum_speed^2 refutes it); kind slow: "
+               "max |B'| <= minimum_speed the same way; kind depth_limited: u0 and u1 on the 2^-max_depth grid.",
+        inputs=S.obj(required={"controls": _CONTROLS, "u0": S.f64(nonnegative=True), "u1": S.f64(nonnegative=True),
+                               "minimum_speed": S.f64(nonnegative=True), "max_depth": S.integer(0, 52),
+                               "kind": S.enum(["interval", "slow", "depth_limited"])}),
+        value=S.obj(required={"regular": S.boolean()}),
+        plant=_plant_regularity),
+    "frame.vectors": RowContract(
+        checks="|position - B(u)| per component <= 16 u E + 16 eta (exact); |tangent - B'/|B'|| <= "
+               "tangent_bound(E, |B'|) (IV); orthonormality residuals (| |v|^2 - 1 |, pairwise dots) and "
+               "max |b - t x n| <= 16 u (exact); at a seed, |normal - unit(a - (a.t) t)| <= (4 e_t + 16 u)/sine "
+               "+ 16 u and a fallback only where seed_up's true sine is at most minimum_sin_angle plus that; "
+               "u, eta of the declared model, else binary64; model components: [position, tangent, "
+               "orthonormality, handedness, seed].",
+        inputs=S.obj(required={"controls": _CONTROLS, "u": S.f64(nonnegative=True)},
+                     optional={"seed": S.obj(required={"axis": _XYZ, "seed_up": _XYZ, "is_fallback": S.boolean(),
+                                                       "minimum_sin_angle": S.f64(nonnegative=True)})}),
+        value=S.obj(required={k: S.vec(_F64V, 3) for k in ("position", "tangent", "normal", "binormal")}),
+        model=S.MODEL, plant=_plant_vectors),
+    "frame.angular_error_estimate": RowContract(
+        checks="The true RMF (Taylor integration of dr/du = -(r . t') t at 113 bits, checked by halving) "
+               "from each run's claimed seed; the largest angle between a claimed normal and the true one, "
+               "and a closed loop's |claimed - true| residual twist mod 2 pi, must be at most "
+               f"{ACCEPTANCE_FACTOR:g} x estimate + 32 u (samples + 1); a periodic loop's twist at the end "
+               "equals -ResidualTwist + 2 pi WindingTurns; calibration true/estimate reported.",
+        inputs=S.obj(required={"controls": S.matrix(S.f32(), [None, 4, 3]),
+                               "runs": S.array(S.obj(required={"start": S.array({}, min_items=2, max_items=2),
+                                                               "end": S.array({}, min_items=2, max_items=2),
+                                                               "normal": _XYZ}), min_items=1),
+                               "periodic": S.boolean(), "winding_turns": S.integer()},
+                     optional={"case": S.string()}),
+        value=S.obj(required={"estimate": _F64V, "residual_twist": _F64V, "is_closed_loop": S.boolean(),
+                              "twist_end": _F64V,
+                              "samples": S.array(S.array({}, min_items=4, max_items=4), min_items=1)}),
+        plant=_plant_angular),
+}
+
+
+FAMILY = Family(
+    name="frame",
+    default_cases=16,
+    generate=generate,
+    claims=claims,
+    checkers={"frame.regularity": check_regularity, "frame.vectors": check_vectors,
+              "frame.angular_error_estimate": check_angular_error},
+    contracts=CONTRACTS,
+    oracle_precisions=(_IVP,),
+)

@@ -1,0 +1,939 @@
+"""Transported frames (``frame.hpp``): rotation-minimizing frames by double reflection.
+
+**Method.** ``try_build_frames`` bakes rotation-minimizing frames with the double-reflection
+method of Wang, Juttler, Zheng and Liu (ACM TOG 27(1), 2008). One step from ``(x0, t0, r0)`` to
+``(x1, t1)`` reflects in the plane normal to ``v1 = x1 - x0`` and then in the plane normal to
+``v2 = t1 - tL`` (``tL`` the reflected tangent); the result is projected perpendicular to
+``t1`` and normalized (so rounding never lets a frame drift off orthonormality).
+
+**Stepping.** Each span is stepped over dyadic intervals ``[a, b]`` (depth d: width ``2^-d``).
+
+* *Regularity* (Certified): the derivative over ``[a, b]`` is the quadratic hodograph; its
+  three Bezier controls come from the float64 subsegment controls ``Q`` of ``[a, b]``
+  (``kernel.cubic_subsegment``) as ``3 (Q[i+1] - Q[i]) / (b - a)``, each widened by the
+  subsegment error (``error_model.subsegment_error_bound``) and outward rounded
+  (``reference.fp``). By the convex-hull property the box of these controls holds ``B'(u)``
+  for every u in ``[a, b]``; the interval is *regular* when the box's smallest Euclidean
+  norm (``hypot_lo`` of the smallest |component|) is strictly above ``MinimumSpeed``, and
+  *certainly slow* when the box's largest norm is at or below it.
+* *Acceptance* (Estimated): a regular interval is accepted when the angle between one
+  reflection step ``a -> b`` and two half steps ``a -> m -> b`` is at most
+  ``TangentAngleError * share``, ``share = (s(b) - s(a)) / TotalEstimate`` with ``s`` the
+  distance map's prefix estimate (``try_bound_distance``'s estimate), or at most
+  ``ROUNDING_FLOOR`` (no halving can resolve differences at float64 noise). Both steps map
+  ``t(a)`` to ``t(b)`` by a proper rotation, so the angle does not depend on the frame
+  transported so far and the whole partition is decided before any frame is transported.
+* Acceptance starts at depth 1 (``MIN_DEPTH``): a whole span of a symmetric cubic (an arc or
+  helix approximation) fools the comparison, since one step and two half steps err alike there.
+* An interval that is neither regular nor certainly slow is halved until ``MaxDepth``; at the
+  limit it is a singular range ``2^-MaxDepth`` wide. A certainly slow interval is singular at
+  any width. Adjacent singular intervals of a span merge into one range (``FrameRange``).
+  A regular interval still not accepted at ``MaxDepth`` is BudgetExceeded.
+* ``AngularErrorEstimate`` is the sum of every accepted interval's angle plus the largest
+  one. It is Estimated, so a ``strict`` preparation returns UnsupportedPrecision.
+
+**Runs.** The first run is seeded at its first regular parameter by ``SeedUp`` projected
+perpendicular to the tangent there, ``p = s - (s . t) t``, normalized; its sine is
+``|p| / |s|``. At or below ``MinimumSinAngle``, RejectDegenerateSeed is DegenerateFrame and
+UseFallbackAxis projects ``FallbackAxis`` instead (DegenerateFrame if that is degenerate too)
+and records ``FrameRun.is_fallback_seeded``. Every later run is seeded the same way.
+
+Policy table (spec 002 "Transported frames"):
+
+* a singular range inside a span: ``FrameSingularityPolicy.Reject`` is DegenerateFrame with the
+  range in ``FrameDiagnostic.parameter_range``; ``SplitRuns`` ends the run at the range's start
+  and seeds a new one at its end;
+* a joint that is not G1 under ``ContinuityAngle`` (the path's joint record):
+  ``FrameCornerPolicy.Reject`` is DegenerateFrame; ``RotateMinimally`` rotates the incoming
+  frame about ``t_in x t_out`` (``kernel.rotate_between``; an exact reversal, computed
+  ``1 + t_in . t_out <= 0``, is DegenerateFrame); ``SplitRuns`` seeds a new run on the outgoing
+  span. A G1 joint is always crossed by the minimal rotation. A joint has an incoming sample
+  at u = 1 and an outgoing sample at u = 0.
+* a closed path baked as one run crosses its closing joint the same way; the residual twist
+  is the signed angle about ``t(0, 0)`` from the first normal to the transported last one.
+  ``ClosedFramePolicy.DistributeTwist`` adds ``(-ResidualTwist + 2 pi WindingTurns) s / L``
+  of roll at estimated distance s (L = TotalEstimate), so the seam is periodic;
+  ``PreserveHolonomy`` keeps the transported frames and reports ``residual_twist``.
+
+**Evaluation.** ``try_evaluate_frame`` transports the preceding baked sample of the same run
+to the analytic tangent at the request with one reflection step (so its result depends only
+on the cache and the request), applies the twist compensation interpolated linearly in u
+between that sample and the next one of the run, then the caller's roll. Degenerate inside a
+singular range: no frame is reused across one.
+
+Guarantees: the regularity decision is Certified; frame vectors and positions are Rounded
+(``FRAME_VECTOR_K``, ``docs/decisions.md`` "Frames: the error model"); the angular error
+estimate and the residual twist are Estimated.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+from dataclasses import dataclass
+from typing import Optional
+
+import numpy as np
+
+from . import kernel as K
+from .context import F64
+from .distance import DistanceMapView, leaf_bounds
+from .error_model import subsegment_error_bound
+from .fp import U64, add_hi, add_lo, hypot_hi, hypot_lo, mul_hi, mul_lo, sub_hi, sub_lo
+from .owner import Owner, readonly
+from .path import JointContinuity, PathView, resolve_parameter
+from .status import (
+    BoundaryPolicy,
+    GeometryDiagnostic,
+    GeometryStatus,
+    Outcome,
+    SegmentParameter,
+    SpanSide,
+    WorkLimits,
+    failure,
+    is_int,
+    is_real,
+    reported,
+    success,
+    validate_limits,
+)
+
+__all__ = [
+    "FrameSeedPolicy",
+    "FrameSingularityPolicy",
+    "FrameCornerPolicy",
+    "ClosedFramePolicy",
+    "FramePreparation",
+    "FrameRun",
+    "FrameRange",
+    "FramesView",
+    "PreparedFrames",
+    "TransportedFrame",
+    "FrameDiagnostic",
+    "ROUNDING_FLOOR",
+    "FRAME_VECTOR_K",
+    "MAX_WINDING_TURNS",
+    "MIN_DEPTH",
+    "SAMPLE_BYTES",
+    "frames_bytes",
+    "try_build_frames",
+    "try_evaluate_frame",
+    "transported_normal",
+    "double_reflection",
+]
+
+# Accepted whatever its share: one reflection step and two half steps that differ by at most
+# this many radians differ by float64 rounding, which halving cannot reduce.
+ROUNDING_FLOOR = 64.0 * U64
+# Rounding constant of the frame vectors' error model (docs/decisions.md, "Frames: the error
+# model"): orthonormality and handedness residuals are at most FRAME_VECTOR_K * u.
+FRAME_VECTOR_K = 16.0
+MAX_WINDING_TURNS = 1 << 20
+# Intervals are accepted from depth 1 on: the one-step-versus-two comparison is blind on an
+# interval whose curve is symmetric under a half-turn about its midpoint normal (a whole span
+# of a symmetric cubic, such as a circular-arc or helix approximation: there one step and two
+# half steps err alike), and no dyadic interval of depth >= 1 is centred on u = 1/2.
+MIN_DEPTH = 1
+# Bytes per baked sample: span (4), run (4), u and next u (16), position, tangent and normal
+# (72), twist, distance and interval angle (24). Per run 24, per singular range 24.
+SAMPLE_BYTES = 4 + 4 + 16 + 72 + 24
+_RUN_BYTES = 24
+_RANGE_BYTES = 24
+
+
+def frames_bytes(samples: int, runs: int, ranges: int) -> int:
+    """Bytes a prepared frame cache holds; checked against ``WorkLimits.max_prepared_bytes``."""
+    return samples * SAMPLE_BYTES + runs * _RUN_BYTES + ranges * _RANGE_BYTES
+
+
+class FrameSeedPolicy(enum.Enum):
+    """What a degenerate seed (``SeedUp`` nearly parallel to the first tangent) does."""
+
+    RejectDegenerateSeed = "RejectDegenerateSeed"
+    UseFallbackAxis = "UseFallbackAxis"
+
+
+class FrameSingularityPolicy(enum.Enum):
+    """What a zero-speed, cusp or reversal range inside a span does."""
+
+    Reject = "Reject"
+    SplitRuns = "SplitRuns"
+
+
+class FrameCornerPolicy(enum.Enum):
+    """What a joint that is not G1 under ``ContinuityAngle`` does."""
+
+    Reject = "Reject"
+    RotateMinimally = "RotateMinimally"
+    SplitRuns = "SplitRuns"
+
+
+class ClosedFramePolicy(enum.Enum):
+    """What a closed path's residual twist does."""
+
+    DistributeTwist = "DistributeTwist"
+    PreserveHolonomy = "PreserveHolonomy"
+
+
+@dataclass(frozen=True)
+class FramePreparation:
+    """Frame build settings, all required (no defaults).
+
+    Attributes:
+        seed_up: (3,) finite nonzero float64, the up vector projected at the first tangent.
+        seed_policy: a :class:`FrameSeedPolicy`.
+        fallback_axis: (3,) finite nonzero float64, projected when the seed is degenerate.
+        singularity_policy: a :class:`FrameSingularityPolicy`.
+        corner_policy: a :class:`FrameCornerPolicy`.
+        closed_policy: a :class:`ClosedFramePolicy` (used by closed paths only).
+        winding_turns: int in ``[-MAX_WINDING_TURNS, MAX_WINDING_TURNS]``: whole turns of roll
+            DistributeTwist adds over a closed loop.
+        strict: True asks for Certified frames, which do not exist (the angular error is
+            Estimated): UnsupportedPrecision. Visual builds pass False.
+        limits: ``WorkLimits``: ``max_samples`` (baked samples), ``max_depth`` (interval
+            depth), ``max_subdivisions`` (interval splits), ``max_prepared_bytes``.
+    """
+
+    seed_up: object
+    seed_policy: FrameSeedPolicy
+    fallback_axis: object
+    singularity_policy: FrameSingularityPolicy
+    corner_policy: FrameCornerPolicy
+    closed_policy: ClosedFramePolicy
+    winding_turns: int
+    strict: bool
+    limits: WorkLimits
+
+
+@dataclass(frozen=True)
+class FrameRun:
+    """One run of transported frames: samples ``[first_sample, first_sample + sample_count)``.
+
+    Attributes:
+        first_sample, sample_count: the run's baked samples, in path order.
+        start, end: the run's first and last parameter.
+        is_fallback_seeded: the seed was the projected ``FallbackAxis`` (``IsFallbackSeeded``).
+        seed_sine: sine of the angle between the projected axis and the tangent (Rounded).
+    """
+
+    first_sample: int
+    sample_count: int
+    start: SegmentParameter
+    end: SegmentParameter
+    is_fallback_seeded: bool
+    seed_sine: float
+
+
+@dataclass(frozen=True)
+class FrameRange:
+    """A singular parameter range ``[u0, u1]`` of one span (no frame inside).
+
+    ``is_depth_limited``: made of intervals ``2^-MaxDepth`` wide that could not be shown regular;
+    otherwise (also) of intervals shown slow everywhere (derivative box within MinimumSpeed).
+    """
+
+    span: int
+    u0: float
+    u1: float
+    is_depth_limited: bool
+
+
+@dataclass(frozen=True)
+class FrameDiagnostic(GeometryDiagnostic):
+    """A :class:`GeometryDiagnostic` that also names a parameter range (singular ranges)."""
+
+    parameter_range: Optional[tuple] = None  # (SegmentParameter, SegmentParameter)
+
+
+@dataclass(frozen=True)
+class FramesView:
+    """A read-only view of baked frames (arrays not writeable).
+
+    Samples are in path order (span, then u); each belongs to one run. The regular interval
+    starting at sample i is ``[sample_u[i], sample_next_u[i]]`` of ``sample_span[i]``
+    (``sample_next_u[i] == sample_u[i]`` for a run's last sample of a span).
+
+    Attributes:
+        is_built: False for frames never built (evaluation: MissingCache).
+        revision, span_count: the path the frames were built for.
+        runs: tuple of :class:`FrameRun`.
+        ranges: tuple of :class:`FrameRange`, the singular ranges, in path order.
+        sample_span, sample_run: (m,) int32.
+        sample_u, sample_next_u: (m,) float64.
+        sample_position: (m, 3) float64 chunk-relative positions (Rounded).
+        sample_tangent: (m, 3) float64 unit tangents (Rounded).
+        sample_normal: (m, 3) float64 transported normals, before twist compensation (Rounded
+            vectors; their angle from the true rotation-minimizing frame is Estimated).
+        sample_twist: (m,) float64 twist compensation (radians) at each sample; zero unless
+            DistributeTwist closed a loop.
+        sample_distance: (m,) float64 the distance map's prefix estimate at each sample.
+        sample_angle: (m,) float64 the accepted angle difference of the interval starting at
+            each sample (0 where none starts).
+        angular_error_estimate: ``AngularErrorEstimate``, radians, Estimated.
+        residual_twist: ``ResidualTwist`` in (-pi, pi], radians, Estimated (0 unless
+            ``is_closed_loop``).
+        is_closed_loop: a closed path baked as one run across its closing joint.
+        is_periodic: a closed loop under DistributeTwist (the seam is periodic).
+        winding_turns: the preparation's winding turns.
+        minimum_speed, tangent_angle_error, max_depth: the settings used.
+    """
+
+    is_built: bool
+    revision: int = -1
+    span_count: int = 0
+    runs: tuple = ()
+    ranges: tuple = ()
+    sample_span: np.ndarray = None
+    sample_run: np.ndarray = None
+    sample_u: np.ndarray = None
+    sample_next_u: np.ndarray = None
+    sample_position: np.ndarray = None
+    sample_tangent: np.ndarray = None
+    sample_normal: np.ndarray = None
+    sample_twist: np.ndarray = None
+    sample_distance: np.ndarray = None
+    sample_angle: np.ndarray = None
+    angular_error_estimate: float = math.nan
+    residual_twist: float = math.nan
+    is_closed_loop: bool = False
+    is_periodic: bool = False
+    winding_turns: int = 0
+    minimum_speed: float = math.nan
+    tangent_angle_error: float = math.nan
+    max_depth: int = 0
+
+    @property
+    def sample_count(self) -> int:
+        return 0 if self.sample_u is None else int(self.sample_u.shape[0])
+
+
+_UNBUILT = FramesView(is_built=False)
+
+
+class PreparedFrames(Owner):
+    """Immutable baked frames. ``PreparedFrames()`` is the unbuilt cache (evaluation:
+    MissingCache); :func:`try_build_frames` returns built ones."""
+
+    __slots__ = ()
+
+    def __init__(self, view: Optional[FramesView] = None):
+        super().__init__(_UNBUILT if view is None else view)
+
+
+@dataclass(frozen=True)
+class TransportedFrame:
+    """``TransportedFrame``: chunk-relative position, unit tangent, normal and binormal =
+    tangent x normal (right-handed, orthonormal). Rounded (``FRAME_VECTOR_K``)."""
+
+    position: np.ndarray
+    tangent: np.ndarray
+    normal: np.ndarray
+    binormal: np.ndarray
+
+
+# --- Small float64 helpers -------------------------------------------------------------------
+
+
+def _dot(a, b):
+    return K.dot(F64, a, b)
+
+
+def _unit(v):
+    return v / np.sqrt(_dot(v, v))[..., None]
+
+
+def _reflect_or_keep(v, n):
+    """``kernel.reflect`` where ``n . n > 0``; ``v`` unchanged where ``n`` is zero."""
+    c = _dot(n, n)
+    ok = c > 0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = K.reflect(F64, v, np.where(ok[..., None], n, 1.0))
+    return np.where(ok[..., None], out, v)
+
+
+def double_reflection(x0, t0, r0, x1, t1):
+    """One double-reflection step (Wang et al. 2008), vectorised over leading axes. Rounded.
+
+    Reflect ``r0`` and ``t0`` in the plane normal to ``v1 = x1 - x0``, then ``r`` in the plane
+    normal to ``v2 = t1 - tL``; a zero ``v1`` or ``v2`` skips its reflection (the step is then
+    exact: equal inputs give ``r0`` back bit for bit). Returns the raw reflected vector (not
+    re-projected).
+    """
+    v1 = x1 - x0
+    rL = _reflect_or_keep(r0, v1)
+    tL = _reflect_or_keep(t0, v1)
+    return _reflect_or_keep(rL, t1 - tL)
+
+
+def _settle(r, t):
+    """``r`` projected perpendicular to the unit ``t`` and normalized."""
+    p = r - _dot(r, t)[..., None] * t
+    return _unit(p)
+
+
+def _angle_between_units(a, b):
+    """Angle between unit vectors, ``2 atan2(|a - b|, |a + b|)`` (accurate at every angle)."""
+    d = a - b
+    s = a + b
+    return 2.0 * np.arctan2(np.sqrt(_dot(d, d)), np.sqrt(_dot(s, s)))
+
+
+def _any_perpendicular(t):
+    """A unit vector perpendicular to each unit ``t`` (from the axis least aligned with it)."""
+    idx = np.argmin(np.abs(t), axis=-1)
+    e = np.zeros_like(t)
+    np.put_along_axis(e, idx[..., None], 1.0, axis=-1)
+    return _unit(K.cross(F64, t, e))
+
+
+# --- Validation ------------------------------------------------------------------------------
+
+
+def _finite_nonzero_vec(x) -> Optional[np.ndarray]:
+    try:
+        a = np.array(x, dtype=np.float64)
+    except (TypeError, ValueError):
+        return None
+    if a.shape != (3,) or not np.all(np.isfinite(a)) or not np.any(a != 0):
+        return None
+    if not math.isfinite(float(np.sqrt(_dot(a, a)))) or float(_dot(a, a)) == 0.0:
+        return None  # overflowing or underflowing squares: no direction can be computed
+    return a
+
+
+def _check_preparation(path: PathView, dmap: DistanceMapView, prep: FramePreparation) -> Optional[Outcome]:
+    check = validate_limits(prep.limits)
+    if not check.ok:
+        return check
+    for name, kind in (("seed_policy", FrameSeedPolicy), ("singularity_policy", FrameSingularityPolicy),
+                       ("corner_policy", FrameCornerPolicy), ("closed_policy", ClosedFramePolicy)):
+        if not isinstance(getattr(prep, name), kind):
+            return failure(GeometryStatus.InvalidArgument,
+                           f"{name} = {getattr(prep, name)!r} is not a {kind.__name__}", field=name)
+    for name in ("seed_up", "fallback_axis"):
+        if _finite_nonzero_vec(getattr(prep, name)) is None:
+            return failure(GeometryStatus.InvalidArgument,
+                           f"{name} must be three finite float64 values, not all zero", field=name)
+    w = prep.winding_turns
+    if not is_int(w) or not -MAX_WINDING_TURNS <= w <= MAX_WINDING_TURNS:
+        return failure(GeometryStatus.InvalidArgument,
+                       f"winding_turns = {w!r} must be an int in [-{MAX_WINDING_TURNS}, {MAX_WINDING_TURNS}]",
+                       field="winding_turns")
+    if not isinstance(prep.strict, (bool, np.bool_)):
+        return failure(GeometryStatus.InvalidArgument, "strict must be a bool", field="strict")
+    if prep.strict:
+        return failure(GeometryStatus.UnsupportedPrecision,
+                       "AngularErrorEstimate is Estimated: a Strict frame preparation cannot be met",
+                       field="strict")
+    if not dmap.is_built:
+        return failure(GeometryStatus.MissingCache, "the distance map was never built", field="map")
+    if dmap.revision != path.revision or dmap.span_count != path.span_count \
+            or dmap.distance_error != path.tolerance.distance_error:
+        return failure(GeometryStatus.StaleRevision,
+                       f"the distance map was built for revision {dmap.revision} with {dmap.span_count} "
+                       f"spans, the path is revision {path.revision} with {path.span_count}",
+                       field="revision")
+    return None
+
+
+# --- Estimated distance at parameters (vectorised try_bound_distance estimate) ---------------
+
+
+def _estimates(path: PathView, dmap: DistanceMapView, ks: np.ndarray, us: np.ndarray) -> np.ndarray:
+    """The distance map's prefix estimate at each ``(k, u)``, as ``try_bound_distance``'s."""
+    ks = np.asarray(ks, dtype=np.intp)
+    us = np.asarray(us, dtype=np.float64)
+    out = np.empty(us.shape, dtype=np.float64)
+    first = dmap.span_first_leaf[ks]
+    last = dmap.span_first_leaf[ks + 1]
+    end = us >= 1.0
+    out[end] = dmap.prefix_estimate[last[end]]
+    rest = np.flatnonzero(~end)
+    if rest.size == 0:
+        return out
+    # the leaf of span k holding u: the last leaf of the span with u0 <= u
+    key = ks[rest] * 2.0 + us[rest]  # spans are ints and u < 1: a strictly ordered key
+    leaf_key = dmap.leaf_span.astype(np.float64) * 2.0 + dmap.leaf_u0
+    i = np.searchsorted(leaf_key, key, side="right") - 1
+    i = np.clip(i, first[rest], last[rest] - 1)
+    u0 = dmap.leaf_u0[i]
+    at = us[rest] == u0
+    res = np.where(at, dmap.prefix_estimate[i], 0.0)
+    inner = np.flatnonzero(~at)
+    if inner.size:
+        ii = i[inner]
+        cl, pu, pe = leaf_bounds(path.controls[ks[rest][inner]], u0[inner], us[rest][inner])
+        lo_i, hi_i = dmap.prefix_lower[ii], dmap.prefix_upper[ii]
+        lower = np.maximum(add_lo(lo_i, cl), lo_i)
+        upper = np.minimum(add_hi(hi_i, pu), dmap.prefix_upper[ii + 1])
+        est = np.minimum(dmap.prefix_estimate[ii] + pe, dmap.prefix_estimate[ii + 1])
+        res[inner] = np.minimum(np.maximum(est, lower), upper)
+    out[rest] = res
+    return out
+
+
+# --- The interval decisions ------------------------------------------------------------------
+
+
+def _derivative_boxes(P: np.ndarray, a: np.ndarray, b: np.ndarray):
+    """Outward-rounded boxes of ``B'(u)`` over ``[a, b]`` (per u): ``(lo, hi)``, (m, 3) each.
+    ``P`` (m, 4, 3) float64 (float32 values)."""
+    Q = K.cubic_subsegment(F64, P, a, b)
+    two_e = 2.0 * subsegment_error_bound(P)  # (m, 3); doubling is exact
+    scale = 3.0 / (b - a)  # 3 * 2^d: exact for dyadic intervals of depth <= 52
+    los, his = [], []
+    for i in range(3):
+        dlo = sub_lo(sub_lo(Q[:, i + 1], Q[:, i]), two_e)
+        dhi = add_hi(sub_hi(Q[:, i + 1], Q[:, i]), two_e)
+        los.append(mul_lo(dlo, scale[:, None]))
+        his.append(mul_hi(dhi, scale[:, None]))
+    return np.minimum.reduce(los), np.maximum.reduce(his)
+
+
+def _speed_range(lo, hi):
+    """Outward bounds of the smallest and largest Euclidean norm over each box."""
+    amin = np.where(lo > 0, lo, np.where(hi < 0, -hi, 0.0))
+    amax = np.maximum(np.abs(lo), np.abs(hi))
+    return hypot_lo(amin), hypot_hi(amax)
+
+
+def _step_angles(P, a, b):
+    """Angle between one reflection step a -> b and two half steps a -> m -> b, with the
+    positions and unit tangents at a, m, b; and whether every computed speed is positive."""
+    m = 0.5 * (a + b)
+    X = [K.cubic_point(F64, P, u) for u in (a, m, b)]
+    D = [K.cubic_derivative(F64, P, u) for u in (a, m, b)]
+    speeds = [np.sqrt(_dot(d, d)) for d in D]
+    ok = np.all([s > 0 for s in speeds], axis=0) & np.all([np.isfinite(s) for s in speeds], axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        T = [d / s[:, None] for d, s in zip(D, speeds)]
+        T = [np.where(ok[:, None], t, 1.0 / np.sqrt(3.0)) for t in T]
+        r0 = _any_perpendicular(T[0])
+        full = _settle(double_reflection(X[0], T[0], r0, X[2], T[2]), T[2])
+        half = _settle(double_reflection(X[0], T[0], r0, X[1], T[1]), T[1])
+        half = _settle(double_reflection(X[1], T[1], half, X[2], T[2]), T[2])
+        ang = _angle_between_units(full, half)
+    return np.where(ok, ang, np.inf), ok
+
+
+@dataclass
+class _Piece:
+    a: float
+    b: float
+    regular: bool
+    angle: float = 0.0
+    depth_limited: bool = False
+
+
+def _partition(path: PathView, dmap: DistanceMapView, limits: WorkLimits):
+    """Every span's dyadic partition into accepted regular intervals and singular pieces,
+    decided level by level over all spans at once. Returns ``Outcome(list of piece lists)``."""
+    n = path.span_count
+    ms = float(path.tolerance.minimum_speed)
+    tae = float(path.tolerance.tangent_angle_error)
+    total = float(dmap.total_estimate)
+    controls = path.controls.astype(np.float64)
+    pieces: list[list[_Piece]] = [[] for _ in range(n)]
+    ks = np.arange(n)
+    a = np.zeros(n)
+    b = np.ones(n)
+    depth = 0
+    splits = 0
+    accepted = 0
+    while ks.size:
+        P = controls[ks]
+        lo, hi = _derivative_boxes(P, a, b)
+        smin, smax = _speed_range(lo, hi)
+        regular = smin > ms
+        slow = ~regular & (smax <= ms)
+        ang = np.full(ks.shape, np.inf)
+        ok = np.zeros(ks.shape, dtype=bool)
+        if np.any(regular):
+            r = np.flatnonzero(regular)
+            ang[r], ok[r] = _step_angles(P[r], a[r], b[r])
+            regular &= ok  # a zero computed speed cannot carry a frame: treat as not regular
+            slow &= True
+        share = np.zeros(ks.shape)
+        if np.any(regular) and total > 0:
+            r = np.flatnonzero(regular)
+            s = _estimates(path, dmap, np.concatenate([ks[r], ks[r]]), np.concatenate([a[r], b[r]]))
+            share[r] = np.maximum(s[r.size:] - s[:r.size], 0.0) / total
+        accept = regular & ((ang <= tae * share) | (ang <= ROUNDING_FLOOR)) & (depth >= MIN_DEPTH)
+        at_limit = depth >= limits.max_depth
+        if at_limit and np.any(regular & ~accept):
+            i = int(np.flatnonzero(regular & ~accept)[0])
+            return failure(GeometryStatus.BudgetExceeded,
+                           f"span {int(ks[i])}: interval [{a[i]!r}, {b[i]!r}] misses TangentAngleError's "
+                           f"share at max_depth = {limits.max_depth}", field="max_depth",
+                           index=int(ks[i]), value=float(ang[i]))
+        final = accept | slow | (~regular & at_limit)
+        for i in np.flatnonzero(final):
+            if accept[i]:
+                pieces[ks[i]].append(_Piece(float(a[i]), float(b[i]), True, float(ang[i])))
+            else:
+                pieces[ks[i]].append(_Piece(float(a[i]), float(b[i]), False, depth_limited=not slow[i]))
+        accepted += int(np.count_nonzero(accept))
+        if accepted > limits.max_samples:
+            return failure(GeometryStatus.BudgetExceeded,
+                           f"more than max_samples = {limits.max_samples} baked samples", field="max_samples",
+                           value=float(limits.max_samples))
+        split = np.flatnonzero(~final)
+        splits += split.size
+        if splits > limits.max_subdivisions:
+            return failure(GeometryStatus.BudgetExceeded,
+                           f"more than max_subdivisions = {limits.max_subdivisions} interval splits",
+                           field="max_subdivisions", value=float(limits.max_subdivisions))
+        mid = 0.5 * (a[split] + b[split])  # exact: dyadic
+        ks = np.concatenate([ks[split], ks[split]])
+        a, b = np.concatenate([a[split], mid]), np.concatenate([mid, b[split]])
+        depth += 1
+    for p in pieces:
+        p.sort(key=lambda q: q.a)
+    return success(pieces)
+
+
+def _merge_ranges(span: int, pieces: list) -> list:
+    out = []
+    for p in pieces:
+        if p.regular:
+            continue
+        if out and out[-1][1] == p.a:
+            out[-1] = (out[-1][0], p.b, out[-1][2] or p.depth_limited)
+        else:
+            out.append((p.a, p.b, p.depth_limited))
+    return [FrameRange(span, a, b, lim) for a, b, lim in out]
+
+
+# --- Transport -------------------------------------------------------------------------------
+
+
+class _Samples:
+    def __init__(self):
+        self.span, self.run, self.u, self.next_u = [], [], [], []
+        self.x, self.t, self.n, self.angle = [], [], [], []
+
+    def add(self, k, run, u, x, t, n):
+        self.span.append(k)
+        self.run.append(run)
+        self.u.append(u)
+        self.next_u.append(u)
+        self.x.append(x)
+        self.t.append(t)
+        self.n.append(n)
+        self.angle.append(0.0)
+
+    def __len__(self):
+        return len(self.u)
+
+
+def _point(P, u):
+    x, d = K.cubic_point(F64, P, np.float64(u)), K.cubic_derivative(F64, P, np.float64(u))
+    return x, d / np.sqrt(_dot(d, d))
+
+
+def _seed(prep: FramePreparation, t, min_sin: float):
+    """``(normal, is_fallback, sine)`` or a failure."""
+    for axis_name, fallback in (("seed_up", False), ("fallback_axis", True)):
+        s = np.asarray(getattr(prep, axis_name), dtype=np.float64)
+        p = s - _dot(s, t) * t
+        sine = float(np.sqrt(_dot(p, p)) / np.sqrt(_dot(s, s)))
+        if sine > min_sin:
+            return success((_unit(p), fallback, sine))
+        if prep.seed_policy is FrameSeedPolicy.RejectDegenerateSeed:
+            return failure(GeometryStatus.DegenerateFrame,
+                           f"seed_up projected perpendicular to the tangent has sine {sine!r}, at or below "
+                           f"minimum_sin_angle = {min_sin!r} (RejectDegenerateSeed)", field="seed_up", value=sine)
+    return failure(GeometryStatus.DegenerateFrame,
+                   f"fallback_axis projected perpendicular to the tangent has sine {sine!r}, at or below "
+                   f"minimum_sin_angle = {min_sin!r}", field="fallback_axis", value=sine)
+
+
+def _rotate_minimally(v, t_in, t_out):
+    c = float(_dot(t_in, t_out))
+    if not 1.0 + c > 0.0:
+        return None
+    return K.rotate_between(F64, v, t_in, t_out)
+
+
+def _joint_policy(path: PathView, j: int) -> bool:
+    """Whether joint j (start of span j) is G1 by the path's classification."""
+    first = 0 if path.is_closed else 1
+    rec = path.joints[j - first]
+    return rec.continuity >= JointContinuity.G1
+
+
+def _signed_angle(a, b, axis) -> float:
+    """Angle in (-pi, pi] rotating unit ``a`` to unit ``b`` about the unit ``axis``."""
+    return float(math.atan2(float(_dot(K.cross(F64, a, b), axis)), float(_dot(a, b))))
+
+
+def try_build_frames(path_view: PathView, distance_map_view: DistanceMapView, preparation: FramePreparation,
+                     diagnostic: Optional[list] = None) -> Outcome:
+    """``TryBuildFrames``: bake rotation-minimizing frames by double reflection.
+
+    Checks, in order (the first failure is returned, and appended to ``diagnostic`` if a list
+    is given): limits ranges, policies of the right enum types, ``seed_up`` and
+    ``fallback_axis`` finite and nonzero, ``winding_turns`` an int in range, ``strict`` a bool
+    (InvalidArgument); ``strict`` True (UnsupportedPrecision: the angular error is Estimated);
+    the distance map built (MissingCache) and built for this path, matching its revision, span
+    count and ``distance_error`` (StaleRevision); then the build: exhausting ``max_depth`` on
+    an interval that misses its accuracy share, ``max_subdivisions``, ``max_samples`` or
+    ``max_prepared_bytes`` is BudgetExceeded (all counted before the sample arrays are
+    allocated); the policy table's failures are DegenerateFrame (singular ranges carry
+    ``FrameDiagnostic.parameter_range``).
+
+    Returns:
+        ``Outcome`` holding a new :class:`PreparedFrames`; on failure none (the caller's
+        previous frames are untouched). Regularity decisions Certified; vectors Rounded;
+        ``angular_error_estimate`` and ``residual_twist`` Estimated.
+    """
+    return reported(_build(path_view, distance_map_view, preparation), diagnostic)
+
+
+def _build(path: PathView, dmap: DistanceMapView, prep: FramePreparation) -> Outcome:
+    if not isinstance(path, PathView) or not isinstance(dmap, DistanceMapView) \
+            or not isinstance(prep, FramePreparation):
+        raise TypeError("try_build_frames(PathView, DistanceMapView, FramePreparation)")
+    bad = _check_preparation(path, dmap, prep)
+    if bad is not None:
+        return bad
+    tol, limits = path.tolerance, prep.limits
+    part = _partition(path, dmap, limits)
+    if not part.ok:
+        return part
+    pieces = part.value
+    n = path.span_count
+    ranges = [r for k in range(n) for r in _merge_ranges(k, pieces[k])]
+    if ranges and prep.singularity_policy is FrameSingularityPolicy.Reject:
+        r = ranges[0]
+        return Outcome(GeometryStatus.DegenerateFrame, None, FrameDiagnostic(
+            GeometryStatus.DegenerateFrame,
+            f"span {r.span}: parameters [{r.u0!r}, {r.u1!r}] cannot be shown regular "
+            f"(speed within minimum_speed = {tol.minimum_speed!r}: zero speed, cusp or reversal)",
+            field="parameter_range", index=r.span, value=r.u0,
+            parameter_range=(SegmentParameter(r.span, r.u0), SegmentParameter(r.span, r.u1))))
+    regular_count = sum(1 for ps in pieces for p in ps if p.regular)
+    # Samples: one per accepted interval end plus one per start of a stretch of regular
+    # intervals (each span start or range end); an upper bound, checked before allocating.
+    starts = sum(1 for ps in pieces for i, p in enumerate(ps) if p.regular and (i == 0 or not ps[i - 1].regular))
+    if regular_count + starts > limits.max_samples:
+        return failure(GeometryStatus.BudgetExceeded,
+                       f"{regular_count + starts} baked samples exceed max_samples = {limits.max_samples}",
+                       field="max_samples", value=float(regular_count + starts))
+    size = frames_bytes(regular_count + starts, starts, len(ranges))
+    if size > limits.max_prepared_bytes:
+        return failure(GeometryStatus.BudgetExceeded,
+                       f"{size} prepared bytes exceed max_prepared_bytes = {limits.max_prepared_bytes}",
+                       field="max_prepared_bytes", value=float(size))
+
+    controls = path.controls.astype(np.float64)
+    S = _Samples()
+    runs: list[dict] = []
+    live = None  # the current run's last sample index, or None between runs
+    min_sin = float(tol.minimum_sin_angle)
+
+    def start_run(k, u, x, t):
+        seeded = _seed(prep, t, min_sin)
+        if not seeded.ok:
+            return seeded
+        nrm, fallback, sine = seeded.value
+        runs.append({"first": len(S), "start": SegmentParameter(k, u), "fallback": fallback, "sine": sine})
+        S.add(k, len(runs) - 1, u, x, t, nrm)
+        return None
+
+    def end_run():
+        if runs and "last" not in runs[-1]:
+            runs[-1]["last"] = len(S) - 1
+
+    for k in range(n):
+        P = controls[k]
+        for p in pieces[k]:
+            if not p.regular:
+                end_run()  # SplitRuns (Reject failed above): the run ends before the range
+                live = None
+                continue
+            if live is not None and S.span[live] != k:
+                # The previous span ended regular at u = 1: a joint, with an incoming sample at
+                # (k - 1, 1) and an outgoing sample at (k, 0).
+                x, t = _point(P, 0.0)
+                g1 = _joint_policy(path, k)
+                if not g1 and prep.corner_policy is FrameCornerPolicy.Reject:
+                    return failure(GeometryStatus.DegenerateFrame,
+                                   f"joint {k} is not G1 under continuity_angle (Reject)", index=k,
+                                   field="corner_policy")
+                if g1 or prep.corner_policy is FrameCornerPolicy.RotateMinimally:
+                    r = _rotate_minimally(S.n[live], S.t[live], t)
+                    if r is None:
+                        return failure(GeometryStatus.DegenerateFrame,
+                                       f"joint {k}: the outgoing tangent exactly reverses the incoming one",
+                                       index=k, field="corner_policy")
+                    S.add(k, S.run[live], 0.0, x, t, _settle(r, t))
+                    live = len(S) - 1
+                else:  # SplitRuns: a new run is seeded on the outgoing span
+                    end_run()
+                    live = None
+            if live is None:
+                x, t = _point(P, p.a)
+                bad = start_run(k, p.a, x, t)
+                if bad is not None:
+                    return bad
+                live = len(S) - 1
+            x1, t1 = _point(P, p.b)
+            r = double_reflection(S.x[live], S.t[live], S.n[live], x1, t1)
+            S.next_u[live] = p.b
+            S.angle[live] = p.angle
+            S.add(k, S.run[live], p.b, x1, t1, _settle(r, t1))
+            live = len(S) - 1
+        # A live run continues into span k + 1 only from (k, 1): the last piece was regular.
+    end_run()
+
+    m = len(S)
+    if m == 0:
+        return failure(GeometryStatus.DegenerateFrame, "no parameter of the path can be shown regular",
+                       field="parameter_range")
+    span = np.array(S.span, dtype=np.int32)
+    u = np.array(S.u, dtype=np.float64)
+    X, T, N = np.array(S.x), np.array(S.t), np.array(S.n)
+    dist = _estimates(path, dmap, span, u)
+    angles = np.array(S.angle, dtype=np.float64)
+    estimate = float(np.sum(angles) + (np.max(angles) if m else 0.0))
+    twist = np.zeros(m)
+    residual = 0.0
+    closed_loop = False
+    if path.is_closed and len(runs) == 1 and runs[0]["start"] == SegmentParameter(0, 0.0) \
+            and (S.span[-1], S.u[-1]) == (n - 1, 1.0):
+        g1 = _joint_policy(path, 0)
+        if not g1 and prep.corner_policy is FrameCornerPolicy.Reject:
+            return failure(GeometryStatus.DegenerateFrame, "closing joint 0 is not G1 under continuity_angle "
+                           "(Reject)", index=0, field="corner_policy")
+        if g1 or prep.corner_policy is FrameCornerPolicy.RotateMinimally:
+            r = _rotate_minimally(N[-1], T[-1], T[0])
+            if r is None:
+                return failure(GeometryStatus.DegenerateFrame,
+                               "closing joint 0: the outgoing tangent exactly reverses the incoming one",
+                               index=0, field="corner_policy")
+            residual = _signed_angle(N[0], _settle(r, T[0]), T[0])
+            closed_loop = True
+            if prep.closed_policy is ClosedFramePolicy.DistributeTwist:
+                total_twist = -residual + 2.0 * math.pi * int(prep.winding_turns)
+                L = float(dmap.total_estimate)
+                twist = total_twist * (dist / L) if L > 0 else np.zeros(m)
+                twist[-1] = total_twist  # the path end: s = L exactly
+    run_objs = []
+    for i, rd in enumerate(runs):
+        last = rd["last"]
+        run_objs.append(FrameRun(rd["first"], last - rd["first"] + 1, rd["start"],
+                                 SegmentParameter(int(span[last]), float(u[last])), rd["fallback"], rd["sine"]))
+    view = FramesView(
+        is_built=True, revision=path.revision, span_count=n, runs=tuple(run_objs), ranges=tuple(ranges),
+        sample_span=readonly(span), sample_run=readonly(np.array(S.run, dtype=np.int32)),
+        sample_u=readonly(u), sample_next_u=readonly(np.array(S.next_u, dtype=np.float64)),
+        sample_position=readonly(X), sample_tangent=readonly(T), sample_normal=readonly(N),
+        sample_twist=readonly(twist), sample_distance=readonly(dist), sample_angle=readonly(angles),
+        angular_error_estimate=estimate, residual_twist=float(residual), is_closed_loop=closed_loop,
+        is_periodic=closed_loop and prep.closed_policy is ClosedFramePolicy.DistributeTwist,
+        winding_turns=int(prep.winding_turns), minimum_speed=float(tol.minimum_speed),
+        tangent_angle_error=float(tol.tangent_angle_error), max_depth=int(limits.max_depth))
+    return success(PreparedFrames(view))
+
+
+# --- Evaluation ------------------------------------------------------------------------------
+
+
+def _locate(frames: FramesView, k: int, u: float) -> Optional[int]:
+    """The baked sample that evaluation at ``(k, u)`` transports: the last sample of span k
+    with ``sample_u <= u`` whose regular interval reaches u; None inside a singular range."""
+    lo = int(np.searchsorted(frames.sample_span, k, side="left"))
+    hi = int(np.searchsorted(frames.sample_span, k, side="right"))
+    if lo == hi:
+        return None
+    j = lo + int(np.searchsorted(frames.sample_u[lo:hi], u, side="right")) - 1
+    if j < lo:
+        return None
+    if u == frames.sample_u[j] or u <= frames.sample_next_u[j]:
+        return j
+    return None
+
+
+def _check_frames(path: PathView, frames: FramesView) -> Optional[Outcome]:
+    if not isinstance(path, PathView) or not isinstance(frames, FramesView):
+        raise TypeError("frame evaluation takes a PathView and a FramesView")
+    if not frames.is_built:
+        return failure(GeometryStatus.MissingCache, "the frames were never built", field="frames")
+    if frames.revision != path.revision or frames.span_count != path.span_count:
+        return failure(GeometryStatus.StaleRevision,
+                       f"the frames were built for revision {frames.revision} with {frames.span_count} spans, "
+                       f"the path is revision {path.revision} with {path.span_count}", field="revision")
+    return None
+
+
+def transported_normal(path_view: PathView, frames_view: FramesView, parameter: SegmentParameter,
+                       side: SpanSide = SpanSide.Outgoing) -> Outcome:
+    """The frame at ``parameter`` before twist compensation and roll: ``Outcome((k, u, j,
+    position, tangent, normal))`` with ``j`` the baked sample transported. Rounded vectors;
+    the normal's angle from the true rotation-minimizing frame is Estimated. The statuses of
+    :func:`try_evaluate_frame` (except the roll)."""
+    bad = _check_frames(path_view, frames_view)
+    if bad is not None:
+        return bad
+    r = resolve_parameter(path_view, parameter, BoundaryPolicy.Reject, side)
+    if not r.ok:
+        return r
+    k, u = r.value
+    j = _locate(frames_view, k, u)
+    if j is None:
+        return failure(GeometryStatus.Degenerate,
+                       f"(span {k}, u = {u!r}) lies in a singular range: no frame there", index=k, value=u)
+    P = path_view.controls[k].astype(np.float64)
+    x = K.cubic_point(F64, P, np.float64(u))
+    d = K.cubic_derivative(F64, P, np.float64(u))
+    speed = float(np.sqrt(_dot(d, d)))
+    if not speed > 0.0 or not math.isfinite(speed):
+        return failure(GeometryStatus.Degenerate, f"|dP/du| = {speed!r} at (span {k}, u = {u!r})",
+                       index=k, value=speed)  # pragma: no cover - regular intervals exclude it
+    t = d / speed
+    if u == frames_view.sample_u[j]:
+        nrm = frames_view.sample_normal[j].copy()
+        t = frames_view.sample_tangent[j].copy()
+        x = frames_view.sample_position[j].copy()
+    else:
+        nrm = _settle(double_reflection(frames_view.sample_position[j], frames_view.sample_tangent[j],
+                                        frames_view.sample_normal[j], x, t), t)
+    return success((k, u, j, x, t, nrm))
+
+
+def _twist_at(frames: FramesView, j: int, u: float) -> float:
+    tw = float(frames.sample_twist[j])
+    u0, u1 = float(frames.sample_u[j]), float(frames.sample_next_u[j])
+    if u == u0 or u1 == u0 or j + 1 >= frames.sample_count:
+        return tw
+    return tw + (float(frames.sample_twist[j + 1]) - tw) * ((u - u0) / (u1 - u0))
+
+
+def try_evaluate_frame(path_view: PathView, frames_view: FramesView, parameter: SegmentParameter, roll: float,
+                       side: SpanSide = SpanSide.Outgoing) -> Outcome:
+    """``TryEvaluateFrame``: the :class:`TransportedFrame` at ``parameter`` rolled by ``roll``
+    radians about the tangent. Vectors and position Rounded (``FRAME_VECTOR_K``); the normal's
+    angle from the true rotation-minimizing frame is Estimated (``angular_error_estimate``).
+
+    The parameter follows the path's domain rules with the Reject policy
+    (``reference.path.resolve_parameter``): outside the domain is InvalidDomain, a nonfinite u
+    InvalidArgument; ``side`` picks a joint's incoming (u = 1) or outgoing (u = 0) sample.
+    Checks: frames built (MissingCache) for this path's revision and span count
+    (StaleRevision); ``roll`` a finite real (InvalidArgument); Degenerate inside a singular
+    range. Nothing is cached: the result depends only on the frames and the request.
+    """
+    bad = _check_frames(path_view, frames_view)
+    if bad is not None:
+        return bad
+    if not is_real(roll) or not math.isfinite(float(roll)):
+        return failure(GeometryStatus.InvalidArgument, f"roll = {roll!r} must be a finite real", field="roll")
+    got = transported_normal(path_view, frames_view, parameter, side)
+    if not got.ok:
+        return got
+    k, u, j, x, t, nrm = got.value
+    phi = _twist_at(frames_view, j, u) + float(roll)
+    if phi != 0.0:
+        nrm = K.rotate_about(F64, nrm, t, np.float64(math.cos(phi)), np.float64(math.sin(phi)))
+    b = K.cross(F64, t, nrm)
+    return success(TransportedFrame(readonly(x), readonly(t), readonly(nrm), readonly(b)))
