@@ -38,6 +38,7 @@ __all__ = [
     "exact_partials",
     "exact_cross",
     "enclose_length",
+    "enclose_sqrt",
     "enclose_unit",
 ]
 
@@ -264,11 +265,15 @@ def _sq(a) -> gmpy2.mpq:
     return sum((x * x for x in a), _q(0))
 
 
+def enclose_sqrt(q, prec: int):
+    """An ``iv.mpf`` enclosure of the square root of the exact nonnegative rational ``q``."""
+    with IV(prec).scope():
+        return iv.sqrt(iv_from_mpq(q, prec))
+
+
 def enclose_length(a, prec: int):
     """An ``iv.mpf`` enclosure of the Euclidean length of the exact 3-vector ``a``."""
-    ctx = IV(prec)
-    with ctx.scope():
-        return iv.sqrt(iv_from_mpq(_sq(a), prec))
+    return enclose_sqrt(_sq(a), prec)
 
 
 def enclose_unit(a, prec: int) -> Optional[list]:

@@ -99,6 +99,7 @@ __all__ = [
     "PARTIAL_MAGNITUDES",
     "evaluation_bounds",
     "normal_bound",
+    "decision_errors",
     "edge_value_bound",
 ]
 
@@ -938,20 +939,41 @@ def evaluation_bounds(E: float, u: float = U64, eta: float = 2.0**-1074) -> list
     return [float(up(SURFACE_K * u * m * E + SURFACE_K * eta)) for m in PARTIAL_MAGNITUDES]
 
 
+def decision_errors(E: float, u: float = U64, eta: float = 2.0**-1074) -> tuple[float, float]:
+    """``(e_len, e_cross)``: bounds of the errors of the computed ``|Su|`` (or ``|Sv|``) and of the
+    computed ``|Su x Sv|``, the quantities the normal's decisions compare with thresholds.
+
+    With ``e1 = sqrt(3) * evaluation_bounds(E)[1]`` (Euclidean error of a first partial) and
+    ``M1 = sqrt(3) * 6 E`` (Euclidean magnitude bound of a first partial): a length adds its own
+    three roundings, ``e_len = e1 + 4 u M1 + sqrt(2 eta)``; the cross product is off by at most
+    ``eN = 2 e1 M1 + e1^2 + 11 u M1^2 + 16 eta`` (the partials' errors, then two products and a
+    difference per component), and its length adds ``4 u M1^2 + sqrt(2 eta)``.
+    """
+    e1 = float(mul_hi(math.sqrt(3.0) * (1 + 2 * U64), evaluation_bounds(E, u, eta)[1]))
+    M1 = float(mul_hi(math.sqrt(3.0) * 6.0 * (1 + 2 * U64), E))
+    root = math.sqrt(2.0 * eta) * (1 + 2 * U64)
+    e_len = float(up((e1 + 4.0 * u * M1 + root) * (1 + 4 * U64)))
+    eN = _cross_error(e1, M1, u, eta)
+    e_cross = float(up((eN + 4.0 * u * M1 * M1 + root) * (1 + 4 * U64)))
+    return e_len, e_cross
+
+
+def _cross_error(e1: float, M1: float, u: float, eta: float) -> float:
+    return float(up((2.0 * e1 * M1 + e1 * e1 + 11.0 * u * M1 * M1 + 16.0 * eta) * (1 + 8 * U64)))
+
+
 def normal_bound(E: float, cross_length: float, u: float = U64, eta: float = 2.0**-1074) -> float:
     """Euclidean bound of the computed unit normal's error, given a lower bound
     ``cross_length`` of the exact ``|Su x Sv|``.
 
-    With ``e1 = sqrt(3) * evaluation_bounds(E)[1]`` (Euclidean error of a first partial) and
-    ``M1 = sqrt(3) * 6 E`` (Euclidean magnitude bound), the computed cross product is off by at
-    most ``eN = 2 e1 M1 + e1^2 + 11 u M1^2`` (the partials' errors, then two products and a
-    difference per component); normalizing moves the direction by at most ``2 eN / (L - eN)``
-    and adds ``SURFACE_K u`` for the norm and the division. Returns 2 (every unit-vector
-    difference is at most 2) where ``L <= eN``: no direction is certain there.
+    The computed cross product is off by at most ``eN`` (:func:`decision_errors`); normalizing
+    moves the direction by at most ``2 eN / (L - eN)`` and adds ``SURFACE_K u`` for the norm
+    and the division. Returns 2 (every unit-vector difference is at most 2) where
+    ``L <= eN``: no direction is certain there.
     """
-    e1 = mul_hi(math.sqrt(3.0) * (1 + 2 * U64), evaluation_bounds(E, u, eta)[1])
-    M1 = mul_hi(math.sqrt(3.0) * 6.0 * (1 + 2 * U64), E)
-    eN = float(up(2.0 * e1 * M1 + e1 * e1 + 11.0 * u * M1 * M1 + 16.0 * eta) * (1 + 8 * U64))
+    e1 = float(mul_hi(math.sqrt(3.0) * (1 + 2 * U64), evaluation_bounds(E, u, eta)[1]))
+    M1 = float(mul_hi(math.sqrt(3.0) * 6.0 * (1 + 2 * U64), E))
+    eN = _cross_error(e1, M1, u, eta)
     denom = cross_length - eN
     if not denom > 0:
         return 2.0
