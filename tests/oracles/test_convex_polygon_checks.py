@@ -1,0 +1,191 @@
+"""convex_polygon.partition checker: the default corpus is Verified; planted false claims, one
+per property (a corner one ulp off, a dropped triangle, a triangle in two polygons, clockwise
+corners, a flipped normal, wrong counts, eight corners, a collinear corner kept, an unmergeable
+edge crossed, a non-convex union, a non-coplanar union, a degenerate triangle kept, wrong
+statuses), are Violated; malformed inputs raise."""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pytest
+
+import oracles.checks.convex_polygon as C
+from oracles.ledger import check_claim
+from oracles.model import Claim, VerdictKind, dec, enc
+from reference.status import GuaranteeClass
+
+V, X = VerdictKind.Verified, VerdictKind.Violated
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    return {c.inputs["case"]: c for case in C.generate(11, 60) for c in C.claims(case)}
+
+
+def replace(claim, value=None, inputs=None):
+    return Claim(claim.row, claim.guarantee, claim.value if value is None else value,
+                 claim.inputs if inputs is None else inputs, claim.model)
+
+
+def test_the_corpus_is_verified(corpus):
+    assert len(corpus) == 60
+    for name, c in corpus.items():
+        v = check_claim(c)
+        assert v.kind is V, (name, v.note, v.witness)
+        assert v.measured is not None and v.measured <= 2.0
+
+
+def test_the_named_cases_are_in_the_corpus_with_their_fixture_answers(corpus):
+    counts = {n: [len(p["positions"]) for p in c.value.get("polygons", [])] for n, c in corpus.items()}
+    assert counts["4x4 grid"] == [4]
+    assert counts["hexagon fan"] == [6]
+    assert len(counts["octagon fan"]) > 1 and max(counts["octagon fan"]) <= 7
+    assert len(counts["L shape"]) >= 2
+    assert corpus["T-junction"].value["unmergeable_edge_count"] == 1
+    assert len(counts["far hexagon fan, centre off every chord (spec caveat)"]) > 1
+    assert corpus["out-of-range index"].value == {"status": "OutOfRange"}
+
+
+def _mutated(c, fn):
+    v = copy.deepcopy(c.value)
+    fn(v)
+    return replace(c, v)
+
+
+def _first_poly(v):
+    return v["polygons"][0]
+
+
+def ulp_off(v):
+    p = _first_poly(v)
+    p["positions"][0][1] = enc(float(np.nextafter(np.float32(dec(p["positions"][0][1])), np.float32(-np.inf))))
+
+
+def drop_triangle(v):
+    p = _first_poly(v)
+    p["triangle_count"] -= 1
+    del v["triangles"][p["first_triangle"] + p["triangle_count"]]
+    for q in v["polygons"][1:]:
+        q["first_triangle"] -= 1
+
+
+def triangle_twice(v):
+    t = v["triangles"][0]
+    v["triangles"].append(t)
+    v["polygons"][-1]["triangle_count"] += 1
+
+
+def clockwise(v):
+    _first_poly(v)["positions"].reverse()
+
+
+def flip_normal(v):
+    p = _first_poly(v)
+    p["normal"] = [enc(-dec(x)) for x in p["normal"]]
+
+
+def degenerate_plus(v):
+    v["degenerate_triangle_count"] += 1
+
+
+def unmergeable_plus(v):
+    v["unmergeable_edge_count"] += 1
+
+
+@pytest.mark.parametrize("plant", [ulp_off, drop_triangle, triangle_twice, clockwise, flip_normal,
+                                   degenerate_plus, unmergeable_plus])
+@pytest.mark.parametrize("name", ["4x4 grid", "hexagon fan", "octagon fan", "L shape", "T-junction", "cube",
+                                  "rounded tilted 3x3 grid", "far 4x4 grid at 1e7", "degenerate triangles"])
+def test_planted_properties_are_violated(corpus, plant, name):
+    v = check_claim(_mutated(corpus[name], plant))
+    assert v.kind is X and v.witness, (name, plant.__name__, v.note)
+
+
+def _claim(name, positions, indices, value):
+    inputs = {"positions": enc(np.asarray(positions, np.float32).astype(np.float64)),
+              "indices": list(indices), "case": name}
+    return Claim(C.ROW, GuaranteeClass.Exact, value, inputs)
+
+
+def _value(polys, tris, deg=0, unm=0):
+    return {"status": "Success",
+            "polygons": [{"positions": enc(np.asarray(c, np.float64)), "normal": enc(np.asarray(n, np.float64)),
+                          "first_triangle": f, "triangle_count": k} for c, n, f, k in polys],
+            "triangles": tris, "degenerate_triangle_count": deg, "unmergeable_edge_count": unm}
+
+
+def test_eight_corners_are_violated():
+    pos, idx = C.mesh_fan(8)
+    rim = np.asarray(pos, np.float32)[1:]
+    c = _claim("octagon as one", pos, idx, _value([(rim, (0, 0, 1), 0, 8)], list(range(8))))
+    assert check_claim(c).kind is X
+
+
+def test_collinear_corner_kept_is_violated(corpus):
+    c = corpus["4x4 grid"]
+    v = copy.deepcopy(c.value)
+    p = v["polygons"][0]
+    pts = [[dec(x) for x in q] for q in p["positions"]]
+    k = [i for i, q in enumerate(pts) if q[:2] == [0.0, 0.0]][0]
+    nxt = pts[(k + 1) % 4]
+    mid = [(pts[k][d] + nxt[d]) / 2 for d in range(3)]  # (2, 0, 0) or (0, 2, 0): on the loop, collinear
+    p["positions"].insert(k + 1, enc(mid))
+    verdict = check_claim(replace(c, v))
+    assert verdict.kind is X and verdict.note == "convex"
+
+
+def test_crossing_the_t_junction_edge_is_violated():
+    pos = [(0, 0, 0), (1, 0, 0), (0.5, 1, 0), (0.5, -1, 0), (0.5, 0, 1)]
+    idx = [0, 1, 2, 1, 0, 3, 0, 1, 4]
+    quad = ([(0, 0, 0), (0.5, -1, 0), (1, 0, 0), (0.5, 1, 0)], (0, 0, 1), 0, 2)
+    fin = ([(0, 0, 0), (1, 0, 0), (0.5, 0, 1)], (0, -1, 0), 2, 1)
+    verdict = check_claim(_claim("T merged", pos, idx, _value([quad, fin], [0, 1, 2], unm=1)))
+    assert verdict.kind is X and verdict.note == "unmergeable_crossed"
+
+
+def test_non_convex_and_non_coplanar_unions_are_violated():
+    pos, idx = C.mesh_grid(2, 2)
+    hexagon = ([(0, 0, 0), (2, 0, 0), (2, 1, 0), (1, 1, 0), (1, 2, 0), (0, 2, 0)], (0, 0, 1), 0, 6)
+    assert check_claim(_claim("L as one", pos, idx[:18], _value([hexagon], list(range(6))))).note == "convex"
+    lifted = pos.copy()
+    lifted[4, 2] = 4 * 2.0 * 2.0**-16
+    square = ([(0, 0, 0), (2, 0, 0), (2, 2, 0), (0, 2, 0)], (0, 0, 1), 0, 8)
+    verdict = check_claim(_claim("lifted as one", lifted, idx, _value([square], list(range(8)))))
+    assert verdict.kind is X and verdict.note == "coplanar"
+
+
+def test_a_degenerate_triangle_kept_is_violated():
+    pos = [(0, 0, 0), (1, 0, 0), (0.5, 0, 0)]
+    tri = ([(0, 0, 0), (1, 0, 0), (0.5, 0, 0)], (0, 0, 1), 0, 1)
+    verdict = check_claim(_claim("sliver kept", pos, [0, 1, 2], _value([tri], [0])))
+    assert verdict.kind is X and verdict.note == "degenerate"
+
+
+def test_wrong_statuses_are_violated(corpus):
+    assert check_claim(replace(corpus["4x4 grid"], {"status": "InvalidArgument"})).kind is X
+    assert check_claim(replace(corpus["nonfinite position"], {"status": "OutOfRange"})).kind is X
+    assert check_claim(replace(corpus["out-of-range index"], _value([], []))).kind is X
+    assert check_claim(replace(corpus["out-of-range index"], {"status": "InvalidArgument"})).kind is X
+
+
+def test_contract_plant_is_violated_for_every_kind_of_claim(corpus):
+    plant = C.CONTRACTS[C.ROW].plant
+    for name in ("4x4 grid", "empty mesh", "only degenerate triangles", "nonfinite position", "cube"):
+        c = corpus[name]
+        assert check_claim(c).kind is V
+        assert check_claim(plant(c)).kind is X, name
+
+
+@pytest.mark.parametrize("mutate", [
+    lambda i: {**i, "positions": "nope"},
+    lambda i: {**i, "positions": [[0, 0]]},
+    lambda i: {**i, "positions": [["0x1.0000001p+0", 0, 0]] + i["positions"][1:]},  # not a float32
+    lambda i: {**i, "indices": [0.5] * 3},
+    lambda i: {**i, "indices": [True, 0, 1]},
+])
+def test_malformed_inputs_raise(corpus, mutate):
+    c = corpus["4x4 grid"]
+    with pytest.raises((ValueError, KeyError, TypeError)):
+        check_claim(replace(c, inputs=mutate(c.inputs)))
