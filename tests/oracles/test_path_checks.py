@@ -189,3 +189,120 @@ def test_undecidable_at_the_budget_is_undecided_never_verified(monkeypatch):
             assert small.kind is full.kind  # a decided verdict never changes with precision
         seen[small.kind] += 1
     assert seen[U] > 0, "no claim sat within IV(53)'s width of its bound"
+
+
+# --- Contracts: schemas of the case-file fields, planted false claims --------------------------
+
+from oracles.schema import _Validator, _claim_schema  # noqa: E402
+
+ROWS = ("path.stored_endpoints", "path.control_boxes", "path.position_floor", "path.interior_positions",
+        "path.derivatives", "path.tangents", "path.conversions", "path.continuity_values")
+
+
+def _schema_errors(claim):
+    contract = path_checks.FAMILY.contracts[claim.row]
+    return [e.message for e in _Validator(_claim_schema(claim.row, contract)).iter_errors(claim.to_json())]
+
+
+def test_every_row_has_a_contract_and_rounded_rows_a_model():
+    assert set(path_checks.FAMILY.contracts) == set(path_checks.FAMILY.checkers) == set(ROWS)
+    for rid, c in path_checks.FAMILY.contracts.items():
+        assert len(c.checks) > 60 and c.refutable
+        assert (c.model is not None) == (rid not in ROWS[:3]), rid
+
+
+def test_every_corpus_claim_fits_its_schema_and_carries_no_model(honest):
+    for row in ROWS:
+        assert honest.get(row), f"no corpus claim of {row}"
+        for c in honest[row]:
+            assert _schema_errors(c) == [], (row, _schema_errors(c)[:3])
+            assert c.model is None  # judged against the reference model the checker recomputes
+
+
+def test_every_planted_claim_is_violated_and_well_formed(honest):
+    for row in ROWS:
+        plant = path_checks.FAMILY.contracts[row].plant
+        for c in honest[row][::5][:25]:
+            bad = plant(c)
+            assert _schema_errors(bad) == [], row
+            v = check_claim(bad)
+            assert v.kind is X, (row, v.kind, v.note, c.value)
+
+
+@pytest.mark.parametrize("row, mutate", [
+    ("path.stored_endpoints", lambda i: {**i, "span": 0}),  # a field no checker reads
+    ("path.control_boxes", lambda i: {**i, "spn": 0}),  # a typo
+    ("path.position_floor", lambda i: {**i, "case": "x"}),
+    ("path.interior_positions", lambda i: {**i, "u": "0.1"}),  # not a float64
+    ("path.interior_positions", lambda i: {**i, "controls": [["0.1", 0, 0]] * 4}),  # not a float32
+    ("path.derivatives", lambda i: {k: v for k, v in i.items() if k != "u"}),
+    ("path.tangents", lambda i: {**i, "minimum_speed": "-1"}),
+    ("path.conversions", lambda i: {**i, "kind": "bspline"}),
+    ("path.continuity_values", lambda i: {**i, "joint": 1}),
+    ("path.continuity_values", lambda i: {**i, "w_in": "inf"}),
+])
+def test_schema_rejects_unread_misspelled_inexact_and_missing_fields(honest, row, mutate):
+    c = honest[row][0]
+    assert _schema_errors(replace(c, inputs=mutate(c.inputs)))
+
+
+def test_schema_rejects_unknown_spellings_and_accepts_nonfinite_values(honest):
+    c = next(c for c in honest["path.continuity_values"])
+    assert _schema_errors(replace(c, dict(c.value, continuity="G2")))
+    t = next(c for c in honest["path.tangents"] if "tangent" in c.value)
+    assert _schema_errors(replace(t, {"status": "Degnerate"}))
+    # An overflowing result is well formed, and wrong.
+    inf = replace(t, {"tangent": ["inf", "0x0p+0", "0x0p+0"]})
+    assert _schema_errors(inf) == [] and check_claim(inf).kind is X
+    p = honest["path.interior_positions"][0]
+    nan = replace(p, ["nan", p.value[1], p.value[2]])
+    assert _schema_errors(nan) == [] and check_claim(nan).kind is X
+
+
+def test_a_tangent_where_the_speed_is_below_minimum_is_violated():
+    # B'(u) = (3, 0, 0) everywhere on this line: speed 3, far below a minimum speed of 10.
+    P = np.array([[0, 0, 0], [1, 0, 0], [2, 0, 0], [3, 0, 0]], np.float32)
+    inputs = {"controls": enc(P), "u": enc(0.5), "minimum_speed": enc(10.0)}
+    assert check_claim(Claim("path.tangents", G.Rounded, {"tangent": enc([1.0, 0.0, 0.0])}, inputs)).kind is X
+    assert check_claim(Claim("path.tangents", G.Rounded, {"status": "Degenerate"}, inputs)).kind is V
+    low = dict(inputs, minimum_speed=enc(1.0))
+    assert check_claim(Claim("path.tangents", G.Rounded, {"tangent": enc([1.0, 0.0, 0.0])}, low)).kind is V
+    assert check_claim(Claim("path.tangents", G.Rounded, {"status": "Degenerate"}, low)).kind is X
+
+
+def test_a_catmull_rom_success_with_a_coincident_pair_is_violated(honest):
+    c = next(c for c in honest["path.conversions"] if c.inputs["kind"] == "catmull_rom" and "controls" in c.value)
+    pts = dec_array(c.inputs["points"])
+    gap = float(np.linalg.norm(pts[1] - pts[0]))
+    # The same claim with a coincidence distance beyond the first pair's distance must fail.
+    wide = dict(c.inputs, coincidence_distance=enc(gap * 2))
+    v = check_claim(replace(c, inputs=wide))
+    assert v.kind is X and v.witness["exact_first_coincident_pair"] == 0
+
+
+def test_declared_models_of_the_wrong_shape_are_malformed(honest):
+    c = honest["path.derivatives"][0]
+    with pytest.raises(ValueError):  # two components: first and second derivative
+        check_claim(Claim(c.row, c.guarantee, c.value, c.inputs, {"bound": [enc(1.0)] * 3}))
+    j = honest["path.continuity_values"][0]
+    with pytest.raises(ValueError):  # six components
+        check_claim(Claim(j.row, j.guarantee, j.value, j.inputs, {"bound": [enc(1.0)] * 2}))
+    with pytest.raises(ValueError):  # an unknown format's u without its eta
+        check_claim(Claim(c.row, c.guarantee, c.value, c.inputs, {"u": enc(2.0**-30)}))
+    # With its eta it is a model like any other.
+    assert check_claim(Claim(c.row, c.guarantee, c.value, c.inputs,
+                             {"u": enc(2.0**-30), "eta": enc(2.0**-500)})).kind is V
+
+
+def test_every_rounded_row_honours_a_declared_model(honest):
+    """The reference bound is at binary64; a declared bound of zero refutes every inexact
+    claim, a declared u = 2^-24 keeps honest claims Verified with the ratio reported."""
+    for row in ("path.interior_positions", "path.derivatives", "path.tangents", "path.conversions",
+                "path.continuity_values"):
+        cs = [c for c in honest[row] if "status" not in c.value][:12]
+        for c in cs:
+            v = check_claim(Claim(c.row, c.guarantee, c.value, c.inputs, {"u": "0x1p-24"}))
+            assert v.kind is V, (row, v.witness)
+            assert v.extra["declared_model"]["declared_over_reference"] > 2.0**20
+        zero = [check_claim(Claim(c.row, c.guarantee, c.value, c.inputs, {"bound": "0"})).kind for c in cs]
+        assert X in zero, row

@@ -114,3 +114,86 @@ def test_malformed_inputs_raise(honest, mutate):
     c = _valued(honest)[0]
     with pytest.raises((ValueError, KeyError, TypeError)):
         check_claim(replace(c, inputs=mutate(c.inputs)))
+
+
+# --- Contracts: schemas of the case-file fields, planted false claims --------------------------
+
+from oracles.schema import _Validator, _claim_schema  # noqa: E402
+
+
+def _schema_errors(claim):
+    contract = T.FAMILY.contracts[claim.row]
+    return [e.message for e in _Validator(_claim_schema(claim.row, contract)).iter_errors(claim.to_json())]
+
+
+def test_both_rows_have_contracts_and_values_a_model():
+    assert set(T.FAMILY.contracts) == set(T.FAMILY.checkers) == {"track.key_values", "track.values"}
+    assert T.FAMILY.contracts["track.key_values"].model is None
+    assert T.FAMILY.contracts["track.values"].model is not None
+
+
+def test_every_corpus_claim_fits_its_schema_and_carries_no_model(honest):
+    for row, cs in honest.items():
+        for c in cs:
+            assert _schema_errors(c) == [], (row, _schema_errors(c)[:3])
+            assert c.model is None
+
+
+def test_every_planted_claim_is_violated_and_well_formed(honest):
+    for row, cs in honest.items():
+        plant = T.FAMILY.contracts[row].plant
+        kinds = set()
+        for c in cs[::3]:
+            bad = plant(c)
+            assert _schema_errors(bad) == [], row
+            v = check_claim(bad)
+            assert v.kind is X, (row, v.kind, c.value)
+            kinds.add("status" in c.value)
+        if row == "track.values":
+            assert kinds == {True, False}  # planted from valued and from InvalidDomain claims
+
+
+@pytest.mark.parametrize("row, mutate", [
+    ("track.key_values", lambda i: {**i, "case": "spec example"}),  # a field no checker reads
+    ("track.values", lambda i: {**i, "tme": i["time"]}),  # a typo
+    ("track.values", lambda i: {**i, "policy": "Wrap"}),  # not a track policy
+    ("track.values", lambda i: {**i, "side": "outgoing"}),  # enum spellings are exact
+    ("track.values", lambda i: {**i, "time": "0.1"}),  # not a float64
+    ("track.values", lambda i: {**i, "keys": [[k[0], "0.1", k[2], k[3], k[4]] for k in i["keys"]]}),  # not f32
+    ("track.values", lambda i: {**i, "keys": [k[:4] for k in i["keys"]]}),
+    ("track.values", lambda i: {**i, "keys": [k[:4] + ["Cubic"] for k in i["keys"]]}),
+    ("track.values", lambda i: {**i, "keys": i["keys"][:1]}),
+    ("track.key_values", lambda i: {**i, "key": -1}),
+])
+def test_schema_rejects_unread_misspelled_inexact_and_missing_fields(honest, row, mutate):
+    c = honest[row][0]
+    assert _schema_errors(replace(c, inputs=mutate(c.inputs)))
+
+
+def test_overflowing_values_are_well_formed_and_violated(honest):
+    c = _valued(honest)[0]
+    bad = replace(c, {**c.value, "derivative": "inf"})
+    assert _schema_errors(bad) == [] and check_claim(bad).kind is X
+    k = honest["track.key_values"][0]
+    bad = replace(k, {**k.value, "Outgoing": "nan"})
+    assert _schema_errors(bad) == [] and check_claim(bad).kind is X
+
+
+def test_declared_models_judge_and_report_their_ratio(honest):
+    cs = _valued(honest)[::3]
+    inexact = []
+    for c in cs:
+        # The project's own model, declared explicitly, is the reference: ratio 1.
+        v = check_claim(replace(c, model={"u": "0x1p-53"}))
+        assert v.kind is V and v.extra["declared_model"]["declared_over_reference"] == 1.0
+        # No declared model: no ratio to report.
+        assert "declared_model" not in check_claim(c).extra
+        truth = exact_track_sample(T._keys_of(c), dec(c.inputs["time"]), c.inputs["policy"], c.inputs["side"])
+        if to_mpq(dec(c.value["value"])) != truth.value:
+            inexact.append(c)
+    assert len(inexact) >= 10
+    for c in inexact:
+        assert check_claim(replace(c, model={"bound": "0"})).kind is X
+        # [value, derivative]: an explicit bound per component; three components are malformed.
+        with pytest.raises(ValueError):
+            check_claim(replace(c, model={"bound": ["1", "1", "1"]}))
