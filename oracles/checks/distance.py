@@ -49,12 +49,14 @@ from reference.status import (
     WorkLimits,
 )
 
+from .. import schema as S
 from ..decide import DEFAULT_BUDGET, Decision, refine
-from ..family import Family
+from ..family import Family, RowContract
 from ..model import Claim, dec, dec_array, enc, undecided, verified, violated
 
 __all__ = ["FAMILY", "BUDGET", "REL_WIDTH", "LIMITS", "tolerance", "generate", "claims",
-           "check_length_bounds", "check_prefix_bounds", "check_inversion_residual", "check_estimates"]
+           "check_length_bounds", "check_prefix_bounds", "check_inversion_residual", "check_estimates",
+           "CONTRACTS", "plant_bounds", "plant_inversion", "plant_estimate"]
 
 # Interval precisions the checkers may spend, and the relative enclosure width asked at each.
 BUDGET = DEFAULT_BUDGET
@@ -200,7 +202,7 @@ def claims(case) -> list:
     rng = np.random.default_rng(zlib.crc32(case["name"].encode() + case["source"].tobytes()))  # stable
     C = enc(path.controls)
     E = enc(dmap.distance_error)
-    base = {"controls": C, "distance_error": E, "case": case["name"]}
+    base = {"controls": C, "distance_error": E}  # inputs hold exactly what the checkers read
     out = []
 
     def interval(row, lo, hi, inputs):
@@ -208,14 +210,14 @@ def claims(case) -> list:
 
     def estimate(est, lo, hi, inputs, what):
         out.append(Claim("distance.estimates", G.Estimated, {"estimate": enc(est)},
-                         {**base, **inputs, "lower": enc(lo), "upper": enc(hi), "what": what}))
+                         {"controls": C, **inputs, "lower": enc(lo), "upper": enc(hi), "what": what}))
 
     m = dmap.leaf_count
     n = path.span_count
     # Total and a sample of leaves (the widest gap, the first, the last, one at random).
     total_at = {"span": n - 1, "u": enc(1.0)}
     interval("distance.length_bounds", dmap.total_lower, dmap.total_upper, {"range": "total", **total_at})
-    estimate(dmap.total_estimate, dmap.total_lower, dmap.total_upper, total_at, "TotalEstimate")
+    estimate(dmap.total_estimate, dmap.total_lower, dmap.total_upper, {"range": "total", **total_at}, "TotalEstimate")
     gaps = dmap.leaf_upper - dmap.leaf_lower
     for i in sorted({int(np.argmax(gaps)), 0, m - 1, int(rng.integers(0, m))}):
         leaf = {"range": "leaf", "span": int(dmap.leaf_span[i]), "u0": enc(dmap.leaf_u0[i]),
@@ -280,6 +282,10 @@ def _at(claim: Claim, C: np.ndarray) -> tuple[int, float]:
 def _truth(claim: Claim):
     """``enclose(prec) -> ArcLengthEnclosure`` of the quantity a claim speaks of."""
     C = _controls(claim)
+    if claim.inputs.get("range") == "total":
+        k, u = _at(claim, C)
+        if k != C.shape[0] - 1 or u != 1.0:
+            raise ValueError("a total length is the prefix at the path end: span n - 1, u = 1")
     if claim.inputs.get("range") == "leaf":
         k = claim.inputs["span"]
         u0, u1 = dec(claim.inputs["u0"]), dec(claim.inputs["u1"])
@@ -296,6 +302,15 @@ def _interval(claim: Claim, lo_key="lower", hi_key="upper", src=None):
     if not (math.isfinite(lo) and math.isfinite(hi)):
         raise ValueError("bounds must be finite")
     return to_mpq(lo), to_mpq(hi)
+
+
+def _fl(q) -> float:
+    """A ratio as a float for the report (inf when it overflows: a residual bound of a few
+    subnormals against a length error of order one)."""
+    try:
+        return float(q)
+    except OverflowError:
+        return math.inf
 
 
 def _enc_iv(x) -> list:
@@ -321,7 +336,7 @@ def _check_bounds(claim: Claim):
     lo, hi = _interval(claim)
     E = dec(claim.inputs["distance_error"])
     d = _decide_inside(claim, lo, hi)
-    measured = float((hi - lo) / to_mpq(E)) if E > 0 else None
+    measured = _fl((hi - lo) / to_mpq(E)) if E > 0 else None
     if d.holds is True:
         return verified(claim, measure="width_over_distance_error", measured=measured, prec=d.prec)
     if d.holds is False:
@@ -363,15 +378,23 @@ def _effective_target(claim: Claim):
 
 def check_inversion_residual(claim: Claim):
     """Certified: ``|L(span, u) - target| <= residual_bound <= distance_error`` with the
-    target recomputed exactly from the query."""
+    target recomputed exactly from the query, and the resolved ``distance`` within the
+    residual bound of that target (equal to it unless a wrapped target had to round)."""
     R = to_mpq(dec(claim.value["residual_bound"]))
     E = to_mpq(dec(claim.inputs["distance_error"]))
+    resolved = dec(claim.value["distance"])
+    if not math.isfinite(resolved):
+        raise ValueError("the resolved distance must be finite")
     t = _effective_target(claim)
     enclose = _truth(claim)
     if R > E:
         return violated(claim, {"residual_bound": claim.value["residual_bound"],
                                 "distance_error": claim.inputs["distance_error"]},
                         note="the residual bound exceeds distance_error")
+    if abs(to_mpq(resolved) - t) > R:
+        return violated(claim, {"distance": claim.value["distance"], "target": enc(t),
+                                "residual_bound": claim.value["residual_bound"]},
+                        note="the resolved distance is not the query's target after its policy")
 
     def check(prec):
         L = enclose(prec).value
@@ -385,19 +408,28 @@ def check_inversion_residual(claim: Claim):
 
     d = refine(check, BUDGET)
     if d.holds is True:
-        measured = float(d.detail / R) if R > 0 else 0.0
+        measured = _fl(d.detail / R) if R > 0 else 0.0
         return verified(claim, measure="residual_over_bound", measured=measured, prec=d.prec)
     if d.holds is False:
         return violated(claim, {"truth": _enc_iv(d.enclosure), "target": enc(t), "claimed": claim.value},
-                        measure="residual_over_bound", measured=float(d.detail / R) if R > 0 else math.inf,
+                        measure="residual_over_bound", measured=_fl(d.detail / R) if R > 0 else math.inf,
                         prec=d.prec)
     return undecided(claim, _enc_iv(d.enclosure), prec=d.prec,
                      note="|L - target| straddles the residual bound at the precision budget")
 
 
+_WHAT = {"leaf estimate": "leaf", "TotalEstimate": "total", "PrefixEstimate": None, "DistanceBound.Estimate": None}
+
+
 def check_estimates(claim: Claim):
     """Estimated: ``lower <= estimate <= upper`` (exact comparison), and the truth inside
-    ``[lower, upper]``; measured ``|estimate - L| / L``."""
+    ``[lower, upper]``; measured ``|estimate - L| / L``. ``what`` names the estimate and must
+    match the quantity the inputs name (a leaf, the total at the path end, or a prefix)."""
+    what = claim.inputs["what"]
+    if what not in _WHAT:
+        raise ValueError(f"what = {what!r} is not one of {sorted(_WHAT)}")
+    if claim.inputs.get("range") != _WHAT[what]:
+        raise ValueError(f"{what} needs range {_WHAT[what]!r}")
     est = to_mpq(dec(claim.value["estimate"]))
     lo, hi = _interval(claim, src=claim.inputs)
     if not lo <= est <= hi:
@@ -416,6 +448,95 @@ def check_estimates(claim: Claim):
     return undecided(claim, _enc_iv(L), prec=d.prec, note="truth straddles the estimate's interval")
 
 
+# --- Contracts -------------------------------------------------------------------------------
+
+
+_CONTROLS = S.matrix(S.f32(), [None, 4, 3])
+_AT = {"span": S.integer(minimum=0), "u": S.f64()}
+_LEAF = {"range": S.const("leaf"), "span": S.integer(minimum=0), "u0": S.f64(), "u1": S.f64()}
+_TOTAL = {"range": S.const("total"), **_AT}
+_ERR = {"controls": _CONTROLS, "distance_error": S.f64(nonnegative=True)}
+_BOUNDS = S.obj(required={"lower": S.f64(), "upper": S.f64()})
+_IV = {"lower": S.f64(), "upper": S.f64()}
+
+
+def _replace(claim: Claim, value=None, inputs=None) -> Claim:
+    return Claim(claim.row, claim.guarantee, claim.value if value is None else value,
+                 claim.inputs if inputs is None else inputs, claim.model)
+
+
+def _past(x: float) -> float:
+    """A float64 clearly above ``x`` (relative 2^-10 plus 2^-30): outside any honest bracket."""
+    return float(x + abs(x) * 2.0**-10 + 2.0**-30)
+
+
+def plant_bounds(claim: Claim) -> Claim:
+    """The bracket moved wholly above the truth (a length of the wrong leaf, or an offset)."""
+    hi = _past(dec(claim.value["upper"]))
+    return _replace(claim, {"lower": enc(hi), "upper": enc(_past(hi))})
+
+
+def plant_inversion(claim: Claim) -> Claim:
+    """The parameter kept while the query moved by four distance errors (a resolution that
+    answers a different target); the resolved distance moves with it. When the domain is too
+    short for that, the residual bound exceeds distance_error instead."""
+    E = dec(claim.inputs["distance_error"])
+    T = dec(claim.inputs["total_estimate"])
+    s = dec(claim.value["distance"])
+    shift = 4 * E + 2 * dec(claim.value["residual_bound"])
+    for t in (s + shift, s - shift):
+        if 0.0 <= t <= T and shift > 0:
+            return _replace(claim, {**claim.value, "distance": enc(t)},
+                            {**claim.inputs, "query": enc(t), "policy": "Reject"})
+    return _replace(claim, {**claim.value, "residual_bound": enc(_past(2 * E))})
+
+
+def plant_estimate(claim: Claim) -> Claim:
+    """The estimate above its Certified interval (an estimate not clamped into its bounds)."""
+    return _replace(claim, {"estimate": enc(_past(dec(claim.inputs["upper"])))})
+
+
+CONTRACTS = {
+    "distance.length_bounds": RowContract(
+        checks=("Certified: the true arc length of the leaf [u0, u1] of the span (range leaf), or of the whole path "
+                "(range total: the prefix at span n - 1, u = 1), lies in [lower, upper], shown by Taylor "
+                "integration of the speed with a Cauchy remainder at 113, 256 then 1024 bits; measured "
+                "(upper - lower) / distance_error."),
+        inputs=S.any_of(S.obj(required={**_ERR, **_LEAF}), S.obj(required={**_ERR, **_TOTAL})),
+        value=_BOUNDS,
+        plant=plant_bounds,
+    ),
+    "distance.prefix_bounds": RowContract(
+        checks=("Certified: the true prefix length L(span, u) from the path start lies in [lower, upper] (the same "
+                "arc-length oracle); measured (upper - lower) / distance_error."),
+        inputs=S.obj(required={**_ERR, **_AT}),
+        value=_BOUNDS,
+        plant=plant_bounds,
+    ),
+    "distance.inversion_residual": RowContract(
+        checks=("Certified: residual_bound <= distance_error, |distance - target| <= residual_bound and "
+                "|L(span, u) - target| <= residual_bound, with the target recomputed exactly from query, policy "
+                "(Reject inside [0, T], Clamp, Wrap: the floored remainder modulo T) and T = total_estimate; "
+                "measured |L - target| / residual_bound."),
+        inputs=S.obj(required={**_ERR, **_AT, "query": S.f64(), "policy": S.enum(["Reject", "Clamp", "Wrap"]),
+                               "total_estimate": S.f64(nonnegative=True)}),
+        value=S.obj(required={"residual_bound": S.f64(nonnegative=True), "distance": S.f64()}),
+        plant=plant_inversion,
+    ),
+    "distance.estimates": RowContract(
+        checks=("Estimated: lower <= estimate <= upper exactly, and the true length the inputs name (a leaf, the "
+                "total, or a prefix) inside [lower, upper]; measured |estimate - L| / L."),
+        inputs=S.any_of(
+            S.obj(required={"controls": _CONTROLS, **_LEAF, **_IV, "what": S.const("leaf estimate")}),
+            S.obj(required={"controls": _CONTROLS, **_TOTAL, **_IV, "what": S.const("TotalEstimate")}),
+            S.obj(required={"controls": _CONTROLS, **_AT, **_IV,
+                            "what": S.enum(["PrefixEstimate", "DistanceBound.Estimate"])})),
+        value=S.obj(required={"estimate": S.f64()}),
+        plant=plant_estimate,
+    ),
+}
+
+
 FAMILY = Family(
     name="distance",
     default_cases=200,
@@ -427,5 +548,6 @@ FAMILY = Family(
         "distance.inversion_residual": check_inversion_residual,
         "distance.estimates": check_estimates,
     },
+    contracts=CONTRACTS,
     oracle_precisions=DEFAULT_BUDGET,
 )

@@ -60,7 +60,7 @@ def test_every_row_is_exercised_and_honest_claims_are_verified(honest):
     for row, cs in honest.items():
         for c in cs:
             v = check_claim(c)
-            assert v.kind is V, (row, v.note, v.witness, c.inputs.get("case"))
+            assert v.kind is V, (row, v.note, v.witness)
 
 
 def test_total_upper_one_ulp_below_the_truth_is_violated(honest):
@@ -102,8 +102,9 @@ def test_halved_residual_bound_is_violated(honest):
         if not 0 <= t <= T:
             continue
         inputs = {**c.inputs, "query": enc(t), "policy": "Reject"}
-        assert check_claim(replace(c, inputs=inputs)).kind is V
-        halved = {**c.value, "residual_bound": enc(R / 2)}
+        moved = {**c.value, "distance": enc(t)}  # the resolved distance is the new target
+        assert check_claim(replace(c, moved, inputs)).kind is V
+        halved = {**moved, "residual_bound": enc(R / 2)}
         assert check_claim(replace(c, halved, inputs)).kind is X
 
 
@@ -154,3 +155,78 @@ def test_reject_query_outside_the_domain_is_malformed(honest):
     T = dec(c.inputs["total_estimate"])
     with pytest.raises(ValueError):
         check_claim(replace(c, inputs={**c.inputs, "query": enc(T * 3 + 1), "policy": "Reject"}))
+
+
+def test_a_resolved_distance_that_is_not_the_target_is_violated(honest):
+    for c in honest["distance.inversion_residual"][:10]:
+        s, R = dec(c.value["distance"]), dec(c.value["residual_bound"])
+        off = float(np.nextafter(s + 2 * R, np.inf))
+        v = check_claim(replace(c, {**c.value, "distance": enc(off)}))
+        assert v.kind is X and "target" in v.witness
+
+
+def test_a_named_estimate_must_match_the_quantity_the_inputs_name(honest):
+    est = honest["distance.estimates"]
+    total = next(c for c in est if c.inputs["what"] == "TotalEstimate")
+    leaf = next(c for c in est if c.inputs["what"] == "leaf estimate")
+    with pytest.raises(ValueError):
+        check_claim(replace(total, inputs={**total.inputs, "what": "PrefixEstimate"}))
+    with pytest.raises(ValueError):
+        check_claim(replace(leaf, inputs={**leaf.inputs, "what": "TotalEstimate"}))
+    with pytest.raises(ValueError):  # a "total" that is not the prefix at the path end
+        check_claim(replace(total, inputs={**total.inputs, "u": enc(0.5)}))
+
+
+def _document(claims):
+    from oracles.casefile import FORMAT
+
+    return {"format": FORMAT, "producer": "test", "claims": [c.to_json() for c in claims]}
+
+
+def test_every_corpus_claim_validates_against_its_row_schema(honest):
+    from oracles.schema import validate_document
+
+    claims = [c for case in D.generate(4, 40) for c in D.claims(case)]
+    assert {c.row for c in claims} == set(D.CONTRACTS) == set(D.FAMILY.checkers)
+    assert validate_document(_document(claims)) == []
+
+
+@pytest.mark.parametrize("row,mutate,where", [
+    ("distance.prefix_bounds", lambda d: d["inputs"].update(case="random"), "inputs"),  # unread
+    ("distance.estimates", lambda d: d["inputs"].update(distance_error="0x1p-10"), "inputs"),  # unread
+    ("distance.inversion_residual", lambda d: d["inputs"].update(policy="Loop"), "inputs.policy"),
+    ("distance.length_bounds", lambda d: d["inputs"].update(range="prefix"), "inputs"),
+    ("distance.prefix_bounds", lambda d: d["inputs"].update(u="0.1"), "inputs.u"),
+    ("distance.prefix_bounds", lambda d: d["value"].update(lower="inf"), "value.lower"),
+])
+def test_the_schema_rejects_unread_fields_and_bad_values(honest, row, mutate, where):
+    from oracles.schema import validate_document
+
+    import copy
+
+    d = copy.deepcopy(honest[row][0].to_json())
+    mutate(d)
+    errs = validate_document({**_document([]), "claims": [d]})
+    assert errs and any(e.path.startswith(f"claims[0].{where}") for e in errs), [str(e) for e in errs]
+
+
+def test_every_schema_field_is_read_by_the_checker(honest):
+    import copy
+
+    samples = [cs[k] for cs in honest.values() for k in (0, 1, -1)]
+    samples += [next(c for c in honest["distance.estimates"] if c.inputs["what"] == w)
+                for w in ("leaf estimate", "TotalEstimate", "PrefixEstimate", "DistanceBound.Estimate")]
+    for c in samples:
+        for part in ("inputs", "value"):
+            for key in getattr(c, part):
+                d = copy.deepcopy(c.to_json())
+                del d[part][key]
+                with pytest.raises((KeyError, ValueError, TypeError)):
+                    D.FAMILY.checkers[c.row](Claim.from_json(d))
+
+
+def test_planted_claims_of_the_contracts_are_violated(honest):
+    for row, cs in honest.items():
+        for c in cs[:15]:
+            v = check_claim(D.CONTRACTS[row].plant(c))
+            assert v.kind is X, (row, v.note)
