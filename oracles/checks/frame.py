@@ -180,12 +180,10 @@ def _planar_loop(rng):
 
 def _holonomy_loop(closed_policy, winding, name):
     def make(rng):
-        # A saddle loop: a circle whose height oscillates twice per turn (nonplanar, holonomy).
-        src = [_quarter((0, 0, 0), 1.0, k * math.pi / 2) for k in range(4)]
-        for k, s in enumerate(src):
-            z = 0.6 * (-1) ** k
-            s[1, 2] += z
-            s[2, 2] += z
+        # Three rising quarter turns and one falling one: a chiral loop with holonomy (a
+        # mirror-symmetric loop has none); its closing and last joints are corners.
+        src = [_quarter((0, 0, 0), 1.0, k * math.pi / 2, z0=0.4 * k, dz=0.4) for k in range(3)]
+        src.append(_quarter((0, 0, 0), 1.0, 1.5 * math.pi, z0=1.2, dz=-1.2))
         return _case(name, src, closed=True, closed_policy=closed_policy, winding=winding,
                      seed_up=(0.0, 0.0, 1.0), tae=1e-6)
     return make

@@ -1,0 +1,398 @@
+"""Transported frames (``reference.frame``): the spec's fixtures with hand-derived expectations,
+the policy table row by row, bad input, limits and query-order independence.
+
+Expected values are derived by hand from the geometry (a planar curve keeps the plane normal;
+a straight span keeps any normal; a 90-degree turn about z rotates (0, 1, 0) to (-1, 0, 0)),
+never read from the code under test.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from reference import kernel as K
+from reference.context import F64
+from reference.distance import DistancePreparation, PreparedDistanceMap, try_build_distance_map
+from reference.fp import U64
+from reference.frame import (
+    FRAME_VECTOR_K,
+    ClosedFramePolicy,
+    FrameCornerPolicy,
+    FrameDiagnostic,
+    FramePreparation,
+    FrameSeedPolicy,
+    FrameSingularityPolicy,
+    PreparedFrames,
+    transported_normal,
+    try_build_frames,
+    try_evaluate_frame,
+)
+from reference.path import PathPreparation, PathSource, spans_from_arrays, try_prepare_path
+from reference.status import GeometryStatus as GS, SegmentParameter, SpanSide, ToleranceProfile, WorkLimits
+
+KAPPA = 4.0 / 3.0 * (math.sqrt(2.0) - 1.0)
+LIMITS = WorkLimits(max_spans=64, max_keys=64, max_leaves=1 << 16, max_depth=24, max_subdivisions=1 << 14,
+                    max_prepared_bytes=1 << 24, max_samples=1 << 12)
+TOL_VEC = FRAME_VECTOR_K * U64 * 4  # a few frame-vector roundings
+
+
+def tol(tae=1e-6, ms=1e-9, angle=1e-3):
+    return ToleranceProfile(position_error=1e-5, relative_position_error=0.0, asset_scale=1.0,
+                            continuity_position=1e-5, continuity_angle=angle, continuity_derivative=1e-3,
+                            continuity_second_derivative=1e-3, distance_error=1e-4, projection_gap=1e-3,
+                            tangent_angle_error=tae, minimum_speed=ms, minimum_sin_angle=1e-3,
+                            normal_min_derivative_length=1e-9, normal_min_sin_angle=1e-3)
+
+
+def path_of(src, closed=False, revision=1, **kw):
+    src = np.asarray(src, dtype=np.float64)
+    p = try_prepare_path(PathSource(spans_from_arrays(src, np.ones(src.shape[0])), revision, closed),
+                         PathPreparation(tol(**kw), LIMITS))
+    assert p.ok, p.diagnostic
+    pv = p.value.view()
+    d = try_build_distance_map(pv, DistancePreparation(LIMITS))
+    assert d.ok, d.diagnostic
+    return pv, d.value.view()
+
+
+def prep(**kw):
+    args = dict(seed_up=(0.0, 0.0, 1.0), seed_policy=FrameSeedPolicy.UseFallbackAxis, fallback_axis=(1.0, 0.0, 0.0),
+                singularity_policy=FrameSingularityPolicy.SplitRuns, corner_policy=FrameCornerPolicy.RotateMinimally,
+                closed_policy=ClosedFramePolicy.PreserveHolonomy, winding_turns=0, strict=False, limits=LIMITS)
+    args.update(kw)
+    return FramePreparation(**args)
+
+
+def quarter(r, a0, center=(0.0, 0.0, 0.0), dz=0.0, z0=0.0):
+    c = np.asarray(center, dtype=np.float64)
+    p0 = np.array([math.cos(a0), math.sin(a0), 0.0])
+    p1 = np.array([math.cos(a0 + math.pi / 2), math.sin(a0 + math.pi / 2), 0.0])
+    t0 = np.array([-math.sin(a0), math.cos(a0), 0.0])
+    t1 = np.array([-math.sin(a0 + math.pi / 2), math.cos(a0 + math.pi / 2), 0.0])
+    pts = np.stack([p0, p0 + KAPPA * t0, p1 - KAPPA * t1, p1]) * r + c
+    pts[:, 2] += z0 + dz * np.array([0.0, 1 / 3, 2 / 3, 1.0])
+    return pts
+
+
+S_CURVE = [[[0, 0, 0], [1, 1, 0], [2, -1, 0], [3, 0, 0]], [[3, 0, 0], [4, 1, 0], [5, 1.5, 0], [6, 0.5, 0]]]
+CUSP = [[[-1, 0, 0], [1, 1, 0], [-1, 1, 0], [1, 0, 0]]]  # B'(1/2) = 0
+CORNER = [[[0, 0, 0], [1, 0, 0], [2, 0, 0], [3, 0, 0]], [[3, 0, 0], [3, 1, 0], [3, 2, 0], [3, 3, 0]]]
+HELIX = [quarter(1.0, k * math.pi / 2, z0=0.4 * k, dz=0.4) for k in range(3)]
+
+
+def frame(pv, fv, k, u, roll=0.0, side=SpanSide.Outgoing):
+    r = try_evaluate_frame(pv, fv, SegmentParameter(k, u), roll, side)
+    assert r.ok, r.diagnostic
+    return r.value
+
+
+def assert_orthonormal_right_handed(fr):
+    t, n, b = fr.tangent, fr.normal, fr.binormal
+    for v in (t, n, b):
+        assert abs(float(v @ v) - 1.0) <= TOL_VEC
+    for a, c in ((t, n), (t, b), (n, b)):
+        assert abs(float(a @ c)) <= TOL_VEC
+    assert np.max(np.abs(b - np.cross(t, n))) <= TOL_VEC
+
+
+# --- The spec's fixtures ---------------------------------------------------------------------
+
+
+def test_planar_s_curve_keeps_its_normal_on_the_plane_normal():
+    pv, mv = path_of(S_CURVE, tae=1e-8)
+    f = try_build_frames(pv, mv, prep(seed_up=(0.0, 0.0, 2.0)))
+    assert f.ok
+    fv = f.value.view()
+    assert len(fv.runs) == 1 and not fv.runs[0].is_fallback_seeded
+    for k in (0, 1):
+        for u in np.linspace(0.0, 1.0, 17):
+            fr = frame(pv, fv, k, float(u))
+            # the plane normal (0, 0, 1), up to the frame vectors' rounding
+            assert np.max(np.abs(fr.normal - [0.0, 0.0, 1.0])) <= TOL_VEC, (k, u, fr.normal)
+            assert abs(fr.tangent[2]) <= TOL_VEC
+            assert_orthonormal_right_handed(fr)
+
+
+def test_planar_rmf_keeps_its_angle_to_the_plane_normal():
+    # seed (0.3, -0.2, 1) at t = (1, 1, 0)/sqrt 2 projects to (0.25, -0.25, 1): n.z = 1/sqrt(1.125)
+    pv, mv = path_of(S_CURVE, tae=1e-8)
+    fv = try_build_frames(pv, mv, prep(seed_up=(0.3, -0.2, 1.0))).value.view()
+    want = 1.0 / math.sqrt(1.125)
+    for k in (0, 1):
+        for u in np.linspace(0.0, 1.0, 9):
+            assert abs(frame(pv, fv, k, float(u)).normal[2] - want) <= TOL_VEC
+
+
+def test_seed_parallel_to_the_first_tangent_rejects_or_falls_back():
+    pv, mv = path_of([quarter(2.0, 0.0)])
+    # the first tangent of the quarter circle from angle 0 is (0, 1, 0)
+    rejected = try_build_frames(pv, mv, prep(seed_up=(0.0, 3.0, 0.0), seed_policy=FrameSeedPolicy.RejectDegenerateSeed))
+    assert rejected.status is GS.DegenerateFrame and rejected.value is None
+    assert rejected.diagnostic.field == "seed_up" and rejected.diagnostic.value <= 1e-3
+    fb = try_build_frames(pv, mv, prep(seed_up=(0.0, 3.0, 0.0), fallback_axis=(0.0, 0.0, 5.0)))
+    assert fb.ok
+    fv = fb.value.view()
+    assert fv.runs[0].is_fallback_seeded
+    assert np.max(np.abs(frame(pv, fv, 0, 0.0).normal - [0, 0, 1])) <= TOL_VEC
+    # a fallback axis that is degenerate too fails
+    both = try_build_frames(pv, mv, prep(seed_up=(0.0, 3.0, 0.0), fallback_axis=(0.0, -1.0, 0.0)))
+    assert both.status is GS.DegenerateFrame and both.diagnostic.field == "fallback_axis"
+
+
+def test_cusp_splits_runs_with_the_range_in_the_diagnostic():
+    pv, mv = path_of(CUSP)
+    diag = []
+    rej = try_build_frames(pv, mv, prep(singularity_policy=FrameSingularityPolicy.Reject), diag)
+    assert rej.status is GS.DegenerateFrame and diag and isinstance(diag[0], FrameDiagnostic)
+    a, b = diag[0].parameter_range
+    w = 2.0 ** -LIMITS.max_depth
+    assert a.span_index == b.span_index == 0 and a.u <= 0.5 <= b.u
+    assert a.u == 0.5 - w and b.u == 0.5 + w  # two depth-limited intervals meet at the dyadic cusp
+    ok = try_build_frames(pv, mv, prep())
+    assert ok.ok
+    fv = ok.value.view()
+    assert len(fv.runs) == 2
+    assert (fv.runs[0].end.u, fv.runs[1].start.u) == (a.u, b.u)
+    assert len(fv.ranges) == 1 and fv.ranges[0].is_depth_limited
+    inside = try_evaluate_frame(pv, fv, SegmentParameter(0, 0.5), 0.0)
+    assert inside.status is GS.Degenerate
+    assert frame(pv, fv, 0, a.u).normal is not None and frame(pv, fv, 0, b.u).normal is not None
+
+
+def test_corner_reject():
+    pv, mv = path_of(CORNER)
+    r = try_build_frames(pv, mv, prep(corner_policy=FrameCornerPolicy.Reject))
+    assert r.status is GS.DegenerateFrame and r.diagnostic.index == 1
+
+
+def test_corner_rotate_minimally_turns_the_normal_about_t_in_cross_t_out():
+    pv, mv = path_of(CORNER)
+    f = try_build_frames(pv, mv, prep(seed_up=(0.0, 1.0, 0.0), corner_policy=FrameCornerPolicy.RotateMinimally))
+    assert f.ok
+    fv = f.value.view()
+    assert len(fv.runs) == 1
+    inc = frame(pv, fv, 0, 1.0, side=SpanSide.Incoming)
+    out = frame(pv, fv, 1, 0.0)
+    # straight incoming span: the seed (0, 1, 0) is kept; a quarter turn about z maps it to (-1, 0, 0)
+    assert np.max(np.abs(inc.normal - [0, 1, 0])) <= TOL_VEC
+    assert np.max(np.abs(out.normal - [-1, 0, 0])) <= TOL_VEC
+    assert np.max(np.abs(out.tangent - [0, 1, 0])) <= TOL_VEC
+    # both joint samples are baked
+    j = np.flatnonzero((fv.sample_span == 0) & (fv.sample_u == 1.0))
+    k = np.flatnonzero((fv.sample_span == 1) & (fv.sample_u == 0.0))
+    assert j.size == 1 and k.size == 1
+
+
+def test_corner_split_runs_seeds_a_new_run_on_the_outgoing_span():
+    pv, mv = path_of(CORNER)
+    f = try_build_frames(pv, mv, prep(seed_up=(0.0, 1.0, 0.0), fallback_axis=(0.0, 0.0, 2.0),
+                                      corner_policy=FrameCornerPolicy.SplitRuns))
+    assert f.ok
+    fv = f.value.view()
+    assert len(fv.runs) == 2
+    assert fv.runs[1].start == SegmentParameter(1, 0.0)
+    # (0, 1, 0) is parallel to the outgoing tangent: the new run falls back to (0, 0, 1)
+    assert not fv.runs[0].is_fallback_seeded and fv.runs[1].is_fallback_seeded
+    assert np.max(np.abs(frame(pv, fv, 1, 0.0).normal - [0, 0, 1])) <= TOL_VEC
+
+
+def test_an_exact_reversal_fails_under_rotate_minimally():
+    back = [[[0, 0, 0], [1, 0, 0], [2, 0, 0], [3, 0, 0]], [[3, 0, 0], [2, 0, 0], [1, 0, 0], [0, 0, 0]]]
+    pv, mv = path_of(back)
+    r = try_build_frames(pv, mv, prep(seed_up=(0.0, 1.0, 0.0)))
+    assert r.status is GS.DegenerateFrame and r.diagnostic.index == 1
+    s = try_build_frames(pv, mv, prep(seed_up=(0.0, 1.0, 0.0), corner_policy=FrameCornerPolicy.SplitRuns))
+    assert s.ok and len(s.value.view().runs) == 2
+
+
+def test_closed_planar_loop_has_residual_twist_within_the_estimate_of_zero():
+    pv, mv = path_of([quarter(1.5, k * math.pi / 2) for k in range(4)], closed=True, tae=1e-7)
+    f = try_build_frames(pv, mv, prep(seed_up=(0.0, 0.0, 1.0)))
+    assert f.ok
+    fv = f.value.view()
+    assert fv.is_closed_loop and not fv.is_periodic
+    assert abs(fv.residual_twist) <= fv.angular_error_estimate + 64 * U64
+    # an in-plane seed: the RMF of a planar loop turns with the tangent, and comes back too
+    g = try_build_frames(pv, mv, prep(seed_up=(1.0, 0.0, 0.0)))
+    assert g.ok and abs(g.value.view().residual_twist) <= g.value.view().angular_error_estimate + 1e-12
+
+
+def _helical_loop():
+    # three rising quarter turns and one falling one: a chiral loop, so it has holonomy (a
+    # mirror-symmetric loop, such as a saddle, has none)
+    return [quarter(1.0, k * math.pi / 2, z0=0.4 * k, dz=0.4) for k in range(3)] + \
+        [quarter(1.0, 1.5 * math.pi, z0=1.2, dz=-1.2)]
+
+
+def test_distribute_twist_makes_the_seam_periodic():
+    pv, mv = path_of(_helical_loop(), closed=True)
+    hol = try_build_frames(pv, mv, prep(closed_policy=ClosedFramePolicy.PreserveHolonomy)).value.view()
+    assert abs(hol.residual_twist) > 1e-2  # a chiral loop has holonomy
+    assert not np.any(hol.sample_twist)
+    for w in (0, 1, -2):
+        fv = try_build_frames(pv, mv, prep(closed_policy=ClosedFramePolicy.DistributeTwist, winding_turns=w)).value.view()
+        assert fv.is_periodic and fv.residual_twist == hol.residual_twist
+        assert fv.sample_twist[0] == 0.0
+        assert fv.sample_twist[-1] == -fv.residual_twist + 2 * math.pi * w
+        end = frame(pv, fv, 3, 1.0, side=SpanSide.Incoming)
+        start = frame(pv, fv, 0, 0.0)
+        # across the closing corner the minimal rotation takes the end frame onto the start frame
+        moved = K.rotate_between(F64, end.normal, end.tangent, start.tangent)
+        assert np.max(np.abs(moved - start.normal)) <= 1e-12
+        # twist grows with estimated distance
+        assert np.all(np.diff(fv.sample_twist) * np.sign(fv.sample_twist[-1] or 1.0) >= 0)
+
+
+def test_helix_estimate_stays_within_twice_the_budget_and_frames_are_orthonormal():
+    pv, mv = path_of(HELIX, tae=1e-5)
+    fv = try_build_frames(pv, mv, prep()).value.view()
+    # accepted angles sum to at most TangentAngleError (each within its share), plus the largest
+    assert 0 < fv.angular_error_estimate <= 2 * 1e-5
+    assert fv.sample_count > 6
+    rng = np.random.default_rng(3)
+    for _ in range(30):
+        fr = frame(pv, fv, int(rng.integers(0, 3)), float(rng.random()), float(rng.uniform(-7, 7)))
+        assert_orthonormal_right_handed(fr)
+
+
+def test_roll_rotates_about_the_tangent():
+    pv, mv = path_of(HELIX)
+    fv = try_build_frames(pv, mv, prep()).value.view()
+    a = frame(pv, fv, 1, 0.3, 0.0)
+    b = frame(pv, fv, 1, 0.3, math.pi / 2)
+    assert np.max(np.abs(b.normal - a.binormal)) <= 1e-15
+    assert np.array_equal(a.tangent, b.tangent) and np.array_equal(a.position, b.position)
+
+
+def test_evaluation_is_independent_of_query_order():
+    pv, mv = path_of(HELIX)
+    fv = try_build_frames(pv, mv, prep()).value.view()
+    rng = np.random.default_rng(9)
+    reqs = [(int(rng.integers(0, 3)), float(rng.random()), float(rng.uniform(-3, 3))) for _ in range(40)]
+    reqs += [(1, 0.0, 0.0), (0, 1.0, 0.5), (2, 1.0, 0.0)]
+
+    def run(order):
+        return {i: frame(pv, fv, *reqs[i]) for i in order}
+
+    base = run(range(len(reqs)))
+    for _ in range(4):
+        order = rng.permutation(len(reqs))
+        got = run(order)
+        for i in range(len(reqs)):
+            for field in ("position", "tangent", "normal", "binormal"):
+                assert np.array_equal(getattr(got[i], field), getattr(base[i], field))
+
+
+def test_evaluation_at_a_baked_sample_returns_it():
+    pv, mv = path_of(HELIX)
+    fv = try_build_frames(pv, mv, prep()).value.view()
+    for j in range(0, fv.sample_count, 3):
+        k, u = int(fv.sample_span[j]), float(fv.sample_u[j])
+        side = SpanSide.Incoming if u == 1.0 else SpanSide.Outgoing
+        tn = transported_normal(pv, fv, SegmentParameter(k, u), side).value
+        assert np.array_equal(tn[5], fv.sample_normal[j])
+
+
+def test_zero_speed_ease_and_stationary_span_split_runs():
+    a = np.array([[0, 0, 0], [0, 0, 0], [1, 1, 0], [2, 1, 0.5]], dtype=np.float64)
+    b = np.repeat(a[3:4], 4, axis=0)
+    c = np.array([a[3], a[3] + [1, 0, 0], a[3] + [2, 1, 0], a[3] + [3, 1, 1]])
+    pv, mv = path_of([a, b, c])
+    fv = try_build_frames(pv, mv, prep()).value.view()
+    spans = [(r.span, r.u0, r.u1) for r in fv.ranges]
+    assert (1, 0.0, 1.0) in spans  # the stationary span is slow everywhere: one range
+    assert spans[0][0] == 0 and spans[0][1] == 0.0  # the ease endpoint
+    assert len(fv.runs) == 2 and fv.runs[1].start == SegmentParameter(2, 0.0)
+    assert try_evaluate_frame(pv, fv, SegmentParameter(1, 0.5), 0.0).status is GS.Degenerate
+    assert try_evaluate_frame(pv, fv, SegmentParameter(0, 0.0), 0.0).status is GS.Degenerate
+
+
+# --- Bad input, limits, ownership ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("change, status, field", [
+    (dict(seed_up=(0.0, 0.0, 0.0)), GS.InvalidArgument, "seed_up"),
+    (dict(seed_up=(0.0, math.nan, 1.0)), GS.InvalidArgument, "seed_up"),
+    (dict(seed_up=(0.0, math.inf, 1.0)), GS.InvalidArgument, "seed_up"),
+    (dict(seed_up=(1e-200, 0.0, 0.0)), GS.InvalidArgument, "seed_up"),
+    (dict(fallback_axis=(0.0, 0.0, 0.0)), GS.InvalidArgument, "fallback_axis"),
+    (dict(fallback_axis=(math.nan, 0.0, 0.0)), GS.InvalidArgument, "fallback_axis"),
+    (dict(seed_policy="UseFallbackAxis"), GS.InvalidArgument, "seed_policy"),
+    (dict(singularity_policy=FrameCornerPolicy.SplitRuns), GS.InvalidArgument, "singularity_policy"),
+    (dict(corner_policy=None), GS.InvalidArgument, "corner_policy"),
+    (dict(closed_policy=3), GS.InvalidArgument, "closed_policy"),
+    (dict(winding_turns=1.0), GS.InvalidArgument, "winding_turns"),
+    (dict(winding_turns=True), GS.InvalidArgument, "winding_turns"),
+    (dict(winding_turns=1 << 40), GS.InvalidArgument, "winding_turns"),
+    (dict(strict=1), GS.InvalidArgument, "strict"),
+    (dict(strict=True), GS.UnsupportedPrecision, "strict"),
+    (dict(limits=WorkLimits(1, 1, 1, -1, 1, 1, 1)), GS.InvalidArgument, "max_depth"),
+])
+def test_bad_preparation_is_a_status(change, status, field):
+    pv, mv = path_of(HELIX)
+    diag = []
+    r = try_build_frames(pv, mv, prep(**change), diag)
+    assert r.status is status and r.value is None and r.diagnostic.field == field
+    assert diag == [r.diagnostic]
+
+
+def test_distance_map_of_another_path_or_revision():
+    pv, mv = path_of(HELIX)
+    other_rev, mv2 = path_of(HELIX, revision=2)
+    assert try_build_frames(pv, mv2, prep()).status is GS.StaleRevision
+    short, mv3 = path_of(HELIX[:2])
+    assert try_build_frames(pv, mv3, prep()).status is GS.StaleRevision
+    assert try_build_frames(pv, PreparedDistanceMap().view(), prep()).status is GS.MissingCache
+
+
+def test_evaluation_statuses():
+    pv, mv = path_of(HELIX)
+    fv = try_build_frames(pv, mv, prep()).value.view()
+    for roll in (math.nan, math.inf, True, "1"):
+        assert try_evaluate_frame(pv, fv, SegmentParameter(0, 0.5), roll).status is GS.InvalidArgument
+    assert try_evaluate_frame(pv, fv, SegmentParameter(0, -0.5), 0.0).status is GS.InvalidDomain
+    assert try_evaluate_frame(pv, fv, SegmentParameter(5, 0.5), 0.0).status is GS.InvalidDomain
+    assert try_evaluate_frame(pv, fv, SegmentParameter(0, math.nan), 0.0).status is GS.InvalidArgument
+    assert try_evaluate_frame(pv, PreparedFrames().view(), SegmentParameter(0, 0.5), 0.0).status is GS.MissingCache
+    other, _ = path_of(HELIX, revision=7)
+    assert try_evaluate_frame(other, fv, SegmentParameter(0, 0.5), 0.0).status is GS.StaleRevision
+
+
+def test_limits_are_checked_before_allocation_and_keep_nothing():
+    pv, mv = path_of(HELIX, tae=1e-7)
+    full = try_build_frames(pv, mv, prep()).value.view()
+    m = full.sample_count
+    few = WorkLimits(64, 64, 1 << 16, 24, 1 << 14, 1 << 24, m // 2)
+    r = try_build_frames(pv, mv, prep(limits=few))
+    assert r.status is GS.BudgetExceeded and r.diagnostic.field == "max_samples" and r.value is None
+    tiny = WorkLimits(64, 64, 1 << 16, 24, 1 << 14, 100, 1 << 12)
+    assert try_build_frames(pv, mv, prep(limits=tiny)).diagnostic.field == "max_prepared_bytes"
+    shallow = WorkLimits(64, 64, 1 << 16, 1, 1 << 14, 1 << 24, 1 << 12)
+    assert try_build_frames(pv, mv, prep(limits=shallow)).diagnostic.field == "max_depth"
+    nosplit = WorkLimits(64, 64, 1 << 16, 24, 0, 1 << 24, 1 << 12)
+    assert try_build_frames(pv, mv, prep(limits=nosplit)).diagnostic.field == "max_subdivisions"
+
+
+def test_views_are_read_only_and_owners_immutable():
+    pv, mv = path_of(HELIX)
+    f = try_build_frames(pv, mv, prep()).value
+    fv = f.view()
+    for a in (fv.sample_u, fv.sample_normal, fv.sample_twist, fv.sample_position):
+        with pytest.raises(ValueError):
+            a[0] = 0
+    with pytest.raises(AttributeError):
+        f._view = None
+    fr = frame(pv, fv, 0, 0.5)
+    with pytest.raises(ValueError):
+        fr.normal[0] = 1.0
+
+
+def test_type_errors_for_wrong_python_types():
+    pv, mv = path_of(HELIX)
+    with pytest.raises(TypeError):
+        try_build_frames(pv, mv, {"seed_up": (0, 0, 1)})
+    with pytest.raises(TypeError):
+        try_build_frames(mv, pv, prep())
