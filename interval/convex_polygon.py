@@ -21,8 +21,8 @@ postcondition (CGAL's habit), polygon by polygon:
   triangles' exact area vectors sum to the loop's exactly, and so the triangles cover the
   region bounded by the loop exactly once (winding number argument in the projection along
   ``A``).
-* **Corners.** 3 to 7 corners, each bitwise a source position of one of the polygon's
-  triangles, pairwise distinct, in the loop's cyclic order. A loop vertex dropped from the
+* **Corners.** 3 to 7 corners, each bitwise a source position (any index holding that value:
+  equal values are one vertex), pairwise distinct, each on the loop, in its cyclic order. A loop vertex dropped from the
   corners must lie strictly between its two corners along their chord and within ``2 delta`` of
   it (exactly on it, and the polygon's area exactly the loop's, when every dropped vertex is
   exactly collinear).
@@ -260,8 +260,7 @@ def check_partition(positions, indices, polygons, triangles, degenerate_count, u
     qpos = exact_positions(positions)
     ids = weld(qpos)
     T = len(indices) // 3
-    raw = [tuple(int(indices[3 * t + k]) for k in range(3)) for t in range(T)]
-    corners = [tuple(ids[i] for i in r) for r in raw]
+    corners = [tuple(ids[int(indices[3 * t + k])] for k in range(3)) for t in range(T)]
     # Membership.
     tri_list = [int(t) for t in triangles]
     if any(not 0 <= t < T for t in tri_list) or len(set(tri_list)) != len(tri_list):
@@ -300,10 +299,17 @@ def check_partition(positions, indices, polygons, triangles, degenerate_count, u
     if len(bad) != int(unmergeable_count):
         fail({"property": "unmergeable_count", "expected": len(bad), "claimed": int(unmergeable_count)})
     all_planar = _coplanar_exactly([qpos[i] for t in kept for i in corners[t]])
+    bits = _bits_table(positions, ids)
     for k, (poly, mem) in enumerate(zip(polygons, members)):
-        _check_polygon(k, poly, mem, corners, raw, positions, qpos, ids, bad, uses, all_planar, rep)
+        _check_polygon(k, poly, mem, corners, bits, qpos, bad, uses, all_planar, rep)
     rep.polygons = len(polygons)
     return rep
+
+
+def _bits_table(positions, ids) -> dict:
+    """Hex-float triple of every source position -> its welded id (a corner may copy any source
+    position of its value: equal values at different indices are one vertex)."""
+    return {tuple(float(x).hex() for x in p): ids[i] for i, p in enumerate(positions)}
 
 
 def _coplanar_exactly(pts) -> bool:
@@ -324,7 +330,7 @@ def _coplanar_exactly(pts) -> bool:
     return all(_dot(normal, _sub(p, o)) == 0 for p in pts)
 
 
-def _check_polygon(k, poly, mem, corners, raw, positions, qpos, ids, bad, uses, all_planar, rep):
+def _check_polygon(k, poly, mem, corners, bits, qpos, bad, uses, all_planar, rep):
     fail = rep.failures.append
     tris = [corners[t] for t in mem]
     # Crossed edges: an edge two of this polygon's triangles share must be mergeable.
@@ -346,10 +352,6 @@ def _check_polygon(k, poly, mem, corners, raw, positions, qpos, ids, bad, uses, 
         fail({"property": "vertex_count", "polygon": k, "count": len(verts)})
         return
     # Corners: bitwise source positions of this polygon's triangles, in loop order.
-    bits = {}
-    for t in mem:
-        for i in raw[t]:
-            bits.setdefault(tuple(float(x).hex() for x in positions[i]), ids[i])
     cids = []
     for v in verts:
         hexkey = tuple(float(x).hex() for x in v)

@@ -223,15 +223,42 @@ def _validate(positions, indices):
 
 
 class _Piece:
-    __slots__ = ("loop", "tris", "verts", "normal", "corners", "version")
+    """One convex piece. Besides its loop it caches what a merge test needs in O(1): its
+    bounding box (the tolerance of a union is a function of the two boxes), a reference point
+    ``ref`` with bounds ``[hmin, hmax]`` of ``normal . (p - ref)`` over its vertices, and a
+    lower bound ``cmin`` of the cosine between its triangles' normals and ``normal``. Bounds
+    are conservative; a merge recomputes them over the piece's vertices only when they do not
+    decide."""
 
-    def __init__(self, loop, tris, verts, normal, corners):
+    __slots__ = ("loop", "tris", "verts", "normal", "corners", "version", "lo", "hi", "ref",
+                 "hmin", "hmax", "cmin")
+
+    def __init__(self, loop, tris, verts, normal, corners, lo, hi, ref, hmin, hmax, cmin):
         self.loop = loop          # full boundary loop (position ids), counterclockwise
         self.tris = tris          # source triangle numbers
-        self.verts = verts        # every position id of its triangles
+        self.verts = verts        # every position id of its triangles (repeats allowed)
         self.normal = normal      # unit normal (float64 tuple)
         self.corners = corners    # loop with near-collinear vertices removed
         self.version = 0
+        self.lo, self.hi = lo, hi
+        self.ref, self.hmin, self.hmax, self.cmin = ref, hmin, hmax, cmin
+
+
+def _box(points):
+    xs, ys, zs = zip(*points)
+    return (min(xs), min(ys), min(zs)), (max(xs), max(ys), max(zs))
+
+
+def _box_tolerance(lo, hi):
+    """``tolerance`` of any set whose bounding box is ``[lo, hi]``."""
+    ext = max(hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2])
+    mag = max(-lo[0], -lo[1], -lo[2], hi[0], hi[1], hi[2])
+    return max(REL_TOLERANCE * ext, FLOOR_TOLERANCE * mag)
+
+
+def _dist(a, b):
+    d = _sub(a, b)
+    return math.sqrt(_dot(d, d))
 
 
 class _Partitioner:
@@ -245,7 +272,12 @@ class _Partitioner:
             a, b, c = tri_corners[t]
             cr = _cross(_sub(pts[b], pts[a]), _sub(pts[c], pts[a]))
             self.tri_cross[t] = cr
-            self.pieces[t] = _Piece([a, b, c], [t], {a, b, c}, _unit(cr), [a, b, c])
+            n = _unit(cr)
+            tri = (pts[a], pts[b], pts[c])
+            lo, hi = _box(tri)
+            h = [_dot(n, _sub(x, tri[0])) for x in tri]
+            self.pieces[t] = _Piece([a, b, c], [t], [a, b, c], n, [a, b, c], lo, hi, tri[0], min(h), max(h),
+                                    _dot(cr, n) / math.sqrt(_dot(cr, cr)))
             self.piece_of[t] = t
 
     # The edge census: directed edge -> triangle for mergeable edges only.
@@ -341,10 +373,11 @@ class _Partitioner:
         loop = [P[(e + t) % m] for t in range(m - k + 1)] + [Q[(b + t) % n] for t in range(1, n - k)]
         if len(set(loop)) != len(loop) or len(loop) < 3:
             return None  # the pieces also touch elsewhere: the union is not simple
-        verts = p.verts | q.verts
         pts = self.pts
-        delta = tolerance([pts[w] for w in verts])
-        corners = self._corners(loop, delta, set(p.corners) | set(q.corners) | {P[s % m], P[e % m]})
+        lo = (min(p.lo[0], q.lo[0]), min(p.lo[1], q.lo[1]), min(p.lo[2], q.lo[2]))
+        hi = (max(p.hi[0], q.hi[0]), max(p.hi[1], q.hi[1]), max(p.hi[2], q.hi[2]))
+        delta = _box_tolerance(lo, hi)
+        corners = self._corners(loop, delta, set(p.corners) | set(q.corners), (P[s % m], P[e % m]))
         if corners is None or not 3 <= len(corners) <= MAX_POLYGON_VERTICES:
             return None
         cpts = [pts[w] for w in corners]
@@ -355,25 +388,53 @@ class _Partitioner:
             return None
         k3 = 1.0 / len(cpts)
         centre = tuple(k3 * sum(c[d] for c in cpts) for d in range(3))
-        for w in verts:
-            if abs(_dot(normal, _sub(pts[w], centre))) > delta:
-                return None
-        tris = p.tris + q.tris
-        for t in tris:
-            cr = self.tri_cross[t]
-            if _dot(cr, normal) < FACING_COSINE * math.sqrt(_dot(cr, cr)):
-                return None
-        return _Piece(loop, tris, verts, normal, corners)
+        # Every vertex within delta of the plane (normal, centre), and every triangle facing
+        # within 60 degrees of normal: decided from each piece's cached bounds when they
+        # suffice, else over that piece's vertices and triangles.
+        hmin = hmax = None
+        cmin = 1.0
+        mag = max(-lo[0], -lo[1], -lo[2], hi[0], hi[1], hi[2])
+        for x in (p, q):
+            tilt = _dist(normal, x.normal)
+            reach = _dist(x.lo, x.hi) + _dist(x.ref, centre)
+            slack = tilt * reach + 2.0**-40 * (mag + reach)
+            shift = _dot(normal, _sub(x.ref, centre))
+            lo_h, hi_h = x.hmin + shift - slack, x.hmax + shift + slack
+            if lo_h < -delta or hi_h > delta:
+                hs = [_dot(normal, _sub(pts[w], centre)) for w in x.verts]
+                lo_h, hi_h = min(hs), max(hs)
+                if lo_h < -delta or hi_h > delta:
+                    return None
+            hmin = lo_h if hmin is None else min(hmin, lo_h)
+            hmax = hi_h if hmax is None else max(hmax, hi_h)
+            c = x.cmin - tilt - 2.0**-40
+            if c < FACING_COSINE:
+                cs = []
+                for t in x.tris:
+                    cr = self.tri_cross[t]
+                    cs.append(_dot(cr, normal) / math.sqrt(_dot(cr, cr)))
+                c = min(cs)
+                if c < FACING_COSINE:
+                    return None
+            cmin = min(cmin, c)
+        # Both pieces are retired on success, so the larger lists grow in place (no copies).
+        big, small = (p, q) if len(p.tris) >= len(q.tris) else (q, p)
+        big.tris.extend(small.tris)
+        big.verts.extend(small.verts)
+        return _Piece(loop, big.tris, big.verts, normal, corners, lo, hi, centre, hmin, hmax, cmin)
 
-    def _corners(self, loop, delta, candidates):
+    def _corners(self, loop, delta, corners, ends):
         """Drop loop vertices near the chord of their neighbours. A vertex goes only if every
         loop vertex between its two remaining neighbours (earlier removals included) lies within
         ``delta`` of their chord and strictly between them along it, so removals never drift.
-        Only the pieces' own corners are candidates: a vertex a piece already dropped stays
-        within its old chord, and ``delta`` never shrinks when pieces grow."""
-        keep = self._reduce(loop, delta, [i for i, w in enumerate(loop) if w in candidates])
-        if len(keep) >= 3 and not all(self._spans_collinear(loop, keep[r - 1], keep[r], delta) or
-                                      (keep[r] - keep[r - 1]) % len(loop) == 1 for r in range(len(keep))):
+        Only the pieces' own corners and the chain's two ends are candidates: a vertex a piece
+        already dropped stays within its old chord, and ``delta`` never grows smaller when
+        pieces grow. Only a span that ends at a chain end can hold vertices dropped against
+        another chord, so those spans are checked, and on failure every loop vertex decides."""
+        keep = self._reduce(loop, delta, [i for i, w in enumerate(loop) if w in corners or w in ends])
+        if len(keep) >= 3 and not all(self._spans_collinear(loop, keep[r - 1], keep[r], delta)
+                                      for r in range(len(keep))
+                                      if loop[keep[r - 1]] in ends or loop[keep[r]] in ends):
             # a chain end replaced an old chord end: decide over every loop vertex instead
             keep = self._reduce(loop, delta, list(range(len(loop))))
         return [loop[i] for i in keep]
