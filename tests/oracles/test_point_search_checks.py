@@ -1,0 +1,242 @@
+"""point_search.nearest checker: honest corpus claims Verified; one planted false claim per
+property Violated (a distance outside its bound, distances that decrease, an exact tie out of
+index order, an excluded exact tie with a lower index, a nearer point left out, a farther point
+ahead, wrong count, repeated or out-of-range indices, an answer where the spec rejects and a
+rejection where it answers); the float32 band admits a near-tie inversion that binary64 refuses;
+malformed claims raise."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+import oracles.checks.point_search as PSF
+from interval.point_search import as_rational, exact_nearest, exact_squared_distances
+from oracles.ledger import check_claim
+from oracles.model import Claim, VerdictKind, dec, enc
+from reference.point_search import MAX_POINT_NEIGHBORS
+
+V, X = VerdictKind.Verified, VerdictKind.Violated
+F32 = {"u": enc(2.0 ** -24)}
+
+
+@pytest.fixture(scope="module")
+def honest():
+    return [c for case in PSF.generate(5, 40) for c in PSF.claims(case)]
+
+
+def answered(honest):
+    return [c for c in honest if "indices" in c.value]
+
+
+def replace(c, value=None, inputs=None, model=None):
+    return Claim(c.row, c.guarantee, c.value if value is None else value, c.inputs if inputs is None else inputs,
+                 c.model if model is None else model)
+
+
+def truth(c):
+    pos = [[dec(x) for x in p] for p in c.inputs["positions"]]
+    return exact_squared_distances(pos, [dec(x) for x in c.inputs["query"]])
+
+
+def test_honest_claims_are_verified_also_under_the_float32_model(honest):
+    assert len(honest) > 100
+    for c in honest:
+        v = check_claim(c)
+        assert v.kind is V, (v.note, v.witness)
+        assert v.measured is not None and v.measured <= 1
+        v32 = check_claim(replace(c, model=F32))
+        assert v32.kind is V
+        if "indices" in c.value:
+            # the declared float32 model is about 9 times the binary64 reference, and says so
+            ratio = v32.extra["declared_model"]["declared_over_reference"]
+            assert 8.9 < ratio < 9.1
+
+
+def test_the_corpus_holds_the_named_corners(honest):
+    rejected = [c for c in honest if "status" in c.value]
+    assert len(rejected) >= 10
+    full = [c for c in answered(honest) if c.inputs["count"] == len(c.inputs["positions"])]
+    assert full and any(c.inputs["count"] == MAX_POINT_NEIGHBORS for c in answered(honest))
+    # a query with a tie group at the cut: more exact ties than returned
+    cut = 0
+    for c in answered(honest):
+        D = truth(c)
+        last = D[c.value["indices"][-1]]
+        cut += sum(1 for x in D if x == last) > sum(1 for j in c.value["indices"] if D[j] == last)
+    assert cut >= 5
+
+
+def test_distance_outside_its_bound_is_violated(honest):
+    for c in answered(honest)[:60]:
+        D = truth(c)
+        dist = list(c.value["distances"])
+        d0 = as_rational(D[c.value["indices"][0]])
+        bound = 2.0 ** -24 * float(d0) + 2.0 ** -149
+        dist[0] = enc(float(np.float32(float(d0) + 4 * bound)))
+        assert check_claim(replace(c, {**c.value, "distances": dist})).kind is X
+
+
+def _tie_claims(honest):
+    for c in answered(honest):
+        D = truth(c)
+        idx = c.value["indices"]
+        for i in range(len(idx) - 1):
+            if D[idx[i]] == D[idx[i + 1]]:
+                yield c, D, i
+                break  # one tie per claim: variety over volume
+
+
+def test_exact_tie_out_of_index_order_is_violated(honest):
+    n = 0
+    for c, D, i in _tie_claims(honest):
+        idx = list(c.value["indices"])
+        idx[i], idx[i + 1] = idx[i + 1], idx[i]
+        v = check_claim(replace(c, {**c.value, "indices": idx}))
+        assert v.kind is X and "tie" in v.witness["why"]
+        n += 1
+        if n == 60:
+            break
+    assert n >= 20
+
+
+def test_decreasing_distances_are_violated_even_within_the_bound(honest):
+    n = 0
+    for c, D, i in _tie_claims(honest):
+        d = as_rational(D[c.value["indices"][i]])
+        if d < 1e-30:
+            continue
+        dist = list(c.value["distances"])
+        up = np.nextafter(np.float32(dec(dist[i])), np.float32(np.inf))
+        dist[i] = enc(up)  # one float32 ulp: inside the float32 model's bound
+        v = check_claim(replace(c, {**c.value, "distances": dist}, model=F32))
+        assert v.kind is X and v.witness["why"] == "distances decrease"
+        n += 1
+        if n == 40:
+            break
+    assert n >= 10
+
+
+def test_excluded_tie_with_lower_index_is_violated(honest):
+    n = 0
+    for c in answered(honest):
+        D = truth(c)
+        idx = c.value["indices"]
+        last = D[idx[-1]]
+        outside = [j for j in range(len(D)) if D[j] == last and j not in idx]
+        if not outside:
+            continue
+        # swap the lowest-index returned member of the cut's tie group for a higher excluded one
+        bad = [j for j in idx if D[j] != last] + sorted([j for j in idx if D[j] == last][1:] + [outside[-1]])
+        v = check_claim(replace(c, {**c.value, "indices": bad}))
+        assert v.kind is X and "lower source index" in v.witness["why"]
+        n += 1
+    assert n >= 5
+
+
+def test_nearer_point_left_out_is_violated(honest):
+    n = 0
+    for c in answered(honest):
+        D = truth(c)
+        idx = c.value["indices"]
+        order = exact_nearest(D, len(D))
+        far = order[-1]
+        if D[far] <= D[idx[-1]] * 2 or far in idx or float(as_rational(D[far])) < 2.0 ** -100:
+            continue  # (below ~2^-148 every distance is inside the float32 output's absolute band)
+        # the last neighbour replaced by the farthest point, with its own (correct) distance
+        bad_idx = idx[:-1] + [far]
+        dist = c.value["distances"][:-1] + [enc(np.float32(float(as_rational(D[far]))))]
+        v = check_claim(replace(c, {"indices": bad_idx, "distances": dist}))
+        assert v.kind is X and v.witness["why"] in ("a nearer point left out beyond the band",
+                                                     "an excluded exact tie has a lower source index")
+        n += 1
+    assert n >= 20
+
+
+def test_farther_point_ahead_is_violated(honest):
+    n = 0
+    for c in answered(honest):
+        D = truth(c)
+        idx = c.value["indices"]
+        if len(idx) < 2 or D[idx[-1]] <= 2 * D[idx[0]] or float(as_rational(D[idx[-1]])) < 2.0 ** -100:
+            continue
+        bad = {"indices": [idx[-1]] + idx[1:-1] + [idx[0]],
+               "distances": [c.value["distances"][-1]] + c.value["distances"][1:-1] + [c.value["distances"][0]]}
+        assert check_claim(replace(c, bad)).kind is X
+        n += 1
+    assert n >= 20
+
+
+def test_wrong_count_repeated_or_out_of_range_indices_are_violated(honest):
+    for c in answered(honest)[:30]:
+        idx, dist = c.value["indices"], c.value["distances"]
+        n = len(c.inputs["positions"])
+        for bad in ({"indices": idx[:-1], "distances": dist[:-1]} if len(idx) > 1 else
+                    {"indices": idx + idx, "distances": dist + dist},
+                    {"indices": [n] + idx[1:], "distances": dist},
+                    {"indices": idx, "distances": dist + dist[:1]}):
+            v = check_claim(replace(c, bad))
+            assert v.kind is X, bad
+        if len(idx) > 1:
+            assert check_claim(replace(c, {"indices": [idx[0]] * len(idx), "distances": dist})).kind is X
+
+
+def test_answer_where_rejected_and_rejection_where_answered_are_violated(honest):
+    for c in [c for c in honest if "status" in c.value]:
+        assert check_claim(replace(c, {"indices": [0], "distances": [enc(0.0)]})).kind is X
+    for c in answered(honest)[:20]:
+        assert check_claim(replace(c, {"status": "InvalidArgument"})).kind is X
+
+
+def test_contract_plant_is_violated(honest):
+    for c in honest[:80]:
+        assert check_claim(PSF.CONTRACTS["point_search.nearest"].plant(c)).kind is X
+
+
+def test_near_tie_inversion_is_inside_the_float32_band_only():
+    # d_a = 1 and d_b = (1 + 2^-23)^2 = 1 + 2^-22 + 2^-46: an inexact near tie. A float32
+    # evaluator may order them either way (2 b = 18 (2^-24 + ...) > 2^-22); binary64 may not.
+    pos = [[enc(1 + 2.0 ** -23), enc(0.0), enc(0.0)], [enc(1.0), enc(0.0), enc(0.0)]]
+    inputs = {"positions": pos, "query": [enc(0.0)] * 3, "count": 2}
+    swapped = {"indices": [0, 1], "distances": [enc(1.0), enc(1.0)]}
+    c = Claim("point_search.nearest", PSF.G.Rounded, swapped, inputs)
+    assert check_claim(replace(c, model=F32)).kind is V
+    v = check_claim(c)
+    assert v.kind is X
+    right = {"indices": [1, 0], "distances": [enc(1.0), enc(np.float32(1 + 2.0 ** -22))]}
+    assert check_claim(replace(c, right)).kind is V
+    # the excluded version: count 1 returning the farther point
+    one = Claim(c.row, c.guarantee, {"indices": [0], "distances": [enc(1.0)]}, {**inputs, "count": 1})
+    assert check_claim(replace(one, model=F32)).kind is V and check_claim(one).kind is X
+
+
+def test_model_bound_is_exact():
+    d = Fraction(3, 7)
+    b = PSF.model_bound(PSF.gmpy2.mpq(3, 7), 2.0 ** -53, 2.0 ** -1074)
+    assert Fraction(int(b.numerator), int(b.denominator)) == (
+        d * Fraction(1, 2 ** 24) + Fraction(1, 2 ** 149) + 8 * (d * Fraction(1, 2 ** 53) + Fraction(1, 2 ** 1074)))
+
+
+@pytest.mark.parametrize("mutate", [
+    lambda i: {**i, "positions": "nope"},
+    lambda i: {**i, "positions": []},
+    lambda i: {**i, "positions": [i["positions"][0][:2]]},
+    lambda i: {**i, "positions": [[enc(0.1), enc(0.0), enc(0.0)]]},  # not a float32
+    lambda i: {**i, "query": i["query"][:2]},
+    lambda i: {**i, "count": True},
+    lambda i: {**i, "count": "3"},
+])
+def test_malformed_inputs_raise(honest, mutate):
+    c = answered(honest)[0]
+    with pytest.raises((ValueError, KeyError, TypeError)):
+        check_claim(replace(c, inputs=mutate(c.inputs)))
+
+
+def test_malformed_values_raise(honest):
+    c = answered(honest)[0]
+    for bad in ({"indices": ["0"], "distances": c.value["distances"]},
+                {"indices": c.value["indices"], "distances": [enc(0.1)] * len(c.value["indices"])}):
+        with pytest.raises((ValueError, KeyError, TypeError)):
+            check_claim(replace(c, bad))
