@@ -169,9 +169,10 @@ def _curved_grid(rng, m, k, center, size, planar=False):
     xs = np.arange(3 * m + 1) / 3.0
     ys = np.arange(3 * k + 1) / 3.0
     X, Y = np.meshgrid(xs, ys, indexing="ij")
-    if planar:  # exact dyadic plane: every interior edge is exactly C1
-        Z = 0.25 * X - 0.5 * Y
-        G = np.stack([X, Y, Z], axis=-1) * 0.75
+    if planar:  # an exact dyadic plane on an integer grid: every interior edge is exactly C1
+        X, Y = np.meshgrid(np.arange(3 * m + 1.0), np.arange(3 * k + 1.0), indexing="ij")
+        G = np.stack([X, Y, 0.25 * X - 0.5 * Y], axis=-1)
+        return center + G * 2.0 ** round(math.log2(size))
     else:
         Z = np.sin(X * rng.uniform(0.5, 2)) * np.cos(Y * rng.uniform(0.5, 2)) + rng.normal(size=X.shape) * 0.05
         G = np.stack([X, Y, Z], axis=-1)
@@ -277,7 +278,13 @@ def _near_threshold(rng):
 
     su, sv, N = K.bicubic_normal_vector(F64, n32[0], np.float64(0.5), np.float64(0.5))
     lu, lv, lx = (float(np.linalg.norm(x)) for x in (su, sv, N))
-    case["tol"].update({"dmin": lu, "smin": min(lx / (lu * lv), 1.0), "derivative": 1e-7 / 3})
+    j = case["joins"][0]
+    a, b = _side_of(n32[j[0]], j[1]), _side_of(n32[j[2]], j[3])
+    da, db = 3 * (a - _inner_of(n32[j[0]], j[1])), 3 * (b - _inner_of(n32[j[2]], j[3]))
+    db = db[::-1] if j[4] else db
+    diff = float(np.max(np.linalg.norm(da + db, axis=1)))
+    scale = max(float(np.max(np.linalg.norm(da, axis=1))), float(np.max(np.linalg.norm(db, axis=1))))
+    case["tol"].update({"dmin": lu, "smin": min(lx / (lu * lv), 1.0), "derivative": diff / scale})
     return case
 
 
@@ -319,7 +326,7 @@ def generate(seed: int, n: int) -> list:
         _tube_four,
         _cube,
         lambda r: _grid_case(r, "planar grid", m=2, k=2, planar=True),
-        lambda r: _grid_case(r, "grid", m=8, k=8, magnitude=1.0),
+        lambda r: _grid_case(r, "grid", m=8, k=8, magnitude=1.0, planar=False),
         _far,
         _collapsed,
         _pole,

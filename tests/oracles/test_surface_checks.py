@@ -1,0 +1,278 @@
+"""Surface checkers: honest claims Verified; one planted false claim per property Violated.
+
+Shared edges: a canonical curve one float32 ulp off, the owner swapped, a reversal flag or the
+orientation flag flipped, an edge dropped, a wrong InvalidTopology rule or join, a valid
+network claimed invalid. Corners: a position one ulp off, geometrically coincident corners
+welded into one record, an incidence dropped. Evaluation: each of position and the five
+partials beyond its bound, a normal off its direction or not of unit length, Degenerate or
+IllConditioned claimed far from the band, a continuity value beyond its bound, ``is_c1``
+flipped far from its threshold; a declared model is judged and its ratio reported.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import oracles.checks.surface as SF
+from oracles.ledger import check_claim
+from oracles.model import Claim, VerdictKind, dec, enc
+from reference.surface import evaluation_bounds
+
+V, X, U = VerdictKind.Verified, VerdictKind.Violated, VerdictKind.Undecided
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    cases = SF.generate(11, 20)
+    by_case = {c["name"]: SF.claims(c) for c in cases}
+    return by_case
+
+
+def rows(corpus, row, kind=None, case=None):
+    out = []
+    for name, cs in corpus.items():
+        if case is not None and not name.startswith(case):
+            continue
+        out += [c for c in cs if c.row == row and (kind is None or c.inputs.get("kind") == kind)]
+    return out
+
+
+def replace(claim, value=None, inputs=None, model=None):
+    return Claim(claim.row, claim.guarantee, claim.value if value is None else value,
+                 claim.inputs if inputs is None else inputs, claim.model if model is None else model)
+
+
+def test_honest_claims_are_verified(corpus):
+    seen = set()
+    for name, cs in corpus.items():
+        for c in cs:
+            v = check_claim(c)
+            assert v.kind is V, (name, c.row, c.inputs.get("kind"), v.note, v.witness)
+            seen.add((c.row, c.inputs.get("kind"), "status" in c.value))
+    assert {("surface.shared_edges", None, False), ("surface.shared_edges", None, True),
+            ("surface.corners", None, False), ("surface.evaluation", "sample", False),
+            ("surface.evaluation", "normal", False), ("surface.evaluation", "normal", True),
+            ("surface.evaluation", "edge", False)} <= seen
+
+
+def test_every_invalid_topology_cause_is_in_the_corpus_and_replayed(corpus):
+    rules = {c.value["rule"] for c in rows(corpus, "surface.shared_edges") if "status" in c.value}
+    assert rules == set(SF._RULES)
+
+
+def test_spec_example_claim(corpus):
+    (edges,) = rows(corpus, "surface.shared_edges", case="spec two-patch")
+    shared = [e for e in edges.value["edges"] if len(e["incidences"]) == 2]
+    assert [e["id"] for e in shared] == [[10, "U1"]]
+    assert shared[0]["incidences"] == [[0, 10, "U1", False], [1, 20, "U0", True]]
+    (corners,) = rows(corpus, "surface.corners", case="spec two-patch")
+    assert len(corners.value["corners"]) == 6
+
+
+# --- shared edges ----------------------------------------------------------------------------
+
+
+def _edges_claim(corpus, case="spec two-patch"):
+    return rows(corpus, "surface.shared_edges", case=case)[0]
+
+
+def _shared_index(claim):
+    return next(k for k, e in enumerate(claim.value["edges"]) if len(e["incidences"]) == 2)
+
+
+def _with_edge(claim, k, **changes):
+    edges = [dict(e) for e in claim.value["edges"]]
+    edges[k] = {**edges[k], **changes}
+    return replace(claim, {"edges": edges})
+
+
+def test_edge_curve_one_ulp_off_is_violated(corpus):
+    c = _edges_claim(corpus)
+    k = _shared_index(c)
+    curve = [list(r) for r in c.value["edges"][k]["curve"]]
+    curve[2][1] = enc(float(np.nextafter(np.float32(dec(curve[2][1])), np.float32(np.inf))))
+    assert check_claim(_with_edge(c, k, curve=curve)).kind is X
+
+
+def test_edge_owner_swapped_is_violated(corpus):
+    c = _edges_claim(corpus)
+    k = _shared_index(c)
+    a, b = c.value["edges"][k]["incidences"]
+    swapped = _with_edge(c, k, id=[b[1], b[2]], incidences=[[b[0], b[1], b[2], False], [a[0], a[1], a[2], True]])
+    assert check_claim(swapped).kind is X
+
+
+def test_edge_reversal_and_orientation_flags_are_checked(corpus):
+    c = _edges_claim(corpus)
+    k = _shared_index(c)
+    a, b = c.value["edges"][k]["incidences"]
+    assert check_claim(_with_edge(c, k, incidences=[a, [b[0], b[1], b[2], not b[3]]])).kind is X
+    cons = c.value["edges"][k]["orientation_consistent"]
+    assert check_claim(_with_edge(c, k, orientation_consistent=not cons)).kind is X
+    assert check_claim(_with_edge(c, 0, orientation_consistent=False)).kind is X  # a boundary edge has None
+
+
+def test_edge_dropped_is_violated(corpus):
+    c = _edges_claim(corpus, "cube")
+    assert check_claim(replace(c, {"edges": c.value["edges"][1:]})).kind is X
+
+
+def test_wrong_failure_claims_are_violated(corpus):
+    bad = [c for c in rows(corpus, "surface.shared_edges") if "status" in c.value]
+    for c in bad:
+        others = [r for r in SF._RULES if r != c.value["rule"]]
+        assert check_claim(replace(c, {**c.value, "rule": others[0]})).kind is X
+        assert check_claim(replace(c, {**c.value, "index": c.value["index"] + 1})).kind is X
+        assert check_claim(replace(c, {"edges": []})).kind is X
+    good = _edges_claim(corpus)
+    assert check_claim(replace(good, {"status": "InvalidTopology", "rule": "partial_join", "index": 0})).kind is X
+
+
+# --- corners ---------------------------------------------------------------------------------
+
+
+def test_corner_position_one_ulp_off_is_violated(corpus):
+    c = rows(corpus, "surface.corners", case="cube")[0]
+    corners = [dict(x) for x in c.value["corners"]]
+    pos = list(corners[3]["position"])
+    pos[2] = enc(float(np.nextafter(np.float32(dec(pos[2])), np.float32(-np.inf))))
+    corners[3]["position"] = pos
+    assert check_claim(replace(c, {"corners": corners})).kind is X
+
+
+def test_welding_coincident_corners_is_violated(corpus):
+    """The pole's corners coincide geometrically but are not joined: merging them is false."""
+    c = rows(corpus, "surface.corners", case="pole")[0]
+    corners = c.value["corners"]
+    by_pos = {}
+    for k, x in enumerate(corners):
+        by_pos.setdefault(tuple(x["position"]), []).append(k)
+    group = next(ks for ks in by_pos.values() if len(ks) > 1)
+    merged = dict(corners[group[0]])
+    merged["incidences"] = sorted([i for k in group for i in corners[k]["incidences"]],
+                                  key=lambda i: (i[1], SF.CORNER_NAMES.index(i[2])))
+    welded = [x for k, x in enumerate(corners) if k not in group[1:]]
+    welded[group[0]] = merged
+    assert check_claim(replace(c, {"corners": welded})).kind is X
+
+
+def test_corner_incidence_dropped_is_violated(corpus):
+    c = rows(corpus, "surface.corners", case="cube")[0]
+    corners = [dict(x) for x in c.value["corners"]]
+    corners[0]["incidences"] = corners[0]["incidences"][:-1]
+    assert check_claim(replace(c, {"corners": corners})).kind is X
+
+
+# --- evaluation ------------------------------------------------------------------------------
+
+
+def _E(claim):
+    return float(np.max(np.abs(np.array([[[dec(x) for x in r] for r in p] for p in claim.inputs["controls"]]))))
+
+
+@pytest.mark.parametrize("name", ["position", "du", "dv", "duu", "duv", "dvv"])
+def test_sample_quantity_beyond_its_bound_is_violated(corpus, name):
+    k = ["position", "du", "dv", "duu", "duv", "dvv"].index(name)
+    for c in rows(corpus, "surface.evaluation", "sample", case="grid")[:5]:
+        b = evaluation_bounds(_E(c))[k]
+        vals = [dec(x) for x in c.value[name]]
+        over = list(vals)
+        over[1] = vals[1] + 3 * b + 4 * abs(vals[1]) * 2**-52
+        assert check_claim(replace(c, {**c.value, name: enc(np.array(over))})).kind is X
+        near = list(vals)
+        near[1] = float(np.nextafter(vals[1], np.inf))  # one float64 ulp: inside the model
+        assert check_claim(replace(c, {**c.value, name: enc(np.array(near))})).kind is V
+
+
+def test_normal_plants(corpus):
+    ok = [c for c in rows(corpus, "surface.evaluation", "normal", case="grid") if "normal" in c.value][:5]
+    assert ok
+    for c in ok:
+        n = np.array([dec(x) for x in c.value["normal"]])
+        assert check_claim(replace(c, {"normal": enc(-n)})).kind is X
+        assert check_claim(replace(c, {"normal": enc(n * 1.01)})).kind is X
+        assert check_claim(replace(c, {"status": "Degenerate"})).kind is X
+        assert check_claim(replace(c, {"status": "IllConditioned"})).kind is X
+        assert check_claim(replace(c, {"status": "Singular"})).kind is X
+
+
+def test_degenerate_normal_claims(corpus):
+    deg = [c for c in rows(corpus, "surface.evaluation", "normal", case="collapsed") if "status" in c.value]
+    assert deg and all(c.value["status"] == "Degenerate" for c in deg)
+    for c in deg:
+        # An exactly degenerate point: IllConditioned or a unit normal is within the band
+        # (counted), a vector that is not of unit length is not.
+        v = check_claim(replace(c, {"status": "IllConditioned"}))
+        assert v.kind is V and v.extra.get("decision_differs") == 1
+        v = check_claim(replace(c, {"normal": enc(np.array([0.0, 0.0, 1.0]))}))
+        assert v.kind is V and v.extra.get("decision_differs") == 1
+        assert check_claim(replace(c, {"normal": enc(np.array([0.0, 0.0, 2.0]))})).kind is X
+
+
+def test_near_threshold_decisions_are_in_the_band(corpus):
+    cs = [c for c in rows(corpus, "surface.evaluation", "normal", case="near-threshold")
+          if dec(c.inputs["u"]) == 0.5 and dec(c.inputs["v"]) == 0.5 and c.inputs["patch"] == 0]
+    assert cs and cs[0].value == {"status": "IllConditioned"}
+    # Whatever the exact side of the threshold, both answers are accepted here.
+    for value in ({"status": "IllConditioned"}, {"normal": enc(np.array([dec(x) for x in
+                                                                         _regular_normal(cs[0])]))}):
+        v = check_claim(replace(cs[0], value))
+        assert v.kind is V, (v.note, v.witness)
+
+
+def _regular_normal(claim):
+    from reference import kernel as K
+    from reference.context import F64
+
+    C = np.array([[[dec(x) for x in r] for r in p] for p in claim.inputs["controls"]])
+    _, _, n = K.bicubic_normal_vector(F64, C, np.float64(0.5), np.float64(0.5))
+    return [enc(x) for x in n / np.linalg.norm(n)]
+
+
+def test_edge_value_plants(corpus):
+    edges = rows(corpus, "surface.evaluation", "edge")
+    assert edges
+    for c in edges[:6]:
+        d, s = dec(c.value["difference"]), dec(c.value["scale"])
+        assert check_claim(replace(c, {**c.value, "difference": enc(d + 1e-6 * s + 1e-30)})).kind is X
+        assert check_claim(replace(c, {**c.value, "scale": enc(s * (1 + 1e-6))})).kind is X
+
+
+def test_is_c1_flipped_far_from_the_threshold_is_violated(corpus):
+    planar = rows(corpus, "surface.evaluation", "edge", case="planar grid")
+    assert planar and all(c.value["is_c1"] is True and dec(c.value["difference"]) == 0 for c in planar)
+    for c in planar:
+        assert check_claim(replace(c, {**c.value, "is_c1": False})).kind is X
+    curved = [c for c in rows(corpus, "surface.evaluation", "edge", case="grid 8x8") if c.value["is_c1"] is False]
+    assert curved
+    for c in curved:
+        assert check_claim(replace(c, {**c.value, "is_c1": True})).kind is X
+
+
+def test_declared_models(corpus):
+    c = rows(corpus, "surface.evaluation", "sample", case="grid 8x8")[3]
+    # A float32 evaluator's model (u = 2^-24) is larger: honest values pass, the ratio is reported.
+    v = check_claim(replace(c, model={"u": enc(2.0**-24)}))
+    assert v.kind is V and v.extra["declared_model"]["declared_over_reference"] > 1e8
+    # A zero bound admits only the exact values: one ulp off is Violated.
+    vals = [dec(x) for x in c.value["position"]]
+    vals[0] = float(np.nextafter(vals[0], np.inf))
+    off = replace(c, {**c.value, "position": enc(np.array(vals))}, model={"bound": [enc(0.0)] * 6})
+    assert check_claim(off).kind is X
+    assert check_claim(replace(off, model={"name": "reference"})).kind is V
+
+
+def test_contract_plants_are_violated(corpus):
+    for row in ("surface.shared_edges", "surface.corners", "surface.evaluation"):
+        plant = SF.FAMILY.contracts[row].plant
+        for c in rows(corpus, row)[:20]:
+            assert check_claim(plant(c)).kind is X, (row, c.inputs.get("kind"))
+
+
+def test_malformed_claims_raise(corpus):
+    c = rows(corpus, "surface.evaluation", "sample")[0]
+    with pytest.raises(ValueError):
+        SF.check_evaluation(replace(c, inputs={**c.inputs, "kind": "curvature"}))
+    with pytest.raises(ValueError):
+        SF.check_evaluation(replace(c, inputs={**c.inputs, "u": enc(1.5)}))
