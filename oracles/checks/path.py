@@ -10,10 +10,16 @@ Checkers recompute every truth from ``claim.inputs`` alone:
 
 * Exact rows replay narrowing in rational arithmetic (``interval.narrowing``) and compare
   values exactly (a signed zero equals zero: rationals carry no sign of zero).
-* Rounded rows measure ``|claimed - truth|`` against ``reference.error_model`` (recomputed by
-  the checker from the inputs, never taken from the claim): exact QQ kernels for polynomial
-  quantities, IV kernels with precision refinement where square roots enter, and MPFR's
-  correctly rounded ``atan2`` with directed rounding for angles.
+* Rounded rows measure ``|claimed - truth|`` against ``reference.error_model``'s formula,
+  recomputed by the checker from the inputs at the unit roundoff and eta of the claim's
+  declared model (``oracles.errormodel.resolve``: ``{"u": ...}``, ``k``, or an explicit
+  ``bound``), else at binary64; verdicts carry the declared/reference ratio. Truth: exact QQ
+  kernels for polynomial quantities, IV kernels with precision refinement where square roots
+  enter, and MPFR's correctly rounded ``atan2`` with directed rounding for angles.
+
+``CONTRACTS`` holds each row's case-file fields (JSON Schema), the sentence the ledger prints
+for it, and a planted false claim. The fast path's claims carry no model and only the fields
+the checkers read.
 """
 
 from __future__ import annotations

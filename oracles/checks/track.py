@@ -14,9 +14,15 @@ rational reduction and evaluation):
   on both sides equals the exact value there (a key value, by the side rules), exactly.
 * ``track.values``: the claimed span and reflection equal the exact ones, and the value and
   derivative lie within the error models of ``reference.track`` (``VALUE_ERROR_K u S`` and
-  ``DERIVATIVE_ERROR_K u S / h``, recomputed exactly from the inputs; ``u`` is the claim's unit
-  roundoff, 2^-53 or 2^-24). A query the truth gives no value (Reject outside the domain) must
-  claim ``InvalidDomain``. Measured: the worst ``error / bound``.
+  ``DERIVATIVE_ERROR_K u S / h``, plus eta terms, recomputed exactly from the inputs at the
+  claim's declared model through ``oracles.errormodel.resolve``: ``{"u": ...}`` (with ``eta``
+  for a format other than binary64/32/16), ``k`` (scales both constants by k/16), or an
+  explicit ``bound`` [value, derivative]; binary64 without a model). A query the truth gives
+  no value (Reject outside the domain) must claim ``InvalidDomain``. Measured: the worst
+  ``error / bound``; a declared model's ratio to the binary64 reference rides in the verdict.
+
+``CONTRACTS`` holds both rows' case-file fields (JSON Schema), the ledger's sentence and a
+planted false claim.
 """
 
 from __future__ import annotations
