@@ -33,6 +33,10 @@ postcondition (CGAL's habit), polygon by polygon:
   coplanar).
 * **Normal.** The claimed normal has unit length within ``2^-20`` and lies within ``2^-18`` rad
   of ``A`` (a Rounded float32 quantity).
+* **Maximal.** No two polygons that share a mergeable edge have a union that is *clearly* one
+  valid polygon (:func:`exact_polygon_of` with margins: drops within ``delta / 2``, corner
+  turns above ``2 delta``, plane distance within ``delta / 2``, facing cosine at least 3/5):
+  the greedy stops only when no accepted merge is left. This is not minimality.
 
 The tolerance is restated, not imported: ``delta(S) = max(2^-16 L, 2^-24 M)``, ``L`` the largest
 bounding-box side of ``S``, ``M`` its largest coordinate magnitude (``docs/decisions.md``,
@@ -303,7 +307,36 @@ def check_partition(positions, indices, polygons, triangles, degenerate_count, u
     for k, (poly, mem) in enumerate(zip(polygons, members)):
         _check_polygon(k, poly, mem, corners, bits, qpos, bad, uses, all_planar, rep)
     rep.polygons = len(polygons)
+    if not rep.failures:
+        _check_maximal(members, corners, qpos, bad, uses, rep)
     return rep
+
+
+# The margins of "clearly mergeable": drops within delta/2, corners turning by more than
+# 2 delta, vertices within delta/2 of the plane, triangles within acos(3/5) (53 degrees) of the
+# normal. Any union that passes these passes the fast path's own tests at delta, cos 1/2.
+_CLEAR = dict(drop=_q(1, 2), turn=_q(2), plane=_q(1, 2), facing=_q(3, 5))
+
+
+def _check_maximal(members, corners, qpos, bad, uses, rep):
+    """No two polygons that share a mergeable edge have a union that is clearly one valid
+    polygon (the greedy merges until no accepted merge is left)."""
+    owner = {t: k for k, mem in enumerate(members) for t in mem}
+    pairs = set()
+    for e, lst in uses.items():
+        if len(lst) == 2 and e not in bad:
+            a, b = owner.get(lst[0][2]), owner.get(lst[1][2])
+            if a is not None and b is not None and a != b:
+                pairs.add((min(a, b), max(a, b)))
+    for a, b in sorted(pairs):
+        union = set(members[a]) | set(members[b])
+        if any(sum(1 for x in uses[e] if x[2] in union) > 1 for e in bad):
+            continue  # would cross an unmergeable edge
+        keep = exact_polygon_of(qpos, [corners[t] for t in sorted(union)], **_CLEAR)
+        if keep is not None:
+            rep.failures.append({"property": "maximal", "polygons": [a, b], "union_corners": len(keep),
+                                 "reason": "two adjacent polygons clearly form one valid polygon"})
+            return
 
 
 def _bits_table(positions, ids) -> dict:
@@ -437,13 +470,18 @@ def _check_polygon(k, poly, mem, corners, bits, qpos, bad, uses, all_planar, rep
     rep.worst_ratio = max(rep.worst_ratio, _ratio_float(worst2))
 
 
-def exact_polygon_of(qpos, tri_corners: Sequence[tuple]) -> Optional[list]:
+def exact_polygon_of(qpos, tri_corners: Sequence[tuple], *, drop=_q(1), turn=_q(1), plane=_q(1),
+                     facing=_q(1, 2)) -> Optional[list]:
     """The corners (welded ids, counterclockwise) of the convex polygon that triangles
-    ``tri_corners`` (welded ids into exact positions ``qpos``) form under the documented rule
-    at exactly ``delta`` (no band): boundary one simple cycle, every edge two of them share
-    mergeable among themselves, each facing the normal, loop vertices within ``delta`` of a
-    chord dropped, the rest (3 to 7) strictly convex with a turn above ``delta``, every vertex
-    within ``delta`` of the plane. None when they do not form one."""
+    ``tri_corners`` (welded ids into exact positions ``qpos``) form under the documented rule,
+    decided exactly: the boundary is one simple cycle; a loop vertex is dropped when it and the
+    other dropped vertices between its neighbours lie within ``drop * delta`` of their chord and
+    inside it; the rest (3 to 7) are strictly convex with every corner more than ``turn *
+    delta`` off its neighbours' chord; every vertex lies within ``plane * delta`` of the plane
+    (corner centroid, exact Newell normal ``A``); every triangle faces ``A`` with cosine at
+    least ``facing``. With the defaults this is the fast path's rule at exactly ``delta`` (the
+    benchmark's optimum); the maximality check asks for a clear margin. None when they do not
+    form one. (Whether shared edges are mergeable is the caller's business.)"""
     cycle = _boundary_cycle(tri_corners)
     if isinstance(cycle, str):
         return None
@@ -463,7 +501,7 @@ def exact_polygon_of(qpos, tri_corners: Sequence[tuple]) -> Optional[list]:
         i = (ia + 1) % L
         while i != ib:
             r2 = _dropped_ratio(qpos[cycle[i]], a, b, delta)
-            if r2 is None or r2 > 1:
+            if r2 is None or r2 > drop * drop:
                 return False
             i = (i + 1) % L
         return True
@@ -487,18 +525,18 @@ def exact_polygon_of(qpos, tri_corners: Sequence[tuple]) -> Optional[list]:
     AA = _dot(A, A)
     for r in range(len(keep)):
         a, b, c = cpts[r - 1], cpts[r], cpts[(r + 1) % len(keep)]
-        turn = _dot(A, _cross(_sub(b, a), _sub(c, a)))
-        if turn * turn <= delta * delta * _dot(_sub(c, a), _sub(c, a)) * AA:
+        left = _dot(A, _cross(_sub(b, a), _sub(c, a)))
+        if left * left <= turn * turn * delta * delta * _dot(_sub(c, a), _sub(c, a)) * AA:
             return None
     n = len(cpts)
     centre = tuple(sum(p[d] for p in cpts) / n for d in range(3))
     for p in allpts:
         h = _dot(A, _sub(p, centre))
-        if h * h > delta * delta * AA:
+        if h * h > plane * plane * delta * delta * AA:
             return None
     for a, b, c in tri_corners:
         cr = _cross(_sub(qpos[b], qpos[a]), _sub(qpos[c], qpos[a]))
         d = _dot(cr, A)
-        if d <= 0 or 4 * d * d < _dot(cr, cr) * AA:
+        if d <= 0 or d * d < facing * facing * _dot(cr, cr) * AA:
             return None
     return keep

@@ -250,7 +250,7 @@ def claims(case) -> list:
     part = ConvexPolygonPartition()
     out = try_partition_convex_polygons(case["positions"], case["indices"], part)
     inputs = {"positions": enc(case["positions"].astype(np.float64)),
-              "indices": [int(v) for v in case["indices"]], "case": case["name"]}
+              "indices": [int(v) for v in case["indices"]]}
     return [Claim(ROW, G.Exact, partition_value(out, part), inputs)]
 
 
@@ -363,8 +363,7 @@ CONTRACTS = {
                 "(exactly on it for exactly planar meshes), and the normal is unit within 2^-20 and within "
                 "2^-18 rad of A; invalid inputs fail with InvalidArgument or OutOfRange as their defect calls for."),
         inputs=S.obj(required={"positions": S.array(S.vec(S.f32(finite=False), 3)),
-                               "indices": S.array(S.integer())},
-                     optional={"case": S.string()}),
+                               "indices": S.array(S.integer())}),
         value=S.any_of(
             S.obj(required={"status": S.const("Success"), "polygons": S.array(_POLYGON),
                             "triangles": S.array(S.integer(minimum=0)),

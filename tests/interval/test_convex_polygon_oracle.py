@@ -68,9 +68,15 @@ def test_boundary_cycle_of_a_ring_is_two_loops():
 
 def test_correct_hand_partitions_pass():
     assert check([poly(STRIP_RECT, 0, 4)], [0, 1, 2, 3]).ok
-    two = [poly([(0, 0, 0), (1, 0, 0), (1, 1, 0), (0, 1, 0)], 0, 2), poly([(1, 0, 0), (2, 0, 0), (2, 1, 0), (1, 1, 0)], 2, 2)]
-    rep = check(two, [0, 1, 2, 3])
-    assert rep.ok and rep.worst_ratio == 0 and rep.exact_planar_polygons == 2
+    rep = check([poly(STRIP_RECT, 0, 4)], [0, 1, 2, 3])
+    assert rep.ok and rep.worst_ratio == 0 and rep.exact_planar_polygons == 1
+    # folded along x = 1: the two squares are in different planes and stay apart
+    folded = [list(map(float, p)) for p in STRIP]
+    folded[2][2] = folded[5][2] = 1.0
+    two = [poly([(0, 0, 0), (1, 0, 0), (1, 1, 0), (0, 1, 0)], 0, 2),
+           poly([(1, 0, 0), (2, 0, 1), (2, 1, 1), (1, 1, 0)], 2, 2, (-2**-0.5, 0.0, 2**-0.5))]
+    rep = check(two, [0, 1, 2, 3], pos=folded)
+    assert rep.ok and rep.exact_planar_polygons == 2, rep.failures
     # corners may start anywhere on the loop
     assert check([poly(STRIP_RECT[2:] + STRIP_RECT[:2], 0, 4)], [0, 1, 2, 3]).ok
 
@@ -168,3 +174,19 @@ def test_exact_polygon_of_hand_cases():
     pos, idx = mesh_fan(8)
     qp = O.exact_positions([list(map(float, v)) for v in pos.astype("float32")])
     assert O.exact_polygon_of(qp, [tuple(idx[3 * t: 3 * t + 3]) for t in range(8)]) is None  # 8 corners
+
+
+def test_two_polygons_that_clearly_merge_are_not_maximal():
+    two = [poly([(0, 0, 0), (1, 0, 0), (1, 1, 0), (0, 1, 0)], 0, 2), poly([(1, 0, 0), (2, 0, 0), (2, 1, 0), (1, 1, 0)], 2, 2)]
+    rep = check(two, [0, 1, 2, 3])
+    assert props(rep) == {"maximal"}
+
+
+def test_maximality_leaves_the_band_to_the_fast_path():
+    # the shared vertex (1, 0) sags by 0.75 delta: the fast path may merge (drop at <= delta) or
+    # not; the oracle asks for drops within delta / 2 before calling a split non-maximal
+    sag = [list(map(float, p)) for p in STRIP]
+    sag[1][1] = -0.75 * 2.0 * 2.0**-16
+    two = [poly([(0, 0, 0), sag[1], (1, 1, 0), (0, 1, 0)], 0, 2), poly([sag[1], (2, 0, 0), (2, 1, 0), (1, 1, 0)], 2, 2)]
+    assert check(two, [0, 1, 2, 3], pos=sag).ok
+    assert check([poly(STRIP_RECT, 0, 4)], [0, 1, 2, 3], pos=sag).ok

@@ -21,7 +21,7 @@ V, X = VerdictKind.Verified, VerdictKind.Violated
 
 @pytest.fixture(scope="module")
 def corpus():
-    return {c.inputs["case"]: c for case in C.generate(11, 60) for c in C.claims(case)}
+    return {case["name"]: c for case in C.generate(11, 60) for c in C.claims(case)}
 
 
 def replace(claim, value=None, inputs=None):
@@ -104,8 +104,7 @@ def test_planted_properties_are_violated(corpus, plant, name):
 
 
 def _claim(name, positions, indices, value):
-    inputs = {"positions": enc(np.asarray(positions, np.float32).astype(np.float64)),
-              "indices": list(indices), "case": name}
+    inputs = {"positions": enc(np.asarray(positions, np.float32).astype(np.float64)), "indices": list(indices)}
     return Claim(C.ROW, GuaranteeClass.Exact, value, inputs)
 
 
