@@ -87,6 +87,7 @@ __all__ = [
     "cross_boundary_controls",
     "try_prepare_surface",
     "try_map_edge_parameter",
+    "try_evaluate_edge",
     "try_evaluate_surface",
     "try_evaluate_surface_normal",
     "try_sample_surface",
@@ -702,6 +703,27 @@ def try_map_edge_parameter(view: SurfaceView, edge_id: SurfaceEdgeId, s: float) 
         u, v = _uv_on_side(inc.side, t)
         out.append(EdgeParameter(inc.patch, inc.patch_id, inc.side, u, v))
     return success(tuple(out))
+
+
+def try_evaluate_edge(view: SurfaceView, edge_id: SurfaceEdgeId, s: float) -> Outcome:
+    """The chunk-relative point of an edge's canonical control curve at its parameter ``s``:
+    ``kernel.cubic_point`` of ``SurfaceEdge.curve`` in float64. Rounded (the path's
+    ``error_model.position_bound`` of the curve's E).
+
+    Shared positions along an edge are evaluated here, once, on the owner's curve, so every
+    incident patch can copy them bitwise (the tessellation's crack-free rule); a patch's own
+    ``try_evaluate_surface`` on its side may differ by rounding. An unknown edge id or a
+    non-real ``s`` is InvalidArgument; ``s`` outside [0, 1] is InvalidDomain.
+    """
+    k = view.edge_index.get(edge_id) if isinstance(edge_id, SurfaceEdgeId) else None
+    if k is None:
+        return failure(GeometryStatus.InvalidArgument, f"{edge_id!r} is not an edge of this surface",
+                       field="edge_id")
+    if not is_real(s) or math.isnan(s):
+        return failure(GeometryStatus.InvalidArgument, "s must be a real number", field="s")
+    if not 0.0 <= s <= 1.0:
+        return failure(GeometryStatus.InvalidDomain, f"s = {s!r} is outside [0, 1]", field="s")
+    return success(K.cubic_point(F64, view.edges[k].curve.astype(np.float64), np.float64(s)))
 
 
 # --- Evaluation ------------------------------------------------------------------------------

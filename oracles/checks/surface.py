@@ -66,7 +66,7 @@ from reference.surface import (
 
 from .. import schema as S
 from ..decide import DEFAULT_BUDGET, Decision, refine
-from ..errormodel import resolve
+from ..errormodel import ETA_OF_U, resolve
 from ..family import Family, RowContract
 from ..model import Claim, dec, dec_array, enc, undecided, verified, violated
 
@@ -654,7 +654,8 @@ def _check_normal(claim):
         return violated(claim, {"claimed_status": claimed, "why": "a normal is Success, Degenerate or IllConditioned"})
     counters = {}
     if claimed != exact:
-        eL, eN = (to_mpq(x) for x in decision_errors(E, uq))
+        eta = dec(claim.model["eta"]) if claim.model and "eta" in claim.model else ETA_OF_U.get(uq, 2.0**-1074)
+        eL, eN = (to_mpq(x) for x in decision_errors(E, uq, eta))
         if claimed == "Degenerate":
             inband = _any([_band_zero(Lu, eL), _band_zero(Lv, eL), _band_zero(Lx, eN)])
         elif exact == "Degenerate":

@@ -29,6 +29,7 @@ from reference.surface import (
     SurfaceSample,
     SurfaceSource,
     prepared_bytes,
+    try_evaluate_edge,
     try_evaluate_surface,
     try_evaluate_surface_normal,
     try_map_edge_parameter,
@@ -170,6 +171,17 @@ def test_map_edge_parameter():
     assert try_map_edge_parameter(view, eid, float("nan")).status is S.InvalidArgument
     assert try_map_edge_parameter(view, SurfaceEdgeId.of(20, PS.U0), 0.5).status is S.InvalidArgument
     assert try_map_edge_parameter(view, (10, "U1"), 0.5).status is S.InvalidArgument
+
+
+def test_evaluate_edge_on_the_canonical_curve():
+    view = spec_surface()
+    eid = SurfaceEdgeId.of(10, PS.U1)
+    # Canonical curve (3, j, 0): the point at s is (3, 3s, 0).
+    assert np.array_equal(try_evaluate_edge(view, eid, 0.25).value, [3.0, 0.75, 0.0])
+    assert np.array_equal(try_evaluate_edge(view, SurfaceEdgeId.of(20, PS.V0), 0.5).value, [4.5, 3.0, 0.0])
+    assert try_evaluate_edge(view, eid, -0.5).status is S.InvalidDomain
+    assert try_evaluate_edge(view, SurfaceEdgeId.of(20, PS.U0), 0.5).status is S.InvalidArgument
+    assert try_evaluate_edge(view, eid, "0.5").status is S.InvalidArgument
 
 
 # --- Topology rules ------------------------------------------------------------------------
