@@ -353,7 +353,7 @@ def case_source(case) -> tuple:
 
 def _network_inputs(case) -> dict:
     return {"ids": list(case["ids"]), "source": enc(case["source"]), "origin": enc(case["origin"]),
-            "joins": [[int(p), s, int(q), t, bool(r)] for p, s, q, t, r in case["joins"]], "case": case["name"]}
+            "joins": [[int(p), s, int(q), t, bool(r)] for p, s, q, t, r in case["joins"]]}
 
 
 def _edge_json(e) -> dict:
@@ -367,7 +367,6 @@ def _corner_json(c) -> dict:
             "incidences": [[i.patch, i.patch_id, i.corner.value] for i in c.incidences]}
 
 
-_MODEL = {"name": "surface error model (reference.surface)"}
 _POINTS = ((0.0, 0.0), (1.0, 1.0), (0.5, 0.5), (0.0, 0.5), (0.5, 1.0))
 
 
@@ -396,16 +395,16 @@ def claims(case) -> list:
             pts = [(0.5, 0.5)] + pts
         for u, v in pts:
             s = try_evaluate_surface(view, p, u, v, partials=True).value
-            base = {"controls": enc(C), "u": enc(u), "v": enc(v), "patch": p, "case": case["name"]}
+            base = {"controls": enc(C), "u": enc(u), "v": enc(v)}
             result.append(Claim("surface.evaluation", G.Rounded,
                                 {k: enc(getattr(s, k)) for k in ("position", "du", "dv", "duu", "duv", "dvv")},
-                                {"kind": "sample", **base}, model=dict(_MODEL)))
+                                {"kind": "sample", **base}))
             nr = try_evaluate_surface_normal(view, p, u, v)
             value = {"normal": enc(nr.value)} if nr.ok else {"status": nr.status.value}
             result.append(Claim("surface.evaluation", G.Rounded, value,
                                 {"kind": "normal", **base,
                                  "normal_min_derivative_length": enc(tol.normal_min_derivative_length),
-                                 "normal_min_sin_angle": enc(tol.normal_min_sin_angle)}, model=dict(_MODEL)))
+                                 "normal_min_sin_angle": enc(tol.normal_min_sin_angle)}))
     shared = [e for e in view.edges if e.is_shared]
     for k in sorted(set(int(x) for x in rng.choice(len(shared), size=min(len(shared), 4), replace=False))) \
             if shared else []:
@@ -419,8 +418,7 @@ def claims(case) -> list:
                             {"difference": enc(e.cross_derivative_difference), "scale": enc(e.cross_derivative_scale),
                              "is_c1": e.is_c1},
                             {"kind": "edge", "first": enc(rows[0]), "second": enc(rows[1]), "is_reversed": b.is_reversed,
-                             "continuity_derivative": enc(tol.continuity_derivative), "case": case["name"]},
-                            model=dict(_MODEL)))
+                             "continuity_derivative": enc(tol.continuity_derivative)}))
     return result
 
 
@@ -834,7 +832,7 @@ _NETWORK = S.obj(required={
     "source": S.matrix(S.f64(), [None, 4, 4, 3]),
     "origin": S.vec(S.f64(), 3),
     "joins": S.array(S.vec(S.any_of(S.integer(), _SIDE, S.boolean()), 5)),
-}, optional={"case": S.string()})
+})
 _INCIDENCE = S.vec(S.any_of(S.integer(minimum=0), _ID, _SIDE, S.boolean()), 4)
 _EDGES_VALUE = S.any_of(
     S.obj(required={"edges": S.array(S.obj(required={
@@ -851,15 +849,15 @@ _CORNERS_VALUE = S.obj(required={"corners": S.array(S.obj(required={
     "position": S.vec(S.f32(), 3),
     "incidences": S.array(S.vec(S.any_of(_ID, _CORNER), 3), min_items=1),
 }))})
-_POINT = {"controls": S.matrix(S.f32(), [4, 4, 3]), "u": S.f64(), "v": S.f64(), "patch": S.integer(minimum=0)}
+_POINT = {"controls": S.matrix(S.f32(), [4, 4, 3]), "u": S.f64(), "v": S.f64()}
 _EVAL_INPUTS = S.any_of(
-    S.obj(required={"kind": S.const("sample"), **_POINT}, optional={"case": S.string()}),
+    S.obj(required={"kind": S.const("sample"), **_POINT}),
     S.obj(required={"kind": S.const("normal"), **_POINT,
                     "normal_min_derivative_length": S.f64(nonnegative=True),
-                    "normal_min_sin_angle": S.f64(nonnegative=True)}, optional={"case": S.string()}),
+                    "normal_min_sin_angle": S.f64(nonnegative=True)}),
     S.obj(required={"kind": S.const("edge"), "first": S.matrix(S.f32(), [2, 4, 3]),
                     "second": S.matrix(S.f32(), [2, 4, 3]), "is_reversed": S.boolean(),
-                    "continuity_derivative": S.f64(nonnegative=True)}, optional={"case": S.string()}),
+                    "continuity_derivative": S.f64(nonnegative=True)}),
 )
 _V3 = S.vec(S.f64(), 3)
 _EVAL_VALUE = S.any_of(
