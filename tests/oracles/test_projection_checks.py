@@ -301,3 +301,18 @@ def test_cli_checks_fast_path_claims_from_a_file(tmp_path):
     bad.write_text(json.dumps(doc))
     run[4], run[6] = str(bad), str(tmp_path / "out-bad")  # a new run: check refuses to overwrite
     assert subprocess.run(run, capture_output=True, text=True).returncode == 1
+
+
+def test_cli_fails_the_halved_approximate_claim(tmp_path):
+    # Issue 9 item 1, end to end: this case file used to pass with exit 0.
+    from oracles.__main__ import main as cli
+
+    c = approx_claim()
+    d, lb = dec(c.value["distance"]), dec(c.value["lower_bound"])
+    planted = with_value(c, distance=d / 2, lower_bound=lb / 2, gap=d / 2 - lb / 2, is_gap_met=True,
+                         result_guarantee="Certified")
+    path = tmp_path / "approx.json"
+    write_claims(path, [c], "test")
+    assert cli(["check", str(path), "--out", str(tmp_path / "a")]) == 0
+    write_claims(path, [c, planted], "test")
+    assert cli(["check", str(path), "--out", str(tmp_path / "b")]) == 1
