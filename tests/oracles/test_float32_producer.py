@@ -258,3 +258,32 @@ def test_float32_overflow_is_violated_under_any_model():
     value = {"value": enc(0.0), "derivative": "-inf", "span": 0, "reflected": False}
     for model in (F32_MODEL, HUGE, None):
         assert check_claim(Claim("track.values", G.Rounded, value, inputs, model)).kind is X
+
+
+# --- The same producer through a case file and the CLI -----------------------------------------
+
+
+def _check_file(tmp_path, name, claims, model):
+    import json
+
+    from oracles.__main__ import main
+
+    doc = {"format": "claims/1", "producer": "float32 evaluator (test)",
+           "claims": [dict(c.to_json(), **({"model": model} if model else {})) for c in claims]}
+    f = tmp_path / f"{name}.json"
+    f.write_text(json.dumps(doc))
+    code = main(["check", str(f), "--out", str(tmp_path / f"{name}.out"), "--force"])
+    return code, json.loads((tmp_path / f"{name}.out" / "ledger.json").read_text())
+
+
+def test_a_float32_case_file_passes_with_its_model_and_fails_without(tmp_path, path_f32, track_f32):
+    claims = [c for row in ("path.interior_positions", "path.derivatives", "path.tangents")
+              for c in path_f32[row][:8]] + _valued(track_f32[0])[:8]
+    code, led = _check_file(tmp_path, "declared", claims, F32_MODEL)
+    assert code == 0, [r for r in led["rows"] if r.get("violated")]
+    assert led["totals"]["claims"] == len(claims)
+    code, _ = _check_file(tmp_path, "undeclared", claims, None)
+    assert code == 1
+    # A model the schema cannot read (u and an explicit bound at once) is malformed: exit 2.
+    code, _ = _check_file(tmp_path, "both", claims[:2], {"u": "0x1p-24", "bound": "1"})
+    assert code == 2
