@@ -167,7 +167,7 @@ class RowTally:
         c = contract_for(self.id)
         if c is not None and not c.refutable:
             return "unrefutable"
-        return "evidenced" if self.claims else "not run" if checker_for(self.id) else "pending"
+        return "evidenced" if self.claims else "not run" if checker_for(self.id) else "pending"  # "not run": no claims
 
     def to_json(self) -> dict:
         spec, c = row(self.id), contract_for(self.id)
@@ -197,8 +197,10 @@ class RowTally:
         return out
 
 
-def _empty_text(row_id: str) -> str:
-    return "not run (family not selected)" if checker_for(row_id) else "pending (no checker yet)"
+def _empty_text(row_id: str, corpus: bool = True) -> str:
+    if not checker_for(row_id):
+        return "pending (no checker yet)"
+    return "not run (family not selected)" if corpus else "no claims"
 
 
 def _worst_text(t: RowTally) -> str:
@@ -272,7 +274,7 @@ class Ledger:
                  f"{'undecided':>9}  worst"]
         for r in ROWS:
             t = self.tallies[r.id]
-            worst = _worst_text(t) if t.claims and t.worst else "-" if t.claims else _empty_text(r.id)
+            worst = _worst_text(t) if t.claims and t.worst else "-" if t.claims else _empty_text(r.id, self.seed is not None)
             lines.append(f"{r.id:34} {r.guarantee.value:11} {t.claims:7d} {t.cases:6d} {t.verified:8d} "
                          f"{t.violated:8d} {t.undecided:9d}  {worst}")
         return lines
@@ -294,7 +296,7 @@ class Ledger:
                "|---|---|---|---:|---:|---:|---:|---:|---|"]
         for r in ROWS:
             t = self.tallies[r.id]
-            worst = "-" if t.claims else _empty_text(r.id)
+            worst = "-" if t.claims else _empty_text(r.id, self.seed is not None)
             if t.claims and t.worst:
                 worst = f"[{_worst_text(t)}](#{r.id.replace('.', '-')})"
             out.append(f"| `{r.id}` | {r.guarantee.value} | {t.status()} | {t.claims} | {t.cases} | "

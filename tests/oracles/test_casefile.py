@@ -54,6 +54,11 @@ def _first(claims, row):
     return next(c for c in claims if c.row == row)
 
 
+def _json(claim) -> dict:
+    """A deep copy of a claim's JSON (to_json shares the claim's own dicts)."""
+    return json.loads(json.dumps(claim.to_json()))
+
+
 # --- exit codes and reports -------------------------------------------------------------------
 
 
@@ -71,7 +76,7 @@ def test_mixed_file_exits_1_and_every_violation_is_reported(tmp_path, capsys, tr
     honest = track_claims[:5] + path_claims[:5]
     rows = ["track.values", "track.key_values", "path.control_boxes", "path.interior_positions"]
     planted = [contract_for(r).plant(_first(track_claims + path_claims, r)) for r in rows]
-    bad = _first(track_claims, "track.values").to_json()
+    bad = _json(_first(track_claims, "track.values"))
     bad["inputs"] = {**bad["inputs"], "spn": 1}  # a typo: unknown field
     claims = honest[:3] + planted[:2] + [bad] + honest[3:] + planted[2:]
     violated_idx = sorted([3, 4, 6 + 7, 6 + 8])
@@ -97,7 +102,7 @@ def test_mixed_file_exits_1_and_every_violation_is_reported(tmp_path, capsys, tr
 
 
 def test_malformed_without_violation_exits_2(tmp_path, capsys, track_claims):
-    bad = track_claims[0].to_json()
+    bad = _json(track_claims[0])
     del bad["inputs"][next(iter(bad["inputs"]))]
     code, _ = _run(tmp_path, _doc(track_claims[1:4] + [bad]))
     assert code == 2
@@ -200,7 +205,7 @@ def _set(doc, path, value):
 @pytest.mark.parametrize("kind", sorted(MALFORMED))
 def test_malformed_numbers_name_the_field(tmp_path, capsys, track_claims, kind):
     _, value, reason = MALFORMED[kind]
-    d = _first(track_claims, "track.values").to_json()
+    d = _json(_first(track_claims, "track.values"))
     path = next(_number_paths(d["inputs"]))
     _set(d["inputs"], path, value)
     code, _ = _run(tmp_path, _doc([d]))
@@ -236,7 +241,7 @@ def test_malformed_files_exit_2_with_a_path(tmp_path, capsys, raw, needle):
 
 
 def test_a_model_on_a_row_without_one_is_malformed(tmp_path, capsys, track_claims):
-    d = _first(track_claims, "track.key_values").to_json()
+    d = _json(_first(track_claims, "track.key_values"))
     d["model"] = {"u": "0x1p-24"}
     assert _run(tmp_path, _doc([d]))[0] == 2
     assert "claims[0]" in capsys.readouterr().err
@@ -311,7 +316,8 @@ def mutation_pool():
         claims = [c for case in fam.generate(5, 3) for c in fam.claims(case)]
         by_row = {}
         for c in claims:
-            by_row.setdefault(c.row, c)
+            if contract_for(c.row) is not None:  # the meta-test demands one for every checked row
+                by_row.setdefault(c.row, c)
         pool += list(by_row.values())
     return pool
 
