@@ -188,3 +188,11 @@ def test_malformed_inputs_raise(corpus, mutate):
     c = corpus["4x4 grid"]
     with pytest.raises((ValueError, KeyError, TypeError)):
         check_claim(replace(c, inputs=mutate(c.inputs)))
+
+
+def test_an_unmerged_split_is_violated_as_not_maximal():
+    pos, idx = C.mesh_grid(2, 1)
+    left = ([(0, 0, 0), (1, 0, 0), (1, 1, 0), (0, 1, 0)], (0, 0, 1), 0, 2)
+    right = ([(1, 0, 0), (2, 0, 0), (2, 1, 0), (1, 1, 0)], (0, 0, 1), 2, 2)
+    verdict = check_claim(_claim("split strip", pos, idx, _value([left, right], [0, 1, 2, 3])))
+    assert verdict.kind is X and verdict.note == "maximal"
