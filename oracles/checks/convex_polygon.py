@@ -17,7 +17,8 @@ folds, rotations, scales and offsets) and random fans.
 Checker (``interval.convex_polygon.check_partition``, exact rationals on the source positions):
 a success claim must satisfy every postcondition there (membership, degeneracy band, edge
 census, tiling, bitwise corners in loop order, strict convexity counterclockwise about the
-exact normal, coplanarity within ``2 delta``, at most seven corners, the Rounded normal); a
+exact normal, coplanarity within ``2 delta``, at most seven corners, the Rounded normal, and
+maximality with a margin: no two adjacent polygons whose union is clearly one valid polygon); a
 failure claim must name a status the inputs' defects call for (InvalidArgument for an index
 count not a multiple of three or a nonfinite position, OutOfRange for an index outside the
 positions), and valid inputs must not fail. Measured: the worst ``distance / delta`` over
@@ -361,7 +362,9 @@ CONTRACTS = {
                 "order, dropped loop vertices lie inside their chord within 2 delta, A . ((c_i+1 - c_i) x "
                 "(w - c_i)) > 0 for every edge and other corner, every vertex lies within 2 delta of the plane "
                 "(exactly on it for exactly planar meshes), and the normal is unit within 2^-20 and within "
-                "2^-18 rad of A; invalid inputs fail with InvalidArgument or OutOfRange as their defect calls for."),
+                "2^-18 rad of A; no two adjacent polygons clearly form one valid polygon (drops within delta/2, "
+                "turns above 2 delta, plane within delta/2, facing cosine 3/5); invalid inputs fail with "
+                "InvalidArgument or OutOfRange as their defect calls for."),
         inputs=S.obj(required={"positions": S.array(S.vec(S.f32(finite=False), 3)),
                                "indices": S.array(S.integer())}),
         value=S.any_of(
