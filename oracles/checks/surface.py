@@ -28,8 +28,10 @@ Checkers recompute every truth from ``claim.inputs`` alone:
 
 from __future__ import annotations
 
+import json
 import math
 import zlib
+from functools import lru_cache
 
 import gmpy2
 import numpy as np
@@ -478,6 +480,13 @@ def _q_vec(x, fmt=np.float32):
 
 
 def _truth_or_status(claim):
+    # A network's shared-edges and corners claims carry the same inputs: replay it once.
+    return _truth_of(json.dumps(claim.inputs, sort_keys=True))
+
+
+@lru_cache(maxsize=4)
+def _truth_of(inputs_json: str):
+    claim = Claim("surface.shared_edges", G.Exact, None, json.loads(inputs_json))
     ids, narrowed, joins = _network(claim)
     if narrowed is None:
         return {"status": GeometryStatus.UnsupportedPrecision.value}
