@@ -868,7 +868,7 @@ def _check_batch(view, patches, us, vs, outs, required):
             i = int(np.flatnonzero(out_of)[0])
             return failure(GeometryStatus.InvalidDomain, f"parameter {i}: {name} = {float(a[i])!r} is outside [0, 1]",
                            field=name, index=i), None
-    return None, (ps, us.astype(np.float64), vs.astype(np.float64), m)
+    return None, (ps.astype(np.intp), us.astype(np.float64), vs.astype(np.float64), m)
 
 
 def _vec_out(out) -> bool:

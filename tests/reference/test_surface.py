@@ -463,6 +463,14 @@ def test_sampling_normals_report_status_and_zero_normals():
     assert not np.any(normals[:2]) and np.array_equal(normals[2], [0.0, 0.0, 1.0])
 
 
+def test_sampling_nothing_writes_nothing():
+    view = spec_surface()
+    out = np.full((2, 3), 9.0)
+    assert try_sample_surface(view, [], [], [], out).value == 0 and np.all(out == 9.0)
+    st = np.zeros(2, dtype=np.uint8)
+    assert try_sample_surface_normals(view, [], [], [], out, st).value == 0 and np.all(out == 9.0)
+
+
 @pytest.mark.parametrize("case", ["capacity", "index", "domain", "nan", "dtype", "lengths", "readonly"])
 def test_sampling_failures_write_nothing(case):
     view = spec_surface()
