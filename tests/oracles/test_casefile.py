@@ -256,9 +256,11 @@ _BAD_VALUES = st.sampled_from(["0.1", "1e400", "0x", "nan", "-inf", True, None, 
 @st.composite
 def _mutation(draw, pool):
     d = json.loads(json.dumps(draw(st.sampled_from(pool)).to_json()))
-    kind = draw(st.sampled_from(["set", "delete", "add", "row", "guarantee"]))
-    surely_malformed = kind in ("delete", "add")
-    if kind == "row":
+    kind = draw(st.sampled_from(["set", "delete", "add", "row", "guarantee", "drop"]))
+    surely_malformed = kind in ("delete", "add", "drop")
+    if kind == "drop":  # a required claim field
+        del d[draw(st.sampled_from(["row", "guarantee", "value", "inputs"]))]
+    elif kind == "row":
         d["row"] = draw(st.sampled_from(["no.row", "", 3, "track.values", "path.tangents"]))
         surely_malformed = d["row"] in ("no.row", "", 3)
     elif kind == "guarantee":
@@ -283,6 +285,7 @@ def _mutation(draw, pool):
                     parent = parent[p]
                 if isinstance(parent, dict):
                     del parent[path[-1]]
+                    surely_malformed = None  # the field may be optional
                 else:
                     parent.append(parent[-1])  # a list one item too long
                     surely_malformed = None
