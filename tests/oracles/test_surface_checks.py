@@ -276,3 +276,23 @@ def test_malformed_claims_raise(corpus):
         SF.check_evaluation(replace(c, inputs={**c.inputs, "kind": "curvature"}))
     with pytest.raises(ValueError):
         SF.check_evaluation(replace(c, inputs={**c.inputs, "u": enc(1.5)}))
+
+
+def test_a_float32_producer_passes_its_declared_model(corpus):
+    """Samples (position and partials) evaluated in float32 arithmetic (the kernels on F32) are
+    within the surface models at u = 2^-24, and mostly outside them at binary64's u."""
+    from reference import kernel as K
+    from reference.context import F32
+
+    samples = rows(corpus, "surface.evaluation", "sample", case="grid 8x8")[:12]
+    refuted = 0
+    for c in samples:
+        C = np.array([[[dec(x) for x in r] for r in p] for p in c.inputs["controls"]], dtype=np.float32)
+        u, v = np.float32(dec(c.inputs["u"])), np.float32(dec(c.inputs["v"]))
+        vals = K.bicubic_partials(F32, C, u, v)
+        value = {k: enc(x) for k, x in zip(("position", "du", "dv", "duu", "duv", "dvv"), vals)}
+        inputs = {**c.inputs, "u": enc(float(u)), "v": enc(float(v))}
+        v32 = check_claim(Claim(c.row, c.guarantee, value, inputs, {"u": enc(2.0**-24)}))
+        assert v32.kind is V, v32.witness
+        refuted += check_claim(Claim(c.row, c.guarantee, value, inputs, None)).kind is X
+    assert refuted >= len(samples) // 2
