@@ -27,7 +27,8 @@ postcondition (CGAL's habit), polygon by polygon:
   it (exactly on it, and the polygon's area exactly the loop's, when every dropped vertex is
   exactly collinear).
 * **Convex, counterclockwise, no three collinear.** ``A . ((c_{i+1} - c_i) x (w - c_i)) > 0``
-  exactly for every edge and every corner ``w`` off it.
+  exactly for every edge and every corner ``w`` off it, and every corner lies more than
+  ``delta / 2`` off its neighbours' chord (the fast path keeps a corner only beyond ``delta``).
 * **Coplanar.** Every vertex of the polygon's triangles lies within ``2 delta`` of the plane
   through the corners' centroid with normal ``A`` (exactly on it when those vertices are exactly
   coplanar).
@@ -412,6 +413,14 @@ def _check_polygon(k, poly, mem, corners, bits, qpos, bad, uses, all_planar, rep
     if A == (0, 0, 0) or not _strictly_convex(cpts, A):
         fail({"property": "convex", "polygon": k, "reason": "not strictly convex counterclockwise about its normal"})
         return
+    AA = _dot(A, A)
+    for r in range(len(cpts)):
+        a, b, c = cpts[r - 1], cpts[r], cpts[(r + 1) % len(cpts)]
+        left = _dot(A, _cross(_sub(b, a), _sub(c, a)))  # |A| * 2 area(a, b, c) > 0 (convex)
+        if 4 * left * left <= delta * delta * _dot(_sub(c, a), _sub(c, a)) * AA:
+            fail({"property": "collinear", "polygon": k, "corner": r,
+                  "reason": "a corner within delta / 2 of its neighbours' chord (nearly three collinear)"})
+            return
     for t in mem:
         a, b, c = (qpos[i] for i in corners[t])
         if _dot(_cross(_sub(b, a), _sub(c, a)), A) <= 0:
@@ -449,7 +458,6 @@ def _check_polygon(k, poly, mem, corners, bits, qpos, bad, uses, all_planar, rep
     # Coplanarity.
     n = len(cpts)
     centre = tuple(sum(p[d] for p in cpts) / n for d in range(3))
-    AA = _dot(A, A)
     planar_here = _coplanar_exactly(allpts)
     for p in allpts:
         h = _dot(A, _sub(p, centre))

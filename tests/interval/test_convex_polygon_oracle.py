@@ -190,3 +190,15 @@ def test_maximality_leaves_the_band_to_the_fast_path():
     two = [poly([(0, 0, 0), sag[1], (1, 1, 0), (0, 1, 0)], 0, 2), poly([sag[1], (2, 0, 0), (2, 1, 0), (1, 1, 0)], 2, 2)]
     assert check(two, [0, 1, 2, 3], pos=sag).ok
     assert check([poly(STRIP_RECT, 0, 4)], [0, 1, 2, 3], pos=sag).ok
+
+
+def test_a_corner_barely_off_its_chord_counts_as_collinear():
+    # (1, -0.25 delta) keeps the pentagon exactly convex, but nearly three collinear
+    for bulge, ok in ((0.25, False), (0.75, True)):
+        p = [list(map(float, v)) for v in STRIP]
+        p[1][1] = -bulge * 2.0 * 2.0**-16
+        pentagon = poly([(0, 0, 0), p[1], (2, 0, 0), (2, 1, 0), (0, 1, 0)], 0, 4)
+        rep = check([pentagon], [0, 1, 2, 3], pos=p)
+        assert rep.ok == ok, rep.failures
+        if not ok:
+            assert props(rep) == {"collinear"}
