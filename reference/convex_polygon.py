@@ -334,15 +334,19 @@ class _Partitioner:
             p, q = self.pieces.get(pid), self.pieces.get(qid)
             if p is None or q is None or p.version != pver or q.version != qver:
                 continue  # stale: a newer entry exists for the pieces that replaced these
+            # the union keeps the larger piece's id, so only the smaller one's triangles move
+            keep, gone = (pid, q) if len(p.tris) >= len(q.tris) else (qid, p)
+            moved = list(gone.tris)
+            version = self.pieces[keep].version + 1
             merged = self._try_merge(p, q, u, v)
             if merged is None:
                 continue
-            del self.pieces[qid]
-            for t in q.tris:
-                self.piece_of[t] = pid
-            merged.version = p.version + 1
-            self.pieces[pid] = merged
-            self._push_neighbours(heap, pid)
+            del self.pieces[qid if keep == pid else pid]
+            for t in moved:
+                self.piece_of[t] = keep
+            merged.version = version
+            self.pieces[keep] = merged
+            self._push_neighbours(heap, keep)
         return self.pieces
 
     def _try_merge(self, p, q, u, v):
