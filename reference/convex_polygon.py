@@ -444,6 +444,8 @@ class _Partitioner:
         return [loop[i] for i in keep]
 
     def _reduce(self, loop, delta, keep):
+        """Drop kept loop positions (indices into ``loop``) whose neighbours' span is collinear,
+        in loop order, until none drops; never below three."""
         changed = True
         while changed and len(keep) > 3:
             changed = False
@@ -508,10 +510,10 @@ def try_partition_convex_polygons(positions, indices, partition: ConvexPolygonPa
             unchanged on failure.
 
     Returns:
-        ``Outcome`` whose value is ``partition``. InvalidArgument: positions not an (n, 3)
-        float32 array, indices not a 1-D integer array, an index count not a multiple of three,
-        or a nonfinite position (any of the ``n``). OutOfRange: an index outside ``[0, n)``.
-        Checked in that order.
+        ``Outcome`` whose value is ``partition``. Failures, checked in this order: positions
+        not an (n, 3) float32 array or indices not a 1-D integer array (InvalidArgument), an
+        index count not a multiple of three (InvalidArgument), an index outside ``[0, n)``
+        (OutOfRange), a nonfinite position, referenced or not (InvalidArgument).
 
     Guarantees: corner positions Exact (bitwise source positions); membership and counts Exact
     decisions of the documented tolerance rule; ``normal_mesh`` Rounded. See the module
