@@ -1,10 +1,11 @@
 """Point neighborhoods (``point_search.hpp``): a deterministic balanced 3D point tree.
 
-``PointSearchTree.build(positions)`` copies World positions (float32; other real inputs are
-rounded to the nearest float32, as the C++ call site's ``Vector3f`` conversion would), accepts
-duplicates, and rejects nonfinite coordinates, magnitudes above
-:data:`MAX_POINT_SEARCH_COORDINATE` and invalid counts (no point, more than
-:data:`MAX_POINT_SEARCH_POINTS`, not an ``(n, 3)`` array). A failed build keeps the previous
+``PointSearchTree.build(positions)`` copies World positions (float32 values: any real array
+whose entries are exactly float32 values; nothing is narrowed silently, so the indices and
+distances always speak of the caller's own numbers), accepts duplicates, and rejects nonfinite
+coordinates, magnitudes above :data:`MAX_POINT_SEARCH_COORDINATE`, values that are not float32
+and invalid counts (no point, more than :data:`MAX_POINT_SEARCH_POINTS`, not an ``(n, 3)``
+array). A failed build keeps the previous
 tree. The tree is a kd-tree split at the count median (left half ``count // 2`` points) on the
 axis of the largest box extent (lowest axis on ties) until at most :data:`LEAF_SIZE` points
 remain; each split sorts its range with a stable merge sort, so the build costs
@@ -30,9 +31,9 @@ partials), so exact ties are always recognised and ordered by index, even when t
 the current k-th distance, so no exact tie is ever cut off.
 
 Guarantees (Rounded): the reported squared distances lie within
-:func:`distance_error_bound` (``8 (u d + eta)`` with float32's ``u = 2^-24`` and
-``eta = 2^-149``) of the exact squared distances; they are non-decreasing and bitwise equal on
-exact ties. The ledger row ``point_search.nearest`` allows any two distances whose bounds
+:func:`distance_error_bound` (``2^-24 d + 2^-149 + 8 (u d + eta)``: the rounding to the float32
+output plus eight roundings at the evaluator's unit roundoff, binary64 here) of the exact
+squared distances; they are non-decreasing and bitwise equal on exact ties. The ledger row ``point_search.nearest`` allows any two distances whose bounds
 overlap to be ordered either way (the spec's processor band) and checks everything else
 exactly.
 """
@@ -52,6 +53,8 @@ __all__ = [
     "DISTANCE_ERROR_K",
     "U32",
     "ETA32",
+    "U64",
+    "ETA64",
     "NODE_DTYPE",
     "distance_error_bound",
     "PointSearchTree",
@@ -69,12 +72,16 @@ MAX_POINT_SEARCH_POINTS = 2**31 - 1
 LEAF_SIZE = 12
 
 # Error model of a reported squared distance d (docs/decisions.md "Point search: error model"):
-# |reported - d| <= K (u d + eta). A float32 evaluation (three differences, three squares, two
-# sums) has relative error at most gamma_5 ~ 5u plus underflow below 3 eta / 2; this reference
-# (float64 estimate rounded once to float32) stays below u d (1 + 2^-50) + eta / 2.
+# |reported - d| <= U32 d + ETA32 + K (u d + eta): the final rounding to the float32 output,
+# plus K roundings at the evaluator's unit roundoff u. This reference (a float64 estimate within
+# 6 u64 d, rounded once to float32) needs K >= 6 at u = 2^-53; a float32 evaluation (three
+# differences, three squares, two sums: gamma_5 ~ 5u, underflow below 3 eta / 2) fits K = 8 at
+# u = 2^-24.
 DISTANCE_ERROR_K = 8.0
 U32 = 2.0**-24
 ETA32 = 2.0**-149
+U64 = 2.0**-53
+ETA64 = 2.0**-1074
 
 NODE_DTYPE = np.dtype([("lo", "<f4", (3,)), ("hi", "<f4", (3,)), ("first", "<u4"),
                        ("count", "<u4"), ("left", "<i4"), ("right", "<i4")])
@@ -87,10 +94,11 @@ _STACK = 128  # depth of a balanced tree over 2^31 points is 32; each level push
 _PARTS = 40  # an exact comparison grows at most 36 partials
 
 
-def distance_error_bound(d2: float, u: float = U32, eta: float = ETA32) -> float:
-    """The error model ``K (u d + eta)`` of a reported squared distance ``d2`` (float64, rounded
-    to nearest: for display and tests; the checker evaluates it exactly)."""
-    return DISTANCE_ERROR_K * (u * float(d2) + eta)
+def distance_error_bound(d2: float, u: float = U64, eta: float = ETA64) -> float:
+    """The error model ``U32 d + ETA32 + K (u d + eta)`` of a reported squared distance ``d2``
+    at the evaluator's unit roundoff ``u`` (binary64 by default: this reference). Float64,
+    rounded to nearest: for display and tests; the checker evaluates it exactly."""
+    return U32 * float(d2) + ETA32 + DISTANCE_ERROR_K * (u * float(d2) + eta)
 
 
 # --- Compiled kernels --------------------------------------------------------------------------
@@ -372,6 +380,16 @@ def _real_array(a):
     return arr
 
 
+def _float32_values(arr) -> np.ndarray:
+    """``arr`` as float32, with NaN wherever an entry is not exactly a float32 value (so the
+    finiteness check refuses it: World positions are float32, and nothing narrows silently)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        x32 = np.array(arr, dtype=np.float32)
+        exact = x32.astype(np.float64) == np.asarray(arr, dtype=np.float64)
+    x32[~exact & ~np.isnan(x32)] = np.nan
+    return x32
+
+
 def _check_coordinates(x32) -> bool:
     return bool(np.all(np.isfinite(x32)) and np.all(np.abs(x32) <= np.float32(MAX_POINT_SEARCH_COORDINATE)))
 
@@ -402,13 +420,13 @@ class PointSearchTree:
     # -- build --
 
     def build(self, positions) -> Outcome:
-        """``Build``: copy ``positions`` ((n, 3) reals, rounded to float32) into a new tree.
+        """``Build``: copy ``positions`` ((n, 3) float32 values) into a new tree.
 
         Returns:
             Success (value: the point count), or InvalidArgument when the array is not (n, 3),
             holds no point or more than ``MAX_POINT_SEARCH_POINTS``, or has a nonfinite
-            coordinate or one of magnitude above ``MAX_POINT_SEARCH_COORDINATE`` (after
-            rounding to float32); the previous tree is kept on failure. Exact (the stored
+            coordinate, one of magnitude above ``MAX_POINT_SEARCH_COORDINATE`` or one that is
+            not a float32 value; the previous tree is kept on failure. Exact (the stored
             positions are the float32 copies, bit for bit).
         """
         arr = _real_array(positions)
@@ -419,14 +437,13 @@ class PointSearchTree:
         if not 1 <= n <= MAX_POINT_SEARCH_POINTS:
             return failure(GeometryStatus.InvalidArgument, f"point count {n} is outside [1, 2^31 - 1]",
                            field="positions", value=float(n))
-        with np.errstate(over="ignore", invalid="ignore"):
-            p32 = np.array(arr, dtype=np.float32)  # round to nearest; overflow becomes inf
+        p32 = _float32_values(arr)
         bad = ~(np.isfinite(p32) & (np.abs(p32) <= np.float32(MAX_POINT_SEARCH_COORDINATE)))
         if bad.any():
             i = int(np.argmax(bad.any(axis=1)))
             return failure(GeometryStatus.InvalidArgument,
-                           f"point {i} has a nonfinite coordinate or one above MAX_POINT_SEARCH_COORDINATE",
-                           field="positions", index=i)
+                           f"point {i} has a nonfinite coordinate, one above MAX_POINT_SEARCH_COORDINATE, "
+                           "or one that is not a float32 value", field="positions", index=i)
         perm, lo, hi, first, count, left, right = _build(p32, LEAF_SIZE)
         nodes = np.zeros(lo.shape[0], NODE_DTYPE)
         nodes["lo"], nodes["hi"] = lo, hi
@@ -484,15 +501,14 @@ class PointSearchTree:
                 return failure(GeometryStatus.InvalidArgument,
                                f"{name} must be a writeable numpy array of {[k.__name__ for k in kinds]}",
                                field=name)
-        with np.errstate(over="ignore", invalid="ignore"):
-            q32 = np.asarray(points, dtype=np.float64).astype(np.float32)
+        q32 = _float32_values(_real_array(points))
         if q32.ndim == 1:
             q32 = q32.reshape(1, -1)
         if q32.ndim != 2 or q32.shape[1] != 3 or (m is not None and q32.shape[0] != m):
             return failure(GeometryStatus.InvalidArgument, "query points must be 3-vectors", field="point")
         if not _check_coordinates(q32):
             return failure(GeometryStatus.InvalidArgument,
-                           "a query coordinate is nonfinite or above MAX_POINT_SEARCH_COORDINATE",
+                           "a query coordinate is nonfinite, above MAX_POINT_SEARCH_COORDINATE or not a float32 value",
                            field="point")
         return success(q32.astype(np.float64))
 
@@ -502,10 +518,11 @@ class PointSearchTree:
                 out_i, out_d)
 
     def find_nearest(self, point, count, out_indices, out_distances) -> Outcome:
-        """``FindNearest``: the ``count`` nearest points to ``point`` (a 3-vector, rounded to float32).
+        """``FindNearest``: the ``count`` nearest points to ``point``.
 
         Args:
-            point: the query, finite, coordinates at most ``MAX_POINT_SEARCH_COORDINATE``.
+            point: the query, three float32 values of magnitude at most
+                ``MAX_POINT_SEARCH_COORDINATE``.
             count: 1 to ``MAX_POINT_NEIGHBORS``, at most the point count.
             out_indices: int32 or int64 array of at least ``count`` entries: source indices, in
                 increasing exact distance, equal distances by increasing source index.
@@ -532,7 +549,7 @@ class PointSearchTree:
         """Batch ``FindNearest``: row ``r`` of the outputs answers ``points[r]``.
 
         Args:
-            points: (m, 3) reals, rounded to float32, each valid as for :meth:`find_nearest`.
+            points: (m, 3) float32 values, each row valid as for :meth:`find_nearest`.
             count: as for :meth:`find_nearest`.
             out_indices: (m, c) int32 or int64 array with ``c >= count``; columns ``[:count]``
                 are written.

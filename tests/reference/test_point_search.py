@@ -78,7 +78,8 @@ def test_count_above_point_count_and_bad_counts_change_nothing():
         assert np.array_equal(oi, before[0]) and np.array_equal(od, before[1])
 
 
-@pytest.mark.parametrize("q", [[np.nan, 0, 0], [0, np.inf, 0], [0, 0, -np.inf], [MAXC * 2, 0, 0], [1e39, 0, 0]])
+@pytest.mark.parametrize("q", [[np.nan, 0, 0], [0, np.inf, 0], [0, 0, -np.inf], [MAXC * 2, 0, 0], [1e39, 0, 0],
+                               [0.1, 0, 0]])
 def test_bad_query_changes_nothing(q):
     t = built([[0, 0, 0], [1, 0, 0]])
     oi, od = np.full(2, 5, np.int32), np.full(2, np.float32(7), np.float32)
@@ -116,7 +117,8 @@ def test_empty_tree_answers_no_query():
     [[0, 0, 0], [np.nan, 0, 0]],
     [[0, 0, 0], [0, np.inf, 0]],
     [[0, 0, 0], [0, 0, float(np.nextafter(np.float32(MAXC), np.float32(np.inf)))]],
-    [[0, 0, 0], [-1e39, 0, 0]],  # rounds to -inf in float32
+    [[0, 0, 0], [-1e39, 0, 0]],  # beyond float32
+    [[0, 0, 0], [0, 1 + 2.0 ** -30, 0]],  # not a float32 value
 ])
 def test_failed_build_keeps_the_previous_tree(bad):
     t = built([[1, 2, 3], [4, 5, 6], [1, 2, 3]])
@@ -134,12 +136,17 @@ def test_wrong_types_raise():
         PointSearchTree().build(np.zeros((2, 3), bool))
 
 
-def test_build_copies_and_rounds_to_float32():
-    src = np.array([[0.1, 0.2, 0.3], [MAXC, -MAXC, 0.0]])
-    t = built(src)
+def test_build_copies_float32_values_and_narrows_nothing():
+    src = np.array([[0.1, 0.2, 0.3], [MAXC, -MAXC, 0.0]], np.float32).astype(np.float64)
+    t = PointSearchTree()
+    assert t.build(src).ok  # float64 holding float32 values: accepted as they are
     src[0, 0] = 99.0
     assert t.positions.dtype == np.float32 and not t.positions.flags.writeable
     assert t.positions[0].tolist() == np.array([0.1, 0.2, 0.3], np.float32).tolist()
+    # 0.1 in float64 is not a float32 value: refused rather than rounded, tree unchanged
+    out = t.build([[0.1, 0.0, 0.0]])
+    assert out.status is S.InvalidArgument and out.diagnostic.index == 0
+    assert t.positions[0, 0] == np.float32(0.1)
     # the extreme magnitude itself is admitted, and a float32 squared distance stays finite
     idx, d = nearest(t, [-MAXC, MAXC, -MAXC], 2)
     assert idx == [0, 1] and np.all(np.isfinite(d))
@@ -222,7 +229,7 @@ def _cloud(rng, kind, n):
         G = np.stack(np.meshgrid(g, g, g, indexing="ij"), -1).reshape(-1, 3)
         return np.concatenate([G, G[rng.permutation(len(G))[: n - len(G)]]])[rng.permutation(n)]
     if kind == "far":
-        return (1e7 + rng.normal(size=(n, 3)) * 4).astype(np.float32)
+        return (1e7 + rng.normal(size=(n, 3)) * 4).astype(np.float32)  # float32 spacing 1 there
     if kind == "clustered":
         return (rng.normal(size=(4, 3))[rng.integers(0, 4, n)] + rng.normal(size=(n, 3)) * 1e-3).astype(np.float32)
     return rng.random((n, 3)).astype(np.float32)
@@ -241,7 +248,10 @@ def test_orders_match_exact_brute_force(kind):
             assert idx == want[:k], (kind, q, k)
             assert np.all(np.diff(dist) >= 0)
             for j, r in zip(idx, dist):  # within the error model of the exact squared distance
-                assert abs(Fraction(float(r)) - d[j]) <= Fraction(distance_error_bound(float(d[j])) / 2)
+                # (the bound is recomputed exactly: 2^-24 d + 2^-149 + 8 (2^-53 d + 2^-1074))
+                bound = d[j] * (Fraction(1, 2**24) + Fraction(8, 2**53)) + Fraction(1, 2**149) + Fraction(8, 2**1074)
+                assert abs(Fraction(float(r)) - d[j]) <= bound
+                assert distance_error_bound(float(d[j])) == pytest.approx(float(bound), rel=1e-15)
 
 
 def test_batch_matches_single_queries_and_fails_whole():
