@@ -275,11 +275,18 @@ def _check(args) -> int:
         return EXIT_MALFORMED
     ledger = Ledger(seed=None, source=str(args.file), producer=cf.producer, run=run)
     lines = _VerdictLines(args.verdicts)
+    by_index: dict = {}
+    for err in cf.malformed:
+        by_index.setdefault(err.claim, []).append(err)
+    claims = dict(cf.claims)
     try:
-        for err in cf.malformed:
-            ledger.malformed.append(err)
-            lines.malformed(err)
-        for index, claim in cf.claims:
+        for index in range(cf.total):  # in file order, so the verdict lines follow the claims
+            for err in by_index.get(index, ()):
+                ledger.malformed.append(err)
+                lines.malformed(err)
+            claim = claims.get(index)
+            if claim is None:
+                continue
             try:
                 v = check_claim(claim)
             except _MALFORMED_ERRORS as e:

@@ -7,6 +7,7 @@ the document always says what the schema enforces.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from .rows import ROWS
@@ -18,8 +19,10 @@ BEGIN, END = "<!-- BEGIN ROW FIELDS -->", "<!-- END ROW FIELDS -->"
 _FORMATS = {"f64": "float64", "f32": "float32", "rational": "exact rational"}
 
 
-def type_text(s: dict) -> str:
+def type_text(s) -> str:
     """A short human description of one schema (``float32``, ``array[4] of float64``, ...)."""
+    if not isinstance(s, dict):
+        return "any" if s else "nothing"
     if "claimNumber" in s:
         spec = s["claimNumber"]
         out = _FORMATS[spec.get("format", "f64")]
@@ -31,7 +34,7 @@ def type_text(s: dict) -> str:
             out += " (nan/inf allowed)"
         return out
     if "const" in s:
-        return f"`{s['const']!r}`".replace("'", '"')
+        return f"`{json.dumps(s['const'])}`"
     if "enum" in s:
         return "one of " + ", ".join(f"`{v}`" for v in s["enum"])
     if "anyOf" in s:
@@ -46,6 +49,8 @@ def type_text(s: dict) -> str:
         return "boolean"
     if t == "string":
         return "string"
+    if t == "array" and "prefixItems" in s:
+        return "array [" + ", ".join(type_text(x) for x in s["prefixItems"]) + "]"
     if t == "array":
         lo, hi = s.get("minItems"), s.get("maxItems")
         n = f"[{lo}]" if lo is not None and lo == hi else f"[{lo or 0}..{hi}]" if hi is not None else \
@@ -74,8 +79,10 @@ def field_rows(schema: dict, prefix: str) -> list[tuple[str, str, bool]]:
 def _nested(s: dict, path: str) -> list:
     if s.get("type") == "object" and s.get("properties"):
         return field_rows(s, path)
-    if s.get("type") == "array":
-        return _nested(s.get("items", {}), path + "[]")
+    if s.get("type") == "array" and "prefixItems" in s:
+        return [r for i, x in enumerate(s["prefixItems"]) for r in _nested(x, f"{path}[{i}]")]
+    if s.get("type") == "array" and isinstance(s.get("items"), dict):
+        return _nested(s["items"], path + "[]")
     if "anyOf" in s:
         return [r for i, alt in enumerate(s["anyOf"]) for r in _nested(alt, f"{path}<{i + 1}>")]
     return []
