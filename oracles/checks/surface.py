@@ -49,7 +49,7 @@ from interval.surface import (
     exact_partials,
     exact_topology,
 )
-from reference.fp import U64, narrow32, ulp32
+from reference.fp import narrow32, ulp32
 from reference.status import GeometryStatus, GuaranteeClass as G, ToleranceProfile, WorkLimits
 from reference.surface import (
     PatchSide,
