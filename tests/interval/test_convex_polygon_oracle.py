@@ -202,3 +202,14 @@ def test_a_corner_barely_off_its_chord_counts_as_collinear():
         assert rep.ok == ok, rep.failures
         if not ok:
             assert props(rep) == {"collinear"}
+
+
+def test_the_oracle_imports_nothing_from_the_fast_path():
+    import ast
+    import inspect
+
+    tree = ast.parse(inspect.getsource(O))
+    names = [n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
+    names += [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
+    allowed = {"reference.context", "reference.kernel", "reference.status"}
+    assert all(not (m or "").startswith("reference") or m in allowed for m in names), names
