@@ -6,10 +6,11 @@ distances always speak of the caller's own numbers), accepts duplicates, and rej
 coordinates, magnitudes above :data:`MAX_POINT_SEARCH_COORDINATE`, values that are not float32
 and invalid counts (no point, more than :data:`MAX_POINT_SEARCH_POINTS`, not an ``(n, 3)``
 array). A failed build keeps the previous
-tree. The tree is a kd-tree split at the count median (left half ``count // 2`` points) on the
-axis of the largest box extent (lowest axis on ties) until at most :data:`LEAF_SIZE` points
-remain; each split sorts its range with a stable merge sort, so the build costs
-O(n log^2 n) and the tree is a function of the input alone. ``get_nodes()`` returns the packed
+tree. The tree is a kd-tree split at the count median (left half: the ``count // 2`` smallest
+keys ``(coordinate, source index)``) on the axis of the largest box extent (lowest axis on
+ties) until at most :data:`LEAF_SIZE` points remain; each split is a quickselect that falls
+back to a sort, so the build costs O(n log n) expected and O(n log^2 n) at worst, and the tree
+is a function of the input alone. ``get_nodes()`` returns the packed
 nodes (:data:`NODE_DTYPE`, read-only) in the order children are allocated (siblings adjacent).
 
 ``find_nearest(point, count, out_indices, out_distances)`` writes the ``count`` nearest points
@@ -296,6 +297,78 @@ def _search(queries, k, pts, order, lo, hi, left, right, first, count, hd, hj, s
             prev = v
 
 
+@njit(cache=True, inline="always")
+def _key_less(pts, a, b, axis):
+    # the split key: the coordinate, then the source index (distinct keys, even for duplicates)
+    xa = pts[a, axis]
+    xb = pts[b, axis]
+    return xa < xb or (xa == xb and a < b)
+
+
+@njit(cache=True)
+def _sort_range(perm, lo, hi, pts, axis):
+    # by (coordinate, source index): sort by index, then a stable merge sort by coordinate
+    seg = np.sort(perm[lo:hi])
+    keys = np.empty(hi - lo, np.float32)
+    for j in range(hi - lo):
+        keys[j] = pts[seg[j], axis]
+    o = np.argsort(keys, kind="mergesort")
+    for j in range(hi - lo):
+        perm[lo + j] = seg[o[j]]
+
+
+@njit(cache=True)
+def _select(perm, lo, hi, nth, pts, axis):
+    """Rearrange perm[lo:hi] so that perm[lo:nth] holds the nth - lo smallest split keys.
+
+    Quickselect with a median-of-three pivot and Hoare partitions (expected linear time); after
+    2 log2(m) + 4 rounds it sorts what is left (O(m log m)), so a split never costs more than a
+    sort and the build stays O(n log^2 n) on any input, as the spec states."""
+    budget = 4
+    m = hi - lo
+    while m > 1:
+        budget += 2
+        m >>= 1
+    while hi - lo > 16:
+        if budget == 0:
+            _sort_range(perm, lo, hi, pts, axis)
+            return
+        budget -= 1
+        mid = lo + (hi - lo) // 2
+        a, b, c = perm[lo], perm[mid], perm[hi - 1]
+        if _key_less(pts, b, a, axis):
+            a, b = b, a
+        if _key_less(pts, c, b, axis):
+            b = c
+            if _key_less(pts, b, a, axis):
+                b = a
+        p = b  # the median of the three: neither the smallest nor the largest key of the range
+        i = lo - 1
+        j = hi
+        while True:
+            i += 1
+            while _key_less(pts, perm[i], p, axis):
+                i += 1
+            j -= 1
+            while _key_less(pts, p, perm[j], axis):
+                j -= 1
+            if i >= j:
+                break
+            perm[i], perm[j] = perm[j], perm[i]
+        # perm[lo:j + 1] <= p <= perm[j + 1:hi], both nonempty
+        if nth <= j:
+            hi = j + 1
+        else:
+            lo = j + 1
+    for i in range(lo + 1, hi):  # insertion sort of the last few
+        x = perm[i]
+        j = i - 1
+        while j >= lo and _key_less(pts, x, perm[j], axis):
+            perm[j + 1] = perm[j]
+            j -= 1
+        perm[j + 1] = x
+
+
 @njit(cache=True)
 def _build(pts, leaf):
     n = pts.shape[0]
@@ -343,13 +416,7 @@ def _build(pts, leaf):
             if e > best:
                 best = e
                 axis = i
-        seg = perm[f:f + c].copy()
-        keys = np.empty(c, np.float32)
-        for j in range(c):
-            keys[j] = pts[seg[j], axis]
-        o = np.argsort(keys, kind="mergesort")  # stable: equal coordinates keep their order
-        for j in range(c):
-            perm[f + j] = seg[o[j]]
+        _select(perm, f, f + c, f + c // 2, pts, axis)
         a = nodes
         nodes += 2
         left[node] = a

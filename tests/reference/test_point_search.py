@@ -174,6 +174,12 @@ def test_nodes_are_packed_balanced_and_deterministic():
             a, b = nodes[nd["left"]], nodes[nd["right"]]
             assert nd["right"] == nd["left"] + 1  # siblings adjacent
             assert (a["first"], a["count"]) == (f, c // 2) and (b["first"], b["count"]) == (f + c // 2, c - c // 2)
+            # the left child holds the c // 2 smallest (coordinate, source index) keys on the axis
+            # of the largest extent (the lowest such axis)
+            ext = nd["hi"].astype(np.float64) - nd["lo"].astype(np.float64)
+            axis = int(np.argmax(ext))
+            keys = sorted((float(pts[j, axis]), int(j)) for j in order[f:f + c])
+            assert sorted((float(pts[j, axis]), int(j)) for j in order[f:f + c // 2]) == keys[: c // 2]
             depth[int(nd["left"])] = depth[int(nd["right"])] = depth[i] + 1
     assert sorted(covered) == list(range(len(pts)))
     assert max(depth.values()) <= math.ceil(math.log2(len(pts) / LEAF_SIZE)) + 1
