@@ -158,3 +158,45 @@ def test_corpus_claims_repeat_across_processes(tmp_path):
         outs.append(f.read_text())
     assert outs[0] == outs[1]
     assert len(json.loads(outs[0])["claims"]) > 100
+
+
+def test_an_unrefutable_row_never_counts_claims_as_verified(monkeypatch):
+    import oracles.ledger as L
+    from oracles.family import RowContract
+
+    c = Claim("track.key_values", G.Exact, {}, {})
+    contract = RowContract("nothing an oracle can refute here", {}, {}, plant=lambda x: x, refutable=False)
+    from oracles.model import verified
+
+    monkeypatch.setattr(L, "checker_for", lambda rid: (lambda claim: verified(claim)))
+    monkeypatch.setattr(L, "contract_for", lambda rid: contract)
+    v = L.check_claim(c)
+    assert v.kind is VerdictKind.Undecided and "cannot refute" in v.note
+    t = L.RowTally("track.key_values")
+    t.add(v, 0)
+    assert t.status() == "unrefutable" and t.verified == 0
+
+
+def test_markdown_names_every_violated_claim_with_decimal_witnesses():
+    from oracles.model import violated
+
+    ledger = Ledger(seed=None, source="x.json", producer="engine Z")
+    c = Claim("path.control_boxes", G.Exact, {"lo": ["0x1p-1"]}, {"origin": ["1/3"]})
+    for i in (4, 9, 17):
+        ledger.add(violated(c, {"truth": "1/3", "claimed": "0x1.8p+1"}, note="off"), i)
+    md = ledger.to_markdown()
+    assert "Violated claims (index): 4, 9, 17." in md and "engine Z" in md
+    assert "0.33333333333333333" in md and '"1/3"' not in md  # decimal to 17 digits, not p/q
+    doc = ledger.to_json()
+    row = next(r for r in doc["rows"] if r["id"] == "path.control_boxes")
+    assert row["violated_claims"] == [4, 9, 17] and row["violations"][0]["witness"]["truth"] == "1/3"
+
+
+def test_ratios_below_one_never_print_as_one():
+    from oracles.ledger import fmt_measure
+
+    for x in (0.99996, 0.9999999, 1 - 2**-52, 0.99995):
+        assert float(fmt_measure(x)) < 1, x
+    for x in (1 + 2**-52, 1.00004):
+        assert float(fmt_measure(x)) > 1, x
+    assert fmt_measure(1.0) == "1" and float(fmt_measure(1e-300)) > 0
