@@ -35,6 +35,7 @@ from interval.convex_polygon import (  # noqa: E402
     edge_census,
     exact_polygon_of,
     exact_positions,
+    mergeable_adjacency,
     triangle_height_ratio,
     weld,
 )
@@ -62,11 +63,7 @@ def optimum(pos32, idx):
         if r is not None and r > 1:
             corners[t] = c
     bad, uses = edge_census(corners)
-    adj = {t: set() for t in corners}
-    for e, lst in uses.items():
-        if len(lst) == 2 and e not in bad:
-            adj[lst[0][2]].add(lst[1][2])
-            adj[lst[1][2]].add(lst[0][2])
+    adj = mergeable_adjacency(corners)
     bad_sets = [frozenset(t for _, _, t in uses[e]) for e in bad]
     tris = sorted(corners)
     bit = {t: 1 << k for k, t in enumerate(tris)}

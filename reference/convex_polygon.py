@@ -48,7 +48,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .owner import readonly
-from .status import GeometryStatus, Outcome, failure, is_int, success
+from .status import GeometryStatus, Outcome, failure, success
 
 __all__ = [
     "MAX_POLYGON_VERTICES",
