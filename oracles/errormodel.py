@@ -48,6 +48,16 @@ def _as_list(b) -> list:
         else [_q(float(b) if hasattr(b, "dtype") else b)]
 
 
+def _ratio(b, r) -> float:
+    """b / r as a float: inf when r is zero (and b is not) or the quotient exceeds float64."""
+    if r <= 0:
+        return 1.0 if b == 0 else float("inf")
+    try:
+        return float(b / r)
+    except OverflowError:
+        return float("inf")
+
+
 @dataclass(frozen=True)
 class Resolved:
     """The bound a Rounded claim is judged against.
@@ -74,9 +84,7 @@ class Resolved:
         """Largest declared/reference ratio over components (None when nothing is declared)."""
         if self.declared is None:
             return None
-        ratios = [float(b / r) if r > 0 else (1.0 if b == 0 else float("inf"))
-                  for b, r in zip(self.bound, self.reference)]
-        return max(ratios)
+        return max(_ratio(b, r) for b, r in zip(self.bound, self.reference))
 
     def extra(self) -> dict:
         """Keyword arguments for the verdict: the declared model and its ratio, for the ledger."""

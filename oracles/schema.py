@@ -26,7 +26,7 @@ from jsonschema import Draft202012Validator, ValidationError, validators
 from .model import NumberError, number_as, parse_number
 
 __all__ = [
-    "f64", "f32", "rational", "integer", "boolean", "string", "enum", "array", "vec", "matrix",
+    "f64", "f32", "rational", "integer", "boolean", "string", "enum", "array", "tuple_", "vec", "matrix",
     "obj", "any_of", "const", "MODEL", "case_file_schema", "validate_document", "FieldError",
     "SCHEMA_PATH", "field_path",
 ]
@@ -93,6 +93,12 @@ def array(item: dict, *, min_items: Optional[int] = None, max_items: Optional[in
     if max_items is not None:
         out["maxItems"] = max_items
     return out
+
+
+def tuple_(*items: dict) -> dict:
+    """A fixed-length array whose i-th item has the i-th schema (a track key, say)."""
+    return {"type": "array", "prefixItems": list(items), "items": False,
+            "minItems": len(items), "maxItems": len(items)}
 
 
 def vec(item: dict, n: int) -> dict:

@@ -114,3 +114,15 @@ def test_schema_messages_name_the_field_and_the_reason():
     assert "'x' was unexpected" in errs[()]
     assert list(v.iter_errors({"u": "0x1p0", "p": "0.5"})) == []
     assert "required" in next(iter(v.iter_errors({"p": "0.5"}))).message
+
+
+def test_declared_over_reference_ratio_never_overflows():
+    import gmpy2
+
+    from oracles.errormodel import Resolved
+
+    huge = Resolved([gmpy2.mpq(2) ** 100], [gmpy2.mpq(16, 2**1074)], {"bound": "0x1p100"}, 2.0**-53)
+    assert huge.ratio == math.inf  # 2^1170: beyond float64, reported as inf, never OverflowError
+    zero = Resolved([gmpy2.mpq(0)], [gmpy2.mpq(0)], {"bound": "0"}, 2.0**-53)
+    assert zero.ratio == 1.0
+    assert Resolved([gmpy2.mpq(3)], [gmpy2.mpq(2)], {"u": "0x1p-24"}, 2.0**-24).ratio == 1.5
