@@ -552,7 +552,6 @@ def _partition(path: PathView, dmap: DistanceMapView, limits: WorkLimits):
             r = np.flatnonzero(regular)
             ang[r], ok[r] = _step_angles(P[r], a[r], b[r])
             regular &= ok  # a zero computed speed cannot carry a frame: treat as not regular
-            slow &= True
         share = np.zeros(ks.shape)
         if np.any(regular) and total > 0:
             r = np.flatnonzero(regular)
