@@ -29,7 +29,7 @@ def _significant_bits(n: int) -> int:
 
 
 def scaled(x: float) -> int:
-    """The integer ``x * 2^149`` of a float32 value ``x`` (a float64 holding it exactly).
+    """The integer ``x * 2^149`` of a float32 value ``x`` (a float64 holding it exactly). Exact.
 
     Raises ValueError when ``x`` is nonfinite or not a float32 value."""
     if not math.isfinite(x) or abs(x) > _F32_MAX:
@@ -44,7 +44,7 @@ def scaled(x: float) -> int:
 
 
 def exact_squared_distances(positions: Sequence[Sequence[float]], query: Sequence[float]) -> list:
-    """Exact squared distances as integers ``D_j`` (the distance is ``D_j / 2^298``).
+    """Exact squared distances as integers ``D_j`` (the distance is ``D_j / 2^298``). Exact.
 
     Args:
         positions: n points of three float32 values (floats holding them exactly).
@@ -60,10 +60,10 @@ def exact_squared_distances(positions: Sequence[Sequence[float]], query: Sequenc
 
 def exact_nearest(distances: Sequence[int], count: int) -> list:
     """The exact ``count`` nearest source indices: increasing distance, equal distances by
-    increasing source index."""
+    increasing source index. Exact (a sort of exact integers)."""
     return sorted(range(len(distances)), key=lambda j: (distances[j], j))[:count]
 
 
 def as_rational(D: int) -> gmpy2.mpq:
-    """The squared distance ``D / 2^298`` as an exact mpq."""
+    """The squared distance ``D / 2^298`` as an mpq. Exact."""
     return gmpy2.mpq(D, _DENOM)

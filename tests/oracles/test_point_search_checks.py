@@ -3,10 +3,12 @@ property Violated (a distance outside its bound, distances that decrease, an exa
 index order, an excluded exact tie with a lower index, a nearer point left out, a farther point
 ahead, wrong count, repeated or out-of-range indices, an answer where the spec rejects and a
 rejection where it answers); the float32 band admits a near-tie inversion that binary64 refuses;
-malformed claims raise."""
+a naive float32 producer passes under its declared model except where its sums break exact
+ties; malformed claims raise."""
 
 from __future__ import annotations
 
+import itertools
 from fractions import Fraction
 
 import numpy as np
@@ -240,3 +242,46 @@ def test_malformed_values_raise(honest):
                 {"indices": c.value["indices"], "distances": [enc(0.1)] * len(c.value["indices"])}):
         with pytest.raises((ValueError, KeyError, TypeError)):
             check_claim(replace(c, bad))
+
+
+def _naive_float32_claims(pts, q, k, model):
+    """A plain float32 producer: ((dx^2 + dy^2) + dz^2) in float32, sorted by that value, then
+    by source index (what a straightforward CPU or GPU implementation does)."""
+    p, q32 = np.asarray(pts, np.float32), np.asarray(q, np.float32)
+    d = p - q32
+    d32 = (d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1]) + d[:, 2] * d[:, 2]
+    assert d32.dtype == np.float32
+    order = np.lexsort((np.arange(len(p)), d32))[:k]
+    value = {"indices": order.tolist(), "distances": enc(d32[order])}
+    inputs = {"positions": enc(p), "query": enc(q32), "count": k}
+    return Claim("point_search.nearest", PSF.G.Rounded, value, inputs, model)
+
+
+def test_a_naive_float32_producer_passes_its_declared_model_but_not_exact_ties():
+    rng = np.random.default_rng(12)
+    # generic clouds: within the float32 model; binary64's model refutes its distances
+    refuted = 0
+    for _ in range(20):
+        pts = (rng.normal(size=(60, 3)) * 10.0 ** rng.integers(-3, 4)).astype(np.float32)
+        q = pts[int(rng.integers(0, 60))] + np.float32(0.3)
+        c = _naive_float32_claims(pts, q, 8, F32)
+        assert check_claim(c).kind is V
+        refuted += check_claim(Claim(c.row, c.guarantee, c.value, c.inputs)).kind is X
+    assert refuted >= 10  # float32 arithmetic is not within the binary64 reference model
+    # exact ties its float32 sums break: permutations of one vector, ordered by the float32
+    # value before the index, are Violated
+    v = np.array([float.fromhex(s) for s in ("0x1.c0d6bcp+9", "0x1.0e2768p+3", "0x1.91d288p-2")], np.float32)
+    perm = np.array([np.array(p) * s for p in itertools.permutations(v) for s in ([1, 1, 1], [-1, 1, 1])],
+                    np.float32)
+    d = perm.astype(np.float32)
+    d32 = (d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1]) + d[:, 2] * d[:, 2]
+    assert len(set(d32.tolist())) > 1  # the exact ties have different float32 values
+    hits = 0
+    for trial in range(10):
+        shuffled = perm[rng.permutation(len(perm))]
+        for k in (3, 6, 12):
+            w = check_claim(_naive_float32_claims(shuffled, [0, 0, 0], k, F32))
+            hits += w.kind is X
+            if w.kind is X:
+                assert "tie" in w.witness["why"] or "lower source index" in w.witness["why"]
+    assert hits >= 10
