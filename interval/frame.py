@@ -55,6 +55,7 @@ __all__ = [
     "angle_between",
     "signed_angle",
     "RMF_PREC",
+    "SingularRun",
 ]
 
 _mpq = gmpy2.mpq
@@ -195,7 +196,10 @@ def _sub(a, b):
 
 
 def _unit(a):
-    return _scale(1 / mp.sqrt(_dot(a, a)), a)
+    d = _dot(a, a)
+    if not d > 0:
+        raise SingularRun("a zero vector has no direction (a zero of the speed)")
+    return _scale(1 / mp.sqrt(d), a)
 
 
 class _Span:
@@ -275,6 +279,13 @@ class _Span:
         return None
 
 _MAX_ORDER = 90
+# A run that reaches a zero of the speed (a claim across a cusp) shrinks its steps without end.
+_MIN_STEP = 2.0**-80
+_MAX_STEPS = 100000
+
+
+class SingularRun(ValueError):
+    """The run crosses (or touches) a parameter where ``B' = 0``: it has no RMF there."""
 
 
 def _horner(coeffs, x):
@@ -292,6 +303,7 @@ def _integrate_span(span: _Span, ua, ub, r0, targets: Sequence, frac: float, tol
     r = list(r0)
     pending = sorted(targets)
     idx = 0
+    steps = 0
     while True:
         while idx < len(pending) and pending[idx] == c:
             out[pending[idx]] = list(r)
@@ -300,11 +312,16 @@ def _integrate_span(span: _Span, ua, ub, r0, targets: Sequence, frac: float, tol
             break
         rho = span.radius(float(c))
         h = min(mp.mpf(rho * frac) if np.isfinite(rho) else ub - c, ub - c)
+        steps += 1
+        if not h > _MIN_STEP or steps > _MAX_STEPS:
+            raise SingularRun(f"the speed vanishes near u = {float(c)!r}: no tangent to integrate along")
         coeffs = None
         while coeffs is None:
             coeffs = span.taylor(c, h, r, tol)
             if coeffs is None:
                 h = h / 2
+                if not h > _MIN_STEP:
+                    raise SingularRun(f"the Taylor series does not converge near u = {float(c)!r}")
         end = c + h
         while idx < len(pending) and pending[idx] <= end:
             out[pending[idx]] = _horner(coeffs, pending[idx] - c)

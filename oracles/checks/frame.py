@@ -44,7 +44,7 @@ from mpmath import mp
 
 from interval.context import IV, QQ, lower, to_mpq, upper
 from interval.frame import angle_between, decide_speed_above, decide_speed_at_most, rotate_between, \
-    signed_angle, true_rmf
+    signed_angle, true_rmf, SingularRun
 from reference import error_model as EM
 from reference import kernel as K
 from reference.distance import DistancePreparation, try_build_distance_map
@@ -504,7 +504,10 @@ def check_angular_error(claim: Claim):
             if not (0 <= start[0] <= end[0] < n):
                 raise ValueError("run start and end must be spans in order")
             ss = by_run.get(ri, [])
-            tr = true_rmf(C, start, end, dec_array(run["normal"]), [(k, u) for k, u, _ in ss])
+            try:
+                tr = true_rmf(C, start, end, dec_array(run["normal"]), [(k, u) for k, u, _ in ss])
+            except SingularRun as e:
+                return violated(claim, {"why": f"run {ri} crosses a zero of the speed: {e}"})
             oracle_err = max(oracle_err, tr.error)
             for k, u, nrm in ss:
                 a = [mp.mpf(float(x)) for x in nrm]

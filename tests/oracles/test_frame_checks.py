@@ -182,6 +182,15 @@ def test_residual_twist_errors_are_violated(honest):
     assert check_claim(replace(o, {**o.value, "residual_twist": enc(0.5)})).kind is X
 
 
+def test_a_run_across_the_cusp_is_violated(honest):
+    c = rows(honest, "frame.angular_error_estimate", "interior cusp")[0]
+    r0, r1 = c.inputs["runs"]
+    merged = {**c.inputs, "runs": [{"start": r0["start"], "end": r1["end"], "normal": r0["normal"]}]}
+    samples = [[0] + list(e[1:]) for e in c.value["samples"]]
+    v = check_claim(replace(c, {**c.value, "samples": samples}, merged))
+    assert v.kind is X and "zero of the speed" in v.witness["why"]
+
+
 @pytest.mark.parametrize("mutate", [
     lambda c: replace(c, inputs={**c.inputs, "controls": "nope"}),
     lambda c: replace(c, inputs={**c.inputs, "u0": enc(0.7), "u1": enc(0.2)}) if c.row == "frame.regularity"
