@@ -1,17 +1,17 @@
 """Point neighborhoods (``point_search.hpp``): a deterministic balanced 3D point tree.
 
 ``PointSearchTree.build(positions)`` copies World positions (float32 values: any real array
-whose entries are exactly float32 values; nothing is narrowed silently, so the indices and
+whose entries are exactly float32 values; nothing is narrowed silently, so indices and
 distances always speak of the caller's own numbers), accepts duplicates, and rejects nonfinite
 coordinates, magnitudes above :data:`MAX_POINT_SEARCH_COORDINATE`, values that are not float32
 and invalid counts (no point, more than :data:`MAX_POINT_SEARCH_POINTS`, not an ``(n, 3)``
-array). A failed build keeps the previous
-tree. The tree is a kd-tree split at the count median (left half: the ``count // 2`` smallest
-keys ``(coordinate, source index)``) on the axis of the largest box extent (lowest axis on
-ties) until at most :data:`LEAF_SIZE` points remain; each split is a quickselect that falls
-back to a sort, so the build costs O(n log n) expected and O(n log^2 n) at worst, and the tree
-is a function of the input alone. ``get_nodes()`` returns the packed
-nodes (:data:`NODE_DTYPE`, read-only) in the order children are allocated (siblings adjacent).
+array). A failed build keeps the previous tree. The tree is a kd-tree split at the count median
+(the left child holds the ``count // 2`` smallest keys ``(coordinate, source index)``) on the
+axis of the largest box extent (lowest axis on ties) until at most :data:`LEAF_SIZE` points
+remain; each split is a quickselect that falls back to a sort, so the build costs O(n log n)
+expected and O(n log^2 n) at worst, and the tree is a function of the input alone.
+``get_nodes()`` returns the packed nodes (:data:`NODE_DTYPE`, read-only) in the order children
+are allocated (siblings adjacent).
 
 ``find_nearest(point, count, out_indices, out_distances)`` writes the ``count`` nearest points
 (1 to :data:`MAX_POINT_NEIGHBORS`, at most the point count) in increasing distance, equal
@@ -34,8 +34,9 @@ the current k-th distance, so no exact tie is ever cut off.
 Guarantees (Rounded): the reported squared distances lie within
 :func:`distance_error_bound` (``2^-24 d + 2^-149 + 8 (u d + eta)``: the rounding to the float32
 output plus eight roundings at the evaluator's unit roundoff, binary64 here) of the exact
-squared distances; they are non-decreasing and bitwise equal on exact ties. The ledger row ``point_search.nearest`` allows any two distances whose bounds
-overlap to be ordered either way (the spec's processor band) and checks everything else
+squared distances; they are non-decreasing and bitwise equal on exact ties. The ledger row
+``point_search.nearest`` lets two points whose distances are within the band of the farther
+one's bound be ordered either way (the spec's processor band) and checks everything else
 exactly.
 """
 
@@ -72,10 +73,11 @@ MAX_POINT_SEARCH_COORDINATE = 2.0**60
 MAX_POINT_SEARCH_POINTS = 2**31 - 1
 LEAF_SIZE = 12
 
-# Error model of a reported squared distance d (docs/decisions.md "Point search: error model"):
+# Error model of a reported squared distance d (docs/decisions.md "Point search: error model
+# and band"):
 # |reported - d| <= U32 d + ETA32 + K (u d + eta): the final rounding to the float32 output,
 # plus K roundings at the evaluator's unit roundoff u. This reference (a float64 estimate within
-# 6 u64 d, rounded once to float32) needs K >= 6 at u = 2^-53; a float32 evaluation (three
+# gamma_5 ~ 5 u64 of d, rounded once to float32) needs K >= 6 at u = 2^-53; a float32 evaluation (three
 # differences, three squares, two sums: gamma_5 ~ 5u, underflow below 3 eta / 2) fits K = 8 at
 # u = 2^-24.
 DISTANCE_ERROR_K = 8.0
@@ -441,9 +443,9 @@ def _real_array(a):
     try:
         arr = np.asarray(a)
     except (TypeError, ValueError):
-        raise TypeError("positions must be an array of real numbers")
+        raise TypeError("coordinates must be an array of real numbers")
     if arr.dtype.kind not in "fiu" or arr.dtype == np.bool_:
-        raise TypeError(f"positions must be real numbers, got dtype {arr.dtype}")
+        raise TypeError(f"coordinates must be real numbers, got dtype {arr.dtype}")
     return arr
 
 
@@ -608,8 +610,8 @@ class PointSearchTree:
             if a.ndim != 1 or a.shape[0] < count:
                 return failure(GeometryStatus.CapacityExceeded, f"{name} holds fewer than {count} entries",
                                field=name)
-        self._run(out.value, count, out_indices[:count].reshape(1, count),
-                  out_distances[:count].reshape(1, count))
+        # [None, :count] is always a view (reshape could copy a strided array and lose the writes)
+        self._run(out.value, count, out_indices[None, :count], out_distances[None, :count])
         return success(count)
 
     def find_nearest_batch(self, points, count, out_indices, out_distances) -> Outcome:

@@ -104,6 +104,14 @@ def test_outputs_too_short_or_mistyped_change_nothing():
     assert t.find_nearest([0, 0, 0], 2, ro, np.zeros(2, np.float32)).status is S.InvalidArgument
 
 
+def test_strided_outputs_are_written_in_place():
+    t = built([[0, 0, 0], [1, 0, 0], [3, 0, 0]])
+    oi, od = np.full(8, -1, np.int64), np.full(8, np.float32(-1), np.float32)
+    assert t.find_nearest([2.5, 0, 0], 3, oi[::2], od[1::2]).ok
+    assert oi.tolist() == [2, -1, 1, -1, 0, -1, -1, -1]
+    assert od[1::2].tolist()[:3] == [0.25, 2.25, 6.25]
+
+
 def test_empty_tree_answers_no_query():
     t = PointSearchTree()
     assert t.point_count == 0 and t.get_nodes() is None and t.positions is None
