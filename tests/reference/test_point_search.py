@@ -285,3 +285,41 @@ def test_batch_matches_single_queries_and_fails_whole():
     assert t.find_nearest_batch(bad, 6, oi2, od2).status is S.InvalidArgument
     assert np.all(oi2 == 3) and np.all(od2 == 2)
     assert t.find_nearest_batch(qs, 6, np.zeros((24, 6), np.int64), od2).status is S.CapacityExceeded
+
+
+_ALLOC_SCRIPT = """
+import numpy as np
+from numba.core.runtime import rtsys
+from reference.point_search import PointSearchTree
+t = PointSearchTree()
+rng = np.random.default_rng(0)
+assert t.build(rng.random((3000, 3)).astype(np.float32)).ok
+out = []
+for m in (1, 10, 2000):
+    q = rng.random((m, 3)).astype(np.float32)
+    oi, od = np.empty((m, 8), np.int64), np.empty((m, 8), np.float32)
+    t.find_nearest_batch(q, 8, oi, od)  # compiled before counting
+    a = rtsys.get_allocation_stats()
+    t.find_nearest_batch(q, 8, oi, od)
+    b = rtsys.get_allocation_stats()
+    out.append((b.alloc - a.alloc, b.mi_alloc - a.mi_alloc))
+print(out)
+"""
+
+
+def test_queries_allocate_nothing_per_query():
+    # numba's runtime counts its allocations when NUMBA_NRT_STATS is set at start-up: the batch
+    # kernel's count (the argument wrappers of one call) must not grow with the query count
+    import ast
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    env = {**os.environ, "NUMBA_NRT_STATS": "1"}
+    root = Path(__file__).resolve().parents[2]
+    r = subprocess.run([sys.executable, "-c", _ALLOC_SCRIPT], capture_output=True, text=True, env=env, cwd=root,
+                       timeout=600)
+    assert r.returncode == 0, r.stderr
+    counts = ast.literal_eval(r.stdout.strip())
+    assert counts[0] == counts[1] == counts[2], counts
