@@ -191,13 +191,33 @@ def dec(s: Any) -> float:
     return number_as(s, "f64")
 
 
+# float.hex's own output (what enc writes): float.fromhex reads it exactly, so the common case
+# skips the general grammar.
+_CANONICAL_HEX = re.compile(r"^-?0x(?:1\.[0-9a-f]{13}p[+-][0-9]{1,4}|0\.0p\+0|0\.[0-9a-f]{13}p-1022)$")
+
+
+def _f64_item(x: Any) -> float:
+    if isinstance(x, str) and _CANONICAL_HEX.match(x):
+        return float.fromhex(x)
+    return number_as(x, "f64")
+
+
+def _f64_nested(s: Any):
+    if isinstance(s, list):
+        return [_f64_nested(v) for v in s]
+    return _f64_item(s)
+
+
 def dec_array(s: Any, dtype=np.float64) -> np.ndarray:
     """A numpy array from nested lists of claim numbers; ``dtype`` must hold them exactly."""
-    fmt = "f32" if np.dtype(dtype) == np.float32 else "f64"
-    if isinstance(s, list):
-        arr = np.array([dec_array(v, np.float64) for v in s], dtype=np.float64) if s else np.zeros(0)
-    else:
-        arr = np.array(number_as(s, fmt), dtype=np.float64)
+    try:
+        arr = np.array(_f64_nested(s), dtype=np.float64)
+    except ValueError as e:
+        if isinstance(e, NumberError):
+            raise
+        raise NumberError(f"ragged or malformed array: {e}") from None
+    if isinstance(s, list) and not s:
+        arr = np.zeros(0)
     out = arr.astype(dtype)
     if not np.array_equal(out.astype(np.float64), arr, equal_nan=True):
         raise NumberError(f"value not exactly representable as {np.dtype(dtype).name}")
