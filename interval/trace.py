@@ -505,9 +505,10 @@ class Attribution:
         output: the output's tape index.
         error: accumulated error ``w - x`` of the output (float; shadow midpoint).
         error_ulps: the same in ulps of the working format at the output.
-        contributions: per step index, the first-order contribution ``|dout/dstep * local|``
-            (float64, in the output's units).
-        dominant: the step index with the largest contribution (None when no step rounds).
+        contributions: per step index, the signed first-order contribution
+            ``dout/dstep * local`` (float64, in the output's units; inf when not finite).
+        dominant: the step whose contribution, removed, shrinks ``|error|`` most (None when
+            no step rounds).
         cone: the step indices the output depends on, in tape order.
     """
 
@@ -538,7 +539,7 @@ def _partials(step: Step, steps: list) -> list[float]:
     if op == "sqrt":
         w = float(step.w)
         return [0.5 / w if w != 0 else math.inf]
-    if op == "narrow32":
+    if op in ("narrow32", "convert"):
         return [1.0]
     if op in ("min", "max"):
         first = (a[0] <= a[1]) if op == "min" else (a[0] >= a[1])
@@ -548,7 +549,7 @@ def _partials(step: Step, steps: list) -> list[float]:
 
 def attribute(tape: Tape, out: TNum) -> Attribution:
     """Explain the error of the output ``out``: reverse-mode adjoints over its dependency
-    cone, each step's contribution ``|adjoint * local error|``, and the dominant step.
+    cone, each step's contribution ``adjoint * local error``, and the dominant step.
     Estimated (first order in the local errors)."""
     steps = tape.steps
     adj = {out.i: 1.0}
@@ -570,16 +571,23 @@ def attribute(tape: Tape, out: TNum) -> Attribution:
             contributions[i] = math.inf
             continue
         lq = float(s.local)
-        c = abs(adj[i] * lq) if lq != 0 else 0.0
+        c = adj[i] * lq if lq != 0 else 0.0
         contributions[i] = c if math.isfinite(c) else math.inf
-    dominant = None
-    best = 0.0
-    for i, c in contributions.items():
-        if c > best:
-            best, dominant = c, i
     s = steps[out.i]
     x = _point(s.x)
     err = None if x is None or not _is_finite(s.w) else _q(s.w) - x
     fmt = _fmt(np.asarray(s.w).dtype)
     ulps = None if err is None else float(err / ulp_of(s.w, fmt))
+    # The dominant step is the one whose removal (first order) shrinks the output's actual
+    # error most: |err| - |err - c_i|. Rounding errors that cancel each other then do not
+    # outrank the one that survives; with no error to explain, the largest |c_i| is named.
+    e = 0.0 if err is None else float(err)
+    dominant, best = None, 0.0
+    for i, c in contributions.items():
+        if not math.isfinite(c):
+            dominant, best = i, math.inf
+            break
+        score = abs(e) - abs(e - c) if e != 0 else abs(c)
+        if score > best:
+            best, dominant = score, i
     return Attribution(out.i, None if err is None else float(err), ulps, contributions, dominant, cone)

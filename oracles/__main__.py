@@ -5,6 +5,9 @@
     python -m oracles check FILE [--out DIR] [--force] [CI options]   # judge another implementation
     python -m oracles schema [--out FILE] [--docs MD]                 # the case-file JSON Schema
     python -m oracles surface-queries                                 # spec 004's example records
+    python -m oracles explain FILE --claim N | --row ROW --case K [--seed S] | --query JSON
+                              [--format f32|f64] [--json] [--plot FILE.png]  # where precision was lost
+    python -m oracles ledger ... --plots DIR                          # per-row histograms (extra: plots)
 
 CI options: ``--strict``, ``--verdicts FILE`` (one JSON line per claim), ``--junit FILE``.
 
@@ -176,6 +179,8 @@ def main(argv=None) -> int:
     pl.add_argument("--seed", type=int, default=1)
     pl.add_argument("--out", default="ledger-out", help="directory for ledger.json and ledger.md")
     pl.add_argument("--family", action="append", default=[], help="run only these families")
+    pl.add_argument("--plots", metavar="DIR", default=None,
+                    help="write per-row histograms of the measured values as PNGs (needs the 'plots' extra)")
     _ci_options(pl)
     pc = sub.add_parser("claims", help="write the fast path's claims on the corpus as a case file")
     pc.add_argument("--cases", type=_nonnegative, default=None)
@@ -191,6 +196,21 @@ def main(argv=None) -> int:
     ps.add_argument("--docs", default=None, metavar="MD",
                     help="rewrite the generated row-field section of this Markdown file (docs/casefile.md)")
     sub.add_parser("surface-queries", help="print spec 004's nine example query records")
+    pe = sub.add_parser("explain", help="explain one claim: exact inputs, ulps, the shadow trace, the floor")
+    pe.add_argument("file", nargs="?", help="a case file (with --claim N)")
+    pe.add_argument("--claim", type=_nonnegative, default=None, help="the claim's index in FILE")
+    pe.add_argument("--row", default=None, help="a row of the built-in corpus (with --case, --seed, --nth)")
+    pe.add_argument("--case", type=_nonnegative, default=0, help="the case index in the row's family corpus")
+    pe.add_argument("--seed", type=int, default=1)
+    pe.add_argument("--nth", type=_nonnegative, default=0, help="which of the case's claims of ROW (default 0)")
+    pe.add_argument("--query", default=None, metavar="JSON",
+                    help="an ad-hoc claim or path query as JSON text, or @FILE (README: Debugging)")
+    pe.add_argument("--format", choices=["f32", "f64"], default=None,
+                    help="working format of the trace (default: f32 when the claim declares u = 2^-24)")
+    pe.add_argument("--json", action="store_true", help="print the explanation as JSON (shape: explain/1)")
+    pe.add_argument("--plot", metavar="FILE.png", default=None,
+                    help="write the error along the parameter (paths, tracks) or the triangle view")
+    pe.add_argument("--steps", type=_nonnegative, default=40, help="trace rows shown in text (default 40)")
     args = p.parse_args(argv)
 
     if args.cmd == "ledger":
@@ -206,13 +226,33 @@ def main(argv=None) -> int:
         if refusal:
             print(f"error: {refusal}", file=sys.stderr)
             return EXIT_MALFORMED
+        if args.plots:
+            from .plots import PlotsUnavailable, require_matplotlib
+
+            try:
+                require_matplotlib()
+            except PlotsUnavailable as e:
+                print(f"error: {e}", file=sys.stderr)
+                return EXIT_MALFORMED
         t0 = time.monotonic()
         lines = _VerdictLines(args.verdicts)
+        measured: list = []
+
+        def on_verdict(index, v):
+            lines.verdict(index, v)
+            if args.plots:
+                measured.append((v.claim.row, v.measure, v.measured, v.kind.value))
+
         try:
-            ledger = run_corpus(args.seed, args.cases, args.family, on_verdict=lines.verdict)
+            ledger = run_corpus(args.seed, args.cases, args.family, on_verdict=on_verdict)
         finally:
             lines.close()
         code = _finish(ledger, args)
+        if args.plots:
+            from .plots import ledger_histograms
+
+            for path in ledger_histograms(measured, args.plots):
+                print(f"wrote {path}")
         print(f"{time.monotonic() - t0:.1f}s")
         return code
     if args.cmd == "claims":
@@ -249,6 +289,10 @@ def main(argv=None) -> int:
         from .surface_queries import main as surface_main
 
         return surface_main()
+    if args.cmd == "explain":
+        from .explain import main_explain
+
+        return main_explain(args)
     return EXIT_MALFORMED
 
 
@@ -275,6 +319,9 @@ def _check(args) -> int:
         return EXIT_MALFORMED
     ledger = Ledger(seed=None, source=str(args.file), producer=cf.producer, run=run)
     lines = _VerdictLines(args.verdicts)
+    from .ledger import _Progress
+
+    bar = _Progress(cf.total)  # only on a terminal, like ledger
     by_index: dict = {}
     for err in cf.malformed:
         by_index.setdefault(err.claim, []).append(err)
@@ -286,7 +333,9 @@ def _check(args) -> int:
                 lines.malformed(err)
             claim = claims.get(index)
             if claim is None:
+                bar.step("malformed")
                 continue
+            bar.step(claim.row)
             try:
                 v = check_claim(claim)
             except _MALFORMED_ERRORS as e:
@@ -298,6 +347,7 @@ def _check(args) -> int:
             lines.verdict(index, v)
     finally:
         lines.close()
+        bar.close()
     ledger.malformed.sort(key=lambda e: (e.claim if e.claim is not None else -1, e.path))
     return _finish(ledger, args)
 
