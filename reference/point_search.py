@@ -109,14 +109,14 @@ def distance_error_bound(d2: float, u: float = U64, eta: float = ETA64) -> float
 # fused multiply-adds), which the error-free transformations below rely on.
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _two_sum(a, b):
     s = a + b
     bb = s - a
     return s, (a - (s - bb)) + (b - bb)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _two_prod(a, b):
     p = a * b
     c = _SPLIT * a
@@ -128,7 +128,7 @@ def _two_prod(a, b):
     return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _grow(parts, n, x):
     # Add x to the nonoverlapping expansion parts[:n] (increasing magnitude), as Python's
     # math.fsum does; the result stays nonoverlapping and exact.
@@ -147,7 +147,7 @@ def _grow(parts, n, x):
     return i + 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _grow_square(parts, n, a, q, sign):
     # add sign * (a - q)^2 exactly: a - q = hi + lo, squared = hi^2 + 2 hi lo + lo^2
     hi, lo = _two_sum(a, -q)
@@ -179,7 +179,7 @@ def _exact_sign(pts, ja, jb, q, parts):
     return 0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _cmp(da, db, ja, jb, pts, q, parts):
     # -1, 0, +1 as the exact squared distance of slot ja is below, equal to, above slot jb's
     if da == db and (da == 0.0 or (pts[ja, 0] == pts[jb, 0] and pts[ja, 1] == pts[jb, 1]
@@ -193,7 +193,7 @@ def _cmp(da, db, ja, jb, pts, q, parts):
     return _exact_sign(pts, ja, jb, q, parts)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _less(da, ja, db, jb, pts, order, q, parts):
     c = _cmp(da, db, ja, jb, pts, q, parts)
     if c != 0:
@@ -201,7 +201,7 @@ def _less(da, ja, db, jb, pts, order, q, parts):
     return order[ja] < order[jb]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _dist(pts, j, q0, q1, q2):
     d0 = pts[j, 0] - q0
     d1 = pts[j, 1] - q1
@@ -209,7 +209,7 @@ def _dist(pts, j, q0, q1, q2):
     return (d0 * d0 + d1 * d1) + d2 * d2
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _gap(q, lo, hi):
     if q < lo:
         return lo - q
@@ -218,7 +218,7 @@ def _gap(q, lo, hi):
     return 0.0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _box(lo, hi, node, q0, q1, q2):
     # the same operations, in the same order, as _dist on the nearest box point, so by
     # monotonic rounding the bound never exceeds a contained point's estimate
@@ -228,7 +228,14 @@ def _box(lo, hi, node, q0, q1, q2):
     return (g0 * g0 + g1 * g1) + g2 * g2
 
 
-@njit(cache=True)
+# Explicit signatures: one compilation per output index type, any output layout (a strided
+# view of a caller's array is as good as a contiguous one), compiled or loaded at import.
+_SEARCH_ARGS = ("float64[:, ::1], int64, float64[:, ::1], int64[::1], float32[:, ::1], float32[:, ::1], "
+                "int64[::1], int64[::1], int64[::1], int64[::1], float64[::1], int64[::1], int64[::1], "
+                "float64[::1], float64[::1], float64[::1], {}[:, :], float32[:, :]")
+
+
+@njit([f"void({_SEARCH_ARGS.format(t)})" for t in ("int64", "int32")], cache=True)
 def _search(queries, k, pts, order, lo, hi, left, right, first, count, hd, hj, st, sb, parts, q,
             out_i, out_d):
     for r in range(queries.shape[0]):
@@ -299,7 +306,7 @@ def _search(queries, k, pts, order, lo, hi, left, right, first, count, hd, hj, s
             prev = v
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _key_less(pts, a, b, axis):
     # the split key: the coordinate, then the source index (distinct keys, even for duplicates)
     xa = pts[a, axis]
@@ -309,14 +316,27 @@ def _key_less(pts, a, b, axis):
 
 @njit(cache=True)
 def _sort_range(perm, lo, hi, pts, axis):
-    # by (coordinate, source index): sort by index, then a stable merge sort by coordinate
-    seg = np.sort(perm[lo:hi])
-    keys = np.empty(hi - lo, np.float32)
-    for j in range(hi - lo):
-        keys[j] = pts[seg[j], axis]
-    o = np.argsort(keys, kind="mergesort")
-    for j in range(hi - lo):
-        perm[lo + j] = seg[o[j]]
+    # heapsort of perm[lo:hi] by split key: O(m log m) on any input, no allocation
+    m = hi - lo
+    for start in range(m // 2 - 1, -1, -1):
+        _sift(perm, lo, start, m, pts, axis)
+    for end in range(m - 1, 0, -1):
+        perm[lo], perm[lo + end] = perm[lo + end], perm[lo]
+        _sift(perm, lo, 0, end, pts, axis)
+
+
+@njit(cache=True)
+def _sift(perm, lo, i, m, pts, axis):
+    while True:
+        c = 2 * i + 1
+        if c >= m:
+            return
+        if c + 1 < m and _key_less(pts, perm[lo + c], perm[lo + c + 1], axis):
+            c += 1
+        if not _key_less(pts, perm[lo + i], perm[lo + c], axis):
+            return
+        perm[lo + i], perm[lo + c] = perm[lo + c], perm[lo + i]
+        i = c
 
 
 @njit(cache=True)

@@ -323,3 +323,19 @@ def test_queries_allocate_nothing_per_query():
     assert r.returncode == 0, r.stderr
     counts = ast.literal_eval(r.stdout.strip())
     assert counts[0] == counts[1] == counts[2], counts
+
+
+def test_split_selection_and_its_sort_fallback_order_by_coordinate_then_index():
+    rng = np.random.default_rng(21)
+    for trial in range(30):
+        n = int(rng.integers(2, 400))
+        pts = rng.integers(0, 4 if trial % 2 else 1000, size=(n, 3)).astype(np.float32)  # duplicates
+        axis = trial % 3
+        want = sorted(range(n), key=lambda j: (float(pts[j, axis]), j))
+        perm = rng.permutation(n).astype(np.int64)
+        PS._sort_range(perm, 0, n, pts, axis)  # the fallback: a full sort
+        assert perm.tolist() == want
+        perm = rng.permutation(n).astype(np.int64)
+        nth = int(rng.integers(0, n + 1))
+        PS._select(perm, 0, n, nth, pts, axis)
+        assert sorted(perm[:nth].tolist()) == sorted(want[:nth])
