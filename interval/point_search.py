@@ -6,6 +6,11 @@ Every float32 value is an integer multiple of ``2^-149``, so a position ``x`` is
 rounding anywhere. The truth of a query is every point's exact squared distance; the exact
 k-nearest list is the first ``k`` points in increasing ``(D, source index)``. Nothing here
 shares code with the fast path (no tree, no float comparison, no expansion arithmetic).
+
+The float32 rounding band (``docs/decisions.md`` "Point search: error model and band"): an
+implementation may put a point ahead of, or instead of, a nearer one only when the two exact
+distances are within twice the farther one's error bound (:func:`inversion_allowed`); exact
+ties allow nothing, their order is the source index.
 """
 
 from __future__ import annotations
@@ -15,7 +20,8 @@ from typing import Sequence
 
 import gmpy2
 
-__all__ = ["SCALE_BITS", "scaled", "exact_squared_distances", "exact_nearest", "as_rational"]
+__all__ = ["SCALE_BITS", "scaled", "exact_squared_distances", "exact_nearest", "as_rational",
+           "inversion_allowed"]
 
 # 2^149 turns every float32 (a multiple of 2^-149) into an integer; squares carry 2 * 149 bits.
 SCALE_BITS = 149
@@ -67,3 +73,11 @@ def exact_nearest(distances: Sequence[int], count: int) -> list:
 def as_rational(D: int) -> gmpy2.mpq:
     """The squared distance ``D / 2^298`` as an mpq. Exact."""
     return gmpy2.mpq(D, _DENOM)
+
+
+def inversion_allowed(d_far, d_near, bound_far) -> bool:
+    """Whether a point at exact squared distance ``d_far`` may come ahead of (or instead of) one
+    at ``d_near < d_far``: ``d_far - d_near <= 2 bound_far``. Both estimates within their bounds
+    (the nearer one's bound is at most the farther one's) could then compare either way. Equal
+    distances are exact ties and never qualify. Exact (mpq comparison)."""
+    return d_near < d_far and d_far - d_near <= 2 * bound_far

@@ -39,7 +39,7 @@ from functools import lru_cache
 import gmpy2
 import numpy as np
 
-from interval.point_search import as_rational, exact_nearest, exact_squared_distances, scaled
+from interval.point_search import as_rational, exact_nearest, exact_squared_distances, inversion_allowed
 from reference.point_search import (
     DISTANCE_ERROR_K,
     ETA32,
@@ -367,7 +367,7 @@ def check_nearest(claim: Claim):
                                             "why": "an exact tie out of source-index order"}, **extra)
             elif D[a] > D[c]:
                 worst = max(worst, _ratio(d[i] - d[j], 2 * b[i]))
-                if d[i] - d[j] > 2 * b[i]:
+                if not inversion_allowed(d[i], d[j], b[i]):
                     return violated(claim, {"expected": expected, "claimed": value, "positions": [i, j],
                                             "why": "a farther point ahead of a nearer one beyond the band"},
                                     measure="error_ratio", measured=_ratio(d[i] - d[j], 2 * b[i]), **extra)
@@ -387,7 +387,7 @@ def check_nearest(claim: Claim):
         for i, a in enumerate(idx):
             if D[a] > D[c]:
                 worst = max(worst, _ratio(d[i] - dc, 2 * b[i]))
-                if d[i] - dc > 2 * b[i]:
+                if not inversion_allowed(d[i], dc, b[i]):
                     return violated(claim, {"expected": expected, "claimed": value, "excluded": c,
                                             "position": i, "why": "a nearer point left out beyond the band"},
                                     measure="error_ratio", measured=_ratio(d[i] - dc, 2 * b[i]), **extra)

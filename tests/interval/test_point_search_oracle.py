@@ -8,7 +8,8 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from interval.point_search import SCALE_BITS, as_rational, exact_nearest, exact_squared_distances, scaled
+from interval.point_search import (SCALE_BITS, as_rational, exact_nearest, exact_squared_distances,
+                                   inversion_allowed, scaled)
 
 
 def test_hand_derived_distances():
@@ -47,3 +48,10 @@ def test_scale_is_exact_at_the_extremes():
     assert scaled(2.0 ** -149) == 1 and scaled(-(2.0 ** 60)) == -(2 ** (60 + SCALE_BITS))
     big = float(np.float32(3.4028234663852886e38))
     assert scaled(big) == Fraction(big) * 2 ** SCALE_BITS
+
+
+def test_inversion_band_is_twice_the_farther_bound_and_never_an_exact_tie():
+    F = Fraction
+    assert inversion_allowed(F(10), F(8), F(1)) and not inversion_allowed(F(10), F(8), F(1, 2) - F(1, 10**9))
+    assert not inversion_allowed(F(5), F(5), F(100))  # an exact tie: the index decides
+    assert not inversion_allowed(F(4), F(5), F(100))  # not an inversion at all
