@@ -933,6 +933,8 @@ def try_evaluate_frame(path_view: PathView, frames_view: FramesView, parameter: 
     k, u, j, x, t, nrm = got.value
     phi = _twist_at(frames_view, j, u) + float(roll)
     if phi != 0.0:
-        nrm = K.rotate_about(F64, nrm, t, np.float64(math.cos(phi)), np.float64(math.sin(phi)))
+        # Rodrigues, then projected and normalized again: the rotation's rounding (a few u on
+        # each of |n| and t . n) is not left to add up with the binormal's.
+        nrm = _settle(K.rotate_about(F64, nrm, t, np.float64(math.cos(phi)), np.float64(math.sin(phi))), t)
     b = K.cross(F64, t, nrm)
     return success(TransportedFrame(readonly(x), readonly(t), readonly(nrm), readonly(b)))
