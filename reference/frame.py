@@ -637,7 +637,10 @@ def _seed(prep: FramePreparation, t, min_sin: float):
         p = s - _dot(s, t) * t
         sine = float(np.sqrt(_dot(p, p)) / np.sqrt(_dot(s, s)))
         if sine > min_sin:
-            return success((_unit(p), fallback, sine))
+            # Projected once more: the first projection leaves t . n near u / sine (its
+            # rounding is relative to |s|, the result's length is |s| sine); a second one
+            # brings it to a few u (Gram-Schmidt twice is enough).
+            return success((_settle(_unit(p), t), fallback, sine))
         if prep.seed_policy is FrameSeedPolicy.RejectDegenerateSeed:
             return failure(GeometryStatus.DegenerateFrame,
                            f"seed_up projected perpendicular to the tangent has sine {sine!r}, at or below "

@@ -396,3 +396,16 @@ def test_type_errors_for_wrong_python_types():
         try_build_frames(pv, mv, {"seed_up": (0, 0, 1)})
     with pytest.raises(TypeError):
         try_build_frames(mv, pv, prep())
+
+
+def test_a_nearly_parallel_seed_still_gives_an_orthonormal_frame():
+    # seed_up at sine 0.002 from the first tangent (0, 1, 0): one projection would leave
+    # t . n near u / sine; the frame must stay within the vectors' model anyway
+    pv, mv = path_of([quarter(2.0, 0.0, dz=0.3)])
+    for tilt in (0.002, 0.0015, 0.005):
+        fv = try_build_frames(pv, mv, prep(seed_up=(tilt, 1.0, tilt * 0.7),
+                                           seed_policy=FrameSeedPolicy.RejectDegenerateSeed)).value.view()
+        assert not fv.runs[0].is_fallback_seeded
+        fr = frame(pv, fv, 0, 0.0)
+        assert abs(float(fr.tangent @ fr.normal)) <= FRAME_VECTOR_K * U64
+        assert_orthonormal_right_handed(fr)
