@@ -101,6 +101,21 @@ def decimal_view(x: Any) -> Any:
     return x
 
 
+def compact_json(x: Any, indent: int = 0) -> str:
+    """JSON for people: objects one field a line, arrays of numbers (and short nested arrays)
+    on one line, so a witness reads as a table rather than a column of digits."""
+    pad = " " * indent
+    flat = json.dumps(x, sort_keys=True)
+    if not isinstance(x, (list, dict)) or len(flat) <= 100:
+        return flat
+    if isinstance(x, list) and all(not isinstance(v, (list, dict)) for v in x):
+        return flat
+    if isinstance(x, list):
+        return "[\n" + ",\n".join(pad + " " + compact_json(v, indent + 1) for v in x) + "\n" + pad + "]"
+    return "{\n" + ",\n".join(f"{pad} {json.dumps(k)}: {compact_json(v, indent + 1)}"
+                               for k, v in sorted(x.items())) + "\n" + pad + "}"
+
+
 def _record(v: Verdict, index: Optional[int]) -> dict:
     rec = {"claim": index, "case": v.claim.inputs, "claimed": v.claim.value, "prec": v.prec, "note": v.note}
     if v.measure is not None:
@@ -324,17 +339,17 @@ class Ledger:
                 out.append("Counters: " + ", ".join(f"{k} = {v}" for k, v in sorted(t.counters.items())) + ".")
             if t.worst:
                 out += ["", f"Worst case ({_worst_text(t)}):", "", "```json",
-                        json.dumps(decimal_view(t.worst), indent=1, sort_keys=True), "```"]
+                        compact_json(decimal_view(t.worst)), "```"]
             if t.violations:
                 shown = ", ".join(str(i) for i in t.violated_claims[:20])
                 more = f" and {t.violated - 20} more" if t.violated > 20 else ""
                 out += ["", f"Violated claims (index): {shown}{more}. First witnesses:", ""]
                 for rec in t.violations:
-                    out += ["```json", json.dumps(decimal_view(rec), indent=1, sort_keys=True), "```"]
+                    out += ["```json", compact_json(decimal_view(rec)), "```"]
             if t.undecideds:
                 out += ["", "First undecided:", ""]
                 for rec in t.undecideds[:2]:
-                    out += ["```json", json.dumps(decimal_view(rec), indent=1, sort_keys=True), "```"]
+                    out += ["```json", compact_json(decimal_view(rec)), "```"]
         return "\n".join(out) + "\n"
 
     def write(self, out_dir: Path, *, timings: bool = True) -> tuple[Path, Path]:
