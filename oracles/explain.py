@@ -837,6 +837,11 @@ def render_text(ex: dict, max_rows: int = 40) -> str:
             L.append(f"  {c['name']:12} {(c['claimed'] or {}).get('decimal', '-'):>24} "
                      f"{(c['truth'] or {}).get('decimal', '-')[:24]:>24} {c.get('difference', '-')[:12]:>12} "
                      f"{_g(c.get('ulps')):>10} {_g(c.get('over_model')):>9} {_g(c.get('traced_ulps')):>11}{mark}")
+        L.append("  exactly (claimed hex | truth, exact or the interval's endpoints):")
+        for c in ex["components"]:
+            t = c["truth"]
+            truth = "-" if t is None else (t["lo"] if t["exact"] else f"[{t['lo']}, {t['hi']}]")
+            L.append(f"  {c['name']:12} {(c['claimed'] or {}).get('hex', '-'):>24} | {truth}")
     if ex["trace"]:
         _render_trace(L, ex["trace"], f"shadow trace of the reference kernel in {ex['working_format']}", max_rows)
     if ex.get("source_trace"):
