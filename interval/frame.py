@@ -353,7 +353,8 @@ class TrueFrames:
 
 
 def true_tangent(controls, u, prec: int = RMF_PREC):
-    """The unit tangent ``B'/|B'|`` at exact u, in mp at ``prec`` bits (a list of three)."""
+    """The unit tangent ``B'/|B'|`` at exact u, in mp at ``prec`` bits (a list of three):
+    correctly rounded operations on exact coefficients, accurate to a few ulps at ``prec``."""
     with mp.workprec(prec):
         return _Span(controls).tangent(_mp(u))
 
@@ -364,7 +365,8 @@ def _mp(x):
 
 
 def rotate_between(v, a, b):
-    """The minimal rotation taking unit a to unit b, applied to v (mp; 1 + a.b must be > 0)."""
+    """The minimal rotation taking unit a to unit b, applied to v (mp; 1 + a.b must be > 0):
+    ``c v + w x v + (w . v) / (1 + c) w``, a few ulps at the working precision."""
     w = _cross(a, b)
     c = _dot(a, b)
     return _add(_add(_scale(c, v), _cross(w, v)), _scale(_dot(w, v) / (1 + c), w))
@@ -430,7 +432,8 @@ def true_rmf(controls, start, end, normal0, targets, prec: int = RMF_PREC, tol: 
 
 
 def angle_between(a, b):
-    """Angle between unit mp vectors, ``2 atan2(|a - b|, |a + b|)`` (mp)."""
+    """Angle between unit mp vectors, ``2 atan2(|a - b|, |a + b|)`` (mp; ``mp.atan2`` validated
+    against MPFR in the tests)."""
     d, s = _sub(a, b), _add(a, b)
     return 2 * mp.atan2(mp.sqrt(_dot(d, d)), mp.sqrt(_dot(s, s)))
 

@@ -142,7 +142,8 @@ _RANGE_BYTES = 24
 
 
 def frames_bytes(samples: int, runs: int, ranges: int) -> int:
-    """Bytes a prepared frame cache holds; checked against ``WorkLimits.max_prepared_bytes``."""
+    """Bytes a prepared frame cache holds; checked against ``WorkLimits.max_prepared_bytes``.
+    Exact (integer arithmetic)."""
     return samples * SAMPLE_BYTES + runs * _RUN_BYTES + ranges * _RANGE_BYTES
 
 
