@@ -81,11 +81,6 @@ def _lattice(m, step=1.0, origin=0.0):
     return np.stack(np.meshgrid(g, g, g, indexing="ij"), -1).reshape(-1, 3)
 
 
-def _counts(n, extra=()):
-    top = min(n, MAX_POINT_NEIGHBORS)
-    return sorted({1, min(8, top), top, *[c for c in extra if 1 <= c <= top]})
-
-
 def _duplicates(rng):
     p = [0.25, -1.5, 3.0]
     qs = [(p, k) for k in (1, 8, 32)] + [([1, 1, 1], 32), ([1e3, 0, 0], 5)]
