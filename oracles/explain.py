@@ -288,7 +288,10 @@ def _step_json(tape: Tape, i: int, fmt: str, out_ulp, contribution: float, total
         "exact": None if x is None else {"decimal": _dec(xq), "radius": _dec((upper(x) - lower(x)) / 2)
                                          if xq is not x else "0"},
         "local_ulps": local_ulps,
-        "accumulated_ulps": None if acc is None else _safe_float(acc / ulp),
+        # Accumulated error in ulps at the larger of the computed and exact magnitudes (a
+        # value that cancelled to zero is not measured in subnormal steps).
+        "accumulated_ulps": None if acc is None else _safe_float(
+            acc / ulp_of(max(abs(float(w)), abs(float(xq))), fmt)),
         "contribution": contribution,
         "contribution_output_ulps": None if out_ulp is None else _safe_float(gmpy2.mpq(contribution) / out_ulp)
         if math.isfinite(contribution) else math.inf,
@@ -335,6 +338,15 @@ def trace_json(tape: Tape, out: TNum, fmt: str, name: str, limit: int = 400) -> 
             "dominant_text": text}
 
 
+def _same_as_traced(traced: list) -> bool:
+    """Whether every claimed component equals the traced working value bit for bit."""
+    for t in traced:
+        for c, o in zip(t.claimed, t.outputs):
+            if c is None or not (np.isfinite(o.w) and float(o.w) == c):
+                return False
+    return True
+
+
 def _component_json(name, claimed, out: TNum, bound, fmt) -> dict:
     x = out.x
     exact = isinstance(x, type(gmpy2.mpq(0)))
@@ -354,6 +366,7 @@ def _component_json(name, claimed, out: TNum, bound, fmt) -> dict:
         rec["ulps"] = _safe_float(diff / ulp)
         rec["over_model"] = None if not bound else _safe_float(abs(diff) / to_mpq(bound))
     if tq is not None and np.isfinite(out.w):
+        rec["traced_error"] = _dec(to_mpq(float(out.w)) - tq)
         rec["traced_ulps"] = _safe_float((to_mpq(float(out.w)) - tq) / ulp_of(out.w, fmt))
     if claimed is not None and np.isfinite(out.w) and math.isfinite(claimed):
         rec["claimed_minus_traced_ulps"] = _safe_float((to_mpq(claimed) - to_mpq(float(out.w))) / ulp_of(out.w, fmt))
@@ -605,6 +618,20 @@ def explain_claim(claim: Claim, *, origin: Any = None, fmt: Optional[str] = None
         except (KeyError, ValueError, TypeError, IndexError, NumberError) as e:
             traced = []
             out["notes"].append(f"no kernel trace: {type(e).__name__}: {e}")
+        if traced and fmt is None and f == "f64" and not _same_as_traced(traced):
+            # A claim without a model that is the float32 kernel's value bit for bit: a
+            # float32 producer judged at binary64. Trace what it computed, and say so.
+            T32 = trace_context("f32")
+            try:
+                t32 = recipe(claim, T32)
+            except (KeyError, ValueError, TypeError, IndexError, NumberError):
+                t32 = []
+            if t32 and _same_as_traced(t32):
+                f, T, traced = "f32", T32, t32
+                out["notes"].append(
+                    "the claimed value is the float32 kernel's value bit for bit, but the claim declares no "
+                    "model, so it is judged against the binary64 reference model; a float32 producer declares "
+                    'model {"u": "0x1p-24"} (docs/casefile.md)')
         if traced:
             out["working_format"] = f
             uu, eta = _model_u(claim)
@@ -660,6 +687,10 @@ def explain_claim(claim: Claim, *, origin: Any = None, fmt: Optional[str] = None
                                        "its error against the exact source curve includes the narrowing"}
         if "position_error" in source:
             out["floor"] = floor_analysis(src, org, source)
+            if not out["floor"]["accepted"]:
+                out["notes"].append("TryPreparePath answers UnsupportedPrecision for this source and origin: no "
+                                    "evaluation exists; the values above are those of the narrowed controls, "
+                                    "shown to locate the loss")
     out["certified"] = _certified_chain(claim, v) if claim.guarantee.value == "Certified" else None
     out["undecided"] = _undecided(claim, v)
     return out
@@ -808,7 +839,27 @@ def _render_trace(lines: list, tr: dict, title: str, max_rows: int) -> None:
                      f"{(s['where'] or s['label'])[:70]}{canc}{mark}")
     if hidden:
         lines.append(f"  ... {hidden} steps with under 0.5% of the error not shown (--json lists them all)")
-    lines.append(f"  most error entered at step {tr['dominant']}: {tr['dominant_text']}")
+    if tr["dominant"] is None:
+        lines.append(f"  {tr['dominant_text']}")
+    else:
+        lines.append(f"  most error entered at step {tr['dominant']}: {tr['dominant_text']}")
+
+
+def _num_or_none(text):
+    try:
+        return float(text)
+    except (TypeError, ValueError):
+        return None
+
+
+def _diff_float(c: dict):
+    d = c.get("difference")
+    if d is None:
+        return None
+    try:
+        return float(d)
+    except ValueError:
+        return None
 
 
 def render_text(ex: dict, max_rows: int = 40) -> str:
@@ -835,7 +886,7 @@ def render_text(ex: dict, max_rows: int = 40) -> str:
         for c in ex["components"]:
             mark = "  <- worst" if c["name"] == ex["worst_component"] else ""
             L.append(f"  {c['name']:12} {(c['claimed'] or {}).get('decimal', '-'):>24} "
-                     f"{(c['truth'] or {}).get('decimal', '-')[:24]:>24} {c.get('difference', '-')[:12]:>12} "
+                     f"{(c['truth'] or {}).get('decimal', '-')[:24]:>24} {_g(_diff_float(c)):>12} "
                      f"{_g(c.get('ulps')):>10} {_g(c.get('over_model')):>9} {_g(c.get('traced_ulps')):>11}{mark}")
         L.append("  exactly (claimed hex | truth, exact or the interval's endpoints):")
         for c in ex["components"]:
@@ -849,7 +900,7 @@ def render_text(ex: dict, max_rows: int = 40) -> str:
         L.append(f"from the source in asset coordinates ({st_['what']}):")
         for c in st_["components"]:
             L.append(f"  {c['name']:12} evaluated {c['traced']['decimal']:>24}  exact {c['truth']['decimal'][:24]:>24}"
-                     f"  error {_g(c.get('traced_ulps'))} ulps")
+                     f"  error {_g(_num_or_none(c.get('traced_error')))} ({_g(c.get('traced_ulps'))} ulps)")
         _render_trace(L, st_["trace"], "shadow trace from the source", max_rows)
     fl = ex["floor"]
     if fl:

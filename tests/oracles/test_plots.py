@@ -47,9 +47,14 @@ def test_path_sweep_agrees_with_the_explanation():
     ex = explain_claim(claim)
     P = dec_array(claim.inputs["controls"], np.float32)
     errs, bounds = path_error_sweep(P, np.array([dec(claim.inputs["u"])]), "f64")
-    worst = max(abs(c["traced_ulps"]) for c in ex["components"])
-    assert errs[0] == pytest.approx(worst, rel=1e-9, abs=1e-12)
-    assert bounds[0] > errs[0]
+    assert errs.shape == bounds.shape == (1, 3)
+    for k, c in enumerate(ex["components"]):
+        # ulps at the exact value (the sweep) and at the computed value (the explanation)
+        # agree unless the two straddle a power of two: then by a factor of two.
+        assert errs[0, k] == pytest.approx(abs(c["traced_ulps"]), rel=1e-9, abs=1e-12) or \
+            errs[0, k] == pytest.approx(2 * abs(c["traced_ulps"]), rel=1e-9) or \
+            2 * errs[0, k] == pytest.approx(abs(c["traced_ulps"]), rel=1e-9)
+        assert bounds[0, k] > errs[0, k]
 
 
 def test_ledger_plots_writes_one_png_per_measured_row(tmp_path, capsys):
