@@ -1,16 +1,19 @@
 import FacetSelection
+import FirstHit
 
 /-!
-# Axiom audit of `FacetSelection`
+# Axiom audit of `FacetSelection` and `FirstHit`
 
-`#print axioms` for every public declaration of `FacetSelection.lean` and for every equation
-lemma Lean generates for its three definitions. `audit.py` runs this file with
+`#print axioms` for every public declaration of `FacetSelection.lean` and `FirstHit.lean` and
+for every equation lemma Lean generates for their definitions. `audit.py` runs this file with
 `lake env lean AxiomAudit.lean` after `lake build`, parses the output and fails unless each
 declaration below is reported and depends on no axiom other than `propext`,
-`Classical.choice` and `Quot.sound`. `audit.py --mode same-file` runs the same lines with the
+`Classical.choice` and `Quot.sound`. `audit.py --mode same-file` runs the same list with the
 single-file WebAssembly checker (see `SameFileAudit.lean`).
 
-## Declarations audited (20)
+## Declarations audited (141)
+
+### `FacetSelection.lean` (20)
 
 * the six theorems;
 * the three definitions `barycentricPoint`, `ValidFacetCoordinates`, `minFold`;
@@ -19,13 +22,25 @@ single-file WebAssembly checker (see `SameFileAudit.lean`).
   `minFold.eq_unfold`, and `eq_1`, `eq_def`, `eq_unfold` of `barycentricPoint` and of
   `ValidFacetCoordinates`.
 
+### `FirstHit.lean` (121)
+
+* the 36 theorems (the main statements and the lemmas they rest on);
+* the five types `Triangle`, `Segment`, `Facing`, `Crossing`, `Hit`;
+* the 19 definitions `sub`, `dot`, `cross`, `neg`, `normal`, `Segment.dir`, `Segment.pointAt`,
+  `Facing.flip`, `facing`, `height`, `param`, `weightB`, `weightC`, `crossing`, `ExactContact`,
+  `mkHit`, `step`, `scan`, `firstHit`;
+* 61 generated equation lemmas: `eq_1`, `eq_def` and `eq_unfold` of each definition, and
+  `Facing.flip.eq_2`, `scan.eq_2`, `step.eq_2`, `step.eq_3` (`Facing.flip` and `scan` have two
+  equations, `step` three).
+
 ## How the equation lemmas were found
 
 Lean reserves, for a definition `f`, the names `f.eq_1 … f.eq_k` (one per equation of its
 pattern match), `f.eq_def` and `f.eq_unfold`, and realizes them on first reference. They were
 enumerated by `#check`ing `f.eq_1`, `f.eq_2`, `f.eq_3`, `f.eq_def` and `f.eq_unfold` for each
-definition: all resolve except `minFold.eq_3`, `barycentricPoint.eq_2` and
-`ValidFacetCoordinates.eq_2` (`minFold` has two equations, the others one). Auxiliary
+definition of `FacetSelection` (all resolve except `minFold.eq_3`, `barycentricPoint.eq_2` and
+`ValidFacetCoordinates.eq_2`: `minFold` has two equations, the others one), and `f.eq_1` to
+`f.eq_4`, `f.eq_def` and `f.eq_unfold` for each definition of `FirstHit`. Auxiliary
 declarations generated with the definitions (matchers, structural recursion helpers) are not
 listed: `#print axioms` reaches them transitively.
 -/
@@ -50,3 +65,124 @@ listed: `#print axioms` reaches them transitively.
 #print axioms FacetSelection.ValidFacetCoordinates.eq_1
 #print axioms FacetSelection.ValidFacetCoordinates.eq_def
 #print axioms FacetSelection.ValidFacetCoordinates.eq_unfold
+#print axioms FirstHit.point3_ext
+#print axioms FirstHit.normal_dot_edges
+#print axioms FirstHit.normal_swap_ab
+#print axioms FirstHit.normal_swap_bc
+#print axioms FirstHit.normal_swap_ac
+#print axioms FirstHit.facing_eq_front_iff
+#print axioms FirstHit.facing_eq_back_iff
+#print axioms FirstHit.facing_of_normal_neg
+#print axioms FirstHit.facing_swap_bc
+#print axioms FirstHit.height_sub_height
+#print axioms FirstHit.rat_mul_self_nonneg
+#print axioms FirstHit.dot_self_ne_zero
+#print axioms FirstHit.decompose_x
+#print axioms FirstHit.decompose_y
+#print axioms FirstHit.decompose_z
+#print axioms FirstHit.height_pointAt_param
+#print axioms FirstHit.barycentric_of_weights
+#print axioms FirstHit.crossing_sound
+#print axioms FirstHit.weightB_of_eq
+#print axioms FirstHit.weightC_of_eq
+#print axioms FirstHit.crossing_complete
+#print axioms FirstHit.crossing_isSome_iff
+#print axioms FirstHit.step_some
+#print axioms FirstHit.step_le_crossing
+#print axioms FirstHit.step_cases
+#print axioms FirstHit.scan_some
+#print axioms FirstHit.scan_mem
+#print axioms FirstHit.scan_le_crossing
+#print axioms FirstHit.scan_tie
+#print axioms FirstHit.firstHit_mem
+#print axioms FirstHit.firstHit_sound
+#print axioms FirstHit.firstHit_complete
+#print axioms FirstHit.firstHit_le_crossing
+#print axioms FirstHit.firstHit_eq_none_iff
+#print axioms FirstHit.firstHit_tie_crossing
+#print axioms FirstHit.firstHit_tie
+#print axioms FirstHit.Triangle
+#print axioms FirstHit.Segment
+#print axioms FirstHit.Facing
+#print axioms FirstHit.Crossing
+#print axioms FirstHit.Hit
+#print axioms FirstHit.sub
+#print axioms FirstHit.dot
+#print axioms FirstHit.cross
+#print axioms FirstHit.neg
+#print axioms FirstHit.normal
+#print axioms FirstHit.Segment.dir
+#print axioms FirstHit.Segment.pointAt
+#print axioms FirstHit.Facing.flip
+#print axioms FirstHit.facing
+#print axioms FirstHit.height
+#print axioms FirstHit.param
+#print axioms FirstHit.weightB
+#print axioms FirstHit.weightC
+#print axioms FirstHit.crossing
+#print axioms FirstHit.ExactContact
+#print axioms FirstHit.mkHit
+#print axioms FirstHit.step
+#print axioms FirstHit.scan
+#print axioms FirstHit.firstHit
+#print axioms FirstHit.sub.eq_1
+#print axioms FirstHit.sub.eq_def
+#print axioms FirstHit.sub.eq_unfold
+#print axioms FirstHit.dot.eq_1
+#print axioms FirstHit.dot.eq_def
+#print axioms FirstHit.dot.eq_unfold
+#print axioms FirstHit.cross.eq_1
+#print axioms FirstHit.cross.eq_def
+#print axioms FirstHit.cross.eq_unfold
+#print axioms FirstHit.neg.eq_1
+#print axioms FirstHit.neg.eq_def
+#print axioms FirstHit.neg.eq_unfold
+#print axioms FirstHit.normal.eq_1
+#print axioms FirstHit.normal.eq_def
+#print axioms FirstHit.normal.eq_unfold
+#print axioms FirstHit.Segment.dir.eq_1
+#print axioms FirstHit.Segment.dir.eq_def
+#print axioms FirstHit.Segment.dir.eq_unfold
+#print axioms FirstHit.Segment.pointAt.eq_1
+#print axioms FirstHit.Segment.pointAt.eq_def
+#print axioms FirstHit.Segment.pointAt.eq_unfold
+#print axioms FirstHit.Facing.flip.eq_1
+#print axioms FirstHit.Facing.flip.eq_2
+#print axioms FirstHit.Facing.flip.eq_def
+#print axioms FirstHit.Facing.flip.eq_unfold
+#print axioms FirstHit.facing.eq_1
+#print axioms FirstHit.facing.eq_def
+#print axioms FirstHit.facing.eq_unfold
+#print axioms FirstHit.height.eq_1
+#print axioms FirstHit.height.eq_def
+#print axioms FirstHit.height.eq_unfold
+#print axioms FirstHit.param.eq_1
+#print axioms FirstHit.param.eq_def
+#print axioms FirstHit.param.eq_unfold
+#print axioms FirstHit.weightB.eq_1
+#print axioms FirstHit.weightB.eq_def
+#print axioms FirstHit.weightB.eq_unfold
+#print axioms FirstHit.weightC.eq_1
+#print axioms FirstHit.weightC.eq_def
+#print axioms FirstHit.weightC.eq_unfold
+#print axioms FirstHit.crossing.eq_1
+#print axioms FirstHit.crossing.eq_def
+#print axioms FirstHit.crossing.eq_unfold
+#print axioms FirstHit.ExactContact.eq_1
+#print axioms FirstHit.ExactContact.eq_def
+#print axioms FirstHit.ExactContact.eq_unfold
+#print axioms FirstHit.mkHit.eq_1
+#print axioms FirstHit.mkHit.eq_def
+#print axioms FirstHit.mkHit.eq_unfold
+#print axioms FirstHit.step.eq_1
+#print axioms FirstHit.step.eq_2
+#print axioms FirstHit.step.eq_3
+#print axioms FirstHit.step.eq_def
+#print axioms FirstHit.step.eq_unfold
+#print axioms FirstHit.scan.eq_1
+#print axioms FirstHit.scan.eq_2
+#print axioms FirstHit.scan.eq_def
+#print axioms FirstHit.scan.eq_unfold
+#print axioms FirstHit.firstHit.eq_1
+#print axioms FirstHit.firstHit.eq_def
+#print axioms FirstHit.firstHit.eq_unfold

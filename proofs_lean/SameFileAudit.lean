@@ -3,13 +3,14 @@ import Lean
 /-!
 # A same-file axiom audit for a checker that sees only public imports
 
-The WebAssembly Lean checker (`/work/shared/tools/lean-wasm/lean`) imports `Init`, `Std` and
+The WebAssembly Lean checker (`../shared/tools/lean-wasm/lean`) imports `Init`, `Std` and
 `Lean` at their exported level and treats the checked file as a `module`. There `#print axioms`
 refuses to run, and an imported theorem carries no proof. `audit.py --mode same-file` therefore
-writes one file: this fragment's `import` line, `FacetSelection.lean`, this fragment, one
-`noncomputable def` referencing each audited name, and each `#print axioms X` line of
-`AxiomAudit.lean` turned into `#audit_axioms X`. The audited declarations are then in the same
-file as the command that inspects them.
+writes one file: this fragment's `import` line, `set_option Elab.async false`,
+`FacetSelection.lean`, `FirstHit.lean` (its `import FacetSelection` dropped), this fragment, one
+`noncomputable def` referencing each audited name, and one `#audit_axioms_all` command naming
+every declaration of the `#print axioms` lines of `AxiomAudit.lean`. The audited declarations
+are then in the same file as the command that inspects them.
 
 ## Main definitions
 
@@ -19,6 +20,10 @@ file as the command that inspects them.
   `'X' does not depend on any axioms or opaque imports`), preceded by
   `audit: 'X' reaches constants the checker cannot find: [...]` when the walk meets a name it
   cannot resolve, or prints `audit: unknown constant 'X'`.
+* `#audit_axioms_all X₁ … Xₙ`: the same report for each `Xᵢ`, where the walk from `Xᵢ` does not
+  enter the other listed names (each has its own report; when all are clean, all are clean
+  transitively). Walking every proof once instead of once per name that reaches it keeps the
+  141-name audit near the cost of elaborating the file.
 
 ## Implementation notes
 
@@ -32,8 +37,10 @@ as given and under the file's private prefix. A generated equation lemma (`f.eq_
 `f.eq_unfold`) realized at command level, e.g. by `#check`, is not visible to a lookup from a
 later command; one referenced from a named declaration is, hence the references `audit.py`
 adds. The helpers are written without library
-functions whose compiled code the exported import level omits (`Name.toString`, folds), which
-the interpreter would otherwise fail to find.
+functions whose compiled code the exported import level omits (`Name.toString`, folds, list
+append), which the interpreter would otherwise fail to find. `Elab.async false` matters for
+memory, not correctness: with `import Lean`, elaborating the theorems as concurrent tasks took
+13 GB in the WebAssembly checker, one after another 3.4 GB, at the same CPU time.
 -/
 
 open Lean Elab Command
@@ -63,17 +70,18 @@ meta def auditPush (seen : NameSet) (todo : List Name) : List Name → List Name
 returning the axioms reached (which include imported constants whose bodies are hidden) and the
 constants that the environment does not contain. Unlike core's `collectAxioms`, which skips a
 constant it cannot find, the walk reports it, so an unresolved reference fails the audit. -/
-meta partial def auditWalk (env : Environment) :
+meta partial def auditWalk (env : Environment) (stop : NameSet) :
     List Name → NameSet → Array Name → Array Name → Array Name × Array Name
   | [], _, axs, miss => (axs, miss)
   | c :: todo, seen, axs, miss =>
-    if seen.contains c then auditWalk env todo seen axs miss else
+    if seen.contains c || stop.contains c then auditWalk env stop todo seen axs miss else
     let seen := seen.insert c
-    let next (ts : List Name) := auditWalk env (auditPush seen todo ts) seen axs miss
-    let next2 (ts us : List Name) := auditWalk env (auditPush seen (auditPush seen todo ts) us) seen axs miss
+    let next (ts : List Name) := auditWalk env stop (auditPush seen todo ts) seen axs miss
+    let next2 (ts us : List Name) :=
+      auditWalk env stop (auditPush seen (auditPush seen todo ts) us) seen axs miss
     match env.find? c with
-    | none => auditWalk env todo seen axs (miss.push c)
-    | some (.axiomInfo _) => auditWalk env todo seen (axs.push c) miss
+    | none => auditWalk env stop todo seen axs (miss.push c)
+    | some (.axiomInfo _) => auditWalk env stop todo seen (axs.push c) miss
     | some (.defnInfo v) => next2 v.type.getUsedConstants.toList v.value.getUsedConstants.toList
     | some (.thmInfo v) => next2 v.type.getUsedConstants.toList v.value.getUsedConstants.toList
     | some (.opaqueInfo v) => next2 v.type.getUsedConstants.toList v.value.getUsedConstants.toList
@@ -82,24 +90,60 @@ meta partial def auditWalk (env : Environment) :
     | some (.recInfo v) => next v.type.getUsedConstants.toList
     | some (.inductInfo v) => next2 v.type.getUsedConstants.toList v.ctors
 
+/-- The declaration `n` names, as given or under the checked file's private prefix. -/
+meta def auditResolve (env : Environment) (n : Name) : Option Name :=
+  let p := Name.num (Name.str .anonymous "_private" ++ env.mainModule) 0 ++ n
+  if (env.find? n).isSome then some n else if (env.find? p).isSome then some p else none
+
+/-- The report of one audited name `n`, one line or two (no trailing newline); the walk does
+not enter the names of `stop`. Strings, not lists: the interpreter lacks compiled list append. -/
+meta def auditLines (env : Environment) (stop : NameSet) (n : Name) : String :=
+  match auditResolve env n with
+  | none => "audit: unknown constant '" ++ auditNameStr n ++ "'"
+  | some t =>
+    let (deps, miss) := auditWalk env stop [t] {} #[] #[]
+    let head := if miss.size != 0 then
+      "audit: '" ++ auditNameStr n ++ "' reaches constants the checker cannot find: ["
+        ++ auditJoin miss miss.size "" ++ "]\n" else ""
+    head ++ (if deps.size == 0 then
+        "'" ++ auditNameStr n ++ "' does not depend on any axioms or opaque imports"
+      else
+        "'" ++ auditNameStr n ++ "' depends on axioms or opaque imports: ["
+          ++ auditJoin deps deps.size "" ++ "]")
+
+/-- The resolved names of `a[0], …, a[k - 1]` other than `a[skip]`, inserted into `s`. -/
+meta def auditStopSet (env : Environment) (a : Array Name) (skip : Nat) : Nat → NameSet → NameSet
+  | 0, s => s
+  | k + 1, s =>
+    let s := if k == skip then s else
+      match auditResolve env a[k]! with
+      | some t => s.insert t
+      | none => s
+    auditStopSet env a skip k s
+
+/-- The report of `a[a.size - k], …, a[a.size - 1]`, each walked with the others as stops. -/
+meta def auditAll (env : Environment) (a : Array Name) : Nat → String
+  | 0 => ""
+  | k + 1 =>
+    let i := a.size - (k + 1)
+    auditLines env (auditStopSet env a i a.size {}) a[i]! ++ "\n" ++ auditAll env a k
+
+/-- The names of `ids[ids.size - k], …, ids[ids.size - 1]` pushed onto `acc`. -/
+meta def auditIdNames (ids : Array Ident) : Nat → Array Name → Array Name
+  | 0, acc => acc
+  | k + 1, acc => auditIdNames ids k (acc.push ids[ids.size - (k + 1)]!.getId)
+
 /-- `#audit_axioms X` prints the axioms and opaque imported constants that `X` reaches, and
 any reachable constant the environment does not contain. A generated equation lemma is found
 only once a named declaration of the file has referenced it; `audit.py` adds such references. -/
 elab "#audit_axioms " id:ident : command => do
-  let env ← getEnv
-  let n := id.getId
-  let p := Name.num (Name.str .anonymous "_private" ++ env.mainModule) 0 ++ n
-  let target? := if (env.find? n).isSome then some n
-    else if (env.find? p).isSome then some p else none
-  match target? with
-  | none => IO.println ("audit: unknown constant '" ++ auditNameStr n ++ "'")
-  | some t =>
-    let (deps, miss) := auditWalk env [t] {} #[] #[]
-    if miss.size != 0 then
-      IO.println ("audit: '" ++ auditNameStr n ++ "' reaches constants the checker cannot find: ["
-        ++ auditJoin miss miss.size "" ++ "]")
-    if deps.size == 0 then
-      IO.println ("'" ++ auditNameStr n ++ "' does not depend on any axioms or opaque imports")
-    else
-      IO.println ("'" ++ auditNameStr n ++ "' depends on axioms or opaque imports: ["
-        ++ auditJoin deps deps.size "" ++ "]")
+  IO.println (auditLines (← getEnv) {} id.getId)
+
+/-- `#audit_axioms_all X₁ … Xₙ` prints the report of `#audit_axioms` for each `Xᵢ`, except
+that the walk from `Xᵢ` does not enter the other listed declarations: each of them has its own
+report. If every report is clean, every listed declaration is clean transitively (by induction
+along the dependency order), and each proof term is walked about once instead of once per
+listed declaration that reaches it. -/
+elab "#audit_axioms_all" ids:(ppSpace ident)+ : command => do
+  let names := auditIdNames ids ids.size #[]
+  IO.print (auditAll (← getEnv) names names.size)

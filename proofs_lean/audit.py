@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Axiom audit of ``FacetSelection.lean`` (stdlib only).
+"""Axiom audit of ``FacetSelection.lean`` and ``FirstHit.lean`` (stdlib only).
 
 Two ways to run it:
 
@@ -8,10 +8,11 @@ Two ways to run it:
     ``#print axioms`` answers. Every audited declaration must be reported and may depend only
     on ``propext``, ``Classical.choice`` and ``Quot.sound``.
 
-``same-file`` mode (a checker for one file, such as ``/work/shared/tools/lean-wasm/lean``)
+``same-file`` mode (a checker for one file, such as ``../shared/tools/lean-wasm/lean``)
     that checker imports core at its exported level only, refuses ``#print axioms`` and hides
     imported proofs. This mode writes one temporary file: the imports of the fragments, then
-    ``FacetSelection.lean``, then ``SameFileAudit.lean`` (which defines ``#audit_axioms``), then
+    ``FacetSelection.lean``, ``FirstHit.lean`` (its ``import FacetSelection`` dropped), then
+    ``SameFileAudit.lean`` (which defines ``#audit_axioms``), then
     the ``#print axioms`` lines of ``AxiomAudit.lean`` rewritten to ``#audit_axioms``. The walk
     sees through every declaration of that file and stops at imported constants whose bodies
     are hidden. The three standard axioms pass; ``sorryAx`` and the other non-standard core
@@ -52,8 +53,9 @@ KNOWN_FORBIDDEN_AXIOMS = frozenset(
 )
 
 #: Name prefixes of declarations made in the audited file itself (same-file mode): the
-#: namespace of FacetSelection.lean, and the private prefix a ``module`` gives its declarations.
-LOCAL_PREFIXES = ("FacetSelection.", "_private.")
+#: namespaces of FacetSelection.lean and FirstHit.lean, and the private prefix a ``module``
+#: gives its declarations.
+LOCAL_PREFIXES = ("FacetSelection.", "FirstHit.", "_private.")
 
 THEOREMS = (
     "FacetSelection.nonneg_weights_of_valid",
@@ -82,8 +84,68 @@ EQUATIONS = (
     "FacetSelection.ValidFacetCoordinates.eq_def",
     "FacetSelection.ValidFacetCoordinates.eq_unfold",
 )
+#: FacetSelection.lean's declarations, in the order of AxiomAudit.lean.
+FACET_SELECTION_DECLARATIONS = THEOREMS + STRUCTURES + DEFINITIONS + EQUATIONS
+
+# --- FirstHit.lean ------------------------------------------------------------------------------
+
+FIRST_HIT_THEOREMS = tuple(
+    "FirstHit." + n
+    for n in (
+        "point3_ext", "normal_dot_edges", "normal_swap_ab", "normal_swap_bc", "normal_swap_ac",
+        "facing_eq_front_iff", "facing_eq_back_iff", "facing_of_normal_neg", "facing_swap_bc",
+        "height_sub_height", "rat_mul_self_nonneg", "dot_self_ne_zero", "decompose_x",
+        "decompose_y", "decompose_z", "height_pointAt_param", "barycentric_of_weights",
+        "crossing_sound", "weightB_of_eq", "weightC_of_eq", "crossing_complete",
+        "crossing_isSome_iff", "step_some", "step_le_crossing", "step_cases", "scan_some",
+        "scan_mem", "scan_le_crossing", "scan_tie", "firstHit_mem", "firstHit_sound",
+        "firstHit_complete", "firstHit_le_crossing", "firstHit_eq_none_iff",
+        "firstHit_tie_crossing", "firstHit_tie",
+    )
+)
+#: The theorems spec 004 and issue 16 name: cross product assembly, winding, soundness,
+#: completeness and the tie rule (the others are the lemmas they rest on).
+FIRST_HIT_MAIN_THEOREMS = tuple(
+    "FirstHit." + n
+    for n in (
+        "normal_dot_edges", "normal_swap_ab", "normal_swap_bc", "normal_swap_ac",
+        "facing_eq_front_iff", "facing_eq_back_iff", "facing_of_normal_neg", "facing_swap_bc",
+        "crossing_sound", "crossing_complete", "firstHit_mem", "firstHit_sound",
+        "firstHit_complete", "firstHit_le_crossing", "firstHit_eq_none_iff",
+        "firstHit_tie_crossing", "firstHit_tie",
+    )
+)
+#: Definition -> number of equation lemmas ``eq_1 … eq_k`` Lean generates (one per equation
+#: of its pattern match; found by ``#check``ing ``eq_1`` to ``eq_4``). Each also has
+#: ``eq_def`` and ``eq_unfold``.
+FIRST_HIT_DEFINITION_EQUATIONS = {
+    "FirstHit.sub": 1, "FirstHit.dot": 1, "FirstHit.cross": 1, "FirstHit.neg": 1,
+    "FirstHit.normal": 1, "FirstHit.Segment.dir": 1, "FirstHit.Segment.pointAt": 1,
+    "FirstHit.Facing.flip": 2, "FirstHit.facing": 1, "FirstHit.height": 1, "FirstHit.param": 1,
+    "FirstHit.weightB": 1, "FirstHit.weightC": 1, "FirstHit.crossing": 1,
+    "FirstHit.ExactContact": 1, "FirstHit.mkHit": 1, "FirstHit.step": 3, "FirstHit.scan": 2,
+    "FirstHit.firstHit": 1,
+}
+FIRST_HIT_DEFINITIONS = tuple(FIRST_HIT_DEFINITION_EQUATIONS)
+#: The structures and the inductive type (constructors, projections, recursors are reached).
+FIRST_HIT_STRUCTURES = ("FirstHit.Triangle", "FirstHit.Segment", "FirstHit.Facing",
+                        "FirstHit.Crossing", "FirstHit.Hit")
+FIRST_HIT_EQUATIONS = tuple(
+    f"{d}.{e}"
+    for d, k in FIRST_HIT_DEFINITION_EQUATIONS.items()
+    for e in [f"eq_{i}" for i in range(1, k + 1)] + ["eq_def", "eq_unfold"]
+)
+#: FirstHit.lean's declarations, in the order of AxiomAudit.lean.
+FIRST_HIT_DECLARATIONS = FIRST_HIT_THEOREMS + FIRST_HIT_STRUCTURES + FIRST_HIT_DEFINITIONS + FIRST_HIT_EQUATIONS
+
+#: Lean source file -> the declarations of it the audit must report.
+DECLARATIONS_BY_FILE = {
+    "FacetSelection.lean": FACET_SELECTION_DECLARATIONS,
+    "FirstHit.lean": FIRST_HIT_DECLARATIONS,
+}
+
 #: Every declaration the audit must report, in the order of AxiomAudit.lean.
-EXPECTED_DECLARATIONS = THEOREMS + STRUCTURES + DEFINITIONS + EQUATIONS
+EXPECTED_DECLARATIONS = FACET_SELECTION_DECLARATIONS + FIRST_HIT_DECLARATIONS
 
 _RESULT_RE = re.compile(
     r"['`\u2018](?P<name>\S+?)['`\u2019] "
@@ -209,8 +271,9 @@ def check_audit_list(audit_source: str) -> list[str]:
     return problems
 
 
-#: Lean files that are fragments of the same-file audit file rather than standalone modules.
-SAME_FILE_FRAGMENTS = ("FacetSelection.lean", "SameFileAudit.lean")
+#: The Lean files the same-file audit file is made of, in order (the first two are also
+#: standalone modules; SameFileAudit.lean is only a fragment).
+SAME_FILE_FRAGMENTS = ("FacetSelection.lean", "FirstHit.lean", "SameFileAudit.lean")
 
 
 def project_imports(source: str, project: Path = HERE) -> list[str]:
@@ -233,6 +296,38 @@ def _split_imports(source: str) -> tuple[list[str], str]:
     return imports, "\n".join(body) + "\n"
 
 
+def concatenated_source(file: str, project: Path = HERE, extra: str = "") -> str:
+    """One self-contained Lean file for a checker of one file: ``file`` with every module of
+    this project it imports (transitively) inlined before it, dependencies first, and their
+    non-project ``import`` lines (deduplicated) at the top; ``extra`` is appended.
+
+    A one-file checker cannot import ``FacetSelection`` from ``FirstHit.lean`` (no olean of
+    it exists), so the imported module's text is checked in the same file instead."""
+    local_modules = {p.stem for p in project.glob("*.lean")}
+    order: list[str] = []
+
+    def visit(name: str, trail: tuple[str, ...]) -> None:
+        if name in order:
+            return
+        if name in trail:
+            raise ValueError(f"import cycle: {' -> '.join(trail + (name,))}")
+        imps, _ = _split_imports((project / f"{name}.lean").read_text(encoding="utf-8"))
+        for i in imps:
+            if i.split()[1] in local_modules:
+                visit(i.split()[1], trail + (name,))
+        order.append(name)
+
+    visit(Path(file).stem, ())
+    imports: list[str] = []
+    bodies: list[str] = []
+    for name in order:
+        imps, body = _split_imports((project / f"{name}.lean").read_text(encoding="utf-8"))
+        imports += [i for i in imps if i.split()[1] not in local_modules and i not in imports]
+        bodies.append(f"-- from {name}.lean\n{body}")
+    head = "\n".join(imports) + "\n\n" if imports else ""
+    return head + SERIAL_ELABORATION + "\n" + "\n".join(bodies) + extra
+
+
 def same_file_source(project: Path = HERE) -> str:
     """The single Lean file that same-file mode checks (see the module docstring)."""
     local_modules = {p.stem for p in project.glob("*.lean")}
@@ -246,13 +341,19 @@ def same_file_source(project: Path = HERE) -> str:
     # A named declaration referencing each name realizes generated equation lemmas where a
     # later command can look them up (see SameFileAudit.lean).
     refs = "\n".join(f"noncomputable def auditRef{i} := @{n}" for i, n in enumerate(names))
-    audit_lines = "\n".join(f"#audit_axioms {n}" for n in names)
+    # One command for all names: each walk stops at the other audited names (SameFileAudit.lean).
+    audit_lines = "#audit_axioms_all\n" + "\n".join(f"  {n}" for n in names)
     return (
-        "\n".join(imports) + "\n\n" + "\n".join(bodies)
-        + "\n-- references, then the #print axioms lines of AxiomAudit.lean\n"
+        "\n".join(imports) + "\n\n" + SERIAL_ELABORATION + "\n" + "\n".join(bodies)
+        + "\n-- references, then the names of the #print axioms lines of AxiomAudit.lean\n"
         + refs + "\n" + audit_lines + "\n"
     )
 
+
+#: Written after the imports of every file this module generates: elaborating theorems one after
+#: another instead of as concurrent tasks keeps the WebAssembly checker's memory near its base
+#: (measured on the audit file, which imports Lean: 3.4 GB instead of 13 GB, same CPU time).
+SERIAL_ELABORATION = "set_option Elab.async false\n"
 
 #: Lean runs of these tools take this lock in turn: one WebAssembly check needs about 3 GB.
 LOCK_PATH = Path(tempfile.gettempdir()) / "proofs_lean-check.lock"

@@ -3,26 +3,34 @@
 
 1. ``lake`` on PATH: ``lake build`` and the axiom audit (``audit.py`` lake mode).
 2. Otherwise, ``$LEAN`` names a checker of one Lean file (such as
-   ``/work/shared/tools/lean-wasm/lean``; a relative path is resolved against the current
-   directory): each standalone ``.lean`` file that imports no other file of this project is
-   checked with it, then the axiom audit runs in same-file mode (``AxiomAudit.lean`` imports
-   ``FacetSelection`` and so cannot be checked alone; ``SameFileAudit.lean`` is a fragment of
-   the audit file).
-3. Otherwise: one loud line says the Lean check was skipped and why; exit status 0.
+   ``../shared/tools/lean-wasm/lean``; a relative path is resolved against the current
+   directory): each module of this project is checked with it, a module that imports other
+   modules of the project (``FirstHit`` imports ``FacetSelection``) as one file with those
+   inlined before it (``audit.concatenated_source``), since a one-file checker has no olean
+   of them; then the axiom audit runs in same-file mode. ``AxiomAudit.lean`` (``#print
+   axioms``, which that checker refuses) and ``SameFileAudit.lean`` (a fragment) are checked
+   only inside the audit file.
+3. Otherwise the check is skipped: one loud line says so and how to get a checker, exit status
+   0; but with ``--require`` (or ``CI=true`` in the environment) a missing checker is a
+   failure, exit status 3.
 
 Exit status: 0 when every check and the audit passed (or Lean was skipped), 1 on any Lean error
-or audit failure, 2 when ``$LEAN`` is set but is not an executable file.
+or audit failure, 2 when ``$LEAN`` is set but is not an executable file, 3 when a checker is
+required and there is none.
 
 Usage, from the repository root or anywhere::
 
     LEAN=../shared/tools/lean-wasm/lean python proofs_lean/check.py
+    python proofs_lean/check.py --require     # CI: no Lean is an error
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import shutil
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -45,22 +53,39 @@ def check_standalone(lean: str, path: Path) -> list[str]:
     return problems
 
 
+#: Modules checked only inside the same-file audit file: the ``#print axioms`` list and the
+#: fragment that defines ``#audit_axioms``.
+AUDIT_ONLY = ("AxiomAudit.lean", "SameFileAudit.lean")
+
+
+def check_concatenated(lean: str, path: Path) -> list[str]:
+    """Problems from checking ``path`` with its project imports inlined (one temporary file)."""
+    stage = Path(tempfile.mkdtemp(prefix="lean-check-"))
+    try:
+        one = stage / path.name
+        one.write_text(audit.concatenated_source(path.name), encoding="utf-8")
+        return check_standalone(lean, one)
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+
+
 def run_with_checker(lean: str) -> int:
-    """Checks standalone files with ``lean``, then runs the same-file audit."""
+    """Checks every module with ``lean`` (imports inlined), then runs the same-file audit."""
     failures: list[str] = []
     for path in sorted(HERE.glob("*.lean")):
-        source = path.read_text(encoding="utf-8")
-        imported = audit.project_imports(source)
-        if imported:
-            print(f"lean: {path.name}: imports {', '.join(imported)}; checked through the same-file audit")
+        if path.name in AUDIT_ONLY:
+            print(f"lean: {path.name}: checked inside the same-file audit file")
             continue
-        if path.name in audit.SAME_FILE_FRAGMENTS and path.name != "FacetSelection.lean":
-            print(f"lean: {path.name}: audit fragment; checked inside the same-file audit file")
-            continue
+        imported = audit.project_imports(path.read_text(encoding="utf-8"))
         start = time.monotonic()
-        problems = check_standalone(lean, path)
+        if imported:
+            problems = check_concatenated(lean, path)
+            how = f" with {', '.join(imported)} inlined"
+        else:
+            problems = check_standalone(lean, path)
+            how = ""
         status = "FAILED" if problems else "ok"
-        print(f"lean: {path.name}: {status} ({time.monotonic() - start:.0f} s)")
+        print(f"lean: {path.name}{how}: {status} ({time.monotonic() - start:.0f} s)")
         failures += problems
     start = time.monotonic()
     report = audit.run_same_file(lean)
@@ -90,8 +115,17 @@ def _finish(failures: list[str], how: str) -> int:
     return 0
 
 
-def main() -> int:
-    """Picks lake, then $LEAN, then a loud skip."""
+#: Where to point ``LEAN`` (relative to the repository root), named in the skip message.
+WASM_CHECKER_HINT = "../shared/tools/lean-wasm/lean"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Picks lake, then $LEAN, then a loud skip (a failure under --require or CI=true)."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--require", action="store_true",
+                        help="fail (exit 3) when no Lean checker is available; implied by CI=true")
+    args = parser.parse_args(argv)
+    required = args.require or os.environ.get("CI", "").strip().lower() == "true"
     if shutil.which("lake"):
         return run_with_lake()
     value = os.environ.get("LEAN")
@@ -102,8 +136,15 @@ def main() -> int:
                   "executable file", file=sys.stderr)
             return 2
         return run_with_checker(lean)
+    how = (f"set LEAN to a one-file checker (LEAN={WASM_CHECKER_HINT} from the repository root) "
+           "or put a Lean toolchain with `lake` on PATH")
+    if required:
+        why = "--require" if args.require else "CI=true"
+        print(f"LEAN CHECK FAILED: a Lean checker is required ({why}) but there is no `lake` on PATH "
+              f"and $LEAN is unset, so proofs_lean/*.lean were NOT checked; {how}", file=sys.stderr)
+        return 3
     print("!!! LEAN CHECK SKIPPED: no `lake` on PATH and $LEAN is unset, so proofs_lean/*.lean "
-          "were NOT checked (set LEAN to a one-file checker such as ../shared/tools/lean-wasm/lean) !!!")
+          f"were NOT checked ({how}; pass --require to make this an error) !!!")
     return 0
 
 

@@ -9,7 +9,7 @@ import re
 #: code the kernel does not check.
 FORBIDDEN_TOKENS = ("sorry", "admit", "native_decide", "axiom", "unsafe")
 
-_DECL_RE = re.compile(r"^(theorem|def|structure|end|namespace|noncomputable|abbrev|instance|lemma|example|elab|meta|open)\b", re.MULTILINE)
+_DECL_RE = re.compile(r"^(theorem|def|structure|inductive|end|namespace|noncomputable|abbrev|instance|lemma|example|elab|meta|open)\b", re.MULTILINE)
 
 
 def strip_comments_and_strings(source: str) -> str:
@@ -62,13 +62,13 @@ def normalize(text: str) -> str:
 
 
 def declarations(source: str) -> dict[str, tuple[str, str]]:
-    """name -> (keyword, full normalized text) for each top-level ``theorem``, ``def`` and
-    ``structure`` (namespace prefix not included)."""
+    """name -> (keyword, full normalized text) for each top-level ``theorem``, ``def``,
+    ``structure`` and ``inductive`` (namespace prefix not included)."""
     code = strip_comments_and_strings(source)
     starts = [m for m in _DECL_RE.finditer(code)]
     decls: dict[str, tuple[str, str]] = {}
     for k, m in enumerate(starts):
-        if m.group(1) not in ("theorem", "def", "structure"):
+        if m.group(1) not in ("theorem", "def", "structure", "inductive"):
             continue
         end = starts[k + 1].start() if k + 1 < len(starts) else len(code)
         text = normalize(code[m.start():end])

@@ -22,7 +22,8 @@ def test_clean_lake_output_passes_and_reports_every_declaration():
     report = audit.parse_audit_output(fixture("lake_clean.txt"), mode="lake")
     assert report.ok, report.problems
     assert set(report.dependencies) == set(audit.EXPECTED_DECLARATIONS)
-    assert len(audit.EXPECTED_DECLARATIONS) == 20
+    assert len(audit.EXPECTED_DECLARATIONS) == 141
+    assert len(audit.FACET_SELECTION_DECLARATIONS) == 20 and len(audit.FIRST_HIT_DECLARATIONS) == 121
 
 
 def test_axiom_list_wrapped_over_lines_is_parsed_whole():
@@ -77,9 +78,9 @@ def test_names_with_primes_are_parsed():
     assert report.dependencies == {"Foo.bar'_baz": ["propext"], "Foo.q": []}
 
 
-def test_empty_output_reports_all_twenty_declarations_missing():
+def test_empty_output_reports_all_141_declarations_missing():
     report = audit.parse_audit_output("", mode="lake")
-    assert len(report.problems) == 20
+    assert len(report.problems) == 141
     assert all(p.startswith("missing declaration") for p in report.problems)
 
 
@@ -94,15 +95,30 @@ def test_recorded_same_file_run_passes_with_opaque_core_imports():
     assert not any(name.startswith(audit.LOCAL_PREFIXES) for deps in report.opaque_imports.values() for name in deps)
 
 
+def test_recorded_same_file_run_covers_first_hit():
+    report = audit.parse_audit_output(fixture("same_file_clean.txt"), mode="same-file")
+    opaque = report.opaque_imports
+    assert "FirstHit.firstHit_sound" in report.dependencies
+    # The walk stops at other audited declarations, so a main theorem lists only the core
+    # theorems its own proof (and unlisted auxiliary declarations) use.
+    assert not any(n.startswith("FirstHit.") or ".FirstHit." in n for n in opaque["FirstHit.firstHit_sound"])
+    assert opaque["FirstHit.crossing_complete"], "crossing_complete uses core Rat lemmas"
+
+
 def test_recorded_same_file_run_with_sorry_and_local_axiom_fails():
+    """Recorded on a copy of FirstHit.lean whose firstHit_tie is proved by sorry and whose
+    firstHit_complete uses a local `axiom scanIsFine`."""
     report = audit.parse_audit_output(fixture("same_file_sorry_and_local_axiom.txt"), mode="same-file")
     assert "Lean reports a declaration that uses sorry" in report.problems
-    assert "FacetSelection.sum_weights_eq_one_of_valid depends on forbidden axiom sorryAx" in report.problems
+    assert "FirstHit.firstHit_tie depends on forbidden axiom sorryAx" in report.problems
     assert any(
-        p.startswith("FacetSelection.nonneg_weights_of_valid depends on _private.")
-        and p.endswith("FacetSelection.weightsAreFine, declared in the audited file as an axiom")
+        p.startswith("FirstHit.firstHit_complete depends on ")
+        and p.endswith("FirstHit.scanIsFine, declared in the audited file as an axiom")
         for p in report.problems
     )
+    # Walks stop at audited names: firstHit_eq_none_iff uses firstHit_complete but is not
+    # reported for its axiom; the audit fails through firstHit_complete's own line.
+    assert not any(p.startswith("FirstHit.firstHit_eq_none_iff") for p in report.problems)
 
 
 def test_same_file_unknown_and_unresolved_constants_fail():
@@ -145,11 +161,30 @@ def test_same_file_source_has_imports_first_and_audits_every_name():
     lines = src.splitlines()
     assert lines[0] == "import Lean"
     assert [l for l in lines if l.startswith("import ")] == ["import Lean"]
+    assert "set_option Elab.async false" in lines[:4]
     assert not [l for l in lines if l.startswith("#print axioms")]
+    listed = src.split("#audit_axioms_all\n", 1)[1].split()
+    assert listed == list(audit.EXPECTED_DECLARATIONS)
     for name in audit.EXPECTED_DECLARATIONS:
-        assert f"#audit_axioms {name}\n" in src
         assert f":= @{name}\n" in src
-    assert src.index("theorem minFold_mem_unit_interval_of_mem_unit_interval") < src.index('elab "#audit_axioms "')
+    assert src.index("theorem minFold_mem_unit_interval_of_mem_unit_interval") < src.index("namespace FirstHit")
+    assert src.index("theorem firstHit_tie ") < src.index('elab "#audit_axioms "')
+
+
+def test_concatenated_source_inlines_project_imports_in_order():
+    src = audit.concatenated_source("FirstHit.lean", extra="-- tail\n")
+    assert "import" not in "".join(l for l in src.splitlines() if l.startswith("import"))
+    assert src.startswith(audit.SERIAL_ELABORATION)
+    assert src.index("-- from FacetSelection.lean") < src.index("-- from FirstHit.lean") < src.index("-- tail")
+    assert src.count("namespace FacetSelection") == 1
+    assert audit.concatenated_source("FacetSelection.lean").count("-- from ") == 1
+
+
+def test_concatenated_source_rejects_an_import_cycle(tmp_path):
+    (tmp_path / "A.lean").write_text("import B\ndef a := 1\n")
+    (tmp_path / "B.lean").write_text("import A\ndef b := 1\n")
+    with pytest.raises(ValueError, match="import cycle"):
+        audit.concatenated_source("A.lean", project=tmp_path)
 
 
 # --- runners with fake executables ---------------------------------------------------------------
@@ -199,6 +234,7 @@ def _fake_checker(tmp_path: Path, audit_fixture: str, standalone_out: str = "", 
     (tmp_path / "standalone.txt").write_text(standalone_out)
     return _script(tmp_path / "fakelean", f"""
 echo "$1" >> {tmp_path}/calls.txt
+cp "$1" "{tmp_path}/$(basename "$1").seen"
 case "$1" in
   *FacetSelectionAudit.lean) cat {tmp_path}/audit.txt; exit 0 ;;
   *) cat {tmp_path}/standalone.txt; exit {standalone_rc} ;;
@@ -206,13 +242,16 @@ esac
 """)
 
 
-def _guard(env_lean, cwd: Path, path_dirs: str = "/usr/bin:/bin") -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k != "LEAN"}
+def _guard(env_lean, cwd: Path, path_dirs: str = "/usr/bin:/bin", args=(), ci=None) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k not in ("LEAN", "CI")}
     env["PATH"] = path_dirs  # no lake
     if env_lean is not None:
         env["LEAN"] = env_lean
+    if ci is not None:
+        env["CI"] = ci
     return subprocess.run(
-        [sys.executable, str(PROOFS / "check.py")], cwd=cwd, env=env, capture_output=True, text=True, timeout=120
+        [sys.executable, str(PROOFS / "check.py"), *args], cwd=cwd, env=env, capture_output=True, text=True,
+        timeout=120,
     )
 
 
@@ -220,6 +259,30 @@ def test_guard_skips_loudly_with_status_zero_without_lean():
     proc = _guard(None, REPO)
     assert proc.returncode == 0
     assert proc.stdout.count("\n") == 1 and "LEAN CHECK SKIPPED" in proc.stdout
+    assert "LEAN=../shared/tools/lean-wasm/lean" in proc.stdout and "lake" in proc.stdout
+    assert "--require" in proc.stdout
+
+
+@pytest.mark.parametrize("args, ci", [(("--require",), None), ((), "true"), ((), "TRUE"), (("--require",), "false")])
+def test_guard_fails_without_lean_when_required(args, ci):
+    proc = _guard(None, REPO, args=args, ci=ci)
+    assert proc.returncode == 3
+    assert proc.stdout == ""
+    assert "LEAN CHECK FAILED" in proc.stderr and "required" in proc.stderr
+    assert ("--require" if args else "CI=true") in proc.stderr
+    assert "LEAN=../shared/tools/lean-wasm/lean" in proc.stderr
+
+
+def test_guard_ci_other_than_true_still_skips():
+    proc = _guard(None, REPO, ci="1")
+    assert proc.returncode == 0 and "LEAN CHECK SKIPPED" in proc.stdout
+
+
+def test_guard_with_require_and_a_checker_runs_the_checks(tmp_path):
+    fake = _fake_checker(tmp_path, "same_file_clean.txt")
+    proc = _guard(str(fake), REPO, args=("--require",), ci="true")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "axiom audit RAN in same-file mode" in proc.stdout
 
 
 def test_guard_fails_when_lean_names_no_executable():
@@ -235,7 +298,13 @@ def test_guard_resolves_relative_lean_against_cwd_and_runs_the_audit(tmp_path):
     assert "axiom audit RAN in same-file mode" in proc.stdout
     calls = (tmp_path / "calls.txt").read_text().splitlines()
     assert calls[0].endswith("proofs_lean/FacetSelection.lean")
-    assert calls[-1].endswith("FacetSelectionAudit.lean") and len(calls) == 2
+    # FirstHit.lean is checked as one file with FacetSelection inlined (a temporary copy).
+    assert calls[1].endswith("FirstHit.lean") and "proofs_lean" not in calls[1]
+    assert calls[-1].endswith("FacetSelectionAudit.lean") and len(calls) == 3
+    assert "lean: FirstHit.lean with FacetSelection inlined: ok" in proc.stdout
+    seen = (tmp_path / "FirstHit.lean.seen").read_text()
+    assert "import FacetSelection" not in seen
+    assert seen.index("namespace FacetSelection") < seen.index("namespace FirstHit")
 
 
 def test_guard_fails_on_recorded_bad_audit(tmp_path):
