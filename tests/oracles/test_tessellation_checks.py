@@ -1,0 +1,221 @@
+"""Tessellation checkers: honest claims of the default corpus Verified; one planted false claim
+per property Violated (a bound below the truth, a vertex moved, a broken bitwise copy, a crack,
+two points sharing a position, a T-junction from a producer that skips the level agreement, a
+flipped or missing triangle, a corner off its exact value, an estimate far below the truth);
+the corpus's named expectations (a planar patch at level (0, 0), a planar patch inheriting its
+neighbour's along-edge level); and the closed cube meshes watertight by trimesh, an
+independent library, with the tubes open only at their two end rings.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pytest
+
+import reference.tessellation as RT
+from oracles.checks import tessellation as T
+from oracles.ledger import check_claim
+from oracles.model import Claim, VerdictKind, dec, enc
+
+V, X, U = VerdictKind.Verified, VerdictKind.Violated, VerdictKind.Undecided
+NAMES = [c["name"] for c in T.generate(1, T.FAMILY.default_cases)]
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    return {i: (c, T.claims(c)) for i, c in enumerate(T.generate(1, 12))}
+
+
+def claim_of(corpus, name, row):
+    for c, cs in corpus.values():
+        if c["name"].startswith(name):
+            for x in cs:
+                if x.row == row:
+                    return x
+    raise KeyError(name)
+
+
+def test_every_default_claim_is_verified(corpus):
+    for c, cs in corpus.values():
+        for x in cs:
+            assert check_claim(x).kind is V, (c["name"], x.row)
+
+
+def test_planar_patch_is_level_zero_and_its_neighbour_level_is_inherited(corpus):
+    x = claim_of(corpus, "planar patch", "tessellation.position_bound")
+    assert (x.inputs["level_u"], x.inputs["level_v"]) == (0, 0)
+    s = claim_of(corpus, "planar patch beside", "tessellation.shared_positions")
+    (lu_a, lv_a), (lu_b, lv_b) = s.value["levels"]
+    # The planar patch A (index 0) needs (0, 0) alone; its U1 side is shared with B's U0 side.
+    assert lu_a == 0 and lv_a == lv_b > 0
+
+
+def test_tightness_is_reported_and_the_twisted_bound_is_tight(corpus):
+    x = claim_of(corpus, "bilinear twisted patch", "tessellation.position_bound")
+    v = check_claim(x)
+    assert v.kind is V and v.measure == "tightness" and 0.999 < v.measured <= 1.0
+    assert v.extra.get("tightness_0.9_1") == 1
+
+
+def _with_value(x, **kw):
+    return Claim(x.row, x.guarantee, {**x.value, **kw}, x.inputs, x.model)
+
+
+def test_a_bound_below_the_truth_is_violated(corpus):
+    x = claim_of(corpus, "bilinear twisted patch", "tessellation.position_bound")
+    half = dec(x.value["position_bound"]) / 2
+    v = check_claim(_with_value(x, position_bound=enc(half)))
+    assert v.kind is X and "duffy_point" in v.witness
+
+
+def test_a_moved_vertex_is_violated(corpus):
+    x = claim_of(corpus, "four-patch tube", "tessellation.position_bound")
+    assert check_claim(T.CONTRACTS["tessellation.position_bound"].plant(x)).kind is X
+
+
+def shared(corpus, name="spec two-patch"):
+    return copy.deepcopy(claim_of(corpus, name, "tessellation.shared_positions"))
+
+
+def test_a_broken_bitwise_copy_is_violated(corpus):
+    x = T.CONTRACTS["tessellation.shared_positions"].plant(shared(corpus))
+    v = check_claim(x)
+    assert v.kind is X and "bitwise" in v.witness["why"]
+
+
+def _seam_vertex(x):
+    """A vertex whose position index is used by two vertices (a shared-edge sample)."""
+    idx = x.value["vertex_position_index"]
+    seen = {}
+    for i, k in enumerate(idx):
+        if k in seen:
+            return seen[k], i
+        seen[k] = i
+    raise AssertionError("no shared position")
+
+
+def test_a_crack_is_violated(corpus):
+    x = shared(corpus)
+    i, j = _seam_vertex(x)
+    # j gets its own copy of the same value: a duplicated position (a crack in the index buffer).
+    x.value["positions"].append(x.value["positions"][x.value["vertex_position_index"][j]])
+    x.value["vertex_position_index"][j] = len(x.value["positions"]) - 1
+    v = check_claim(x)
+    assert v.kind is X and "crack" in v.witness["why"]
+
+
+def test_two_points_sharing_a_position_is_violated(corpus):
+    x = shared(corpus, "bilinear twisted patch")
+    idx = x.value["vertex_position_index"]
+    idx[1] = idx[0]
+    x.value["vertex_positions"][1] = x.value["vertex_positions"][0]
+    v = check_claim(x)
+    assert v.kind is X
+
+
+def test_a_flipped_triangle_is_violated(corpus):
+    x = shared(corpus)
+    t = x.value["indices"][0]
+    x.value["indices"][0] = [t[0], t[2], t[1]]
+    v = check_claim(x)
+    assert v.kind is X and "counterclockwise" in v.witness["why"]
+
+
+def test_a_missing_triangle_is_violated(corpus):
+    x = shared(corpus)
+    x.value["indices"].pop()
+    assert check_claim(x).kind is X
+
+
+def test_a_corner_off_its_exact_value_is_violated(corpus):
+    x = shared(corpus, "bilinear twisted patch")
+    k = x.value["vertex_position_index"][0]  # grid point (0, 0): a corner
+    p = list(x.value["positions"][k])
+    p[2] = enc(float(np.nextafter(np.float32(dec(p[2])), np.float32(1))))
+    x.value["positions"][k] = p
+    for i, kk in enumerate(x.value["vertex_position_index"]):
+        if kk == k:
+            x.value["vertex_positions"][i] = p
+    v = check_claim(x)
+    assert v.kind is X and "corner" in v.witness["why"]
+
+
+def test_a_t_junction_from_a_producer_without_level_agreement_is_violated(monkeypatch):
+    monkeypatch.setattr(RT, "_agree", lambda view, levels: set())
+    case = T._with_mesh(T.beside_case(np.random.default_rng(0)), rel=0.01)
+    x = next(c for c in T.claims(case) if c.row == "tessellation.shared_positions")
+    (la, lb) = x.value["levels"]
+    assert la[1] != lb[1]
+    v = check_claim(x)
+    assert v.kind is X and "T-junction" in v.witness["why"]
+
+
+def test_normal_angle_estimate_far_below_the_truth_is_violated(corpus):
+    x = claim_of(corpus, "bilinear twisted patch", "tessellation.normal_angle")
+    assert check_claim(x).kind is V
+    assert check_claim(T.CONTRACTS["tessellation.normal_angle"].plant(x)).kind is X
+    assert check_claim(_with_value(x, normal_angle_estimate=enc(4.0))).kind is X
+
+
+def test_default_corpus_size_and_names():
+    assert T.FAMILY.default_cases == 18
+    for want in ("planar patch", "planar patch beside a curved edge", "cube of six patches", "four-patch tube",
+                 "closed one-patch tube", "collapsed side", "pole of four patches"):
+        assert want in NAMES
+    assert any(n.startswith("far from the origin") for n in NAMES)
+
+
+# --- Watertightness by an independent library -------------------------------------------------
+
+def _mesh_of(case):
+    view, prof, out = T.build_case(case)
+    assert out.ok
+    return view, out.value
+
+
+def test_closed_cube_mesh_is_watertight_by_trimesh():
+    trimesh = pytest.importorskip("trimesh")
+    for seed in range(3):
+        case = T._with_mesh(T.SF._cube(np.random.default_rng(seed)), rel=1e-3)
+        _, mv = _mesh_of(case)
+        m = trimesh.Trimesh(vertices=mv.positions.astype(np.float64), faces=mv.position_triangles(), process=False)
+        assert m.is_watertight
+        # A curved closed network too: the cube with its faces bulged keeps every join.
+    case = T._with_mesh(T.SF._cube(np.random.default_rng(5)), rel=1e-3)
+    src = case["source"].copy()
+    centre = np.array([1.5, 1.5, 1.5])
+    inner = np.zeros((4, 4), dtype=bool)
+    inner[1:3, 1:3] = True
+    for p in range(src.shape[0]):  # push each face's four inner controls outward
+        d = src[p][inner] - centre
+        src[p][inner] = centre + d * 1.3
+    case["source"] = src
+    _, mv = _mesh_of(case)
+    assert max(r.level_u + r.level_v for r in mv.report.patches) > 0
+    m = trimesh.Trimesh(vertices=mv.positions.astype(np.float64), faces=mv.position_triangles(), process=False)
+    assert m.is_watertight
+
+
+@pytest.mark.parametrize("maker", [T.SF._tube_four, T.SF._tube_one])
+def test_tube_meshes_are_open_only_at_their_end_rings_by_trimesh(maker):
+    trimesh = pytest.importorskip("trimesh")
+    case = T._with_mesh(maker(np.random.default_rng(2)), rel=0.01)
+    view, mv = _mesh_of(case)
+    m = trimesh.Trimesh(vertices=mv.positions.astype(np.float64), faces=mv.position_triangles(), process=False)
+    assert not m.is_watertight
+    groups = trimesh.grouping.group_rows(m.edges_sorted, require_count=1)
+    open_edges = m.edges_sorted[groups]
+    counts = trimesh.grouping.group_rows(m.edges_sorted)
+    assert all(len(g) in (1, 2) for g in counts)
+    # Every edge used once lies on an unshared surface edge (the two end rings).
+    boundary_sides = {(inc.patch, inc.side) for e in view.edges if not e.is_shared for inc in e.incidences}
+    ring = set()
+    for rec in mv.report.patches:
+        nu, nv = 1 << rec.level_u, 1 << rec.level_v
+        G = mv.vertex_position_index[rec.first_vertex:rec.first_vertex + rec.vertex_count].reshape(nu + 1, nv + 1)
+        for (p, side) in boundary_sides:
+            if p == rec.patch:
+                ring |= set(int(x) for x in {"U0": G[0], "U1": G[-1], "V0": G[:, 0], "V1": G[:, -1]}[side.value])
+    assert len(open_edges) > 0 and all(int(a) in ring and int(b) in ring for a, b in open_edges)
