@@ -103,9 +103,14 @@ def _num(x) -> dict:
         except NumberError:
             return {"hex": x, "decimal": x}
         if isinstance(v, Fraction):
-            f = float(v)
-            return {"hex": x if x.startswith(("0x", "-0x", "+0x")) else enc(gmpy2.mpq(v.numerator, v.denominator)),
-                    "decimal": _dec(gmpy2.mpq(v.numerator, v.denominator)) if float(f) != v else repr(f)}
+            q = gmpy2.mpq(v.numerator, v.denominator)
+            try:
+                f = float(v)
+            except OverflowError:
+                return {"hex": enc(q), "decimal": _dec(q)}
+            if f == v:  # a binary64 value: its hex float, whatever text gave it
+                return {"hex": f.hex(), "decimal": repr(f)}
+            return {"hex": enc(q), "decimal": _dec(q)}
         return {"hex": x, "decimal": str(v)}
     if isinstance(x, (float, np.floating)):
         return {"hex": enc(x), "decimal": repr(float(x))}

@@ -248,3 +248,30 @@ def test_check_shows_progress_only_on_a_terminal(tmp_path, capsys, monkeypatch, 
 def test_explain_error_for_unknown_row_in_code():
     with pytest.raises(ExplainError):
         explain_claim(Claim("no.row", G.Exact, None, {}))
+
+
+def _readme_queries() -> list:
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    section = text.split("## Debugging a precision failure", 1)[1].split("\n## ", 1)[0]
+    return [json.loads(m) for m in re.findall(r"explain --query '(\{.*?\})'", section)]
+
+
+def test_readme_worked_examples_print_what_the_readme_shows(capsys):
+    q1, q2 = _readme_queries()
+    main(["explain", "--query", json.dumps(q1)])
+    text = capsys.readouterr().out
+    for line in ("verdict Violated, error_ratio = 628846", "234.3", "u  <== most error entered here",
+                 "[cancellation xinf]", 'a float32 producer declares model {"u": "0x1p-24"}'):
+        assert line in text, line
+    ex = explain_query(q2)
+    tr = ex["source_trace"]["trace"]
+    assert next(s for s in tr["steps"] if s["index"] == tr["dominant"])["op"] == "narrow32"
+    fix = ex["floor"]["fix"]
+    assert fix["kind"] == "origin_shift" and fix["round_origin_decimal"] == ["1048576.0", "0.0", "0.0"]
+    src = np.array(q2["source"], dtype=np.float64)
+    assert not _prepares(src, [0, 0, 0], q2["position_error"])
+    assert _prepares(src, [dec(v) for v in fix["origin"]], q2["position_error"])
+    assert _prepares(src, [1048576.0, 0, 0], q2["position_error"])
