@@ -5,6 +5,7 @@
     python -m oracles check FILE [--out DIR] [--force] [CI options]   # judge another implementation
     python -m oracles schema [--out FILE] [--docs MD]                 # the case-file JSON Schema
     python -m oracles surface-queries                                 # spec 004's example records
+    python -m oracles mesh-export INDEX --out FILE [--split]         # a tessellation case's mesh
     python -m oracles explain FILE --claim N | --row ROW --case K [--seed S] | --query JSON
                               [--format f32|f64] [--json] [--plot FILE.png]  # where precision was lost
     python -m oracles ledger ... --plots DIR                          # per-row histograms (extra: plots)
@@ -211,6 +212,12 @@ def main(argv=None) -> int:
     pe.add_argument("--plot", metavar="FILE.png", default=None,
                     help="write the error along the parameter (paths, tracks) or the triangle view")
     pe.add_argument("--steps", type=_nonnegative, default=40, help="trace rows shown in text (default 40)")
+    pm = sub.add_parser("mesh-export", help="write a tessellation corpus case's mesh (OBJ, PLY, ...) with meshio")
+    pm.add_argument("index", type=_nonnegative, help="the case index in the tessellation corpus")
+    pm.add_argument("--out", required=True, help="the file; its suffix picks the format")
+    pm.add_argument("--format", default=None, help="meshio format name (default: from the suffix)")
+    pm.add_argument("--seed", type=int, default=1)
+    pm.add_argument("--split", action="store_true", help="per-vertex normals and parameters (seams visible)")
     args = p.parse_args(argv)
 
     if args.cmd == "ledger":
@@ -293,6 +300,10 @@ def main(argv=None) -> int:
         from .explain import main_explain
 
         return main_explain(args)
+    if args.cmd == "mesh-export":
+        from .meshio_export import run_cli
+
+        return run_cli(args)
     return EXIT_MALFORMED
 
 
