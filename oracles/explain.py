@@ -535,7 +535,38 @@ def _source_trace(src, origin, span: int, u: float, fmt: str) -> tuple[dict, lis
 # --- certified chains and undecided verdicts --------------------------------------------------
 
 
+def _residual_chain(claim: Claim, verdict) -> Optional[dict]:
+    """distance.inversion_residual: the target (exact), the claimed residual band around it,
+    the oracle's enclosures of L(span, u), and the distance_error band."""
+    from .checks import distance as D
+
+    try:
+        target = D._effective_target(claim)
+        rb = to_mpq(dec(claim.value["residual_bound"]))
+        E = to_mpq(dec(claim.inputs["distance_error"]))
+        enclose = D._truth(claim)
+    except (KeyError, ValueError, TypeError):
+        return None
+    links = [{"name": "claimed residual band target +- residual_bound", "lo": enc(target - rb), "hi": enc(target + rb),
+              "width": _dec(2 * rb), "_w": 2 * rb},
+             {"name": "allowed band target +- distance_error", "lo": enc(target - E), "hi": enc(target + E),
+              "width": _dec(2 * E), "_w": 2 * E}]
+    for prec in D.BUDGET:
+        L = enclose(prec).value
+        w = upper(L) - lower(L)
+        links.append({"name": f"oracle enclosure of L(span, u) at {prec} bits", "lo": enc(lower(L)), "hi": enc(upper(L)),
+                      "width": _dec(w), "_w": w, "distance_to_target": _dec(max(abs(lower(L) - target), abs(upper(L) - target)))})
+        if verdict.prec is not None and prec >= verdict.prec:
+            break
+    widest = max(links, key=lambda r: r["_w"])
+    for r in links:
+        r.pop("_w")
+    return {"enclosures": links, "widest": widest["name"]}
+
+
 def _certified_chain(claim: Claim, verdict) -> Optional[dict]:
+    if claim.row == "distance.inversion_residual":
+        return _residual_chain(claim, verdict)
     if claim.row not in ("distance.length_bounds", "distance.prefix_bounds"):
         return None
     from .checks import distance as D
@@ -749,6 +780,9 @@ def explain_query(query: dict, *, fmt: Optional[str] = None, steps: int = 400) -
 
     * a claim (``row``, ``value``, ``inputs``, optional ``guarantee`` and ``model``) as in a
       case file (every row: distance resolutions, track times, projections, triangles, ...);
+    * native queries of the other families, answered by their fast paths: ``"track"`` (a
+      track time), ``"triangle"`` (a segment), ``"distance"`` (a distance resolution),
+      ``"projection"`` (a projection point); see the ``_*_query_claims`` docstrings;
     * ``{"query": "path", "controls" (4x3 float32) or "source" (n x 4 x 3) with "origin",
       "span", "u", "format": "f32"|"f64", optional "position_error",
       "relative_position_error", "asset_scale"}``: a path evaluation at (span, u), evaluated
@@ -766,9 +800,109 @@ def explain_query(query: dict, *, fmt: Optional[str] = None, steps: int = 400) -
         except (KeyError, ValueError, TypeError) as e:
             raise ExplainError(f"not a claim: {e}") from e
         return explain_claim(claim, origin={"query": "claim"}, fmt=fmt, steps=steps)
-    if query.get("query") != "path":
-        raise ExplainError("a query is a claim (with 'row') or {'query': 'path', ...}")
-    return _explain_path_query(query, fmt=fmt, steps=steps)
+    kind = query.get("query")
+    if kind == "path":
+        return _explain_path_query(query, fmt=fmt, steps=steps)
+    makers = {"track": _track_query_claims, "triangle": _triangle_query_claims,
+              "distance": _distance_query_claims, "projection": _projection_query_claims}
+    if kind not in makers:
+        raise ExplainError("a query is a claim (with 'row') or {'query': 'path' | 'track' | 'triangle' | "
+                           "'distance' | 'projection', ...}")
+    try:
+        made = makers[kind](query)
+    except ExplainError:
+        raise
+    except (KeyError, ValueError, TypeError, IndexError, NumberError) as e:
+        raise ExplainError(f"bad {kind} query: {type(e).__name__}: {e}") from e
+    pick = query.get("pick")
+    chosen = [c for c in made if pick is None or c.row == pick]
+    if not chosen:
+        rows_ = sorted({c.row for c in made})
+        raise ExplainError(f"the fast path made no {pick or ''} claim for this {kind} query"
+                           + (f" (it made: {', '.join(rows_)})" if rows_ else " (it failed or rejected the input)"))
+    return explain_claim(chosen[0], origin={"query": kind, "pick": chosen[0].row}, fmt=fmt, steps=steps)
+
+
+# Native queries: the fast path of the family answers the query, and its claim is explained.
+
+
+def _policy(name, default="Reject"):
+    from reference.status import BoundaryPolicy
+
+    return BoundaryPolicy(name if name is not None else default)
+
+
+def _track_query_claims(q: dict) -> list:
+    """``{"query": "track", "keys": [[time, value, in_slope, out_slope, "Linear"|"Hermite"|
+    "Step"], ...], "time": t, "policy": "Reject", "side": "Outgoing"}``."""
+    from reference.status import SpanSide
+    from reference.track import TrackInterpolation, TrackKey
+
+    from .checks import track as TR
+
+    keys = [TrackKey(dec(k[0]), np.float32(dec(k[1])), np.float32(dec(k[2])), np.float32(dec(k[3])),
+                     TrackInterpolation(k[4])) for k in q["keys"]]
+    case = {"keys": keys, "queries": [(dec(q["time"]), _policy(q.get("policy")), SpanSide(q.get("side", "Outgoing")))]}
+    return [c for c in TR.claims(case) if c.row == "track.values"]
+
+
+def _triangle_query_claims(q: dict) -> list:
+    """``{"query": "triangle", "vertices", "triangles", "start", "end", "tolerance", "pick"}``
+    (``pick``: a triangle row; default the first claim, ``triangle.first_hit``)."""
+    from .checks import triangle as TG
+
+    case = TG.TriangleCase("query", dec_array(q["vertices"]).reshape(-1, 3),
+                           np.asarray(q["triangles"], dtype=np.int64).reshape(-1, 3),
+                           dec_array(q["start"]), dec_array(q["end"]), dec(q.get("tolerance", 1e-12)))
+    return TG.case_claims(case)
+
+
+def _distance_query_claims(q: dict) -> list:
+    """``{"query": "distance", "source" (n x 4 x 3), "origin", "distance": s, "policy":
+    "Reject"|"Clamp"|"Wrap", "relative_error": r (distance_error = r * the control polygon's
+    length, default 1e-6), "closed"}``: TryResolveDistance's claim."""
+    from reference.distance import DistancePreparation, DistanceQuery, try_build_distance_map, try_resolve_distance
+    from reference.status import GuaranteeClass as G, PathDistance
+
+    from .checks import distance as D
+
+    src = dec_array(q["source"]).reshape(-1, 4, 3)
+    case = D._case("query", src, float(q.get("relative_error", 1e-6)), bool(q.get("closed", False)),
+                   tuple(dec_array(q.get("origin", [0, 0, 0]))))
+    prep = D._prepare(case)
+    if not prep.ok:
+        raise ExplainError(f"the path does not prepare: {prep.status.value}")
+    path = prep.value.view()
+    built = try_build_distance_map(path, DistancePreparation(D.LIMITS))
+    if not built.ok:
+        raise ExplainError(f"the distance map does not build: {built.status.value}")
+    dmap = built.value.view()
+    s = dec(q["distance"])
+    policy = _policy(q.get("policy"))
+    r = try_resolve_distance(path, dmap, DistanceQuery(PathDistance(s), policy, 128))
+    if not r.ok:
+        raise ExplainError(f"TryResolveDistance answers {r.status.value}")
+    at = r.value
+    return [Claim("distance.inversion_residual", G.Certified,
+                  {"residual_bound": enc(at.residual_bound), "distance": enc(at.distance.value)},
+                  {"controls": enc(path.controls), "distance_error": enc(dmap.distance_error),
+                   "span": at.parameter.span_index, "u": enc(at.parameter.u), "query": enc(s),
+                   "policy": policy.value, "total_estimate": enc(dmap.total_estimate)})]
+
+
+def _projection_query_claims(q: dict) -> list:
+    """``{"query": "projection", "source" (n x 4 x 3), "origin", "point", "gap",
+    "position_error", "max_iterations", "closed", "pick"}``: the strict projection's claim
+    (and the approximate one)."""
+    from .checks import projection as PR
+
+    src = dec_array(q["source"]).reshape(-1, 4, 3)
+    case = {"kind": "projection", "name": "query", "source": src,
+            "origin": dec_array(q.get("origin", [0, 0, 0])), "closed": bool(q.get("closed", False)),
+            "point": dec_array(q["point"]), "gap": dec(q.get("gap", 1e-6)),
+            "position_error": dec(q.get("position_error", 1e-5)),
+            "max_iterations": int(q.get("max_iterations", 4096)), "approx_iterations": int(q.get("approx_iterations", 8))}
+    return PR.claims(case)
 
 
 def _explain_path_query(q: dict, *, fmt: Optional[str], steps: int) -> dict:
@@ -848,6 +982,15 @@ def _render_trace(lines: list, tr: dict, title: str, max_rows: int) -> None:
         lines.append(f"  {tr['dominant_text']}")
     else:
         lines.append(f"  most error entered at step {tr['dominant']}: {tr['dominant_text']}")
+
+
+def dec_q_safe(x):
+    """The exact rational of a claim number (None when unreadable)."""
+    try:
+        v = parse_number(x)
+    except NumberError:
+        return None
+    return gmpy2.mpq(v.numerator, v.denominator) if isinstance(v, Fraction) else None
 
 
 def _num_or_none(text):
@@ -936,8 +1079,10 @@ def render_text(ex: dict, max_rows: int = 40) -> str:
     if ex["certified"]:
         L.append("chain of enclosures behind the bound:")
         for e in ex["certified"]["enclosures"]:
-            L.append(f"  {e['name']:44} width {e['width'][:12]:>12}"
-                     + (f"  slack below {e['slack_below'][:10]} above {e['slack_above'][:10]}" if "slack_below" in e else ""))
+            L.append(f"  {e['name']:48} [{_g(_num_or_none(_dec(dec_q_safe(e['lo']))), 12)}, "
+                     f"{_g(_num_or_none(_dec(dec_q_safe(e['hi']))), 12)}]  width {_g(_num_or_none(e['width']))}"
+                     + (f"  slack below {_g(_num_or_none(e['slack_below']))} above {_g(_num_or_none(e['slack_above']))}"
+                        if "slack_below" in e else ""))
         L.append(f"  widest: {ex['certified']['widest']}")
     if ex["undecided"]:
         L.append(f"undecided: precisions tried {ex['undecided']['precisions_tried']}; best enclosure "

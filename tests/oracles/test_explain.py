@@ -275,3 +275,35 @@ def test_readme_worked_examples_print_what_the_readme_shows(capsys):
     assert not _prepares(src, [0, 0, 0], q2["position_error"])
     assert _prepares(src, [dec(v) for v in fix["origin"]], q2["position_error"])
     assert _prepares(src, [1048576.0, 0, 0], q2["position_error"])
+
+
+@pytest.mark.parametrize("query,row", [
+    ({"query": "track", "keys": [[0, 0, 0, 0, "Hermite"], [1, 1, 1, 1, "Linear"], [2, 3, 0, 0, "Linear"]],
+      "time": 0.3}, "track.values"),
+    ({"query": "triangle", "vertices": [[0, 0, 0], [1, 0, 0], [0, 1, 0]], "triangles": [[0, 1, 2]],
+      "start": [0.2, 0.2, 1], "end": [0.2, 0.2, -1], "tolerance": 1e-9}, "triangle.first_hit"),
+    ({"query": "distance", "source": [[[0, 0, 0], [1, 0, 0], [2, 1, 0], [3, 1, 0]]], "distance": 1.5},
+     "distance.inversion_residual"),
+    ({"query": "projection", "source": [[[0, 0, 0], [1, 0, 0], [2, 1, 0], [3, 1, 0]]], "point": [1.5, 2, 0]},
+     "projection.strict"),
+])
+def test_native_queries_of_other_families(query, row):
+    ex = explain_query(query)
+    assert ex["row"] == row and ex["verdict"]["kind"] == "Verified"
+    assert ex["origin"] == {"query": query["query"], "pick": row}
+
+
+def test_triangle_query_contact_is_exact_here():
+    ex = explain_query({"query": "triangle", "vertices": [[0, 0, 0], [1, 0, 0], [0, 1, 0]], "triangles": [[0, 1, 2]],
+                        "start": [0.25, 0.25, 1], "end": [0.25, 0.25, -1], "tolerance": 1e-9})
+    assert dec(ex["claimed_value"]["t"]) == 0.5  # the plane z = 0 halfway along the segment
+
+
+def test_residual_chain_names_the_widest_band():
+    ex = explain_query({"query": "distance", "source": [[[0, 0, 0], [1, 0, 0], [2, 1, 0], [3, 1, 0]]],
+                        "distance": 1.5})
+    chain = ex["certified"]["enclosures"]
+    widths = {e["name"]: float(e["width"]) for e in chain}
+    assert ex["certified"]["widest"] == max(widths, key=widths.get) == "allowed band target +- distance_error"
+    # The claimed band lies inside the allowed band (residual_bound <= distance_error).
+    assert widths["claimed residual band target +- residual_bound"] <= widths["allowed band target +- distance_error"]
