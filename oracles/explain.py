@@ -261,12 +261,53 @@ def _recipe_surface(claim: Claim, T: TraceContext) -> list[Traced]:
     return res
 
 
+def _recipe_conversion(claim: Claim, T: TraceContext) -> list[Traced]:
+    # Hermite spans: B1 = P0 + h T0 / 3, B2 = P1 - h T1 / 3 (the Catmull-Rom conversion adds
+    # knot intervals and tangents around the same kernel; its claims are judged in text).
+    if claim.inputs.get("kind") != "hermite" or "controls" not in claim.value:
+        return []
+    pts, tans, ws = (dec_array(claim.inputs[k]) for k in ("points", "tangents", "widths"))
+    i = claim.inputs["span"]
+    n = pts.shape[0]
+    if not isinstance(i, int) or not 0 <= i < n:
+        raise ExplainError("span out of range")
+    j = (i + 1) % n
+    b1, b2 = K.hermite_inner_controls(T, T.asarray(pts[i], label="P0"), T.asarray(tans[i], label="T0"),
+                                      T.asarray(pts[j], label="P1"), T.asarray(tans[j], label="T1"),
+                                      T.asarray(ws[i], label="h"))
+    c = dec_array(claim.value["controls"])
+    if c.shape != (4, 3):
+        raise ExplainError("converted controls are (4, 3)")
+    return [Traced([f"controls[1][{k}]" for k in range(3)], [float(v) for v in c[1]], list(b1), [None] * 3, {}),
+            Traced([f"controls[2][{k}]" for k in range(3)], [float(v) for v in c[2]], list(b2), [None] * 3, {})]
+
+
+def _recipe_continuity(claim: Claim, T: TraceContext) -> list[Traced]:
+    # The joint's scaled derivatives by the kernel, then the differences' norms by the norm
+    # kernel (the fast path takes numpy's norm: its last bits may differ, said in the notes).
+    P_in = dec_array(claim.inputs["P_in"], np.float32)
+    P_out = dec_array(claim.inputs["P_out"], np.float32)
+    if P_in.shape != (4, 3) or P_out.shape != (4, 3):
+        raise ExplainError("joint controls are (4, 3)")
+    A, B = T.asarray(P_in, label="P_in"), T.asarray(P_out, label="P_out")
+    d_in, d_out, s_in, s_out = K.joint_scaled_derivatives(T, A, B, T.asarray(dec(claim.inputs["w_in"]), label="w_in"),
+                                                          T.asarray(dec(claim.inputs["w_out"]), label="w_out"))
+    out = []
+    for key, vec in (("position_gap", A[3] - B[0]), ("derivative_difference", d_in - d_out),
+                     ("second_derivative_difference", s_in - s_out)):
+        if key in claim.value:
+            out.append(Traced([key], [float(dec(claim.value[key]))], [K.norm(T, vec)], [None], {}))
+    return out
+
+
 # Rows whose value is a kernel's output: a recipe runs the kernel in the tracing context.
 RECIPES: dict[str, Callable[[Claim, TraceContext], list]] = {
     "path.interior_positions": _recipe_position,
     "path.derivatives": _recipe_derivatives,
     "path.tangents": _recipe_tangent,
     "surface.evaluation": _recipe_surface,
+    "path.conversions": _recipe_conversion,
+    "path.continuity_values": _recipe_continuity,
 }
 
 
