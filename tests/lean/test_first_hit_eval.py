@@ -22,6 +22,7 @@ float query to them).
 
 from __future__ import annotations
 
+import functools
 import time
 from fractions import Fraction
 
@@ -35,6 +36,7 @@ from tests.lean.leanrun import require_lean, run_lean_text
 CASES = M.corpus()
 
 
+@functools.lru_cache(maxsize=None)
 def expected(case: M.Case):
     """``interval.triangle``'s earliest exact point contact as a Hit (or None), and whether the
     case has a coplanar contact."""
