@@ -414,3 +414,86 @@ def _eval(B: np.ndarray, x, w) -> list:
     for level in range(m):
         cols = [cols[j] * (1 - w) + cols[j + 1] * w for j in range(len(cols) - 1)]
     return list(cols[0])
+
+
+# --- Arbitrary parameter triangles (for measuring other tessellators) -------------------------
+
+def _bivariate_bernstein_basis(x0, dx1, dx2) -> list:
+    """The four cubic Bernstein polynomials of ``x0 + r (dx1 + w dx2)`` as monomial arrays in
+    (r, w) (each (4, 4))."""
+    lin = np.empty((2, 2), dtype=object)
+    lin[...] = _ZERO
+    lin[0, 0], lin[1, 0], lin[1, 1] = x0, dx1, dx2
+    one_minus = -lin
+    one_minus[0, 0] = 1 - x0
+    one = np.array([[_q(1)]], dtype=object)
+    out = []
+    for i in range(4):
+        p = one
+        for _ in range(i):
+            p = _mono_mul2(p, lin)
+        for _ in range(3 - i):
+            p = _mono_mul2(p, one_minus)
+        full = np.empty((4, 4), dtype=object)
+        full[...] = _ZERO
+        full[:p.shape[0], :p.shape[1]] = p * comb(3, i)
+        out.append(full)
+    return out
+
+
+def triangle_difference(controls, uv0, uv1, uv2, V0, V1, V2) -> np.ndarray:
+    """(7, 7, 3) Bernstein coefficients on the unit square of ``S - T`` over the parameter
+    triangle ``(uv0, uv1, uv2)`` with emitted vertices ``V0, V1, V2`` (``T`` their linear
+    interpolant in (u, v)), through the Duffy map ``a = r (1 - w)``, ``b = r w`` of the
+    barycentric coordinates: ``(u, v) = uv0 + r ((uv1 - uv0) + w (uv2 - uv1))``."""
+    C = _q_array(controls)
+    p = [[to_mpq(float(x)) for x in uv] for uv in (uv0, uv1, uv2)]
+    Bu = _bivariate_bernstein_basis(p[0][0], p[1][0] - p[0][0], p[2][0] - p[1][0])
+    Bv = _bivariate_bernstein_basis(p[0][1], p[1][1] - p[0][1], p[2][1] - p[1][1])
+    F = np.empty((7, 7, 3), dtype=object)
+    F[...] = _ZERO
+    for i in range(4):
+        for j in range(4):
+            w = _mono_mul2(Bu[i], Bv[j])
+            for k in range(3):
+                F[..., k] = F[..., k] + w * C[i, j, k]
+    V0, V1, V2 = (_q_array(x) for x in (V0, V1, V2))
+    F[0, 0] = F[0, 0] - V0
+    F[1, 0] = F[1, 0] - (V1 - V0)
+    F[1, 1] = F[1, 1] - (V2 - V1)
+    return _to_bernstein(F)
+
+
+def enclose_max_distance(B: np.ndarray, rel=_q(1, 20), max_boxes: int = 400, floor_sq=_ZERO) -> tuple:
+    """Exact ``(lower_sq, upper_sq)`` of ``max |f|^2`` over the unit square (Bernstein ``B``):
+    best-first branch and bound (the box of largest hull bound is halved next) until the
+    largest remaining hull bound is within ``(1 + rel)^2`` of ``max(lower, floor_sq)`` or
+    ``max_boxes`` boxes were examined. ``floor_sq`` (a maximum already found elsewhere) lets a
+    triangle that cannot raise it stop early; then ``upper_sq`` may be below ``floor_sq``."""
+    import heapq
+
+    def entry(Bb):
+        sq = _sq(Bb)
+        n, m = Bb.shape[0] - 1, Bb.shape[1] - 1
+        corner = max(sq[0, 0], sq[n, 0], sq[0, m], sq[n, m])
+        ub = max(sq.ravel())
+        return ub, corner
+
+    ub, lower = entry(B)
+    heap = [(-float(ub), 0, ub, B)]
+    count, boxes = 1, 1
+    factor = (1 + to_mpq(rel)) ** 2
+    while heap:
+        _, _, ub, Bb = heap[0]
+        if ub <= max(lower, floor_sq) * factor or boxes >= max_boxes:
+            return lower, ub
+        heapq.heappop(heap)
+        lo, hi = _split(Bb, 0)
+        for part in (lo, hi):
+            for child in _split(part, 1):
+                cub, ccorner = entry(child)
+                boxes += 1
+                lower = max(lower, ccorner)
+                count += 1
+                heapq.heappush(heap, (-float(cub), count, cub, child))
+    return lower, lower  # pragma: no cover - the heap never empties

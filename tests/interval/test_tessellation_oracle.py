@@ -122,3 +122,21 @@ def test_normal_cone_test_on_a_planar_cell():
     Nm = normal_monomials(M)
     assert sampled_angles(Nm, [0, 0, 1], 1) == 0.0
     assert abs(sampled_angles(Nm, tilted, 2) - 0.2) < 1e-12
+
+
+def test_arbitrary_triangle_enclosure_agrees_with_the_cell_method():
+    # The general Duffy map over a parameter triangle and the cell method bracket the same
+    # maximum on a grid cell's first triangle (s >= t: corners (u0, v0), (u1, v0), (u1, v1)).
+    from interval.tessellation import enclose_max_distance, triangle_difference
+
+    rng = np.random.default_rng(9)
+    C = rng.normal(size=(4, 4, 3)).astype(np.float32)
+    V = [C[0, 0], exact_partials(C, 0.5, 0.0)[0], None, exact_partials(C, 0.5, 0.5)[0]]
+    V = [np.array([float(x) for x in v], dtype=np.float32) if v is not None else np.zeros(3, np.float32) for v in V]
+    lo, hi = enclose_max_distance(triangle_difference(C, (0, 0), (0.5, 0), (0.5, 0.5), V[0], V[1], V[3]),
+                                  max_boxes=3000)
+    B1, _ = triangle_differences(cell_polynomial(C, 0, q(1, 2), 0, q(1, 2)), V[0], V[1], V[2], V[3])
+    inside = decide_max_distance(B1, hi * q(101, 100), max_boxes=3000)
+    below = decide_max_distance(B1, lo * q(99, 100), max_boxes=3000)
+    assert inside.holds is True and below.holds is False
+    assert hi <= lo * q(21, 20) ** 2
