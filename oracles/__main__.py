@@ -6,7 +6,7 @@
     python -m oracles schema [--out FILE] [--docs MD]                 # the case-file JSON Schema
     python -m oracles surface-queries                                 # spec 004's example records
     python -m oracles mesh-export INDEX --out FILE [--split]         # a tessellation case's mesh
-    python -m oracles explain FILE --claim N | --row ROW --case K [--seed S] | --query JSON
+    python -m oracles explain FILE --claim N | --row ROW --case K [--seed S] | --index I | --query JSON
                               [--format f32|f64] [--json] [--plot FILE.png]  # where precision was lost
     python -m oracles ledger ... --plots DIR                          # per-row histograms (extra: plots)
 
@@ -204,6 +204,10 @@ def main(argv=None) -> int:
     pe.add_argument("--case", type=_nonnegative, default=0, help="the case index in the row's family corpus")
     pe.add_argument("--seed", type=int, default=1)
     pe.add_argument("--nth", type=_nonnegative, default=0, help="which of the case's claims of ROW (default 0)")
+    pe.add_argument("--index", type=_nonnegative, default=None, metavar="I",
+                    help="claim I of a ledger run (as 'ledger' prints it; with the run's --seed, --cases, --family)")
+    pe.add_argument("--cases", type=_nonnegative, default=None, help="with --index: the ledger run's --cases")
+    pe.add_argument("--family", action="append", default=[], help="with --index: the ledger run's --family")
     pe.add_argument("--query", default=None, metavar="JSON",
                     help="an ad-hoc claim or path query as JSON text, or @FILE (README: Debugging)")
     pe.add_argument("--format", choices=["f32", "f64"], default=None,

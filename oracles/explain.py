@@ -23,8 +23,9 @@ query) holds
   the oracle's enclosures at each precision) and which is widest;
 * for an Undecided verdict, the precisions tried and the best enclosure reached.
 
-:func:`explain_claim` returns a JSON-ready dict (shape: ``docs/explain.md``... documented in
-:data:`JSON_SHAPE` below and in the README); :func:`render_text` prints it for people.
+:func:`explain_claim` returns a JSON-ready dict (its shape is :data:`JSON_SHAPE` below,
+summarised in the README section "Debugging a precision failure"); :func:`render_text` prints
+it for people.
 
 Guarantee class of the explanation: the verdict is the checker's (its own class); the truth of
 traced components is Exact (mpq shadows) or Certified (interval shadows); the per-step
@@ -63,6 +64,7 @@ JSON_SHAPE = {
     "format": "'explain/1'",
     "row": "row id", "guarantee": "the claim's guarantee class", "origin": "where the claim came from",
     "inputs": "[{path, hex, decimal}] every number of claim.inputs",
+    "claimed_value": "the claim's value as given", "claimed_model": "the claim's declared model or null",
     "verdict": "{kind, measure, measured, prec, note, witness, enclosure}",
     "working_format": "'f32' | 'f64' | null (rows without a kernel trace)",
     "model": "{declared, u, eta, bound: [decimal], terms: {name: decimal}, dominant_term} | null",
@@ -71,10 +73,13 @@ JSON_SHAPE = {
     "worst_component": "name of the component with the largest |claimed - truth| in ulps",
     "trace": "{output, steps: [{index, op, args, where, label, working, exact, local_ulps, accumulated_ulps,"
              " share, cancellation}], dominant: step index, dominant_text} | null",
-    "floor": "{E, ulp32_E, narrowing_error, floor, effective_position_error, accepted, worst_narrowing, fix} | null",
+    "source_trace": "{working_format, components, trace, what} | null (path queries from a source and origin)",
+    "floor": "{E, ulp32_E, two_ulp32_E, narrowing_error, floor, dominant_floor_term, effective_position_error,"
+             " accepted, worst_narrowing, fix: {kind: origin_shift|split|none, ...}} | null",
     "certified": "{enclosures: [{name, lo, hi, width}], widest} | null",
     "undecided": "{precisions_tried, best_enclosure} | null",
     "notes": "[text]",
+    "plot": "the PNG written by --plot (only then)",
 }
 
 
@@ -816,6 +821,25 @@ def claim_from_corpus(row_id: str, case: int, seed: int, nth: int = 0) -> Claim:
     return picked[nth]
 
 
+def claim_from_ledger_index(index: int, seed: int, cases: Optional[int] = None, only=()) -> Claim:
+    """Claim ``index`` of a ledger run (``ledger --seed S [--cases N] [--family F ...]``
+    numbers its claims in this order and prints ``violated: claim I (row)``)."""
+    from .ledger import select_families
+
+    try:
+        fams = select_families(only)
+    except ValueError as e:
+        raise ExplainError(str(e)) from e
+    i = 0
+    for fam in fams:
+        for case in fam.generate(seed, fam.default_cases if cases is None else cases):
+            made = list(fam.claims(case))
+            if index < i + len(made):
+                return made[index - i]
+            i += len(made)
+    raise ExplainError(f"the ledger run has {i} claims; there is no claim {index}")
+
+
 def explain_query(query: dict, *, fmt: Optional[str] = None, steps: int = 400) -> dict:
     """Explain an ad-hoc query (JSON object):
 
@@ -1172,9 +1196,16 @@ def _read_query(text: str) -> dict:
 
 def resolve_target(args) -> tuple:
     """``(claim, explanation)`` for the command-line arguments (ExplainError on bad ones)."""
-    given = [args.file is not None, args.row is not None, args.query is not None]
+    index = getattr(args, "index", None)
+    given = [args.file is not None, args.row is not None, args.query is not None, index is not None]
     if sum(given) != 1:
-        raise ExplainError("give exactly one of: FILE --claim N, --row ROW --case K, --query JSON")
+        raise ExplainError("give exactly one of: FILE --claim N, --row ROW --case K, --index I, --query JSON")
+    if index is not None:
+        claim = claim_from_ledger_index(index, args.seed, getattr(args, "cases", None), getattr(args, "family", ()))
+        return claim, explain_claim(claim, origin={"ledger": {"claim": index, "seed": args.seed,
+                                                             "cases": getattr(args, "cases", None),
+                                                             "family": list(getattr(args, "family", ()))}},
+                                    fmt=args.format)
     if args.file is not None:
         if args.claim is None:
             raise ExplainError("FILE needs --claim N (the claim's index in the file)")

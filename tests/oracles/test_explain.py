@@ -171,7 +171,7 @@ def test_a_long_asset_gets_a_split_whose_chunks_pass():
 
 def test_json_shape_is_documented_and_valid(capsys):
     ex = _run_json(capsys, ["explain", "--row", "path.derivatives", "--case", "12", "--json"])
-    assert set(JSON_SHAPE) <= set(ex)
+    assert set(JSON_SHAPE) - {"plot"} <= set(ex)  # "plot" only with --plot
     assert ex["format"] == "explain/1"
     assert all({"path", "hex", "decimal"} <= set(i) for i in ex["inputs"])
     step_keys = {"index", "op", "args", "where", "label", "working", "exact", "local_ulps", "accumulated_ulps",
@@ -307,3 +307,14 @@ def test_residual_chain_names_the_widest_band():
     assert ex["certified"]["widest"] == max(widths, key=widths.get) == "allowed band target +- distance_error"
     # The claimed band lies inside the allowed band (residual_bound <= distance_error).
     assert widths["claimed residual band target +- residual_bound"] <= widths["allowed band target +- distance_error"]
+
+
+def test_ledger_index_names_the_claim_the_ledger_numbers(tmp_path, capsys):
+    from oracles.ledger import run_corpus
+
+    seen = {}
+    run_corpus(2, 2, ["track"], progress=False, on_verdict=lambda i, v: seen.setdefault(i, v.claim))
+    i = max(seen)
+    ex = _run_json(capsys, ["explain", "--index", str(i), "--seed", "2", "--cases", "2", "--family", "track", "--json"])
+    assert ex["row"] == seen[i].row and ex["claimed_value"] == seen[i].value
+    assert main(["explain", "--index", str(i + 1), "--seed", "2", "--cases", "2", "--family", "track"]) == 2
