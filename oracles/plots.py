@@ -7,8 +7,9 @@ raises :class:`PlotsUnavailable` with that instruction, and the commands print i
   derivatives, tangents) the error of the claim's working format along the span parameter,
   in ulps, against the row's error model in ulps (the whole span and a zoom around the
   claim's u); for a track claim the same along time (error over the model, as the track
-  checker measures it at each time); for a triangle claim the facet, the segment, the
-  contact and the tolerance band in a small 3D view.
+  checker measures it at each time); for a distance claim at a span, the slack of
+  TryBoundDistance's bounds around the true prefix length along that span; for a triangle
+  claim the facet, the segment, the contact and the tolerance band in a small 3D view.
 * :func:`ledger_histograms` (``ledger --plots DIR``): per row, the distribution of the row's
   measure (error / model, gap ratios, widths over distance error, calibration of Estimated
   rows), as a histogram of log10 values with the pass threshold 1 marked.
@@ -229,6 +230,70 @@ def _track_plot(plt, claim, ex, path):
     plt.close(fig)
 
 
+# --- distance sweeps -------------------------------------------------------------------------
+
+
+def _distance_plot(plt, claim, ex, path):
+    """Prefix-length bounds along the claim's span: the fast path's TryBoundDistance, rebuilt
+    from the claim's controls and distance_error, against the arc-length oracle (113 bits)."""
+    from interval.arclength import enclose_prefix_length
+    from interval.context import lower, to_mpq, upper
+    from reference.distance import DistancePreparation, try_bound_distance, try_build_distance_map
+    from reference.path import PathPreparation, PathSource, spans_from_arrays, try_prepare_path
+    from reference.status import SegmentParameter
+
+    from .checks import distance as D
+    from .explain import ExplainError
+    from .ledger import _Progress
+    from .model import dec, dec_array
+
+    C = dec_array(claim.inputs["controls"], np.float32)
+    E = dec(claim.inputs["distance_error"])
+    k = claim.inputs.get("span")
+    if not isinstance(k, int):
+        raise ExplainError("this distance claim names no span to sweep")
+    u0 = dec(claim.inputs["u"]) if "u" in claim.inputs else dec(claim.inputs.get("u0", 0.0))
+    Cq = C.astype(np.float64)
+    pe = max(1e-5 * float(np.max(np.abs(Cq))), 1e-30)
+    prep = try_prepare_path(PathSource(spans_from_arrays(Cq, np.ones(C.shape[0])), revision=1),
+                            PathPreparation(D.tolerance(E, pe), D.LIMITS, (0.0, 0.0, 0.0)))
+    if not prep.ok:
+        raise ExplainError(f"the claim's controls do not prepare again ({prep.status.value})")
+    view = prep.value.view()
+    built = try_build_distance_map(view, DistancePreparation(D.LIMITS))
+    if not built.ok:
+        raise ExplainError(f"the distance map does not build again ({built.status.value})")
+    dmap = built.value.view()
+    us = np.union1d(np.linspace(0.0, 1.0, 33), [u0])
+    below, above = [], []
+    bar = _Progress(len(us))
+    for u in us:
+        b = try_bound_distance(view, dmap, SegmentParameter(k, float(u))).value
+        L = enclose_prefix_length(C, k, float(u), 113, D.REL_WIDTH[113]).value
+        below.append(float((lower(L) - to_mpq(b.lower)) / to_mpq(E)))
+        above.append(float((to_mpq(b.upper) - upper(L)) / to_mpq(E)))
+        bar.step("sweep")
+    bar.close()
+    fig, ax = plt.subplots(figsize=(8, 4), constrained_layout=True)
+    ax.plot(us, below, ".-", ms=3, lw=0.8, label="(true L - lower) / distance_error")
+    ax.plot(us, above, ".-", ms=3, lw=0.8, label="(upper - true L) / distance_error")
+    ax.axhline(0.0, color="C3", lw=0.8, label="0: a bound crosses the truth (Violated)")
+    ax.axvline(u0, color="k", ls="--", lw=0.8, label="the claim's u")
+    val = claim.value or {}
+    if "lower" in val and "upper" in val:
+        L0 = enclose_prefix_length(C, k, u0, 113, D.REL_WIDTH[113]).value
+        ax.plot([u0, u0], [float((lower(L0) - to_mpq(dec(val["lower"]))) / to_mpq(E)),
+                           float((to_mpq(dec(val["upper"])) - upper(L0)) / to_mpq(E))],
+                "x", color="C3", ms=9, label="the claim's slack below and above")
+    ax.set_xlabel(f"u on span {k}")
+    ax.set_ylabel("slack / distance_error")
+    ax.set_title(f"{claim.row}: TryBoundDistance slack along span {k} (rebuilt from the claim)", fontsize=9)
+    ax.legend(fontsize=7)
+    ax.grid(True, alpha=0.3)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
 # --- triangle view ----------------------------------------------------------------------------
 
 
@@ -298,10 +363,13 @@ def plot_explanation(claim, ex: dict, path) -> Path:
         _track_plot(plt, claim, ex, path)
     elif claim.row.startswith("triangle."):
         _triangle_plot(plt, claim, ex, path)
+    elif claim.row.startswith("distance.") and isinstance(claim.inputs.get("span"), int):
+        _distance_plot(plt, claim, ex, path)
     else:
         from .explain import ExplainError
 
-        raise ExplainError(f"no picture for {claim.row}: --plot draws path, track and triangle claims")
+        raise ExplainError(f"no picture for {claim.row}: --plot draws path, track, distance (with a span) "
+                           "and triangle claims")
     return path
 
 

@@ -28,7 +28,7 @@ def _is_png(path) -> bool:
 
 
 @pytest.mark.parametrize("row,case", [("path.interior_positions", 12), ("track.values", 3),
-                                      ("triangle.first_hit", 0)])
+                                      ("triangle.first_hit", 0), ("distance.prefix_bounds", 12)])
 def test_explain_plot_writes_a_png(tmp_path, capsys, row, case):
     _needs_matplotlib()
     out = tmp_path / "img" / f"{row}.png"
