@@ -610,9 +610,35 @@ def _residual_chain(claim: Claim, verdict) -> Optional[dict]:
     return {"enclosures": links, "widest": widest["name"]}
 
 
+def _projection_chain(claim: Claim, verdict) -> Optional[dict]:
+    """projection.strict: the claimed [LowerBound, Distance], the oracle's enclosure of the
+    true minimum distance, and the projection gap the claim may use."""
+    from .checks import projection as PR
+
+    try:
+        controls, origin, point, gap, span, nums, met = PR._inputs(claim)
+        d = PR._decide_lower_bound(controls, origin, point, gap, nums["lower_bound"])
+    except (KeyError, ValueError, TypeError, AttributeError):
+        return None
+    lb, dist, g = to_mpq(nums["lower_bound"]), to_mpq(nums["distance"]), to_mpq(gap)
+    m = d.enclosure.distance
+    links = [{"name": "claimed [LowerBound, Distance]", "lo": enc(lb), "hi": enc(dist), "width": _dec(dist - lb),
+              "_w": dist - lb},
+             {"name": "allowed gap: projection_gap", "lo": enc(lb), "hi": enc(lb + g), "width": _dec(g), "_w": g},
+             {"name": f"oracle enclosure of the minimum distance at {d.prec} bits", "lo": enc(lower(m)),
+              "hi": enc(upper(m)), "width": _dec(upper(m) - lower(m)), "_w": upper(m) - lower(m),
+              "slack_below": _dec(lower(m) - lb), "slack_above": _dec(dist - upper(m))}]
+    widest = max(links, key=lambda r: r["_w"])
+    for r in links:
+        r.pop("_w")
+    return {"enclosures": links, "widest": widest["name"]}
+
+
 def _certified_chain(claim: Claim, verdict) -> Optional[dict]:
     if claim.row == "distance.inversion_residual":
         return _residual_chain(claim, verdict)
+    if claim.row == "projection.strict":
+        return _projection_chain(claim, verdict)
     if claim.row not in ("distance.length_bounds", "distance.prefix_bounds"):
         return None
     from .checks import distance as D

@@ -291,6 +291,11 @@ def test_native_queries_of_other_families(query, row):
     ex = explain_query(query)
     assert ex["row"] == row and ex["verdict"]["kind"] == "Verified"
     assert ex["origin"] == {"query": query["query"], "pick": row}
+    if row == "projection.strict":
+        # Certified: the chain holds the oracle's minimum inside the claimed [LowerBound, Distance].
+        links = {e["name"].split(" at ")[0]: e for e in ex["certified"]["enclosures"]}
+        claimed, oracle = links["claimed [LowerBound, Distance]"], links["oracle enclosure of the minimum distance"]
+        assert dec(claimed["lo"]) <= dec(oracle["lo"]) <= dec(oracle["hi"]) <= dec(claimed["hi"])
 
 
 def test_triangle_query_contact_is_exact_here():
