@@ -20,7 +20,7 @@ import pytest
 from oracles.__main__ import main
 from oracles.checks import contract_for
 from oracles.explain import JSON_SHAPE, ExplainError, _undecided, claim_from_corpus, explain_claim, explain_query
-from oracles.model import Claim, dec, dec_array, enc, undecided
+from oracles.model import Claim, dec, dec_array, dec_q, enc, undecided
 from reference.path import PathPreparation, PathSource, spans_from_arrays, try_prepare_path
 from reference.status import GuaranteeClass as G
 
@@ -295,7 +295,7 @@ def test_native_queries_of_other_families(query, row):
         # Certified: the chain holds the oracle's minimum inside the claimed [LowerBound, Distance].
         links = {e["name"].split(" at ")[0]: e for e in ex["certified"]["enclosures"]}
         claimed, oracle = links["claimed [LowerBound, Distance]"], links["oracle enclosure of the minimum distance"]
-        assert dec(claimed["lo"]) <= dec(oracle["lo"]) <= dec(oracle["hi"]) <= dec(claimed["hi"])
+        assert dec_q(claimed["lo"]) <= dec_q(oracle["lo"]) <= dec_q(oracle["hi"]) <= dec_q(claimed["hi"])
 
 
 def test_triangle_query_contact_is_exact_here():
