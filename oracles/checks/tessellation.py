@@ -5,8 +5,8 @@ Corpus (deterministic in the seed), built from the surface family's generators
 (``oracles.checks.surface``): a planar patch (level (0, 0) expected), a planar patch beside a
 patch curved along their shared straight edge (it inherits the edge's level), a bilinear
 twisted patch, the cube and the one- and four-patch tubes, the spec's reversed two-patch join,
-a collapsed side and a pole of four unjoined patches (near-degenerate: singular normals and
-triangles with two equal positions, Report), a grid far from the origin (1e7), planar and
+a collapsed side and a pole of four unjoined patches (degenerate: singular normals and
+triangles with two equal positions, Report), a nearly collapsed side (thin triangles), a grid far from the origin (1e7), planar and
 curved grids, and Visual meshes that ask for a normal angle; then random small grids. Each
 case's profile asks for a position error of a few percent of the network's extent (never below
 its position floor), so grids stay small enough for the exact oracle.
@@ -71,7 +71,8 @@ from ..family import Family, RowContract
 from ..model import Claim, dec, dec_array, enc, undecided, verified, violated
 
 __all__ = ["FAMILY", "ACCEPTANCE_FACTOR", "MAX_BOXES", "generate", "claims", "build_case", "check_position_bound",
-           "check_shared_positions", "check_normal_angle", "beside_case", "planar_case", "twisted_case"]
+           "check_shared_positions", "check_normal_angle", "beside_case", "planar_case", "twisted_case",
+           "near_collapsed_case"]
 
 ACCEPTANCE_FACTOR = 4.0  # Violated when the true angle exceeds 4 x estimate + slack
 MAX_BOXES = 256  # branch-and-bound boxes per triangle
@@ -105,6 +106,16 @@ def twisted_case(rng):
     return SF._case("bilinear twisted patch", [_affine(z=lambda i, j: float(i * j))], rng=rng)
 
 
+def near_collapsed_case(rng):
+    """A patch whose V0 side is shrunk to 1e-4 of its length towards its corner on the shared
+    edge (nearly a pole), joined to a regular patch: tiny but nonzero partials, thin triangles."""
+    G = SF._curved_grid(rng, 2, 1, np.zeros(3), 1.0)
+    a, b = SF._grid_patches(G)
+    a = a.copy()
+    a[:, 0] = a[3, 0] + (a[:, 0] - a[3, 0]) * 1e-4
+    return SF._case("nearly collapsed side", [a, b], rng=rng)
+
+
 def _extent(case) -> float:
     src = case["source"]
     return float(np.max(np.ptp(src.reshape(-1, 3), axis=0)))
@@ -132,6 +143,7 @@ _SPECIALS = [
     lambda r: _with_mesh(SF._spec_two_patch(r), rel=0.03),
     lambda r: _with_mesh(SF._collapsed(r), rel=0.03),
     lambda r: _with_mesh(SF._pole(r), rel=0.03),
+    lambda r: _with_mesh(near_collapsed_case(r), rel=0.03),
     lambda r: _with_mesh(SF._far(r), rel=0.03),
     lambda r: _with_mesh(_small_grid(r, "planar grid", planar=True), rel=0.01),
     lambda r: _with_mesh(twisted_case(r), rel=0.3, precision="Visual", angle=0.8),
@@ -519,7 +531,7 @@ CONTRACTS = {
 
 FAMILY = Family(
     name="tessellation",
-    default_cases=18,
+    default_cases=19,
     generate=generate,
     claims=claims,
     checkers={"tessellation.position_bound": check_position_bound,

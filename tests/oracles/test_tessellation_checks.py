@@ -160,9 +160,9 @@ def test_normal_angle_estimate_far_below_the_truth_is_violated(corpus):
 
 
 def test_default_corpus_size_and_names():
-    assert T.FAMILY.default_cases == 18
+    assert T.FAMILY.default_cases == 19
     for want in ("planar patch", "planar patch beside a curved edge", "cube of six patches", "four-patch tube",
-                 "closed one-patch tube", "collapsed side", "pole of four patches"):
+                 "closed one-patch tube", "collapsed side", "pole of four patches", "nearly collapsed side"):
         assert want in NAMES
     assert any(n.startswith("far from the origin") for n in NAMES)
 
