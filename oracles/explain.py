@@ -380,9 +380,20 @@ def trace_json(tape: Tape, out: TNum, fmt: str, name: str, limit: int = 400) -> 
     cone = set(a.cone)
     steps = [_step_json(tape, i, fmt, out_ulp, a.contributions[i], total, cone) for i in a.cone[-limit:]]
     dom = next((s for s in steps if s["index"] == a.dominant), None)
-    for s in steps:
-        c = s["cancellation"]
     text = _dominant_text(dom) if dom else "no step rounds: the value is exact"
+    if dom is not None:
+        # A cancellation downstream of the dominant step is what made its error large
+        # relative to the result: name the strongest one.
+        down = {a.dominant}
+        for i in a.cone:
+            if i > a.dominant and any(j in down for j in tape.steps[i].args):
+                down.add(i)
+        canc = [s for s in steps if s["index"] in down and s["index"] != a.dominant and (s["cancellation"] or 0) >= 256]
+        if canc:
+            worst = max(canc, key=lambda s: s["cancellation"])
+            size = ("which cancelled to 0" if not math.isfinite(worst["cancellation"])
+                    else f"operands {_g(worst['cancellation'], 3)} times the result")
+            text += f"; amplified by the cancellation at step {worst['index']} ({worst['where'] or worst['label']}, {size})"
     if dom and a.error_ulps is not None and abs(a.error_ulps) < 0.5:
         text = "the output is within half an ulp of the truth (roundings cancel); the largest: " + text
     return {"output": name, "error_ulps": a.error_ulps, "steps": steps, "dominant": a.dominant,

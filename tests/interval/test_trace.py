@@ -15,7 +15,6 @@ strategies, and the same kinds for the frame and surface kernels proven elsewher
 
 from __future__ import annotations
 
-import math
 
 import gmpy2
 import numpy as np
@@ -28,7 +27,6 @@ from reference import kernel as K
 from reference.context import F32, F64
 from tests.profiles import examples
 from tests.reference.test_kernel import CASES, _kind_strategy
-from tests.strategies import controls32
 
 _MPQ = type(gmpy2.mpq(0))
 

@@ -264,7 +264,8 @@ def test_readme_worked_examples_print_what_the_readme_shows(capsys):
     main(["explain", "--query", json.dumps(q1)])
     text = capsys.readouterr().out
     for line in ("verdict Violated, error_ratio = 628846", "234.3", "u  <== most error entered here",
-                 "[cancellation xinf]", 'a float32 producer declares model {"u": "0x1p-24"}'):
+                 "[cancellation xinf]", 'a float32 producer declares model {"u": "0x1p-24"}',
+                 "amplified by the cancellation at step 15 (bernstein3:76: s = one - u, which cancelled to 0)"):
         assert line in text, line
     ex = explain_query(q2)
     tr = ex["source_trace"]["trace"]
