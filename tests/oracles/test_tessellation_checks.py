@@ -25,7 +25,7 @@ NAMES = [c["name"] for c in T.generate(1, T.FAMILY.default_cases)]
 
 @pytest.fixture(scope="module")
 def corpus():
-    return {i: (c, T.claims(c)) for i, c in enumerate(T.generate(1, 12))}
+    return {i: (c, T.claims(c)) for i, c in enumerate(T.generate(1, 13))}
 
 
 def claim_of(corpus, name, row):
