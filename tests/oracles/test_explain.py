@@ -324,3 +324,24 @@ def test_ledger_index_names_the_claim_the_ledger_numbers(tmp_path, capsys):
     ex = _run_json(capsys, ["explain", "--index", str(i), "--seed", "2", "--cases", "2", "--family", "track", "--json"])
     assert ex["row"] == seen[i].row and ex["claimed_value"] == seen[i].value
     assert main(["explain", "--index", str(i + 1), "--seed", "2", "--cases", "2", "--family", "track"]) == 2
+
+
+def test_every_checked_row_is_explained_honest_and_planted():
+    # One corpus claim per row (the first the families' first cases make) and its planted
+    # false claim: explain answers with the checker's verdict, in text and as valid JSON.
+    from oracles.checks import families
+    from oracles.explain import jsonable, render_text
+    from oracles.ledger import check_claim
+
+    seen = {}
+    for fam in families():
+        for case in fam.generate(1, min(fam.default_cases, 14)):
+            for c in fam.claims(case):
+                seen.setdefault(c.row, c)
+    assert len(seen) >= 25
+    for row, c in sorted(seen.items()):
+        for claim in (c, contract_for(row).plant(c)):
+            ex = explain_claim(claim)
+            assert ex["row"] == row and ex["verdict"]["kind"] == check_claim(claim).kind.value, row
+            assert render_text(ex).startswith(f"row {row} ")
+            json.loads(json.dumps(jsonable(ex)), parse_constant=lambda k: pytest.fail(f"{row}: {k} in JSON"))
