@@ -214,7 +214,7 @@ def main(argv=None) -> int:
                     help="working format of the trace (default: f32 when the claim declares u = 2^-24)")
     pe.add_argument("--json", action="store_true", help="print the explanation as JSON (shape: explain/1)")
     pe.add_argument("--plot", metavar="FILE.png", default=None,
-                    help="write the error along the parameter (paths, tracks) or the triangle view")
+                    help="write the error along the parameter (paths, tracks, distance bounds) or the triangle view")
     pe.add_argument("--steps", type=_nonnegative, default=40, help="trace rows shown in text (default 40)")
     pm = sub.add_parser("mesh-export", help="write a tessellation corpus case's mesh (OBJ, PLY, ...) with meshio")
     pm.add_argument("index", type=_nonnegative, help="the case index in the tessellation corpus")
