@@ -267,6 +267,16 @@ def test_readme_worked_examples_print_what_the_readme_shows(capsys):
                  "[cancellation xinf]", 'a float32 producer declares model {"u": "0x1p-24"}',
                  "amplified by the cancellation at step 15 (bernstein3:76: s = one - u, which cancelled to 0)"):
         assert line in text, line
+    # Independently: float32 rounds u = 1 - 2^-30 to 1, where the kernel returns P3 exactly,
+    # so the whole error is B(1) - B(u), all of it from that input rounding.
+    ex1 = explain_query(q1)
+    P = np.array([[dec(x) for x in row_] for row_ in q1["inputs"]["controls"]])
+    exact = _bezier(P, Fraction(1) - Fraction(1, 2**30))
+    for k in range(3):
+        assert Fraction(float(dec(ex1["components"][k]["claimed"]["hex"]))) == Fraction(P[3][k])
+        assert dec_q(ex1["components"][k]["truth"]["lo"]) == exact[k]
+    dom = next(s for s in ex1["trace"]["steps"] if s["index"] == ex1["trace"]["dominant"])
+    assert dom["op"] == "input" and dom["label"] == "u" and dom["share"] == pytest.approx(1.0, abs=1e-6)
     ex = explain_query(q2)
     tr = ex["source_trace"]["trace"]
     assert next(s for s in tr["steps"] if s["index"] == tr["dominant"])["op"] == "narrow32"
