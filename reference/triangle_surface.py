@@ -85,6 +85,8 @@ __all__ = [
     "DEFAULT_MAX_TRIANGLES",
     "CAPACITY_CEILING",
     "BLOCK",
+    "BVH_MIN_TRIANGLES",
+    "BVH_LEAF",
     "NORMAL_K",
     "G_SLACK",
     "Facing",
@@ -109,6 +111,8 @@ DEFAULT_MAX_VERTICES = 1 << 20
 DEFAULT_MAX_TRIANGLES = 1 << 20
 CAPACITY_CEILING = 1 << 24
 BLOCK = 4096
+BVH_MIN_TRIANGLES = 1024  # below this the linear scan's single numpy pass is as fast
+BVH_LEAF = 8  # facets per hierarchy leaf
 
 # Error-model constants (docs/decisions.md, "Triangle-surface error model").
 NORMAL_K = 64.0  # |n - N|_2 <= NORMAL_K u / G
@@ -321,7 +325,7 @@ class TriangleSurface:
 
     __slots__ = ("_vertices", "_triangles", "_stamp", "_settings", "_a", "_e1", "_e2", "_m",
                  "_g", "_normal", "_theta", "_ck", "_keep", "_e1k", "_e2k", "_lo", "_hi",
-                 "_frozen")
+                 "_bvh", "_frozen")
 
     def __init__(self, *_args, **_kwargs):
         raise TypeError("use TriangleSurface.new(vertices, triangles, stamp, settings)")
@@ -441,6 +445,7 @@ class TriangleSurface:
         self._e1k, self._e2k = s1[rows, keep], s2[rows, keep]  # (T, 2) scaled edges, axes (i, j)
         self._lo = np.minimum(np.minimum(a, b), c)
         self._hi = np.maximum(np.maximum(a, b), c)
+        self._bvh = None  # built on the first query that uses it (_FacetBVH.build)
         self._frozen = True
         return success(self)
 
@@ -482,7 +487,8 @@ class TriangleSurface:
     def _stamped(self, out: Outcome) -> SurfaceQueryOutcome:
         return SurfaceQueryOutcome(out.status, out.value, out.diagnostic, self._stamp)
 
-    def first_hit(self, start, end, cancel: CancelToken = None, *, block: int = BLOCK) -> SurfaceQueryOutcome:
+    def first_hit(self, start, end, cancel: CancelToken = None, *, block: int = BLOCK,
+                  bvh: Optional[bool] = None) -> SurfaceQueryOutcome:
         """``first_hit``: the earliest contact of the segment ``start -> end``.
 
         Args:
@@ -491,6 +497,11 @@ class TriangleSurface:
             cancel: None, a callable returning true to cancel, or a ``threading.Event``;
                 polled before every block of ``block`` facets.
             block: facets per vectorised block (an int >= 1); 1 polls per facet.
+            bvh: None (default: the hierarchy for surfaces of at least ``BVH_MIN_TRIANGLES``
+                facets, the linear scan below), True or False. The hierarchy only selects which
+                facets the scan classifies (those whose exact box meets the segment's box,
+                the scan's own first rejection, in increasing index order), so every outcome is
+                bit-identical to the linear scan's; it is built once per surface on first use.
 
         Returns:
             :class:`SurfaceQueryOutcome` (an ``Outcome`` whose ``stamp`` is the surface's, whatever
@@ -501,11 +512,13 @@ class TriangleSurface:
             Cancelled with no value; InvalidArgument for a nonfinite or zero-length segment or a
             bad block; OutOfRange for a coordinate beyond ``MAX_COORDINATE``.
         """
-        return self._stamped(self._first_hit(start, end, cancel, block))
+        return self._stamped(self._first_hit(start, end, cancel, block, bvh))
 
-    def _first_hit(self, start, end, cancel: CancelToken, block) -> Outcome:
+    def _first_hit(self, start, end, cancel: CancelToken, block, bvh=None) -> Outcome:
         if not is_int(block) or int(block) < 1:
             return failure(GeometryStatus.InvalidArgument, f"block = {block!r} must be an int >= 1", field="block")
+        if bvh is not None and not isinstance(bvh, bool):
+            return failure(GeometryStatus.InvalidArgument, f"bvh = {bvh!r} must be None, True or False", field="bvh")
         poll = _poller(cancel)
         s, bad = _point(start, "start")
         if bad is not None:
@@ -518,10 +531,20 @@ class TriangleSurface:
         q = _Query(s, e)
         best = None  # (t, triangle, payload)
         n = self.triangle_count
-        for lo in range(0, n, int(block)):
+        if bvh is None:
+            bvh = n >= BVH_MIN_TRIANGLES
+        # The candidates: every facet (the definition), or the hierarchy's facets whose exact box
+        # meets the segment's box, ascending. Facets outside that set fail the scan's first test
+        # (exact comparisons, no rounding), so the set changes no facet's classification, and the
+        # ascending order keeps "lowest ambiguous index" and "exact ties keep the lowest index".
+        cand = self._bvh_tree().candidates(q.lo, q.hi) if bvh else None
+        total = n if cand is None else cand.size
+        # At least one poll, even when the hierarchy leaves no candidate.
+        for lo in range(0, max(total, 1), int(block)):
             if poll is not None and poll():
                 return failure(GeometryStatus.Cancelled, "query cancelled; no partial result")
-            res = self._scan(q, lo, min(n, lo + int(block)))
+            hi = min(total, lo + int(block))
+            res = self._scan(q, lo, hi) if cand is None else self._scan(q, lo, hi, cand[lo:hi])
             if isinstance(res, Outcome):
                 return res
             if res is not None and (best is None or res[0] < best[0]):
@@ -531,7 +554,8 @@ class TriangleSurface:
         t, i, lam, dc = best
         return success(self._hit(q, t, i, lam, dc))
 
-    def clip_segment(self, start, end, cancel: CancelToken = None, *, block: int = BLOCK) -> SurfaceQueryOutcome:
+    def clip_segment(self, start, end, cancel: CancelToken = None, *, block: int = BLOCK,
+                     bvh: Optional[bool] = None) -> SurfaceQueryOutcome:
         """``clip_segment``: end the proposed trace at its first contact, or keep its end.
 
         Returns:
@@ -540,7 +564,7 @@ class TriangleSurface:
             and whose ``stamp`` is the surface's (Exact) on either; every failure of
             :meth:`first_hit` passes through unchanged (stamped). No contact law is imposed.
         """
-        out = self.first_hit(start, end, cancel, block=block)
+        out = self.first_hit(start, end, cancel, block=block, bvh=bvh)
         if not out.ok:
             return out
         s = readonly(np.array(start, dtype=np.float64), copy=False)
@@ -563,12 +587,28 @@ class TriangleSurface:
                           normal=readonly(self._normal[i].copy(), copy=False),
                           facing=Facing.Front if dc > 0 else Facing.Back, stamp=self._stamp)
 
-    def _scan(self, q: _Query, lo: int, hi: int):
-        """Classify facets [lo, hi): an Ambiguous Outcome, the block's best hit
-        ``(t, index, weights, h_s - h_e)``, or None."""
+    def _bvh_tree(self) -> "_FacetBVH":
+        tree = self._bvh
+        if tree is None:
+            with _BVH_LOCK:
+                tree = self._bvh
+                if tree is None:
+                    tree = _FacetBVH.build(self._lo, self._hi)
+                    object.__setattr__(self, "_bvh", tree)
+        return tree
+
+    def _scan(self, q: _Query, lo: int, hi: int, sel: Optional[np.ndarray] = None):
+        """Classify facets [lo, hi) (or the ascending facet indices ``sel``): an Ambiguous
+        Outcome, the block's best hit ``(t, index, weights, h_s - h_e)``, or None. Every facet is
+        classified by elementwise arithmetic alone, so its verdict does not depend on which
+        other facets share the block."""
         tol = float(self._settings.tolerance)
-        box = np.all(self._hi[lo:hi] >= q.lo, axis=1) & np.all(self._lo[lo:hi] <= q.hi, axis=1)
-        idx = lo + np.flatnonzero(box)
+        if sel is None:
+            box = np.all(self._hi[lo:hi] >= q.lo, axis=1) & np.all(self._lo[lo:hi] <= q.hi, axis=1)
+            idx = lo + np.flatnonzero(box)
+        else:
+            box = np.all(self._hi[sel] >= q.lo, axis=1) & np.all(self._lo[sel] <= q.hi, axis=1)
+            idx = sel[box]
         if idx.size == 0:
             return None
         a, n, m = self._a[idx], self._normal[idx], self._m[idx]
@@ -686,3 +726,145 @@ class TriangleSurface:
             band = (tol + 32 * U) * np.sum(np.abs(ax), axis=1) + TINY
             sep |= (shi < tlo - band) | (slo > thi + band)
         return sep
+
+
+# --- the facet hierarchy -------------------------------------------------------------------
+#
+# A binary tree of exact axis-aligned boxes (unions of the facets' exact min/max boxes, so no
+# rounding enters it), built once per surface by median splits of the box centres on the widest
+# axis. A query collects the facets whose exact box meets the segment's exact box: the scan's
+# first rejection test, with the same comparisons, so the set is exactly the facets the linear
+# scan goes on to classify. A node box contains its facets' boxes, hence a facet that meets the
+# segment box lies under nodes that all meet it: no such facet is culled.
+
+_BVH_LOCK = threading.Lock()
+
+try:  # numba is a core dependency; the traversal is a tight loop numpy cannot express
+    import numba as _nb
+except ImportError:  # pragma: no cover
+    _nb = None
+
+
+def _bvh_build_py(lo, hi, leaf):
+    n = lo.shape[0]
+    order = np.arange(n, dtype=np.int64)
+    cen = lo + hi  # twice the centre; only the order matters
+    # Median splits leave every leaf more than leaf / 2 facets (except a lone small root), so
+    # there are fewer than 2 (n / leaf + 1) leaves and 4 (n / leaf + 1) nodes.
+    cap = 4 * (n // leaf + 1) + 1
+    nlo = np.empty((cap, 3))
+    nhi = np.empty((cap, 3))
+    left = np.full(cap, -1, dtype=np.int64)  # child index, or -1 for a leaf
+    first = np.zeros(cap, dtype=np.int64)
+    count = np.zeros(cap, dtype=np.int64)
+    stack = np.empty((128, 3), dtype=np.int64)  # (node, begin, end)
+    nodes = 1
+    sp = 0
+    stack[0, 0], stack[0, 1], stack[0, 2] = 0, 0, n
+    sp = 1
+    while sp > 0:
+        sp -= 1
+        node, b, e = stack[sp, 0], stack[sp, 1], stack[sp, 2]
+        for k in range(3):
+            mn = np.inf
+            mx = -np.inf
+            for j in range(b, e):
+                f = order[j]
+                if lo[f, k] < mn:
+                    mn = lo[f, k]
+                if hi[f, k] > mx:
+                    mx = hi[f, k]
+            nlo[node, k] = mn
+            nhi[node, k] = mx
+        if e - b <= leaf:
+            first[node], count[node] = b, e - b
+            continue
+        ax = 0
+        w = -1.0
+        for k in range(3):
+            mn = np.inf
+            mx = -np.inf
+            for j in range(b, e):
+                c = cen[order[j], k]
+                mn = min(mn, c)
+                mx = max(mx, c)
+            if mx - mn > w:
+                w = mx - mn
+                ax = k
+        keys = np.empty(e - b)
+        for j in range(b, e):
+            keys[j - b] = cen[order[j], ax]
+        perm = np.argsort(keys, kind="mergesort")
+        seg = order[b:e].copy()
+        for j in range(e - b):
+            order[b + j] = seg[perm[j]]
+        mid = (b + e) // 2
+        lc = nodes
+        nodes += 2
+        left[node] = lc
+        stack[sp, 0], stack[sp, 1], stack[sp, 2] = lc, b, mid
+        stack[sp + 1, 0], stack[sp + 1, 1], stack[sp + 1, 2] = lc + 1, mid, e
+        sp += 2
+    return nlo[:nodes].copy(), nhi[:nodes].copy(), left[:nodes].copy(), first[:nodes].copy(), \
+        count[:nodes].copy(), order
+
+
+def _bvh_query_py(nlo, nhi, left, first, count, order, flo, fhi, qlo, qhi, out):
+    """Facet indices (unsorted) whose exact box meets [qlo, qhi]; returns how many."""
+    stack = np.empty(128, dtype=np.int64)
+    stack[0] = 0
+    sp = 1
+    m = 0
+    while sp > 0:
+        sp -= 1
+        node = stack[sp]
+        if (nhi[node, 0] < qlo[0] or nhi[node, 1] < qlo[1] or nhi[node, 2] < qlo[2]
+                or nlo[node, 0] > qhi[0] or nlo[node, 1] > qhi[1] or nlo[node, 2] > qhi[2]):
+            continue
+        c = left[node]
+        if c < 0:
+            for j in range(first[node], first[node] + count[node]):
+                f = order[j]
+                # The scan's own first test, the same comparisons: hi >= qlo and lo <= qhi.
+                if (fhi[f, 0] >= qlo[0] and fhi[f, 1] >= qlo[1] and fhi[f, 2] >= qlo[2]
+                        and flo[f, 0] <= qhi[0] and flo[f, 1] <= qhi[1] and flo[f, 2] <= qhi[2]):
+                    out[m] = f
+                    m += 1
+        else:
+            stack[sp] = c
+            stack[sp + 1] = c + 1
+            sp += 2
+    return m
+
+
+if _nb is not None:
+    _bvh_build = _nb.njit(cache=True)(_bvh_build_py)
+    _bvh_query = _nb.njit(cache=True)(_bvh_query_py)
+else:  # pragma: no cover - the same code, interpreted
+    _bvh_build, _bvh_query = _bvh_build_py, _bvh_query_py
+
+
+class _FacetBVH:
+    """Exact-box hierarchy over a surface's facets (see the section comment above)."""
+
+    __slots__ = ("nlo", "nhi", "left", "first", "count", "order", "flo", "fhi", "build_seconds")
+
+    @staticmethod
+    def build(flo: np.ndarray, fhi: np.ndarray) -> "_FacetBVH":
+        import time
+
+        t0 = time.perf_counter()
+        self = _FacetBVH()
+        self.flo = np.ascontiguousarray(flo)
+        self.fhi = np.ascontiguousarray(fhi)
+        (self.nlo, self.nhi, self.left, self.first, self.count,
+         self.order) = _bvh_build(self.flo, self.fhi, BVH_LEAF)
+        self.build_seconds = time.perf_counter() - t0
+        return self
+
+    def candidates(self, qlo: np.ndarray, qhi: np.ndarray) -> np.ndarray:
+        """Ascending indices of the facets whose exact box meets the box [qlo, qhi]."""
+        out = np.empty(self.order.size, dtype=np.int64)
+        m = _bvh_query(self.nlo, self.nhi, self.left, self.first, self.count, self.order,
+                       self.flo, self.fhi, np.ascontiguousarray(qlo), np.ascontiguousarray(qhi), out)
+        return np.sort(out[:m])

@@ -175,9 +175,15 @@ class TestQueries:
         sf = make(verts, tris)
         polls = []
         out = sf.first_hit(np.array([-1.0, 50, 50]), np.array([101.0, 50, 50]),
-                           cancel=lambda: polls.append(1) and False)
+                           cancel=lambda: polls.append(1) and False, bvh=False)
         assert out.status in (GS.Success, GS.Ambiguous)
         assert len(polls) == -(-n // BLOCK)
+        # Through the hierarchy (the default at this size) it polls once per block of the
+        # facets whose box meets the segment's, at least once.
+        polls.clear()
+        again = sf.first_hit(np.array([-1.0, 50, 50]), np.array([101.0, 50, 50]),
+                             cancel=lambda: polls.append(1) and False)
+        assert again.status is out.status and 1 <= len(polls) <= -(-n // BLOCK)
 
 
 coords = st.integers(-8, 8).map(lambda k: k / 4)
