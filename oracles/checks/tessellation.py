@@ -43,8 +43,7 @@ import gmpy2
 import numpy as np
 
 from interval.context import to_mpq
-from interval.narrowing import replay_narrowing
-from interval.surface import CORNER_NAMES, SIDE_NAMES, TopologyFailure, exact_topology
+from interval.surface import SIDE_NAMES, TopologyFailure, exact_topology
 from interval.tessellation import (
     cell_polynomial,
     decide_max_angle,
@@ -68,7 +67,7 @@ from reference.tessellation import (
 from . import surface as SF
 from .. import schema as S
 from ..family import Family, RowContract
-from ..model import Claim, dec, dec_array, enc, undecided, verified, violated
+from ..model import Claim, dec, enc, undecided, verified, violated
 
 __all__ = ["FAMILY", "ACCEPTANCE_FACTOR", "MAX_BOXES", "generate", "claims", "build_case", "check_position_bound",
            "check_shared_positions", "check_normal_angle", "beside_case", "planar_case", "twisted_case",
