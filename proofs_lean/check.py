@@ -4,12 +4,18 @@
 1. ``lake`` on PATH: ``lake build`` and the axiom audit (``audit.py`` lake mode).
 2. Otherwise, ``$LEAN`` names a checker of one Lean file (such as
    ``../shared/tools/lean-wasm/lean``; a relative path is resolved against the current
-   directory): each module of this project is checked with it, a module that imports other
-   modules of the project (``FirstHit`` imports ``FacetSelection``) as one file with those
-   inlined before it (``audit.concatenated_source``), since a one-file checker has no olean
-   of them; then the axiom audit runs in same-file mode. ``AxiomAudit.lean`` (``#print
-   axioms``, which that checker refuses) and ``SameFileAudit.lean`` (a fragment) are checked
-   only inside the audit file.
+   directory): the axiom audit runs in same-file mode. Its one file contains
+   ``FacetSelection.lean`` and ``FirstHit.lean`` whole, so checking it elaborates and
+   kernel-checks every proof (a Lean error or ``sorry`` there fails the audit); checking them
+   again on their own would double the cost (about 140 s in the WebAssembly checker). With
+   ``--standalone`` each module is also checked on its own, without ``import Lean``: a module
+   that imports other modules of the project (``FirstHit`` imports ``FacetSelection``) as one
+   file with those inlined before it (``audit.concatenated_source``), since a one-file checker
+   has no olean of them. A module outside the audit file is always checked that way.
+   ``AxiomAudit.lean`` (``#print axioms``, which that checker refuses) and
+   ``SameFileAudit.lean`` (a fragment) are checked only inside the audit file.
+   ``tests/lean/test_first_hit_eval.py`` checks both modules again without ``import Lean``
+   when it runs them.
 3. Otherwise the check is skipped: one loud line says so and how to get a checker, exit status
    0; but with ``--require`` (or ``CI=true`` in the environment) a missing checker is a
    failure, exit status 3.
@@ -69,11 +75,12 @@ def check_concatenated(lean: str, path: Path) -> list[str]:
         shutil.rmtree(stage, ignore_errors=True)
 
 
-def run_with_checker(lean: str) -> int:
-    """Checks every module with ``lean`` (imports inlined), then runs the same-file audit."""
+def run_with_checker(lean: str, standalone: bool = False) -> int:
+    """Runs the same-file audit with ``lean``, after checking on its own (imports inlined) each
+    module that is not part of the audit file, and with ``standalone`` every module."""
     failures: list[str] = []
     for path in sorted(HERE.glob("*.lean")):
-        if path.name in AUDIT_ONLY:
+        if path.name in AUDIT_ONLY or (path.name in audit.SAME_FILE_FRAGMENTS and not standalone):
             print(f"lean: {path.name}: checked inside the same-file audit file")
             continue
         imported = audit.project_imports(path.read_text(encoding="utf-8"))
@@ -124,6 +131,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--require", action="store_true",
                         help="fail (exit 3) when no Lean checker is available; implied by CI=true")
+    parser.add_argument("--standalone", action="store_true",
+                        help="with a one-file checker, also check each module on its own (imports inlined, "
+                             "no `import Lean`), not only inside the audit file")
     args = parser.parse_args(argv)
     required = args.require or os.environ.get("CI", "").strip().lower() == "true"
     if shutil.which("lake"):
@@ -135,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"LEAN CHECK FAILED: LEAN={value!r} (resolved against {Path.cwd()}) is not an "
                   "executable file", file=sys.stderr)
             return 2
-        return run_with_checker(lean)
+        return run_with_checker(lean, standalone=args.standalone)
     how = (f"set LEAN to a one-file checker (LEAN={WASM_CHECKER_HINT} from the repository root) "
            "or put a Lean toolchain with `lake` on PATH")
     if required:

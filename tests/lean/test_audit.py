@@ -297,6 +297,18 @@ def test_guard_resolves_relative_lean_against_cwd_and_runs_the_audit(tmp_path):
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "axiom audit RAN in same-file mode" in proc.stdout
     calls = (tmp_path / "calls.txt").read_text().splitlines()
+    # By default the modules are checked inside the audit file only.
+    assert len(calls) == 1 and calls[0].endswith("FacetSelectionAudit.lean")
+    assert "lean: FirstHit.lean: checked inside the same-file audit file" in proc.stdout
+    seen = (tmp_path / "FacetSelectionAudit.lean.seen").read_text()
+    assert "theorem firstHit_tie " in seen and "theorem minFold_le_init_and_le_of_mem " in seen
+
+
+def test_guard_standalone_also_checks_each_module(tmp_path):
+    fake = _fake_checker(tmp_path, "same_file_clean.txt")
+    proc = _guard(str(fake), tmp_path, args=("--standalone",))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    calls = (tmp_path / "calls.txt").read_text().splitlines()
     assert calls[0].endswith("proofs_lean/FacetSelection.lean")
     # FirstHit.lean is checked as one file with FacetSelection inlined (a temporary copy).
     assert calls[1].endswith("FirstHit.lean") and "proofs_lean" not in calls[1]
@@ -319,6 +331,16 @@ def test_guard_fails_on_a_lean_error_in_a_standalone_file(tmp_path):
         tmp_path, "same_file_clean.txt",
         standalone_out="FacetSelection.lean:97:2: error: unsolved goals\n", standalone_rc=1,
     )
-    proc = _guard(str(fake), REPO)
+    proc = _guard(str(fake), REPO, args=("--standalone",))
     assert proc.returncode == 1
     assert "FacetSelection.lean: FacetSelection.lean:97:2: error: unsolved goals" in proc.stderr
+
+
+def test_guard_fails_on_a_lean_error_inside_the_audit_file(tmp_path):
+    """By default the proofs are checked only inside the audit file, so an error there fails."""
+    fake = _fake_checker(tmp_path, "same_file_clean.txt")
+    (tmp_path / "audit.txt").write_text(
+        "FacetSelectionAudit.lean:700:2: error: unsolved goals\n" + fixture("same_file_clean.txt"))
+    proc = _guard(str(fake), REPO)
+    assert proc.returncode == 1
+    assert "unsolved goals" in proc.stderr and "LEAN CHECK FAILED" in proc.stderr
