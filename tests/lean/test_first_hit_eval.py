@@ -176,3 +176,21 @@ def test_planted_disagreement_is_caught(lean_run):
     bad = disagreements({**want, k_miss: M.Hit(0, Fraction(0), Fraction(1), Fraction(0), Fraction(0), "back")}, got)
     assert len(bad) == 1 and bad[0].startswith(f"case {k_miss} ")
     assert len(disagreements({k: v for k, v in want.items() if k != k_miss}, got)) == 1  # extra case
+
+
+# --- finding the checker ----------------------------------------------------------------------------
+
+def test_without_a_checker_the_lean_tests_skip_locally_and_fail_under_ci(monkeypatch, tmp_path):
+    from tests.lean import leanrun
+
+    monkeypatch.delenv("LEAN", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))  # no `lean`
+    monkeypatch.delenv("CI", raising=False)
+    with pytest.raises(pytest.skip.Exception, match="LEAN=../shared/tools/lean-wasm/lean"):
+        leanrun.require_lean()
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception, match="CI=true requires it"):
+        leanrun.require_lean()
+    monkeypatch.setenv("LEAN", "no/such/lean")
+    with pytest.raises(pytest.fail.Exception, match="not an executable"):
+        leanrun.require_lean()
