@@ -24,6 +24,8 @@ tri = st.tuples(point, point, point)
 unit = st.fractions(min_value=0, max_value=1, max_denominator=64)
 
 N = examples(100, 3000)
+#: Soups of up to seven facets cost more per example.
+N_SOUP = examples(30, 2000)
 
 
 @st.composite
@@ -167,13 +169,13 @@ def _check_first_hit(tris, seg):
     return h
 
 
-@settings(max_examples=N)
+@settings(max_examples=N_SOUP)
 @given(soup())
 def test_first_hit_sound_complete_and_tie_rule(case):
     _check_first_hit(*case)
 
 
-@settings(max_examples=N)
+@settings(max_examples=N_SOUP)
 @given(soup(), st.data())
 def test_first_hit_complete_for_a_constructed_contact(case, data):
     """firstHit_complete with the contact built from its definition, not found by the model."""
