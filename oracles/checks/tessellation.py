@@ -7,7 +7,8 @@ patch curved along their shared straight edge (it inherits the edge's level), a 
 twisted patch, the cube and the one- and four-patch tubes, the spec's reversed two-patch join,
 a collapsed side and a pole of four unjoined patches (degenerate: singular normals and
 triangles with two equal positions, Report), a nearly collapsed side (thin triangles), a grid far from the origin (1e7), planar and
-curved grids, and Visual meshes that ask for a normal angle; then random small grids. Each
+curved grids, Visual meshes that ask for a normal angle, and a Visual mesh that accepts a
+coarser grid at its max level; then random small grids. Each
 case's profile asks for a position error of a few percent of the network's extent (never below
 its position floor), so grids stay small enough for the exact oracle.
 
@@ -149,6 +150,9 @@ _SPECIALS = [
     lambda r: _with_mesh(SF._tube_four(r), rel=0.05, precision="Visual", angle=0.3),
     lambda r: _with_mesh(_small_grid(r, "curved grid", planar=False, magnitude=1.0), rel=0.05,
                          precision="Visual", angle=0.4),
+    # Visual accepting a coarser mesh: max_level stops the twisted patch at (1, 1), the report says
+    # is_within_position_error = False and the bound claimed is the achieved one.
+    lambda r: _with_mesh(twisted_case(r), rel=0.01, precision="Visual", coarser=True, max_level=1),
 ]
 
 
@@ -530,7 +534,7 @@ CONTRACTS = {
 
 FAMILY = Family(
     name="tessellation",
-    default_cases=19,
+    default_cases=20,
     generate=generate,
     claims=claims,
     checkers={"tessellation.position_bound": check_position_bound,

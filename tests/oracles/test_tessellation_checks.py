@@ -159,8 +159,18 @@ def test_normal_angle_estimate_far_below_the_truth_is_violated(corpus):
     assert check_claim(_with_value(x, normal_angle_estimate=enc(4.0))).kind is X
 
 
+def test_a_coarser_visual_mesh_claims_its_achieved_bound():
+    case = T.generate(1, 16)[15]
+    _, _, out = T.build_case(case)
+    rep = out.value.report
+    assert rep.is_within_position_error is False and [(p.level_u, p.level_v) for p in rep.patches] == [(1, 1)]
+    x = next(c for c in T.claims(case) if c.row == "tessellation.position_bound")
+    assert dec(x.value["position_bound"]) == rep.position_bound > T.build_case(case)[1].position_error
+    assert check_claim(x).kind is V
+
+
 def test_default_corpus_size_and_names():
-    assert T.FAMILY.default_cases == 19
+    assert T.FAMILY.default_cases == 20
     for want in ("planar patch", "planar patch beside a curved edge", "cube of six patches", "four-patch tube",
                  "closed one-patch tube", "collapsed side", "pole of four patches", "nearly collapsed side"):
         assert want in NAMES
