@@ -10,7 +10,8 @@
                               [--format f32|f64] [--json] [--plot FILE.png]  # where precision was lost
     python -m oracles ledger ... --plots DIR                          # per-row histograms (extra: plots)
 
-CI options: ``--strict``, ``--verdicts FILE`` (one JSON line per claim), ``--junit FILE``.
+CI options: ``--strict``, ``--verdicts FILE`` (one JSON line per claim), ``--junit FILE``;
+``--workers N`` / ``--scheduler ADDRESS`` judge on Dask (``oracles.distributed``, extra: dask).
 
 Exit status, in this order of precedence (``docs/casefile.md``):
   1  any claim Violated (every Violated claim is reported, malformed claims or not);
@@ -161,6 +162,30 @@ def _ci_options(p) -> None:
     p.add_argument("--verdicts", metavar="FILE", help="write one JSON line per claim (JSON Lines)")
     p.add_argument("--junit", metavar="FILE", help="write a JUnit XML report (one test case per row)")
     p.add_argument("--force", action="store_true", help="overwrite a ledger of a different run in --out")
+    p.add_argument("--workers", type=int, default=None, metavar="N",
+                   help="judge on a Dask LocalCluster of N worker processes (extra: dask)")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="judge on an existing Dask cluster (extra: dask)")
+
+
+def _dask_cluster(args):
+    """The Dask cluster asked for by --workers / --scheduler (oracles.distributed), None when
+    neither is given, or an error message."""
+    if args.workers is None and args.scheduler is None:
+        return None
+    if args.workers is not None and args.scheduler is not None:
+        return "give --workers or --scheduler, not both"
+    if args.workers is not None and args.workers < 1:
+        return "--workers must be >= 1"
+    if getattr(args, "verdicts", None) or getattr(args, "plots", None):
+        return "--verdicts and --plots are not available with --workers / --scheduler"
+    from .distributed import DaskUnavailable, cluster, require_dask
+
+    try:
+        require_dask()
+    except DaskUnavailable as e:
+        return str(e)
+    return cluster(workers=args.workers, scheduler=args.scheduler)
 
 
 def _nonnegative(text: str) -> int:
@@ -254,8 +279,19 @@ def main(argv=None) -> int:
             if args.plots:
                 measured.append((v.claim.row, v.measure, v.measured, v.kind.value))
 
+        dask = _dask_cluster(args)
+        if isinstance(dask, str):
+            lines.close()
+            print(f"error: {dask}", file=sys.stderr)
+            return EXIT_MALFORMED
         try:
-            ledger = run_corpus(args.seed, args.cases, args.family, on_verdict=on_verdict)
+            if dask is not None:
+                from .distributed import run_corpus_distributed
+
+                with dask as client:
+                    ledger = run_corpus_distributed(client, args.seed, args.cases, args.family)
+            else:
+                ledger = run_corpus(args.seed, args.cases, args.family, on_verdict=on_verdict)
         finally:
             lines.close()
         code = _finish(ledger, args)
@@ -333,6 +369,18 @@ def _check(args) -> int:
         print(f"error: {refusal}", file=sys.stderr)
         return EXIT_MALFORMED
     ledger = Ledger(seed=None, source=str(args.file), producer=cf.producer, run=run)
+    dask = _dask_cluster(args)
+    if isinstance(dask, str):
+        print(f"error: {dask}", file=sys.stderr)
+        return EXIT_MALFORMED
+    if dask is not None:
+        from .distributed import check_claims_distributed
+
+        ledger.malformed.extend(cf.malformed)
+        with dask as client:
+            check_claims_distributed(client, ledger, dict(cf.claims), cf.total)
+        ledger.malformed.sort(key=lambda e: (e.claim if e.claim is not None else -1, e.path))
+        return _finish(ledger, args)
     lines = _VerdictLines(args.verdicts)
     from .ledger import _Progress
 

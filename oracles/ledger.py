@@ -178,6 +178,31 @@ class RowTally:
             elif isinstance(n, (int, float)) and not isinstance(n, bool):
                 self.counters[k] = self.counters.get(k, 0) + n
 
+    def merge(self, other: "RowTally", offset: int = 0) -> None:
+        """Append ``other``, the tally of the claims that follow this one's (its claim indices
+        shifted by ``offset``): the same tally as adding its verdicts here one by one
+        (oracles.distributed merges chunk tallies in corpus order with it)."""
+        def shift(rec):
+            if rec is None or rec.get("claim") is None:
+                return rec
+            return {**rec, "claim": rec["claim"] + offset}
+
+        self.claims += other.claims
+        self.verified += other.verified
+        self.violated += other.violated
+        self.undecided += other.undecided
+        self._cases |= other._cases
+        self.violated_claims += [None if i is None else i + offset for i in other.violated_claims]
+        self.violations += [shift(r) for r in other.violations[:max(0, WITNESSES_KEPT - len(self.violations))]]
+        self.undecideds += [shift(r) for r in other.undecideds[:max(0, WITNESSES_KEPT - len(self.undecideds))]]
+        if other.worst is not None and (self.worst is None or other.worst["value"] > self.worst["value"]):
+            self.worst = shift(other.worst)
+        self.declared_claims += other.declared_claims
+        if other.declared_ratio is not None and (self.declared_ratio is None or other.declared_ratio > self.declared_ratio):
+            self.declared_ratio = other.declared_ratio
+        for k, n in other.counters.items():
+            self.counters[k] = self.counters.get(k, 0) + n
+
     def status(self) -> str:
         c = contract_for(self.id)
         if c is not None and not c.refutable:
