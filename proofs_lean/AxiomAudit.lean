@@ -11,7 +11,7 @@ declaration below is reported and depends on no axiom other than `propext`,
 `Classical.choice` and `Quot.sound`. `audit.py --mode same-file` runs the same list with the
 single-file WebAssembly checker (see `SameFileAudit.lean`).
 
-## Declarations audited (141)
+## Declarations audited (150)
 
 ### `FacetSelection.lean` (20)
 
@@ -22,16 +22,16 @@ single-file WebAssembly checker (see `SameFileAudit.lean`).
   `minFold.eq_unfold`, and `eq_1`, `eq_def`, `eq_unfold` of `barycentricPoint` and of
   `ValidFacetCoordinates`.
 
-### `FirstHit.lean` (121)
+### `FirstHit.lean` (130)
 
-* the 36 theorems (the main statements and the lemmas they rest on);
+* the 40 theorems (the main statements and the lemmas they rest on);
 * the five types `Triangle`, `Segment`, `Facing`, `Crossing`, `Hit`;
-* the 19 definitions `sub`, `dot`, `cross`, `neg`, `normal`, `Segment.dir`, `Segment.pointAt`,
+* the 20 definitions `sub`, `dot`, `cross`, `neg`, `normal`, `Segment.dir`, `Segment.pointAt`,
   `Facing.flip`, `facing`, `height`, `param`, `weightB`, `weightC`, `crossing`, `ExactContact`,
-  `mkHit`, `step`, `scan`, `firstHit`;
-* 61 generated equation lemmas: `eq_1`, `eq_def` and `eq_unfold` of each definition, and
-  `Facing.flip.eq_2`, `scan.eq_2`, `step.eq_2`, `step.eq_3` (`Facing.flip` and `scan` have two
-  equations, `step` three).
+  `mkHit`, `step`, `scan`, `firstHit`, `crossingTimes`;
+* 65 generated equation lemmas: `eq_1`, `eq_def` and `eq_unfold` of each definition, and
+  `Facing.flip.eq_2`, `scan.eq_2`, `crossingTimes.eq_2`, `step.eq_2`, `step.eq_3`
+  (`Facing.flip`, `scan` and `crossingTimes` have two equations, `step` three).
 
 ## How the equation lemmas were found
 
@@ -101,6 +101,10 @@ listed: `#print axioms` reaches them transitively.
 #print axioms FirstHit.firstHit_eq_none_iff
 #print axioms FirstHit.firstHit_tie_crossing
 #print axioms FirstHit.firstHit_tie
+#print axioms FirstHit.mem_crossingTimes
+#print axioms FirstHit.scan_some_t_eq_minFold
+#print axioms FirstHit.scan_none_t_eq_minFold
+#print axioms FirstHit.firstHit_t_eq_minFold
 #print axioms FirstHit.Triangle
 #print axioms FirstHit.Segment
 #print axioms FirstHit.Facing
@@ -125,6 +129,7 @@ listed: `#print axioms` reaches them transitively.
 #print axioms FirstHit.step
 #print axioms FirstHit.scan
 #print axioms FirstHit.firstHit
+#print axioms FirstHit.crossingTimes
 #print axioms FirstHit.sub.eq_1
 #print axioms FirstHit.sub.eq_def
 #print axioms FirstHit.sub.eq_unfold
@@ -186,3 +191,7 @@ listed: `#print axioms` reaches them transitively.
 #print axioms FirstHit.firstHit.eq_1
 #print axioms FirstHit.firstHit.eq_def
 #print axioms FirstHit.firstHit.eq_unfold
+#print axioms FirstHit.crossingTimes.eq_1
+#print axioms FirstHit.crossingTimes.eq_2
+#print axioms FirstHit.crossingTimes.eq_def
+#print axioms FirstHit.crossingTimes.eq_unfold

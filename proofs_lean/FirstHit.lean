@@ -49,7 +49,7 @@ index.
   barycentric point of the facet under valid facet coordinates, and the segment is not parallel
   to the facet's plane".
 * `FirstHit.Hit`, `FirstHit.mkHit`, `FirstHit.step`, `FirstHit.scan`, `FirstHit.firstHit`:
-  the selection.
+  the selection; `FirstHit.crossingTimes`: the facets' crossing parameters in index order.
 
 ## Main statements
 
@@ -61,7 +61,8 @@ index.
 * soundness: `FirstHit.firstHit_mem`, `FirstHit.firstHit_sound`;
 * completeness: `FirstHit.firstHit_complete`, `FirstHit.firstHit_le_crossing`,
   `FirstHit.firstHit_eq_none_iff`;
-* tie rule: `FirstHit.firstHit_tie`, `FirstHit.firstHit_tie_crossing`.
+* tie rule: `FirstHit.firstHit_tie`, `FirstHit.firstHit_tie_crossing`;
+* the selection is `FacetSelection.minFold` over `crossingTimes`: `FirstHit.firstHit_t_eq_minFold`.
 
 The remaining theorems are the lemmas these rest on.
 
@@ -209,6 +210,14 @@ def scan (S : Segment) : Nat → List Triangle → Option Hit → Option Hit
 
 /-- The first hit of the segment on the facets, in index order. -/
 def firstHit (Ts : List Triangle) (S : Segment) : Option Hit := scan S 0 Ts none
+
+/-- The parameters of the facets' crossings, in index order (the candidates of `minFold`). -/
+def crossingTimes (S : Segment) : List Triangle → List Rat
+  | [] => []
+  | T :: Ts =>
+    match crossing T S with
+    | none => crossingTimes S Ts
+    | some c => c.t :: crossingTimes S Ts
 
 /-! ### Cross product assembly and winding -/
 
@@ -652,5 +661,96 @@ theorem firstHit_tie {Ts : List Triangle} {S : Segment} {h : Hit} {j : Nat} {T :
     {α β γ : Rat} (hh : firstHit Ts S = some h) (hj : Ts[j]? = some T)
     (hc : ExactContact T S h.t α β γ) : h.index ≤ j :=
   firstHit_tie_crossing hh hj (crossing_complete hc) rfl
+
+/-! ### The selection is FacetSelection's minimum fold -/
+
+/-- Every facet's crossing parameter is a candidate. -/
+theorem mem_crossingTimes {S : Segment} {Ts : List Triangle} {j : Nat} {T : Triangle}
+    {c : Crossing} (hj : Ts[j]? = some T) (hc : crossing T S = some c) :
+    c.t ∈ crossingTimes S Ts := by
+  induction Ts generalizing j with
+  | nil => simp at hj
+  | cons T' Ts ih =>
+    cases j with
+    | zero =>
+      simp only [List.getElem?_cons_zero, Option.some.injEq] at hj
+      subst hj
+      simp [crossingTimes, hc]
+    | succ j =>
+      simp only [List.getElem?_cons_succ] at hj
+      have := ih hj
+      simp only [crossingTimes]
+      cases crossing T' S <;> simp [this]
+
+/-- A scan from a kept hit ends at the minimum fold of its parameter over the crossings. -/
+theorem scan_some_t_eq_minFold (S : Segment) (i : Nat) (Ts : List Triangle) (b : Hit) :
+    ∃ h, scan S i Ts (some b) = some h ∧ h.t = minFold b.t (crossingTimes S Ts) := by
+  induction Ts generalizing i b with
+  | nil => exact ⟨b, rfl, by simp [crossingTimes, minFold]⟩
+  | cons T Ts ih =>
+    cases hc : crossing T S with
+    | none =>
+      obtain ⟨h, hs, ht⟩ := ih (i + 1) b
+      refine ⟨h, ?_, ?_⟩
+      · simp only [scan, step, hc]; exact hs
+      · simp only [crossingTimes, hc]; exact ht
+    | some c =>
+      by_cases hlt : c.t < b.t
+      · obtain ⟨h, hs, ht⟩ := ih (i + 1) (mkHit i T S c)
+        refine ⟨h, ?_, ?_⟩
+        · simp only [scan, step, hc, hlt, if_true]; exact hs
+        · simp only [crossingTimes, hc, minFold]
+          have hmin : min b.t c.t = c.t := by
+            rw [Rat.min_def]; split <;> grind
+          rw [hmin, ht]; rfl
+      · obtain ⟨h, hs, ht⟩ := ih (i + 1) b
+        refine ⟨h, ?_, ?_⟩
+        · simp only [scan, step, hc, hlt, if_false]; exact hs
+        · simp only [crossingTimes, hc, minFold]
+          have hmin : min b.t c.t = b.t := by
+            rw [Rat.min_def]; split <;> grind
+          rw [hmin, ht]
+
+/-- A scan with nothing kept returns a hit exactly when some facet has a crossing, at the
+minimum fold of the crossings' parameters. -/
+theorem scan_none_t_eq_minFold (S : Segment) (i : Nat) (Ts : List Triangle) {c : Rat}
+    {cs : List Rat} (hts : crossingTimes S Ts = c :: cs) :
+    ∃ h, scan S i Ts none = some h ∧ h.t = minFold c cs := by
+  induction Ts generalizing i with
+  | nil => simp [crossingTimes] at hts
+  | cons T Ts ih =>
+    cases hc : crossing T S with
+    | none =>
+      simp only [crossingTimes, hc] at hts
+      obtain ⟨h, hs, ht⟩ := ih (i + 1) hts
+      exact ⟨h, by simp only [scan, step, hc]; exact hs, ht⟩
+    | some c' =>
+      simp only [crossingTimes, hc, List.cons.injEq] at hts
+      obtain ⟨rfl, rfl⟩ := hts
+      obtain ⟨h, hs, ht⟩ := scan_some_t_eq_minFold S (i + 1) Ts (mkHit i T S c')
+      exact ⟨h, by simp only [scan, step, hc]; exact hs, by rw [ht]; rfl⟩
+
+/-- The first hit's parameter is FacetSelection's `minFold` over the facets' crossing
+parameters (so `minFold_le_init_and_le_of_mem` and `minFold_mem_unit_interval_of_mem_unit_interval`
+apply to it), and there is a first hit exactly when that list is nonempty. -/
+theorem firstHit_t_eq_minFold (Ts : List Triangle) (S : Segment) :
+    (crossingTimes S Ts = [] ∧ firstHit Ts S = none) ∨
+      ∃ c cs h, crossingTimes S Ts = c :: cs ∧ firstHit Ts S = some h ∧ h.t = minFold c cs := by
+  cases hts : crossingTimes S Ts with
+  | nil =>
+    left
+    refine ⟨rfl, ?_⟩
+    cases hh : firstHit Ts S with
+    | none => rfl
+    | some h =>
+      exfalso
+      obtain ⟨T, hj, hc, -⟩ := firstHit_mem hh
+      have := mem_crossingTimes hj hc
+      rw [hts] at this
+      simp at this
+  | cons c cs =>
+    right
+    obtain ⟨h, hs, ht⟩ := scan_none_t_eq_minFold S 0 Ts hts
+    exact ⟨c, cs, h, rfl, hs, ht⟩
 
 end FirstHit

@@ -23,7 +23,7 @@ are then in the same file as the command that inspects them.
 * `#audit_axioms_all X₁ … Xₙ`: the same report for each `Xᵢ`, where the walk from `Xᵢ` does not
   enter the other listed names (each has its own report; when all are clean, all are clean
   transitively). Walking every proof once instead of once per name that reaches it keeps the
-  141-name audit near the cost of elaborating the file.
+  150-name audit near the cost of elaborating the file.
 
 ## Implementation notes
 

@@ -100,7 +100,8 @@ FIRST_HIT_THEOREMS = tuple(
         "crossing_isSome_iff", "step_some", "step_le_crossing", "step_cases", "scan_some",
         "scan_mem", "scan_le_crossing", "scan_tie", "firstHit_mem", "firstHit_sound",
         "firstHit_complete", "firstHit_le_crossing", "firstHit_eq_none_iff",
-        "firstHit_tie_crossing", "firstHit_tie",
+        "firstHit_tie_crossing", "firstHit_tie", "mem_crossingTimes", "scan_some_t_eq_minFold",
+        "scan_none_t_eq_minFold", "firstHit_t_eq_minFold",
     )
 )
 #: The theorems spec 004 and issue 16 name: cross product assembly, winding, soundness,
@@ -112,7 +113,7 @@ FIRST_HIT_MAIN_THEOREMS = tuple(
         "facing_eq_front_iff", "facing_eq_back_iff", "facing_of_normal_neg", "facing_swap_bc",
         "crossing_sound", "crossing_complete", "firstHit_mem", "firstHit_sound",
         "firstHit_complete", "firstHit_le_crossing", "firstHit_eq_none_iff",
-        "firstHit_tie_crossing", "firstHit_tie",
+        "firstHit_tie_crossing", "firstHit_tie", "firstHit_t_eq_minFold",
     )
 )
 #: Definition -> number of equation lemmas ``eq_1 … eq_k`` Lean generates (one per equation
@@ -124,7 +125,7 @@ FIRST_HIT_DEFINITION_EQUATIONS = {
     "FirstHit.Facing.flip": 2, "FirstHit.facing": 1, "FirstHit.height": 1, "FirstHit.param": 1,
     "FirstHit.weightB": 1, "FirstHit.weightC": 1, "FirstHit.crossing": 1,
     "FirstHit.ExactContact": 1, "FirstHit.mkHit": 1, "FirstHit.step": 3, "FirstHit.scan": 2,
-    "FirstHit.firstHit": 1,
+    "FirstHit.firstHit": 1, "FirstHit.crossingTimes": 2,
 }
 FIRST_HIT_DEFINITIONS = tuple(FIRST_HIT_DEFINITION_EQUATIONS)
 #: The structures and the inductive type (constructors, projections, recursors are reached).

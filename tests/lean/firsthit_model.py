@@ -140,6 +140,18 @@ def first_hit(tris, seg) -> Optional[Hit]:
     return best
 
 
+def crossing_times(tris, seg) -> list:
+    """``FirstHit.crossingTimes``: the crossing parameters in facet order."""
+    return [c[0] for c in (crossing(t, seg) for t in tris) if c is not None]
+
+
+def min_fold(best, cs):
+    """``FacetSelection.minFold``: the left fold of ``min`` (``if a ≤ b then a else b``)."""
+    for c in cs:
+        best = best if best <= c else c
+    return best
+
+
 # --- the corpus ---------------------------------------------------------------------------------
 
 

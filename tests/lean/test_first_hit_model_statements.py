@@ -150,9 +150,11 @@ def test_coplanar_contacts_are_outside_the_statements():
 def _check_first_hit(tris, seg):
     h = M.first_hit(tris, seg)
     crossings = [M.crossing(T, seg) for T in tris]
-    if h is None:  # firstHit_eq_none_iff (model side)
-        assert all(c is None for c in crossings)
+    ts = M.crossing_times(tris, seg)
+    if h is None:  # firstHit_eq_none_iff (model side), firstHit_t_eq_minFold (left)
+        assert all(c is None for c in crossings) and ts == []
         return None
+    assert ts and h.t == M.min_fold(ts[0], ts[1:])  # firstHit_t_eq_minFold (right)
     T = tris[h.index]
     # firstHit_mem, firstHit_sound
     assert crossings[h.index] == (h.t, h.alpha, h.beta, h.gamma) and h.facing == M.facing(T, seg)
@@ -226,6 +228,7 @@ TESTED = {
     "firstHit_eq_none_iff": test_first_hit_sound_complete_and_tie_rule,
     "firstHit_tie_crossing": test_first_hit_sound_complete_and_tie_rule,
     "firstHit_tie": test_exact_tie_keeps_the_lowest_index,
+    "firstHit_t_eq_minFold": test_first_hit_sound_complete_and_tie_rule,
 }
 
 
