@@ -522,8 +522,12 @@ def try_sample_path(view: PathView, span_indices, us, out_positions,
     ru = np.empty(m, dtype=np.float64)
     n = view.span_count
     inside = (ks >= 0) & (ks < n) & (us >= 0.0) & (us <= 1.0)
-    rk[inside], ru[inside] = ks[inside], us[inside]
-    for i in np.flatnonzero(~inside):  # only requests outside the domain take the scalar path
+    everywhere = bool(inside.all())
+    if everywhere:  # the common case: plain copies instead of masked ones
+        rk[:], ru[:] = ks, us
+    else:
+        rk[inside], ru[inside] = ks[inside], us[inside]
+    for i in ([] if everywhere else np.flatnonzero(~inside)):  # only requests outside the domain take the scalar path
         r = resolve_parameter(view, SegmentParameter(int(ks[i]), float(us[i])), policy, side)
         if not r.ok:
             d = r.diagnostic
@@ -538,7 +542,12 @@ def try_sample_path(view: PathView, span_indices, us, out_positions,
         move = inside & (ru == 0.0) & (rk > 0)
         rk[move] -= 1
         ru[move] = 1.0
-    P = view.controls[rk].astype(np.float64)
+    # One span (a common request: dense sampling of a span) broadcasts its (4, 3) controls
+    # instead of gathering m copies; the kernel's elementwise arithmetic is the same per row.
+    if m and rk.min() == rk.max():
+        P = view.controls[rk[0]].astype(np.float64)
+    else:
+        P = view.controls[rk].astype(np.float64)
     out_positions[:m] = K.cubic_point(F64, P, ru)
     if out_first is not None:
         out_first[:m] = K.cubic_derivative(F64, P, ru)
