@@ -542,17 +542,22 @@ def try_sample_path(view: PathView, span_indices, us, out_positions,
         move = inside & (ru == 0.0) & (rk > 0)
         rk[move] -= 1
         ru[move] = 1.0
-    # One span (a common request: dense sampling of a span) broadcasts its (4, 3) controls
-    # instead of gathering m copies; the kernel's elementwise arithmetic is the same per row.
+    kernels = [(out_positions, K.cubic_point), (out_first, K.cubic_derivative),
+               (out_second, K.cubic_second_derivative)]
     if m and rk.min() == rk.max():
-        P = view.controls[rk[0]].astype(np.float64)
-    else:
-        P = view.controls[rk].astype(np.float64)
-    out_positions[:m] = K.cubic_point(F64, P, ru)
-    if out_first is not None:
-        out_first[:m] = K.cubic_derivative(F64, P, ru)
-    if out_second is not None:
-        out_second[:m] = K.cubic_second_derivative(F64, P, ru)
+        # One span (dense sampling of a span): its controls as (3, 1, 4, 1), one axis per row,
+        # and the parameters as (1, m), so each of the kernel's products runs over m contiguous
+        # parameters against one control value instead of m rows of 3; the elementwise
+        # arithmetic per point is the kernel's, unchanged (the same bits).
+        P = view.controls[rk[0]].astype(np.float64).T[:, None, :, None]
+        for out, fn in kernels:
+            if out is not None:
+                out[:m] = fn(F64, P, ru[None, :])[:, :, 0].T
+        return success(m)
+    P = view.controls[rk].astype(np.float64)
+    for out, fn in kernels:
+        if out is not None:
+            out[:m] = fn(F64, P, ru)
     return success(m)
 
 
