@@ -151,6 +151,11 @@ def main(argv=None) -> int:
         print(f"{n:6d} {row['argmin_qps']:11.1f} {row['heap_qps']:9.1f} {row['baseline_qps']:13.1f} "
               f"{row['ratio']:7.2f} {row['heap_over_argmin']:11.2f} {row['mean_iterations']:6.1f} "
               f"{len(ok):3d}/{len(pts):<3d} {reached:10d}/{len(ok)}")
+        # benchmarks/run_all.py's summary row (issue 18 target: >= 2x the baseline).
+        print("BENCH-ROW " + json.dumps({
+            "bench": "projection", "case": f"{n} spans", "metric": "queries/s", "ours": row["argmin_qps"],
+            "peer_name": "dense sampling + scipy", "peer": row["baseline_qps"], "ratio": row["ratio"],
+            "target": ">= 2x baseline", "met": row["ratio"] >= 2.0}))
     if args.json:
         Path(args.json).write_text(json.dumps({"gap": args.gap, "rows": rows}, indent=1) + "\n")
     return 0

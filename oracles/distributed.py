@@ -121,7 +121,10 @@ def _judge_chunk(ch: Chunk):
     fam = _family(ch.family)
     key = (ch.family, ch.seed, ch.count)
     if key not in _CORPUS_CACHE:
-        _CORPUS_CACHE.clear()  # one family's corpus at a time per worker
+        # Dask may run chunks of different families in any order: keep each family's corpus
+        # (cases, not claims), a few at most, so no chunk regenerates it.
+        while len(_CORPUS_CACHE) >= 16:
+            _CORPUS_CACHE.pop(next(iter(_CORPUS_CACHE)))
         _CORPUS_CACHE[key] = fam.generate(ch.seed, ch.count)
     corpus = _CORPUS_CACHE[key]
     tallies: dict = {}
