@@ -30,7 +30,12 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from reference.triangle_surface import SurfaceSettings, SurfaceStamp, TriangleSurface  # noqa: E402
+from reference.triangle_surface import (  # noqa: E402
+    CAPACITY_CEILING,
+    SurfaceSettings,
+    SurfaceStamp,
+    TriangleSurface,
+)
 
 try:
     import trimesh
@@ -50,7 +55,9 @@ def scene(n: int, q: int, seed: int):
     base = rng.uniform(0, 100, (n, 3))
     verts = np.concatenate([base, base + rng.normal(0, 2, (n, 3)), base + rng.normal(0, 2, (n, 3))])
     tris = np.stack([np.arange(n), np.arange(n) + n, np.arange(n) + 2 * n], axis=1)
-    made = TriangleSurface.new(verts, tris, SurfaceStamp(0, 0), SurfaceSettings())
+    # 1e6 facets need 3e6 vertices: raise the capacity limits to the ceiling.
+    made = TriangleSurface.new(verts, tris, SurfaceStamp(0, 0),
+                               SurfaceSettings(max_vertices=CAPACITY_CEILING, max_triangles=CAPACITY_CEILING))
     if not made.ok:
         raise SystemExit(f"scene rejected: {made.diagnostic}")
     segs = [(rng.uniform(0, 100, 3), rng.uniform(0, 100, 3)) for _ in range(q)]

@@ -82,7 +82,8 @@ def run_one(path: Path, extra: list[str], timeout: float) -> dict:
             except json.JSONDecodeError:
                 pass
         text.append(line)
-    return {"name": path.stem, "cmd": " ".join(shlex.quote(c) for c in [Path(cmd[0]).name, *cmd[1:]]),
+    shown = ["python", str(path.relative_to(ROOT)), *extra]  # no absolute paths in the document
+    return {"name": path.stem, "cmd": " ".join(shlex.quote(c) for c in shown),
             "rc": rc, "seconds": time.perf_counter() - t0, "load_before": load0, "load_after": load(),
             "rows": rows, "text": "\n".join(text).rstrip(), "stderr": err.strip()[-2000:]}
 
@@ -152,7 +153,7 @@ def main(argv=None) -> int:
         results.append(res)
     a.out.parent.mkdir(parents=True, exist_ok=True)
     a.out.write_text(render(results, started))
-    print(f"wrote {a.out}", file=sys.stderr)
+    print(f"wrote {a.out.relative_to(ROOT) if a.out.is_relative_to(ROOT) else a.out}", file=sys.stderr)
     return 0 if all(r["rc"] == 0 for r in results) else 1
 
 
