@@ -19,7 +19,10 @@ DegenerateFrame telling the caller to split the path and sweep each piece.
   distance of the subsegment's inner controls from its chord line (the curve lies in the
   hull, so it bounds the curve's distance from the chord), ``offset`` the largest midpoint
   deviation ``|o_j(m) - (o_j(a) + o_j(b)) / 2|`` of every section point's frame-rotated,
-  scaled offset ``o_j`` (``m`` the midpoint). Otherwise the interval is halved (up to
+  scaled offset ``o_j`` (``m`` the midpoint), plus a quarter of the largest quad twist
+  ``|o_j(a) - o_j(b) - o_{j+1}(a) + o_{j+1}(b)|`` (how far a quad's two triangles leave the
+  bilinear quad: a rolling or twisting section; an addition to the spec's rule that only makes
+  it stricter, ``docs/decisions.md`` "Sweeps: ring acceptance"). Otherwise the interval is halved (up to
   ``limits.max_depth``, BudgetExceeded beyond it). Rings sit at every accepted interval's
   start and at the path end. ``LongitudinalErrorEstimate`` is the largest accepted sum.
 * *Risk.* ``self_intersection_risk_count`` counts rings where the section half-extent (tube:
@@ -424,6 +427,17 @@ def _plan(path, dmap, frames, req) -> Outcome:
     if bad is not None:
         return bad
     limits = req.limits
+    if path.is_closed:
+        # The last ring copies the first, so the profile must close too: same scale, and a roll
+        # that differs by whole turns (to float64 rounding of 2 pi k).
+        L = float(dmap.total_estimate)
+        s0, r0 = profile_at(req.profile, 0.0)
+        s1, r1 = profile_at(req.profile, L)
+        turns = (r1 - r0) / (2.0 * math.pi)
+        if s0 != s1 or abs(turns - round(turns)) > 1e-12 * max(1.0, abs(turns)):
+            return failure(GeometryStatus.InvalidArgument,
+                           f"a closed path's profile must be periodic: scale {s0!r} / {s1!r} and roll {r0!r} / "
+                           f"{r1!r} at distance 0 / TotalEstimate", field="profile")
     r_max = max(float(k.scale) for k in req.profile)
     if req.section is SweepSection.Tube:
         got = _tube_segments(r_max, float(req.cross_section_error), int(req.max_section_segments))
@@ -463,6 +477,17 @@ def _plan(path, dmap, frames, req) -> Outcome:
             ra, rb = cache[a], cache[b]
             oa, ob, om = ctx.offsets(ra[1], ra[3]), ctx.offsets(rb[1], rb[3]), ctx.offsets(gm[1], gm[3])
             dev = float(np.max(np.sqrt(np.sum((om - 0.5 * (oa + ob)) ** 2, axis=1))))
+            # Twist of each quad: its two triangles leave the bilinear quad by (a + d - b - c) / 4
+            # at the centre (a rolled or twisting section), which no section point's midpoint sees.
+            # Only the part normal to the quad leaves the surface (a tapering quad stays planar).
+            nxt = np.roll(np.arange(oa.shape[0]), -1) if not ctx.ribbon else np.array([1, 0])
+            tw = (oa - ob) - (oa[nxt] - ob[nxt])
+            xa, xb = np.asarray(ra[3].position), np.asarray(rb[3].position)
+            qn = np.cross(oa[nxt] - oa, (xb + ob) - (xa + oa))
+            qq = np.sqrt(np.sum(qn * qn, axis=1))
+            out = np.where(qq > 0, np.abs(np.sum(tw * qn, axis=1)) / np.where(qq > 0, qq, 1.0),
+                           np.sqrt(np.sum(tw * tw, axis=1)))
+            dev += 0.25 * float(np.max(out))
             e = _hull_distance(P, a, b) + dev
             if e <= lerr:
                 rings.append((k, a) + ra + (e,))
