@@ -1,0 +1,58 @@
+"""The sweep oracle against independent truths: sympy-exact ring points, a circle's curvature,
+a straight line's swept surface, point-triangle distances."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import sympy as sp
+
+from interval.sweep import curvature_product_iv, ideal_points, point_triangle_distance, ring_offsets_iv
+from oracles.checks.frame import _quarter
+
+from interval.context import to_mpq
+
+
+def test_ring_offsets_enclose_sympy_values():
+    N, B = [0.0, 0.6, 0.8], [0.0, -0.8, 0.6]
+    offs, dirs = ring_offsets_iv(N, B, 0.75, 6, False)
+    for j in range(6):
+        a = 2 * sp.pi * j / 6
+        for c in range(3):
+            exact = sp.Rational(3, 4) * (sp.cos(a) * sp.Rational(N[c]) + sp.sin(a) * sp.Rational(B[c]))
+            lo, hi = offs[j][c]
+            q = sp.Rational(exact.evalf(60))
+            assert to_mpq(0) <= hi - lo < to_mpq(2.0**-100)
+            assert float(lo) <= float(q) <= float(hi)
+    offs, _ = ring_offsets_iv(N, B, 2.0, 1, True)  # ribbon: -/+ B at width 2
+    assert offs[0][1] == (to_mpq(0.8), to_mpq(0.8)) and offs[1][1] == (to_mpq(-0.8), to_mpq(-0.8))
+
+
+def test_curvature_of_a_line_and_a_circle_arc():
+    lo, hi = curvature_product_iv(np.array([[0, 0, 0], [1, 0, 0], [2, 0, 0], [3, 0, 0]], float), 0.3, 1.0)
+    assert lo == 0 and hi < 1e-30
+    # The cubic quarter circle of radius 2 has curvature 1/2 at its ends to about 2 percent (its
+    # radial error); at u = 0 exactly: |B' x B''| / |B'|^3 with B' = 3 k r t0, B'' = 6 (P2 - 2 P1 + P0).
+    P = _quarter((0, 0, 0), 2.0, 0.0)
+    lo, hi = curvature_product_iv(P, 0.0, 1.0)
+    d = 3 * (P[1] - P[0])
+    dd = 6 * (P[2] - 2 * P[1] + P[0])
+    want = sp.Rational(float(np.linalg.norm(np.cross(d, dd)))) / sp.Rational(float(np.linalg.norm(d))) ** 3
+    assert abs(float(lo) - float(want)) < 1e-12 and abs(float(lo) - 0.5) < 2e-2 and hi - lo < 1e-25
+
+
+def test_ideal_points_of_a_straight_tube():
+    C = np.array([[[0, 0, 0], [1, 0, 0], [2, 0, 0], [3, 0, 0]]], float)
+    pts, err = ideal_points(C, [0.0, 0.0, 1.0], [(0, 0.5, 0.5, math.pi / 2, [(1.0, 0.0), (0.0, 1.0)])])
+    # Roll pi/2 about +x: N = +z -> -y; B = x x N -> -z. Radius 0.5 at x = 1.5.
+    np.testing.assert_allclose(pts[0], [[1.5, -0.5, 0.0], [1.5, 0.0, -0.5]], atol=1e-15)
+    assert err < 1e-20
+
+
+def test_point_triangle_distance():
+    a, b, c = np.zeros(3), np.array([1.0, 0, 0]), np.array([0, 1.0, 0])
+    p = np.array([[0.2, 0.2, 3.0], [2.0, 0.0, 0.0], [-1.0, -1.0, 0.0], [0.5, 0.5, 0.0], [1.0, 1.0, 0.0]])
+    want = [3.0, 1.0, math.sqrt(2), 0.0, math.sqrt(0.5)]
+    got = point_triangle_distance(p, np.tile(a, (5, 1)), np.tile(b, (5, 1)), np.tile(c, (5, 1)))
+    np.testing.assert_allclose(got, want, atol=1e-15)

@@ -1,0 +1,144 @@
+"""Sweep checkers: the default corpus has no Violated claim, every distinct property planted
+false is Violated, and an emitted mesh exports and reads back."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from oracles.checks import sweep as SW
+from oracles.model import Claim, VerdictKind, dec, enc
+
+CASES = SW.generate(1, SW.FAMILY.default_cases)
+
+
+def _claims(i):
+    return {c.row: c for c in SW.claims(CASES[i])}
+
+
+@pytest.fixture(scope="module")
+def tube():
+    return _claims(0)  # straight tube, Flat caps
+
+
+@pytest.fixture(scope="module")
+def loop():
+    return _claims(5)  # closed loop tube
+
+
+@pytest.fixture(scope="module")
+def bend():
+    return _claims(7)  # tight bend: risky rings
+
+
+def _check(c):
+    return SW.FAMILY.checkers[c.row](c)
+
+
+def _with_vertices(c, fn):
+    V = [list(r) for r in c.value["vertices"]]
+    fn(V)
+    return Claim(c.row, c.guarantee, {**c.value, "vertices": V}, c.inputs, c.model)
+
+
+def _nudge(x, ulps=1):
+    v = dec(x)
+    for _ in range(ulps):
+        v = np.nextafter(v, math.inf)
+    return enc(float(v))
+
+
+def test_default_corpus_has_no_violated_claim():
+    kinds = []
+    for case in CASES:
+        cl = SW.claims(case)
+        assert len(cl) == 2, case["name"]
+        for c in cl:
+            v = _check(c)
+            assert v.kind is not VerdictKind.Violated, (case["name"], c.row, v.witness)
+            kinds.append(v.kind)
+    assert kinds.count(VerdictKind.Verified) >= len(kinds) - 1
+
+
+def test_honest_claims_verified(tube, loop, bend):
+    for claims in (tube, loop, bend):
+        for c in claims.values():
+            assert _check(c).kind is VerdictKind.Verified
+
+
+def test_risk_counted_on_the_tight_bend(bend):
+    assert bend["sweep.error_estimates"].value["risk_count"] > 0
+
+
+WHY = {"seam": "seam", "cap_rim": "cap", "cap_normal": "cap", "offset": "exact position", "u": "U must",
+       "v": "U must", "winding": "clockwise", "count": "count"}
+
+
+@pytest.mark.parametrize("plant", sorted(WHY))
+def test_rings_plants(tube, plant):
+    c = tube["sweep.rings"]
+    n = c.inputs["segments"]
+    if plant == "seam":
+        bad = _with_vertices(c, lambda V: V[n].__setitem__(0, _nudge(V[n][0])))
+    elif plant == "cap_rim":
+        r = len(c.inputs["rings"])
+        bad = _with_vertices(c, lambda V: V[r * (n + 1) + 1].__setitem__(2, _nudge(V[r * (n + 1) + 1][2])))
+    elif plant == "cap_normal":
+        r = len(c.inputs["rings"])
+        bad = _with_vertices(c, lambda V: V[r * (n + 1) + 2].__setitem__(3, enc(1.0)))
+    elif plant == "offset":
+        # 1024 ulps of 0.5 (1.1e-13) is past 16 u (M + 2 S) = 7.1e-15, M = 3, S = 0.5; vertex 1 sits
+        # on the second ring (no cap rim copies it).
+        bad = _with_vertices(c, lambda V: V[n + 2].__setitem__(1, _nudge(V[n + 2][1], 1024)))
+    elif plant == "u":
+        bad = _with_vertices(c, lambda V: V[n + 2].__setitem__(6, enc(0.3)))
+    elif plant == "v":
+        bad = _with_vertices(c, lambda V: V[n + 2].__setitem__(7, enc(0.5)))
+    elif plant == "winding":
+        bad = SW.CONTRACTS["sweep.rings"].plant(c)
+    else:
+        bad = Claim(c.row, c.guarantee, {**c.value, "indices": c.value["indices"][:-3]}, c.inputs, c.model)
+    v = _check(bad)
+    assert v.kind is VerdictKind.Violated and WHY[plant] in v.witness["why"], v.witness
+
+
+def test_closed_ring_copy_plant(loop):
+    c = loop["sweep.rings"]
+    n, r = c.inputs["segments"], len(c.inputs["rings"])
+    last = (r - 1) * (n + 1)
+    bad = _with_vertices(c, lambda V: V[last].__setitem__(0, _nudge(V[last][0])))
+    assert _check(bad).kind is VerdictKind.Violated
+    bad = _with_vertices(c, lambda V: [V[last + j].__setitem__(7, enc(0.0)) for j in range(n + 1)])
+    assert _check(bad).kind is VerdictKind.Violated
+
+
+def test_error_estimate_plants(loop, bend):
+    c = bend["sweep.error_estimates"]
+    flags = list(c.value["risk_flags"])
+    i = flags.index(True)
+    flags[i] = False
+    bad = Claim(c.row, c.guarantee, {**c.value, "risk_flags": flags, "risk_count": sum(flags)}, c.inputs, None)
+    assert _check(bad).kind is VerdictKind.Violated  # a ring whose product surely reaches 1 unflagged
+    assert _check(SW.CONTRACTS["sweep.error_estimates"].plant(c)).kind is VerdictKind.Violated  # count
+    c = loop["sweep.error_estimates"]
+    tiny = enc(1e-9)
+    bad = Claim(c.row, c.guarantee, {**c.value, "longitudinal": tiny, "cross_section": tiny}, c.inputs, None)
+    v = _check(bad)
+    assert v.kind is VerdictKind.Violated and v.witness["true_deviation"] > v.witness["limit"]
+    over = enc(2 * dec(c.inputs["longitudinal_error"]))
+    bad = Claim(c.row, c.guarantee, {**c.value, "longitudinal": over}, c.inputs, None)
+    assert _check(bad).kind is VerdictKind.Violated
+
+
+@pytest.mark.parametrize("fmt", ["obj", "ply"])
+def test_export_round_trip(tmp_path, fmt):
+    meshio = pytest.importorskip("meshio")
+    _, _, _, p, V, I = SW.build_sweep(CASES[2])
+    path = tmp_path / f"sweep.{fmt}"
+    SW.export_sweep_mesh(V, I, path)
+    back = meshio.read(str(path))
+    np.testing.assert_array_equal(np.asarray(back.points, dtype=np.float32), V[:, 0:3].astype(np.float32))
+    tris = np.concatenate([b.data for b in back.cells if b.type == "triangle"])
+    np.testing.assert_array_equal(tris, I.reshape(-1, 3))
