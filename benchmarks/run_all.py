@@ -77,10 +77,13 @@ def run_one(path: Path, extra: list[str], timeout: float) -> dict:
     for line in out.splitlines():
         if line.startswith(MARK):
             try:
-                rows.append(json.loads(line[len(MARK):]))
-                continue
+                r = json.loads(line[len(MARK):])
             except json.JSONDecodeError:
-                pass
+                r = None
+            # Only rows in this script's shape join the summary; others stay in the printed text.
+            if isinstance(r, dict) and {"metric", "ours"} <= r.keys():
+                rows.append({"bench": path.stem.removeprefix("bench_"), **r})
+                continue
         text.append(line)
     shown = ["python", str(path.relative_to(ROOT)), *extra]  # no absolute paths in the document
     return {"name": path.stem, "cmd": " ".join(shlex.quote(c) for c in shown),
