@@ -109,9 +109,9 @@ def test_malformed_without_violation_exits_2(tmp_path, capsys, track_claims):
     assert re.search(r"claims\[3\].*required property", capsys.readouterr().err)
 
 
-def test_empty_file_and_strict_mode_exit_3(tmp_path, track_claims):
+def test_empty_file_and_strict_mode_exit_3(tmp_path, track_claims, pending_row):
     assert _run(tmp_path, _doc([]))[0] == 3
-    pending = {"row": "sweep.rings", "guarantee": "Rounded", "inputs": {}, "value": []}
+    pending = {"row": pending_row, "guarantee": "Rounded", "inputs": {}, "value": []}
     assert _run(tmp_path, _doc(track_claims[:2] + [pending]))[0] == 0  # Undecided, not strict
     assert _run(tmp_path, _doc(track_claims[:2] + [pending]), "--strict")[0] == 3
     assert _run(tmp_path, _doc(track_claims[:2]), "--strict")[0] == 0

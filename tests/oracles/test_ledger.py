@@ -40,7 +40,7 @@ def test_encoding_round_trips_bit_for_bit():
     assert enc(float("nan")) == "nan" and enc(float("-inf")) == "-inf"
 
 
-def test_ledger_json_shape_and_markdown(tmp_path):
+def test_ledger_json_shape_and_markdown(tmp_path, pending_row):
     ledger = run_corpus(seed=3, cases=4, only=["path"], progress=False)
     pj, pm = ledger.write(tmp_path)
     doc = json.loads(pj.read_text())
@@ -66,8 +66,8 @@ def test_ledger_json_shape_and_markdown(tmp_path):
     assert "| `path.control_boxes` | Exact |" in md and '<a id="path-interior_positions"></a>' in md
 
 
-def test_a_row_without_a_checker_is_undecided_never_verified():
-    c = Claim("sweep.rings", G.Rounded, [], {})
+def test_a_row_without_a_checker_is_undecided_never_verified(pending_row):
+    c = Claim(pending_row, G.Rounded, [], {})
     v = check_claim(c)
     assert v.kind is VerdictKind.Undecided and "no checker" in v.note
 
