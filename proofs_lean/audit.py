@@ -360,8 +360,28 @@ SERIAL_ELABORATION = "set_option Elab.async false\n"
 LOCK_PATH = Path(tempfile.gettempdir()) / "proofs_lean-check.lock"
 
 
+# The WebAssembly checker sometimes dies with this message of its runtime (not of Lean) while
+# walking the largest proofs near its 4 GB memory; the same file passes on a rerun. Such a run
+# says nothing about the proofs, so it is retried, loudly; a Lean error is never retried.
+RUNTIME_FAULT = "hardware fault (error code:"
+RUNTIME_RETRIES = 3
+
+
 def run_lean_command(cmd: list[str], cwd: Path, timeout: float = 1800) -> tuple[int, str]:
-    """Runs one Lean or Lake command (one at a time across processes); returns (status, output)."""
+    """Runs one Lean or Lake command (one at a time across processes); returns (status, output).
+    A run that the WebAssembly runtime aborts (``RUNTIME_FAULT``) is rerun up to
+    ``RUNTIME_RETRIES`` times; the returned output notes each rerun."""
+    notes = ""
+    for attempt in range(RUNTIME_RETRIES + 1):
+        rc, out = _run_once(cmd, cwd, timeout)
+        if rc == 0 or RUNTIME_FAULT not in out or attempt == RUNTIME_RETRIES:
+            return rc, notes + out
+        notes += f"note: the Lean runtime aborted ({RUNTIME_FAULT} ...); rerun {attempt + 1}\n"
+        print(notes.splitlines()[-1], file=sys.stderr)
+    return rc, notes + out
+
+
+def _run_once(cmd: list[str], cwd: Path, timeout: float) -> tuple[int, str]:
     with open(LOCK_PATH, "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:

@@ -344,3 +344,28 @@ def test_guard_fails_on_a_lean_error_inside_the_audit_file(tmp_path):
     proc = _guard(str(fake), REPO)
     assert proc.returncode == 1
     assert "unsolved goals" in proc.stderr and "LEAN CHECK FAILED" in proc.stderr
+
+
+def test_a_runtime_fault_is_rerun_but_a_lean_error_is_not(tmp_path, monkeypatch):
+    """The WebAssembly runtime's own abort is retried; Lean's errors are returned at once."""
+    audit = load_audit()
+
+    calls = []
+
+    def fake(outputs):
+        def run(cmd, cwd, timeout):
+            calls.append(cmd)
+            return outputs[min(len(calls) - 1, len(outputs) - 1)]
+        return run
+
+    monkeypatch.setattr(audit, "_run_once", fake([(1, "x\nhardware fault (error code: 29)\n"), (0, "clean\n")]))
+    rc, out = audit.run_lean_command(["lean", "f.lean"], tmp_path)
+    assert rc == 0 and "clean" in out and "rerun 1" in out and len(calls) == 2
+    calls.clear()
+    monkeypatch.setattr(audit, "_run_once", fake([(1, "f.lean:3:0: error: unknown identifier\n")]))
+    rc, out = audit.run_lean_command(["lean", "f.lean"], tmp_path)
+    assert rc == 1 and len(calls) == 1
+    calls.clear()
+    monkeypatch.setattr(audit, "_run_once", fake([(1, "hardware fault (error code: 29)\n")]))
+    rc, out = audit.run_lean_command(["lean", "f.lean"], tmp_path)
+    assert rc == 1 and len(calls) == audit.RUNTIME_RETRIES + 1  # a persistent fault still fails
