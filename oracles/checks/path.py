@@ -425,15 +425,6 @@ def _resolve(claim: Claim, reference) -> Resolved:
     return resolve(claim, reference, constant=EM.K)
 
 
-def _extra(r: Resolved) -> dict:
-    """``r.extra()``; a ratio beyond the float range (a huge declared bound over a reference
-    of a few subnormals) reads inf instead of raising OverflowError in float(mpq)."""
-    try:
-        return r.extra()
-    except OverflowError:
-        return {"declared_model": {"model": r.declared, "declared_over_reference": math.inf}}
-
-
 def _nonfinite(*xs) -> bool:
     return any(not np.all(np.isfinite(np.asarray(x, dtype=np.float64))) for x in xs)
 
@@ -441,7 +432,7 @@ def _nonfinite(*xs) -> bool:
 def _nonfinite_violation(claim: Claim, r: Resolved):
     # An overflowing or NaN result is a wrong value (Violated), not a malformed claim.
     return violated(claim, {"claimed": claim.value, "why": "a nonfinite value where the truth is finite"},
-                    measure="error_ratio", **_extra(r))
+                    measure="error_ratio", **r.extra())
 
 
 def _exact_ratio(claimed: np.ndarray, truth, bound):
@@ -486,9 +477,9 @@ def check_interior_positions(claim: Claim):
     truth = K.cubic_point(QQ, QQ.asarray(P), QQ.asarray(u))
     ok, ratio, worst = _exact_ratio(claimed, truth, r.scalar())
     if ok:
-        return verified(claim, measure="error_ratio", measured=ratio, **_extra(r))
+        return verified(claim, measure="error_ratio", measured=ratio, **r.extra())
     return violated(claim, {"exact": [enc(t) for t in truth], "error": enc(worst), "bound": enc(r.scalar())},
-                    measure="error_ratio", measured=ratio, **_extra(r))
+                    measure="error_ratio", measured=ratio, **r.extra())
 
 
 def check_derivatives(claim: Claim):
@@ -505,10 +496,10 @@ def check_derivatives(claim: Claim):
     ok2, r2, w2 = _exact_ratio(second, K.cubic_second_derivative(QQ, Pq, uq), r.bound[1])
     ratio = max(r1, r2)
     if ok1 and ok2:
-        return verified(claim, measure="error_ratio", measured=ratio, **_extra(r))
+        return verified(claim, measure="error_ratio", measured=ratio, **r.extra())
     return violated(claim, {"first_error": enc(w1), "second_error": enc(w2), "first_bound": enc(r.bound[0]),
                             "second_bound": enc(r.bound[1])},
-                    measure="error_ratio", measured=ratio, **_extra(r))
+                    measure="error_ratio", measured=ratio, **r.extra())
 
 
 def _iv_of(ctx, x):
@@ -557,9 +548,9 @@ def check_tangents(claim: Claim):
         speed = _true_speed(P, u, BUDGET[-1])
         r = _resolve(claim, _tangent_reference(E, lower_float(speed)))
         if lower(speed) <= min_speed + r.bound[1]:
-            return verified(claim, note="degenerate within the derivative error", **_extra(r))
+            return verified(claim, note="degenerate within the derivative error", **r.extra())
         return violated(claim, {"true_speed_lower": enc(lower(speed)), "minimum_speed": claim.inputs["minimum_speed"],
-                                "speed_error": enc(r.bound[1])}, **_extra(r))
+                                "speed_error": enc(r.bound[1])}, **r.extra())
 
     t = dec_array(claim.value["tangent"])
     if t.shape != (3,):
@@ -593,7 +584,7 @@ def check_tangents(claim: Claim):
         return Decision(None, prec, [enc(e_lo), enc(e_hi)], detail)
 
     d = refine(at, BUDGET)
-    extra = _extra(d.detail["resolved"])
+    extra = d.detail["resolved"].extra()
     shown = {k: v for k, v in d.detail.items() if k != "resolved"}
     if d.holds is True:
         return verified(claim, measure="error_ratio", measured=d.detail["ratio"], prec=d.prec,
@@ -680,10 +671,10 @@ def check_conversions(claim: Claim):
         ok = copies_ok and ok1 and ok2 and width == h
         ratio = max(r1, r2)
         if ok:
-            return verified(claim, measure="error_ratio", measured=ratio, **_extra(r))
+            return verified(claim, measure="error_ratio", measured=ratio, **r.extra())
         return violated(claim, {"copies_exact": copies_ok, "width_exact": width == h, "ratio": ratio,
                                 "bound": enc(r.scalar())},
-                        measure="error_ratio", measured=ratio, **_extra(r))
+                        measure="error_ratio", measured=ratio, **r.extra())
     pts = P[_neighbourhood(n, i, closed)]
     if _nonfinite(got, width):
         return _nonfinite_violation(claim, _resolve(claim, _catmull_rom_reference(pts, 0.0)))
@@ -719,7 +710,7 @@ def check_conversions(claim: Claim):
         return Decision(None, prec, [enc(e_lo), enc(e_hi)], detail)
 
     d = refine(at, BUDGET)
-    extra = _extra(d.detail["resolved"])
+    extra = d.detail["resolved"].extra()
     shown = {k: v for k, v in d.detail.items() if k != "resolved"}
     if d.holds is True:
         return verified(claim, measure="error_ratio", measured=d.detail["ratio"], prec=d.prec, **extra)
@@ -828,7 +819,7 @@ def check_continuity_values(claim: Claim):
     if nonfinite:
         r = _resolve(claim, _continuity_reference({k: 0.0 for k in claimed}, E_in, E_out, w_in, w_out, None))
         return violated(claim, {"claimed": claim.value, "why": f"nonfinite {', '.join(nonfinite)}"},
-                        measure="error_ratio", **_extra(r))
+                        measure="error_ratio", **r.extra())
     base = _resolve(claim, _continuity_reference(claimed, E_in, E_out, w_in, w_out, None))
     bounds = {k: base.bound[n] for n, k in enumerate(_CONTINUITY_FIELDS) if k != "tangent_angle"}
     # A zero derivative (exactly, in rationals) has no direction: the angle must be NaN.
@@ -904,7 +895,7 @@ def check_continuity_values(claim: Claim):
                         {"ratio": worst, "truth": truth, "angle": angle, "ab": ab, "resolved": resolved})
 
     d = refine(at, BUDGET)
-    extra = _extra(d.detail["resolved"])
+    extra = d.detail["resolved"].extra()
     if d.holds is False:
         return violated(claim, {"error_interval": _jsonable(d.enclosure),
                                 **{k: v for k, v in d.detail.items() if k in ("field", "why", "ratio")}},

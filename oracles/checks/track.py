@@ -263,15 +263,6 @@ def _resolve(claim: Claim, truth) -> Resolved:
     return resolve(claim, _reference(truth), constant=VALUE_ERROR_K)
 
 
-def _extra(r: Resolved) -> dict:
-    """``r.extra()``; a ratio beyond the float range (a huge declared bound over a reference
-    of a few subnormals) reads inf instead of raising OverflowError in float(mpq)."""
-    try:
-        return r.extra()
-    except OverflowError:
-        return {"declared_model": {"model": r.declared, "declared_over_reference": math.inf}}
-
-
 def _query(claim: Claim):
     keys = _keys_of(claim)
     t = dec(claim.inputs["time"])
@@ -296,28 +287,28 @@ def check_values(claim: Claim):
     r = _resolve(claim, truth)
     if "status" in claim.value:
         return violated(claim, {"expected": {"value": enc(truth.value), "derivative": enc(truth.derivative)},
-                                "claimed": claim.value}, **_extra(r))
+                                "claimed": claim.value}, **r.extra())
     span, reflected = claim.value["span"], claim.value["reflected"]
     if not isinstance(span, int) or isinstance(span, bool) or not isinstance(reflected, bool):
         raise ValueError("span is an integer and reflected a boolean")
     if span != truth.span_index or reflected != truth.reflected:
         return violated(claim, {"expected_span": truth.span_index, "expected_reflected": truth.reflected,
-                                "claimed": claim.value}, **_extra(r))
+                                "claimed": claim.value}, **r.extra())
     value, deriv = dec(claim.value["value"]), dec(claim.value["derivative"])
     bv, bd = r.bound
     if not _finite(value, deriv):
         return violated(claim, {"expected_value": enc(truth.value), "expected_derivative": enc(truth.derivative),
                                 "claimed": claim.value, "why": "a nonfinite value where the truth is finite"},
-                        measure="error_ratio", **_extra(r))
+                        measure="error_ratio", **r.extra())
     ev = abs(to_mpq(value) - truth.value)
     ed = abs(to_mpq(deriv) - truth.derivative)
     ratio = max(_ratio(ev, bv), _ratio(ed, bd))
     detail = {"value_ratio": _ratio(ev, bv), "derivative_ratio": _ratio(ed, bd)}
     if ev <= bv and ed <= bd:
-        return verified(claim, measure="error_ratio", measured=ratio, **_extra(r))
+        return verified(claim, measure="error_ratio", measured=ratio, **r.extra())
     return violated(claim, {"expected_value": enc(truth.value), "expected_derivative": enc(truth.derivative),
                             "value_bound": enc(bv), "derivative_bound": enc(bd), **detail},
-                    measure="error_ratio", measured=ratio, **_extra(r))
+                    measure="error_ratio", measured=ratio, **r.extra())
 
 
 # --- Contracts: the case-file fields of both rows, and a planted false claim -----------------
