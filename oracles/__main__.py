@@ -15,6 +15,9 @@ CI options: ``--strict``, ``--verdicts FILE`` (one JSON line per claim), ``--jun
 
 Exit status, in this order of precedence (``docs/casefile.md``):
   1  any claim Violated (every Violated claim is reported, malformed claims or not);
+  4  a fault of the verification itself: a checker raised (``CheckerError``), two independent
+     oracles disagreed (``OracleFault``), or the fast path raised on a corpus case; those claims
+     were not judged, everything else was, and the ledger is written;
   2  malformed input with no violation (each malformed claim listed with its index and field
      path), an unreadable case file, bad arguments, or a refusal to overwrite another run;
   3  nothing was judged (zero claims); with ``--strict`` also any Undecided claim or any claim
@@ -30,7 +33,7 @@ import sys
 import time
 from pathlib import Path
 
-EXIT_OK, EXIT_VIOLATED, EXIT_MALFORMED, EXIT_INCOMPLETE = 0, 1, 2, 3
+EXIT_OK, EXIT_VIOLATED, EXIT_MALFORMED, EXIT_INCOMPLETE, EXIT_FAULT = 0, 1, 2, 3, 4
 
 
 def _refuse_overwrite(out_dir: Path, run: dict, force: bool) -> str | None:
@@ -102,11 +105,29 @@ def _write_junit(path, ledger) -> None:
             if rec is not None:
                 fe.text = json.dumps(decimal_view({"witness": rec.get("witness"), "case": rec.get("case"),
                                                    "claimed": rec.get("claimed")}), sort_keys=True)
-        if not t.violated and t.undecided:
+        frecs = {rec["claim"]: rec for rec in t.fault_records}
+        for idx in t.fault_claims:
+            errors += 1
+            rec = frecs.get(idx)
+            kind = rec["kind"] if rec else "CheckerError"
+            msg = f"claim {idx} {kind}" + (f": {rec['note']}" if rec and rec.get("note") else "")
+            ee = ET.SubElement(tc, "error", message=msg, type=kind)
+            if rec is not None:
+                ee.text = json.dumps(decimal_view({"witness": rec.get("witness"), "case": rec.get("case")}),
+                                     sort_keys=True)
+        if not t.violated and not t.faults and t.undecided:
             skipped += 1
             ET.SubElement(tc, "skipped", message=f"{t.undecided} of {t.claims} claims Undecided")
         ET.SubElement(tc, "system-out").text = (f"{t.claims} claims: {t.verified} verified, "
-                                                f"{t.violated} violated, {t.undecided} undecided")
+                                                f"{t.violated} violated, {t.undecided} undecided, "
+                                                f"{t.faults} faults")
+    if ledger.producer_errors:
+        tests += 1
+        tc = ET.SubElement(suite, "testcase", classname="producer", name="fast-path")
+        for e in ledger.producer_errors:
+            errors += 1
+            ET.SubElement(tc, "error", message=str(e)[:500], type="ProducerError").text = \
+                json.dumps(e.to_json(), sort_keys=True)
     if ledger.malformed:
         tests += 1
         tc = ET.SubElement(suite, "testcase", classname="casefile", name="case-file")
@@ -135,13 +156,23 @@ def _finish(ledger, args) -> int:
         if t.violated > 20:
             print(f"violated: ... {t.violated - 20} more claims of {t.id} (see --verdicts or ledger.json)",
                   file=sys.stderr)
+        for rec in t.fault_records:
+            print(f"fault: claim {rec['claim']} ({t.id}) {rec['kind']}: "
+                  f"{(rec.get('witness') or {}).get('error', rec.get('note'))}", file=sys.stderr)
+        if t.faults > len(t.fault_records):
+            print(f"fault: ... {t.faults - len(t.fault_records)} more claims of {t.id} (see ledger.json)",
+                  file=sys.stderr)
+    for e in ledger.producer_errors:
+        print(f"fault: the fast path raised on {e}", file=sys.stderr)
     for m in ledger.malformed:
         print(f"malformed: {m}", file=sys.stderr)
     unchecked = ledger.unchecked_rows()
     print(f"{ledger.judged} claims judged; {ledger.violated} violated, {ledger.undecided} undecided, "
-          f"{len(ledger.malformed)} malformed")
+          f"{ledger.faults} faults, {len(ledger.malformed)} malformed")
     if ledger.violated:
         return EXIT_VIOLATED
+    if ledger.faults:
+        return EXIT_FAULT
     if ledger.malformed:
         return EXIT_MALFORMED
     if ledger.judged == 0:
@@ -197,8 +228,8 @@ def _nonnegative(text: str) -> int:
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m oracles", description=__doc__.split("\n\n")[0],
-                                epilog="exit: 1 Violated, 2 malformed, 3 nothing judged (or --strict "
-                                       "and Undecided), 0 otherwise", )
+                                epilog="exit: 1 Violated, 4 checker error or oracle fault, 2 malformed, "
+                                       "3 nothing judged (or --strict and Undecided), 0 otherwise", )
     sub = p.add_subparsers(dest="cmd", required=True)
     pl = sub.add_parser("ledger", help="run the built-in corpus and write the evidence ledger")
     pl.add_argument("--cases", type=_nonnegative, default=None, help="cases per family (default: each family's own)")
@@ -350,12 +381,11 @@ def main(argv=None) -> int:
 # Exceptions a checker raises for inputs the schema admits but the checker cannot read (for
 # example mismatched lengths): the claim is malformed, listed with its index, and the others
 # are still judged.
-_MALFORMED_ERRORS = (ValueError, KeyError, TypeError, IndexError, ArithmeticError)
 
 
 def _check(args) -> int:
     from .casefile import CaseFileError, load_case_file
-    from .ledger import Ledger, check_claim
+    from .ledger import MALFORMED_ERRORS, Ledger, check_claim
     from .schema import FieldError
 
     try:
@@ -401,7 +431,7 @@ def _check(args) -> int:
             bar.step(claim.row)
             try:
                 v = check_claim(claim)
-            except _MALFORMED_ERRORS as e:
+            except MALFORMED_ERRORS as e:
                 err = FieldError(f"claims[{index}]", f"{claim.row}: {type(e).__name__}: {e}", index)
                 ledger.malformed.append(err)
                 lines.malformed(err)

@@ -114,8 +114,9 @@ def _family(name: str):
 
 
 def _judge_chunk(ch: Chunk):
-    """On a worker: generate the chunk's cases, judge their claims, return local tallies."""
-    from .ledger import RowTally, check_claim
+    """On a worker: generate the chunk's cases, judge their claims, return local tallies and
+    the fast path's errors (``ProducerError``) in case order."""
+    from .ledger import RowTally, judge_case
 
     t0 = time.process_time()
     fam = _family(ch.family)
@@ -128,24 +129,30 @@ def _judge_chunk(ch: Chunk):
         _CORPUS_CACHE[key] = fam.generate(ch.seed, ch.count)
     corpus = _CORPUS_CACHE[key]
     tallies: dict = {}
+    errors = []
     index = 0
     for k in range(ch.first, ch.last):
-        for claim in fam.claims(corpus[k]):
-            v = check_claim(claim)
-            t = tallies.get(claim.row)
+        def add(v, k=k):
+            nonlocal index
+            t = tallies.get(v.claim.row)
             if t is None:
-                t = tallies[claim.row] = RowTally(claim.row)
+                t = tallies[v.claim.row] = RowTally(v.claim.row)
             t.add(v, index, (fam.name, k))
             index += 1
-    return tallies, index, time.process_time() - t0
+
+        err = judge_case(fam, corpus[k], k, add)
+        if err is not None:
+            errors.append(err)
+    return tallies, index, errors, time.process_time() - t0
 
 
 def _merge(ledger, parts: Iterable, timing_key) -> None:
     """Merge chunk results into ``ledger`` in the order given (corpus or file order)."""
     offset = 0
-    for key, (tallies, n, seconds) in zip(timing_key, parts):
+    for key, (tallies, n, errors, seconds) in zip(timing_key, parts):
         for rid, t in tallies.items():
             ledger.tallies[rid].merge(t, offset)
+        ledger.producer_errors += errors
         offset += n
         ledger.timings[key] = ledger.timings.get(key, 0.0) + seconds
 
@@ -169,13 +176,10 @@ def run_corpus_distributed(client, seed: int, cases: Optional[int] = None, only:
     return ledger
 
 
-_MALFORMED_ERRORS = (ValueError, KeyError, TypeError, IndexError, ArithmeticError)
-
-
 def _judge_claims(batch):
     """On a worker: judge ``[(index, claim)]``; tallies with indices local to the batch's first,
     and checker-raised errors as ``(index, row, message)``."""
-    from .ledger import RowTally, check_claim
+    from .ledger import MALFORMED_ERRORS, RowTally, check_claim
 
     t0 = time.process_time()
     tallies: dict = {}
@@ -184,7 +188,7 @@ def _judge_claims(batch):
     for index, claim in batch:
         try:
             v = check_claim(claim)
-        except _MALFORMED_ERRORS as e:
+        except MALFORMED_ERRORS as e:
             errors.append((index, claim.row, f"{type(e).__name__}: {e}"))
             continue
         t = tallies.get(claim.row)

@@ -24,14 +24,21 @@ from pathlib import Path
 from typing import Any, Iterable, Optional
 
 from .checks import checker_for, contract_for, families
-from .model import Claim, NumberError, Verdict, VerdictKind, parse_number, undecided, violated
+from .model import (Claim, NumberError, Verdict, VerdictKind, checker_error, error_summary, parse_number,
+                    undecided, violated)
 from .rows import ROWS, row
 
-__all__ = ["RowTally", "Ledger", "check_claim", "run_corpus", "corpus_run", "select_families", "FORMAT", "fmt_measure", "decimal_view",
-           "WITNESSES_KEPT"]
+__all__ = ["RowTally", "Ledger", "check_claim", "judge", "run_corpus", "corpus_run", "select_families", "FORMAT",
+           "fmt_measure", "decimal_view", "WITNESSES_KEPT", "MALFORMED_ERRORS", "ProducerError"]
 
 FORMAT = "evidence-ledger/2"
 WITNESSES_KEPT = 5  # first Violated / Undecided records kept per row (every index is listed)
+
+
+# Exceptions by which a checker says a claim's inputs or value cannot be read (a claim that
+# passed the schema but names, say, a span the path does not have). In a case file they make the
+# claim malformed (the producer's fault); every other exception is the checker's own fault.
+MALFORMED_ERRORS = (NumberError, ValueError, KeyError, TypeError, IndexError)
 
 
 def check_claim(claim: Claim) -> Verdict:
@@ -39,7 +46,10 @@ def check_claim(claim: Claim) -> Verdict:
 
     A claim whose guarantee class differs from its row's is Violated (an implementation may not
     relabel a guarantee); a row without a checker is Undecided, loudly, never Verified; a row
-    whose property cannot be refuted turns every Verified into Undecided.
+    whose property cannot be refuted turns every Verified into Undecided. A checker that raises
+    one of :data:`MALFORMED_ERRORS` says the claim is malformed: that propagates to the caller.
+    Any other exception (an overflow, an assertion, a bug) becomes a ``CheckerError`` verdict
+    with the exception and its innermost frames: the claim is not judged, and the run goes on.
     """
     spec = row(claim.row)
     if claim.guarantee is not spec.guarantee:
@@ -49,12 +59,58 @@ def check_claim(claim: Claim) -> Verdict:
     fn = checker_for(claim.row)
     if fn is None:
         return undecided(claim, None, note=f"no checker for row {claim.row} yet")
-    v = fn(claim)
+    try:
+        v = fn(claim)
+    except MALFORMED_ERRORS:
+        raise
+    except Exception as e:  # noqa: BLE001 - any checker bug is recorded, never fatal
+        return checker_error(claim, e)
     c = contract_for(claim.row)
     if c is not None and not c.refutable and v.kind is VerdictKind.Verified:
         return undecided(claim, None, measure=v.measure, measured=v.measured,
                          note="the oracle cannot refute this property; not counted as verified")
     return v
+
+
+def judge(claim: Claim) -> Verdict:
+    """:func:`check_claim` for claims the project's own fast path made (the built-in corpus):
+    those are never malformed, so a checker that calls one malformed is a checker or producer
+    bug, recorded as ``CheckerError`` like any other exception."""
+    try:
+        return check_claim(claim)
+    except MALFORMED_ERRORS as e:
+        return checker_error(claim, e, note="the checker found the fast path's own claim malformed")
+
+
+@dataclass(frozen=True)
+class ProducerError:
+    """The fast path raised while making a corpus case's claims: the rest of that case's claims
+    were not made. ``family`` and ``case`` name the case; ``summary`` is
+    :func:`oracles.model.error_summary`; ``claims_before`` counts the case's claims judged."""
+
+    family: str
+    case: int
+    summary: dict
+    claims_before: int = 0
+
+    def to_json(self) -> dict:
+        return {"family": self.family, "case": self.case, "claims_before": self.claims_before, **self.summary}
+
+    def __str__(self) -> str:
+        return f"{self.family} case {self.case}: {self.summary['error']}"
+
+
+def judge_case(fam, case, k: int, add) -> Optional[ProducerError]:
+    """Make one corpus case's claims and judge each (``add(verdict)``); a fast-path exception
+    ends the case and is returned, never raised."""
+    n = 0
+    try:
+        for claim in fam.claims(case):
+            add(judge(claim))
+            n += 1
+    except Exception as e:  # noqa: BLE001 - a producer crash is evidence, not a reason to stop
+        return ProducerError(fam.name, k, error_summary(e), n)
+    return None
 
 
 # --- Formatting ------------------------------------------------------------------------------
@@ -139,10 +195,14 @@ class RowTally:
     verified: int = 0
     violated: int = 0
     undecided: int = 0
+    faults: int = 0  # CheckerError and OracleFault verdicts: claims not judged
     worst: Optional[dict] = None
+    closest: Optional[dict] = None  # the largest bound_use: {"bound_use", "claim"}
     violations: list = field(default_factory=list)  # first WITNESSES_KEPT records
     undecideds: list = field(default_factory=list)
+    fault_records: list = field(default_factory=list)
     violated_claims: list = field(default_factory=list)  # every Violated claim's index
+    fault_claims: list = field(default_factory=list)  # every CheckerError / OracleFault claim's index
     counters: dict = field(default_factory=dict)
     declared_ratio: Optional[float] = None  # largest declared/reference model ratio
     declared_claims: int = 0
@@ -162,6 +222,11 @@ class RowTally:
             self.violated_claims.append(index)
             if len(self.violations) < WITNESSES_KEPT:
                 self.violations.append(_record(v, index))
+        elif v.kind in (VerdictKind.CheckerError, VerdictKind.OracleFault):
+            self.faults += 1
+            self.fault_claims.append(index)
+            if len(self.fault_records) < WITNESSES_KEPT:
+                self.fault_records.append({"kind": v.kind.value, **_record(v, index)})
         else:
             self.undecided += 1
             if len(self.undecideds) < WITNESSES_KEPT:
@@ -169,6 +234,9 @@ class RowTally:
         if v.measured is not None and math.isfinite(v.measured):
             if self.worst is None or v.measured > self.worst["value"]:
                 self.worst = {"measure": v.measure, "value": v.measured, **_record(v, index)}
+        if v.bound_use is not None and not math.isnan(v.bound_use):
+            if self.closest is None or v.bound_use > self.closest["bound_use"]:
+                self.closest = {"bound_use": v.bound_use, "claim": index}
         for k, n in v.extra.items():
             if k == "declared_model" and isinstance(n, dict):
                 self.declared_claims += 1
@@ -191,12 +259,18 @@ class RowTally:
         self.verified += other.verified
         self.violated += other.violated
         self.undecided += other.undecided
+        self.faults += other.faults
         self._cases |= other._cases
         self.violated_claims += [None if i is None else i + offset for i in other.violated_claims]
+        self.fault_claims += [None if i is None else i + offset for i in other.fault_claims]
         self.violations += [shift(r) for r in other.violations[:max(0, WITNESSES_KEPT - len(self.violations))]]
         self.undecideds += [shift(r) for r in other.undecideds[:max(0, WITNESSES_KEPT - len(self.undecideds))]]
+        self.fault_records += [shift(r) for r in other.fault_records[:max(0, WITNESSES_KEPT - len(self.fault_records))]]
         if other.worst is not None and (self.worst is None or other.worst["value"] > self.worst["value"]):
             self.worst = shift(other.worst)
+        if other.closest is not None and (self.closest is None
+                                          or other.closest["bound_use"] > self.closest["bound_use"]):
+            self.closest = shift(other.closest)
         self.declared_claims += other.declared_claims
         if other.declared_ratio is not None and (self.declared_ratio is None or other.declared_ratio > self.declared_ratio):
             self.declared_ratio = other.declared_ratio
@@ -222,7 +296,9 @@ class RowTally:
             "verified": self.verified,
             "violated": self.violated,
             "undecided": self.undecided,
+            "faults": self.faults,
             "worst": self.worst,
+            "closest_to_bound": self.closest,
         }
         if self.declared_claims:
             out["declared_models"] = {"claims": self.declared_claims,
@@ -234,6 +310,9 @@ class RowTally:
             out["violations"] = self.violations
         if self.undecideds:
             out["undecided_records"] = self.undecideds
+        if self.faults:
+            out["fault_claims"] = self.fault_claims
+            out["fault_records"] = self.fault_records
         return out
 
 
@@ -245,6 +324,10 @@ def _empty_text(row_id: str, corpus: bool = True) -> str:
 
 def _worst_text(t: RowTally) -> str:
     return f"{t.worst['measure']} = {fmt_measure(t.worst['value'])}"
+
+
+def _use_text(t: RowTally) -> str:
+    return "-" if t.closest is None else fmt_measure(t.closest["bound_use"])
 
 
 class Ledger:
@@ -267,6 +350,7 @@ class Ledger:
         self.tallies = {r.id: RowTally(r.id) for r in ROWS}
         self.timings: dict[str, float] = {}
         self.malformed: list = []  # oracles.schema.FieldError, or checker-raised errors
+        self.producer_errors: list = []  # ProducerError: the fast path raised on a corpus case
 
     def add(self, v: Verdict, index: Optional[int] = None, case_key: Any = None) -> None:
         self.tallies[v.claim.row].add(v, index, case_key)
@@ -278,6 +362,12 @@ class Ledger:
     @property
     def undecided(self) -> int:
         return sum(t.undecided for t in self.tallies.values())
+
+    @property
+    def faults(self) -> int:
+        """Claims not judged because the checker raised or two oracles disagreed, plus corpus
+        cases on which the fast path raised: faults of the verification run itself."""
+        return sum(t.faults for t in self.tallies.values()) + len(self.producer_errors)
 
     @property
     def judged(self) -> int:
@@ -300,23 +390,27 @@ class Ledger:
             "run": self.run,
             "oracle": {"backend": "mpmath-iv + gmpy2-mpq", "prec_bits": precs},
             "totals": {"claims": self.judged, "violated": self.violated, "undecided": self.undecided,
-                       "malformed": len(self.malformed)},
+                       "faults": self.faults, "malformed": len(self.malformed)},
             "rows": [self.tallies[r.id].to_json() for r in ROWS],
         }
         if self.malformed:
             out["malformed"] = [str(m) for m in self.malformed]
+        if self.producer_errors:
+            out["producer_errors"] = [e.to_json() for e in self.producer_errors]
         if timings:
             out["seconds"] = {k: round(v, 3) for k, v in self.timings.items()}
         return out
 
     def summary_lines(self) -> list[str]:
         lines = [f"{'row':34} {'guarantee':11} {'claims':>7} {'cases':>6} {'verified':>8} {'violated':>8} "
-                 f"{'undecided':>9}  worst"]
+                 f"{'undecided':>9} {'faults':>6} {'bound use':>9}  worst"]
         for r in ROWS:
             t = self.tallies[r.id]
             worst = _worst_text(t) if t.claims and t.worst else "-" if t.claims else _empty_text(r.id, self.seed is not None)
             lines.append(f"{r.id:34} {r.guarantee.value:11} {t.claims:7d} {t.cases:6d} {t.verified:8d} "
-                         f"{t.violated:8d} {t.undecided:9d}  {worst}")
+                         f"{t.violated:8d} {t.undecided:9d} {t.faults:6d} {_use_text(t):>9}  {worst}")
+        for e in self.producer_errors:
+            lines.append(f"producer error: {e}")
         return lines
 
     def to_markdown(self) -> str:
@@ -329,18 +423,27 @@ class Ledger:
                head + ".", "",
                "Verdicts: Verified (shown to hold), Violated (shown to fail, with a witness), Undecided "
                "(not decided within the oracle's precision budget, or no checker; never counted as "
-               "verified). *cases* counts corpus cases (or distinct inputs of a case file), *claims* "
-               "counts claims. Numbers below are decimal to 17 significant digits; `ledger.json` "
-               "holds them exactly.", "",
-               "| row | guarantee | status | claims | cases | verified | violated | undecided | worst |",
-               "|---|---|---|---:|---:|---:|---:|---:|---|"]
+               "verified), and *faults*: claims not judged because the checker raised or two "
+               "independent oracles disagreed. *cases* counts corpus cases (or distinct inputs of a "
+               "case file), *claims* counts claims. *bound use* is how close the worst claim came to "
+               "its bound (1 is at the bound; rows without a bound show -). Numbers below are decimal "
+               "to 17 significant digits; `ledger.json` holds them exactly.", "",
+               "| row | guarantee | status | claims | cases | verified | violated | undecided | faults "
+               "| bound use | worst |",
+               "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|"]
         for r in ROWS:
             t = self.tallies[r.id]
             worst = "-" if t.claims else _empty_text(r.id, self.seed is not None)
             if t.claims and t.worst:
                 worst = f"[{_worst_text(t)}](#{r.id.replace('.', '-')})"
             out.append(f"| `{r.id}` | {r.guarantee.value} | {t.status()} | {t.claims} | {t.cases} | "
-                       f"{t.verified} | {t.violated} | {t.undecided} | {worst} |")
+                       f"{t.verified} | {t.violated} | {t.undecided} | {t.faults} | {_use_text(t)} | {worst} |")
+        if self.producer_errors:
+            out += ["", "## Producer errors", "",
+                    f"The fast path raised on {len(self.producer_errors)} corpus cases (their remaining "
+                    "claims were not made):", ""]
+            out += [f"- {e}: at {' <- '.join(reversed(e.summary['traceback'][-3:]))}"
+                    for e in self.producer_errors[:50]]
         if self.malformed:
             out += ["", "## Malformed claims", "", f"{len(self.malformed)} malformed (not judged):", ""]
             out += [f"- {m}" for m in self.malformed[:50]]
@@ -356,7 +459,10 @@ class Ledger:
             if c is not None:
                 out += [f"Checks: {c.checks}", ""]
             out.append(f"{t.claims} claims over {t.cases} cases: {t.verified} verified, {t.violated} "
-                       f"violated, {t.undecided} undecided.")
+                       f"violated, {t.undecided} undecided, {t.faults} faults.")
+            if t.closest is not None:
+                out.append(f"Closest to its bound: claim {t.closest['claim']} used "
+                           f"{fmt_measure(t.closest['bound_use'])} of it.")
             if t.declared_claims:
                 out.append(f"Declared error models on {t.declared_claims} claims; the largest declared "
                            f"bound is {fmt_measure(t.declared_ratio)} times the project's reference model.")
@@ -370,6 +476,12 @@ class Ledger:
                 more = f" and {t.violated - 20} more" if t.violated > 20 else ""
                 out += ["", f"Violated claims (index): {shown}{more}. First witnesses:", ""]
                 for rec in t.violations:
+                    out += ["```json", compact_json(decimal_view(rec)), "```"]
+            if t.fault_records:
+                shown = ", ".join(str(i) for i in t.fault_claims[:20])
+                more = f" and {t.faults - 20} more" if t.faults > 20 else ""
+                out += ["", f"Faults of the verification (claims not judged; index): {shown}{more}. First records:", ""]
+                for rec in t.fault_records:
                     out += ["```json", compact_json(decimal_view(rec)), "```"]
             if t.undecideds:
                 out += ["", "First undecided:", ""]
@@ -446,12 +558,16 @@ def run_corpus(seed: int, cases: Optional[int] = None, only: Iterable[str] = (),
     for fam, fam_cases in plan:
         t0 = time.monotonic()
         for k, case in enumerate(fam_cases):
-            for claim in fam.claims(case):
-                v = check_claim(claim)
+            def add(v, k=k):
+                nonlocal index
                 ledger.add(v, index, (fam.name, k))
                 if on_verdict is not None:
                     on_verdict(index, v)
                 index += 1
+
+            err = judge_case(fam, case, k, add)
+            if err is not None:
+                ledger.producer_errors.append(err)
             bar.step(fam.name)
         ledger.timings[fam.name] = time.monotonic() - t0
     bar.close()

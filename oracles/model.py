@@ -34,6 +34,8 @@ __all__ = [
     "verified",
     "violated",
     "undecided",
+    "checker_error",
+    "oracle_fault",
     "enc",
     "dec",
     "dec_array",
@@ -45,9 +47,14 @@ __all__ = [
 
 
 class VerdictKind(enum.Enum):
+    """What the oracle concluded. The last two are faults of the verification itself, never of
+    the claim: the claim was not judged, and the ledger exits with its own code (4)."""
+
     Verified = "Verified"
     Violated = "Violated"
     Undecided = "Undecided"
+    CheckerError = "CheckerError"  # the checker raised (a bug of the checker or of the producer run)
+    OracleFault = "OracleFault"  # two independent oracles' enclosures of the truth are disjoint
 
 
 def enc(x: Any) -> Any:
@@ -285,6 +292,11 @@ class Verdict:
         witness: for Violated, what shows the failure (JSON-encoded).
         enclosure: for Undecided, the best enclosure reached (``[lo, hi]`` encoded).
         note: a short human-readable explanation.
+        bound_use: how much of the claim's allowed bound the truth used, as a fraction (1 is at
+            the bound, above 1 outside it): |error| / model for Rounded, how far the truth's
+            enclosure reaches into the claimed interval's slack for Certified, the measured
+            factor over the acceptance factor for Estimated. None where no bound applies (Exact
+            rows, structural checks). The ledger reports each row's largest.
     """
 
     kind: VerdictKind
@@ -296,10 +308,13 @@ class Verdict:
     enclosure: Optional[list] = None
     note: str = ""
     extra: dict = field(default_factory=dict)
+    bound_use: Optional[float] = None
 
     def to_json(self) -> dict:
         out = {"kind": self.kind.value, "row": self.claim.row, "measure": self.measure,
                "measured": self.measured, "prec": self.prec, "note": self.note}
+        if self.bound_use is not None:
+            out["bound_use"] = self.bound_use
         if self.witness is not None:
             out["witness"] = self.witness
         if self.enclosure is not None:
@@ -309,21 +324,65 @@ class Verdict:
         return out
 
 
-def verified(claim: Claim, *, measure=None, measured=None, prec=None, note="", **extra) -> Verdict:
-    return Verdict(VerdictKind.Verified, claim, measure, _f(measured), prec, note=note, extra=extra)
+def verified(claim: Claim, *, measure=None, measured=None, prec=None, note="", bound_use=None,
+             **extra) -> Verdict:
+    return Verdict(VerdictKind.Verified, claim, measure, _f(measured), prec, note=note, extra=extra,
+                   bound_use=_f(bound_use))
 
 
 def violated(claim: Claim, witness: dict, *, measure=None, measured=None, prec=None, note="",
-             **extra) -> Verdict:
+             bound_use=None, **extra) -> Verdict:
     return Verdict(VerdictKind.Violated, claim, measure, _f(measured), prec, witness=witness,
-                   note=note, extra=extra)
+                   note=note, extra=extra, bound_use=_f(bound_use))
 
 
 def undecided(claim: Claim, enclosure, *, measure=None, measured=None, prec=None, note="",
-              **extra) -> Verdict:
+              bound_use=None, **extra) -> Verdict:
     return Verdict(VerdictKind.Undecided, claim, measure, _f(measured), prec,
-                   enclosure=enclosure, note=note, extra=extra)
+                   enclosure=enclosure, note=note, extra=extra, bound_use=_f(bound_use))
+
+
+TRACEBACK_FRAMES = 6  # innermost frames kept in a checker error's witness
+
+
+def error_summary(exc: BaseException) -> dict:
+    """``{"error": "Type: message", "traceback": ["file:line in function", ...]}``: the
+    exception and its innermost frames, project files named relative to the project root (and
+    others by their base name) so that the summary is the same on every machine."""
+    import os
+    import traceback
+
+    frames = traceback.extract_tb(exc.__traceback__)[-TRACEBACK_FRAMES:]
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+    def where(f):
+        path = os.path.abspath(f.filename)
+        if path.startswith(root + os.sep):
+            return os.path.relpath(path, root).replace(os.sep, "/")
+        return os.path.basename(path)
+
+    return {"error": f"{type(exc).__name__}: {exc}"[:500],
+            "traceback": [f"{where(f)}:{f.lineno} in {f.name}" for f in frames]}
+
+
+def checker_error(claim: Claim, exc: BaseException, *, note: str = "") -> Verdict:
+    """The checker raised on ``claim``: not judged. The witness names the exception and where."""
+    return Verdict(VerdictKind.CheckerError, claim, witness=error_summary(exc),
+                   note=note or "the checker raised; the claim was not judged")
+
+
+def oracle_fault(claim: Claim, enclosures: dict, *, note: str = "", prec=None) -> Verdict:
+    """Two independent oracles enclose the same truth in disjoint intervals, so at least one of
+    them is wrong: the claim is not judged. ``enclosures`` names each oracle's enclosure
+    (encoded ``[lo, hi]``)."""
+    return Verdict(VerdictKind.OracleFault, claim, prec=prec, witness={"enclosures": enclosures},
+                   note=note or "independent oracles disagree: their enclosures are disjoint")
 
 
 def _f(x):
-    return None if x is None else float(x)
+    if x is None:
+        return None
+    try:
+        return float(x)
+    except OverflowError:  # an exact ratio beyond float64 is inf, never a crash
+        return math.inf if x > 0 else -math.inf

@@ -172,7 +172,7 @@ def test_decimal_and_hex_numbers_are_the_same_claims(tmp_path, track_claims, pat
     code, out = _run(tmp_path, None, raw=text)
     assert code == 0
     led = json.loads((out / "ledger.json").read_text())
-    assert led["totals"] == {"claims": len(claims), "violated": 0, "undecided": 0, "malformed": 0}
+    assert led["totals"] == {"claims": len(claims), "violated": 0, "undecided": 0, "faults": 0, "malformed": 0}
 
 
 MALFORMED = {

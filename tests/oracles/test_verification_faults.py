@@ -1,0 +1,214 @@
+"""Faults of the verification itself never kill the ledger: a checker that raises is a
+``CheckerError`` verdict, two oracles that disagree are an ``OracleFault``, a fast path that
+raises on a corpus case is a producer error; the ledger is still written and the exit status
+(4) says so, below Violated (1) and above malformed (2). Also the ledger's ``bound_use``
+(how close the worst claim came to its bound) and the enclosure-overlap helper."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import xml.etree.ElementTree as ET
+from fractions import Fraction
+
+import gmpy2
+import mpmath
+import pytest
+
+from oracles import checks
+from oracles.__main__ import EXIT_FAULT, EXIT_MALFORMED, EXIT_OK, EXIT_VIOLATED, main
+from oracles.decide import enclosures_overlap, endpoints, exact
+from oracles.family import Family
+from oracles.ledger import Ledger, RowTally, check_claim, judge, run_corpus
+from oracles.model import Claim, VerdictKind, checker_error, oracle_fault, verified, violated
+from reference.status import GuaranteeClass
+
+ROW = "track.values"
+
+
+def _quiet(argv):
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(argv)
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture
+def track_claims():
+    fam = next(f for f in checks.families() if f.name == "track")
+    return [c for case in fam.generate(1, 3) for c in fam.claims(case) if c.row == ROW]
+
+
+@pytest.fixture
+def raising_checker(monkeypatch):
+    """Make the track.values checker raise OverflowError on every second claim it sees."""
+    real = checks.checker_for(ROW)
+    seen = {"n": 0}
+
+    def flaky(claim):
+        seen["n"] += 1
+        if seen["n"] % 2 == 0:
+            return float(10 ** 400)  # OverflowError, as float(err / bound) did on Step spans
+        return real(claim)
+
+    monkeypatch.setitem(checks._checkers(), ROW, flaky)
+    return seen
+
+
+def test_a_raising_checker_is_a_checker_error_not_a_crash(track_claims, raising_checker):
+    verdicts = [check_claim(c) for c in track_claims[:4]]
+    kinds = [v.kind for v in verdicts]
+    assert kinds[1] is VerdictKind.CheckerError and kinds[3] is VerdictKind.CheckerError
+    assert kinds[0] is VerdictKind.Verified and kinds[2] is VerdictKind.Verified
+    w = verdicts[1].witness
+    assert w["error"].startswith("OverflowError")
+    assert any("test_verification_faults.py" in f for f in w["traceback"])
+
+
+def test_the_ledger_still_writes_and_exits_4(tmp_path, raising_checker):
+    code, out, err = _quiet(["ledger", "--family", "track", "--cases", "3", "--out", str(tmp_path / "o"),
+                             "--junit", str(tmp_path / "j.xml")])
+    assert code == EXIT_FAULT
+    led = json.loads((tmp_path / "o" / "ledger.json").read_text())
+    row = next(r for r in led["rows"] if r["id"] == ROW)
+    assert row["faults"] > 0 and row["faults"] == len(row["fault_claims"])
+    assert row["verified"] + row["faults"] == row["claims"]
+    assert row["fault_records"][0]["kind"] == "CheckerError"
+    assert led["totals"]["faults"] == row["faults"]
+    assert "fault: claim" in err and "OverflowError" in err
+    md = (tmp_path / "o" / "ledger.md").read_text()
+    assert "Faults of the verification" in md
+    errors = ET.parse(tmp_path / "j.xml").getroot().findall(".//testcase[@name='track.values']/error")
+    assert len(errors) == row["faults"] and errors[0].get("type") == "CheckerError"
+
+
+def test_a_checker_error_on_a_case_file_claim_is_not_malformed(tmp_path, track_claims, raising_checker):
+    f = tmp_path / "c.json"
+    f.write_text(json.dumps({"format": "claims/1", "claims": [c.to_json() for c in track_claims[:2]]}))
+    code, _, err = _quiet(["check", str(f), "--out", str(tmp_path / "o")])
+    assert code == EXIT_FAULT, err
+    led = json.loads((tmp_path / "o" / "ledger.json").read_text())
+    assert led["totals"]["malformed"] == 0 and led["totals"]["faults"] == 1
+
+
+def test_violated_outranks_a_fault_and_a_fault_outranks_malformed(tmp_path, track_claims, raising_checker):
+    honest = track_claims[0]
+    lie = checks.contract_for(ROW).plant(honest)
+    assert check_claim(lie).kind is VerdictKind.Violated  # first call: the real checker
+    raising_checker["n"] = 0
+    f = tmp_path / "c.json"
+    bad = {**honest.to_json(), "inputs": {**honest.inputs, "nonsense": 1}}
+    # claims: lie (checked, Violated), honest (raises), malformed
+    f.write_text(json.dumps({"format": "claims/1", "claims": [lie.to_json(), honest.to_json(), bad]}))
+    code, _, _ = _quiet(["check", str(f), "--out", str(tmp_path / "a")])
+    assert code == EXIT_VIOLATED
+    raising_checker["n"] = 1  # the next call raises
+    f.write_text(json.dumps({"format": "claims/1", "claims": [honest.to_json(), bad]}))
+    code, _, _ = _quiet(["check", str(f), "--out", str(tmp_path / "b")])
+    assert code == EXIT_FAULT
+    raising_checker["n"] = 0  # the next call is judged
+    code, _, _ = _quiet(["check", str(f), "--out", str(tmp_path / "c")])
+    assert code == EXIT_MALFORMED
+
+
+def test_a_malformed_error_on_our_own_claim_is_a_checker_error(track_claims):
+    c = track_claims[0]
+    broken = Claim(c.row, c.guarantee, c.value, {**c.inputs, "keys": []}, c.model)
+    with pytest.raises(Exception):
+        check_claim(broken)  # a case file's claim: malformed, raised to the caller
+    v = judge(broken)  # the built-in corpus: the fast path never makes malformed claims
+    assert v.kind is VerdictKind.CheckerError and "malformed" in v.note
+
+
+def test_a_raising_fast_path_is_a_producer_error(monkeypatch, tmp_path):
+    track = next(f for f in checks.families() if f.name == "track")
+
+    def claims(case):
+        it = iter(track.claims(case))
+        yield next(it)
+        raise ZeroDivisionError("planted")
+
+    fake = Family(name="track", default_cases=2, generate=track.generate, claims=claims,
+                  checkers=track.checkers, contracts=track.contracts)
+    monkeypatch.setattr("oracles.ledger.select_families", lambda only=(): [fake])
+    led = run_corpus(1, 2)
+    assert [e.case for e in led.producer_errors] == [0, 1]
+    assert led.producer_errors[0].claims_before == 1 and led.judged == 2
+    assert led.faults == 2 and led.producer_errors[0].summary["error"] == "ZeroDivisionError: planted"
+    code, out, err = _quiet(["ledger", "--cases", "2", "--out", str(tmp_path / "o")])
+    assert code == EXIT_FAULT
+    assert "the fast path raised on track case 0" in err
+    saved = json.loads((tmp_path / "o" / "ledger.json").read_text())
+    assert saved["producer_errors"][1]["case"] == 1
+
+
+def test_oracle_faults_are_counted_and_shown(track_claims):
+    c = track_claims[0]
+    led = Ledger(seed=None, source="test")
+    led.add(oracle_fault(c, {"taylor": ["0x1p+0", "0x1.8p+0"], "arb": ["0x1p+1", "0x1.8p+1"]}), 0)
+    led.add(verified(c, measure="error_ratio", measured=0.5, bound_use=0.5), 1)
+    t = led.tallies[ROW]
+    assert (t.faults, t.verified, led.faults) == (1, 1, 1)
+    assert t.fault_records[0]["kind"] == "OracleFault"
+    assert t.fault_records[0]["witness"]["enclosures"]["arb"] == ["0x1p+1", "0x1.8p+1"]
+
+
+def test_bound_use_is_the_largest_and_survives_the_merge(track_claims):
+    c = track_claims[0]
+    a, b, whole = RowTally(ROW), RowTally(ROW), RowTally(ROW)
+    seq = [0.25, 0.75, None, 0.5, 1.5, 0.1]
+    for i, u in enumerate(seq):
+        v = (verified(c, bound_use=u) if u is None or u <= 1
+             else violated(c, {"x": 1}, bound_use=u))
+        (a if i < 3 else b).add(v, i if i < 3 else i - 3)
+        whole.add(v, i)
+    a.merge(b, offset=3)
+    assert a.closest == whole.closest == {"bound_use": 1.5, "claim": 4}
+    assert RowTally(ROW).to_json()["closest_to_bound"] is None
+
+
+def test_a_ratio_beyond_float64_is_inf_not_a_crash(track_claims):
+    v = verified(track_claims[0], measured=Fraction(10 ** 400), bound_use=Fraction(-(10 ** 400)))
+    assert v.measured == float("inf") and v.bound_use == float("-inf")
+
+
+def test_checker_error_summary_names_the_exception(track_claims):
+    try:
+        1 / 0
+    except ZeroDivisionError as e:
+        v = checker_error(track_claims[0], e)
+    assert v.kind is VerdictKind.CheckerError
+    assert v.witness["error"] == "ZeroDivisionError: division by zero"
+    assert v.witness["traceback"][-1].startswith("tests/oracles/test_verification_faults.py:")
+
+
+# --- enclosure overlap: exact endpoints of every kind an oracle returns ----------------------
+
+
+def test_exact_endpoints_of_every_kind():
+    flint = pytest.importorskip("flint")
+    third = gmpy2.mpq(1, 3)
+    assert exact(3) == 3 and exact(0.1) == gmpy2.mpq(0.1) and exact(Fraction(1, 3)) == third
+    assert exact(mpmath.mpf("0.1")) == gmpy2.mpq(*mpmath.mpf("0.1").as_integer_ratio())
+    b = flint.arb(1) / 3
+    lo, hi = endpoints(b)
+    assert lo < third < hi and hi - lo < gmpy2.mpq(1, 2 ** 50)
+    with mpmath.workprec(53):
+        iv = mpmath.iv.mpf(1) / 3
+    ilo, ihi = endpoints(iv)
+    assert ilo < third < ihi
+    with pytest.raises(ValueError):
+        exact(float("nan"))
+    with pytest.raises(ValueError):
+        endpoints((2, 1))
+    with pytest.raises(TypeError):
+        exact("1/3")
+
+
+def test_overlap_is_exact_at_a_shared_endpoint():
+    q = gmpy2.mpq(1, 3)
+    assert enclosures_overlap((0, q), (q, 1))  # touching intervals share the point 1/3
+    assert not enclosures_overlap((0, q), (q + gmpy2.mpq(1, 10 ** 30), 1))
+    assert enclosures_overlap(mpmath.iv.mpf([-1, "inf"]), (10 ** 9, 10 ** 9 + 1))
+    assert not enclosures_overlap((float("-inf"), 0), (gmpy2.mpq(1, 10 ** 40), 1))
