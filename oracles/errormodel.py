@@ -27,7 +27,7 @@ from reference.fp import U64
 
 from .model import Claim, NumberError, dec, dec_q
 
-__all__ = ["Resolved", "resolve", "ETA_OF_U"]
+__all__ = ["Resolved", "resolve", "ETA_OF_U", "ratio"]
 
 # Unit roundoff of a binary format -> its smallest subnormal.
 ETA_OF_U = {2.0**-53: 2.0**-1074, 2.0**-24: 2.0**-149, 2.0**-11: 2.0**-24}
@@ -52,8 +52,24 @@ def _ratio(b, r) -> float:
     """b / r as a float: inf when r is zero (and b is not) or the quotient exceeds float64."""
     if r <= 0:
         return 1.0 if b == 0 else float("inf")
+    return ratio(b, r)
+
+
+def ratio(num, den) -> float:
+    """``num / den`` of exact nonnegative numbers (mpq, Fraction, int, float) as a float that
+    never raises: 0 when ``num`` is 0, inf when ``den`` is 0 (and ``num`` is not) or the
+    quotient lies beyond float64's range, and a quotient below the smallest subnormal rounds to
+    0. Every checker's error-over-bound ratio goes through here (a Step span's bound is about
+    2^-1070, so an ordinary error over it overflows ``float``)."""
+    num, den = _q(num), _q(den)
+    if num < 0 or den < 0:
+        raise ValueError(f"ratio of negative numbers {num} / {den}")
+    if num == 0:
+        return 0.0
+    if den == 0:
+        return float("inf")
     try:
-        return float(b / r)
+        return float(num / den)
     except OverflowError:
         return float("inf")
 

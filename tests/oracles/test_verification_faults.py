@@ -212,3 +212,16 @@ def test_overlap_is_exact_at_a_shared_endpoint():
     assert not enclosures_overlap((0, q), (q + gmpy2.mpq(1, 10 ** 30), 1))
     assert enclosures_overlap(mpmath.iv.mpf([-1, "inf"]), (10 ** 9, 10 ** 9 + 1))
     assert not enclosures_overlap((float("-inf"), 0), (gmpy2.mpq(1, 10 ** 40), 1))
+
+
+def test_ratio_never_raises():
+    from oracles.errormodel import ratio
+
+    tiny = gmpy2.mpq(1, 2 ** 1074)
+    assert ratio(1, tiny * 16) == float("inf")  # the Step-span bound: an ordinary error overflows
+    assert ratio(tiny, 2 ** 100) == 0.0  # below the smallest subnormal
+    assert ratio(0, 0) == 0.0 and ratio(1, 0) == float("inf")
+    assert ratio(gmpy2.mpq(2 ** 1024 - 2 ** 969), 1) == float("inf")  # rounds past float64 max
+    assert ratio(3, 4) == 0.75 and ratio(Fraction(1, 3), 1) == 1 / 3
+    with pytest.raises(ValueError):
+        ratio(-1, 2)
