@@ -1,0 +1,103 @@
+"""Planted faults of sweep meshes (``reference/sweep.py``) and of the sweep oracle
+(``interval/sweep.py``), judged by the ``sweep`` ledger family."""
+
+from ..harness import Fault
+
+_R = "reference/sweep.py"
+_I = "interval/sweep.py"
+_CHECKS = "tests/oracles/test_sweep_checks.py"
+_REF = "tests/reference/test_sweep.py"
+_ORACLE = "tests/interval/test_sweep_oracle.py"
+
+FAULTS = [
+    # --- ring acceptance (Estimated longitudinal error) ---
+    Fault("sweep.accept_no_midpoint", "sweep", _R,
+          "e = _hull_distance(P, a, b) + dev", "e = _hull_distance(P, a, b)",
+          "ring acceptance drops the section points' midpoint deviation (the hull term only)",
+          (_REF,)),
+    Fault("sweep.accept_no_hull", "sweep", _R,
+          "e = _hull_distance(P, a, b) + dev", "e = dev",
+          "ring acceptance drops the control hull's distance from the chord",
+          (_REF,)),
+    Fault("sweep.accept_no_twist", "sweep", _R,
+          "dev += 0.25 * float(np.max(out))", "dev += 0.0 * float(np.max(out))",
+          "ring acceptance drops the quad-twist term (a rolling ribbon's triangles leave the helicoid)",
+          (_REF,)),
+    Fault("sweep.hull_to_first_control", "sweep", _R,
+          "        v = Q[i] - Q[0]\n        if cc > 0:",
+          "        v = Q[i] - Q[0]\n        if False:",
+          "the hull term measures the inner controls' distance from the chord's start point, "
+          "not from the chord line",
+          (_REF,)),
+    # --- the section ---
+    Fault("sweep.segments_one_short", "sweep", _R,
+          "    while n > 3 and r_max * (1.0 - math.cos(math.pi / (n - 1))) <= err:\n        n -= 1",
+          "    while n > 3 and r_max * (1.0 - math.cos(math.pi / (n - 1))) <= 1.5 * err:\n        n -= 1",
+          "the fewest-segments search stops one short (a 1.5x loose sagitta test)",
+          (_REF,)),
+    Fault("sweep.segments_first_key", "sweep", _R,
+          "r_max = max(float(k.scale) for k in req.profile)", "r_max = float(req.profile[0].scale)",
+          "the polygon segments are chosen at the first profile key's scale, not the largest",
+          (_REF,)),
+    Fault("sweep.seam_u", "sweep", _R,
+          "U = np.arange(nseg + 1) / nseg", "U = np.arange(nseg + 1) / (nseg + 1)",
+          "tube U runs to N / (N + 1): the seam vertex does not carry U = 1",
+          (_REF,)),
+    # --- the profile ---
+    Fault("sweep.profile_lerp_denominator", "sweep", _R,
+          "t = (distance - d[i]) / (d[i + 1] - d[i])", "t = (distance - d[i]) / d[i + 1]",
+          "profile interpolation divides by the next key's distance, not the key interval",
+          (_REF,)),
+    Fault("sweep.profile_clamp_end", "sweep", _R,
+          "        return float(profile[-1].scale), float(profile[-1].roll)",
+          "        return float(profile[-2 if len(profile) > 1 else -1].scale), "
+          "float(profile[-2 if len(profile) > 1 else -1].roll)",
+          "beyond the last key the profile clamps to the key before it",
+          (_REF,)),
+    # --- mesh rules ---
+    Fault("sweep.cap_rim_recomputed", "sweep", _R,
+          "cap[1:, 0:3] = ring[:nseg, 0:3]  # rim: the ring positions, bitwise",
+          "cap[1:, 0:3] = plan.ring_position[end] + (plan.ring_scale[end] * c)[:, None] * plan.ring_normal[end] "
+          "+ (plan.ring_scale[end] * s)[:, None] * plan.ring_binormal[end]",
+          "Flat cap rims are recomputed from the frame instead of copying the ring positions bitwise",
+          (_REF,)),
+    Fault("sweep.start_cap_normal", "sweep", _R,
+          "for end, sign in ((0, -1.0), (rep.ring_count - 1, 1.0)):",
+          "for end, sign in ((0, 1.0), (rep.ring_count - 1, 1.0)):",
+          "the start cap faces +T (into the tube) instead of -T",
+          (_REF,)),
+    Fault("sweep.closed_copy_frame_only", "sweep", _R,
+          "X[-1], T[-1], N[-1], B[-1] = X[0], T[0], N[0], B[0]",
+          "T[-1] = T[0]",
+          "a closed path's last ring keeps its own evaluated frame instead of copying the first ring's",
+          (_REF,)),
+    Fault("sweep.winding_inverted", "sweep", _R,
+          "if plan.winding is SweepWinding.Clockwise:", "if plan.winding is SweepWinding.CounterClockwise:",
+          "triangles are flipped for CounterClockwise instead of Clockwise",
+          (_REF,)),
+    # --- the risk count (Estimated) ---
+    Fault("sweep.ribbon_half_extent", "sweep", _R,
+          "half = scale if tube else 0.5 * scale", "half = scale",
+          "a ribbon's half-extent is its full width",
+          (_REF,)),
+    Fault("sweep.curvature_speed_squared", "sweep", _R,
+          "return float(np.sqrt(np.dot(x, x))) / sp**3", "return float(np.sqrt(np.dot(x, x))) / sp**2",
+          "the curvature divides |B' x B''| by |B'|^2 instead of |B'|^3",
+          (_REF,)),
+    # --- emission ---
+    Fault("sweep.emit_capacity_off_by_one", "sweep", _R,
+          "    if vertices.shape[0] < rep.vertex_count:",
+          "    if vertices.shape[0] < rep.vertex_count - 1:",
+          "emission accepts a vertex array one row short and fails while writing",
+          (_REF,)),
+    # --- the oracle ---
+    Fault("sweep.oracle_curvature_square", "sweep", _I,
+          "val = K.norm(ctx, x) / (sp * sp * sp) * ctx.asarray(np.float64(half_extent))",
+          "val = K.norm(ctx, x) / (sp * sp) * ctx.asarray(np.float64(half_extent))",
+          "the oracle's curvature divides by |B'|^2",
+          (_ORACLE,)),
+    Fault("sweep.oracle_section_angle", "sweep", _I,
+          "a = 2 * iv.pi * j / segments", "a = iv.pi * j / segments",
+          "the oracle's section angles span half a turn",
+          (_ORACLE,)),
+]
