@@ -31,6 +31,7 @@ import numpy as np
 from . import kernel as K
 from .context import F32, F64
 from .chunk import narrow_to_chunk
+from .fused import sample_spans
 from .owner import Owner, readonly
 from .status import (
     BoundaryPolicy,
@@ -535,29 +536,22 @@ def try_sample_path(view: PathView, span_indices, us, out_positions,
         rk[i], ru[i] = r.value
     # Span sides at exact boundaries (vectorised form of resolve_parameter's last step).
     if side is SpanSide.Outgoing:
-        move = inside & (ru == 1.0) & (rk < n - 1)
-        rk[move] += 1
-        ru[move] = 0.0
+        move = (ru == 1.0) & (rk < n - 1)
     else:
-        move = inside & (ru == 0.0) & (rk > 0)
-        rk[move] -= 1
-        ru[move] = 1.0
-    kernels = [(out_positions, K.cubic_point), (out_first, K.cubic_derivative),
-               (out_second, K.cubic_second_derivative)]
-    if m and rk.min() == rk.max():
-        # One span (dense sampling of a span): its controls as (3, 1, 4, 1), one axis per row,
-        # and the parameters as (1, m), so each of the kernel's products runs over m contiguous
-        # parameters against one control value instead of m rows of 3; the elementwise
-        # arithmetic per point is the kernel's, unchanged (the same bits).
-        P = view.controls[rk[0]].astype(np.float64).T[:, None, :, None]
-        for out, fn in kernels:
-            if out is not None:
-                out[:m] = fn(F64, P, ru[None, :])[:, :, 0].T
-        return success(m)
-    P = view.controls[rk].astype(np.float64)
-    for out, fn in kernels:
+        move = (ru == 0.0) & (rk > 0)
+    if not everywhere:
+        move &= inside
+    if move.any():
+        step = 1 if side is SpanSide.Outgoing else -1
+        rk[move] += step
+        ru[move] = 0.0 if step == 1 else 1.0
+    # The kernels of reference/kernel.py, compiled to one fused loop over the parameters
+    # (reference/fused.py): the bits of kernel(F64, controls[rk].astype(float64), ru), without
+    # twenty passes over memory or gathered copies of the controls.
+    for out, name in ((out_positions, "cubic_point"), (out_first, "cubic_derivative"),
+                      (out_second, "cubic_second_derivative")):
         if out is not None:
-            out[:m] = fn(F64, P, ru)
+            sample_spans(name, view.controls, rk, ru, out)
     return success(m)
 
 

@@ -1,6 +1,7 @@
-"""try_sample_path's fast cases (one span broadcast, unmasked copies) give the bits of the
-general gather, checked against the kernel on gathered float64 controls (independent of the
-sampling code's shortcuts), for one span, many spans, boundary parameters and outside ones."""
+"""try_sample_path (the fused samplers of reference/fused.py, unmasked copies when every
+parameter is inside) gives the bits of the numpy kernel on gathered float64 controls
+(independent of the sampling code's shortcuts), for one span, many spans, boundary parameters
+and outside ones."""
 
 from __future__ import annotations
 

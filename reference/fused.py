@@ -1,0 +1,161 @@
+"""Cubic kernels compiled to one fused float64 loop, for dense sampling. Rounded (bit-identical
+to the numpy kernels on ``F64``).
+
+numpy evaluates a kernel of ``reference/kernel.py`` one operation at a time over whole arrays:
+about twenty passes over memory for a point. Here the same kernel is *recorded* once: it runs on
+:data:`REC`, a context whose values are nodes of an expression graph (the controls and the
+parameter are named leaves, ``ctx.const`` gives the float64 constant ``F64`` gives), so the
+graph holds every operation the body performs, in order. The graph is emitted as the body of a
+numba loop over parameters, one float64 operation per node with its recorded operands, and
+compiled once per kernel and process. numba without ``fastmath`` neither reassociates nor
+contracts a multiply and an add into an FMA, so every output has the bits of
+``kernel(F64, P, u)``; ``tests/reference/test_fused.py`` checks that on random and nasty
+inputs. The arithmetic is written once, in the kernel; this module only schedules it.
+
+Why: on 10^6 parameters the numpy kernel was 0.26x bezier's compiled ``evaluate_multi``
+(``docs/performance.md``, sampling row); the issue asks for 0.5x.
+"""
+
+from __future__ import annotations
+
+import threading
+from functools import lru_cache
+
+import numba
+import numpy as np
+
+from . import kernel as K
+from .context import F64
+
+__all__ = ["REC", "record", "fused_sampler", "sample_spans"]
+
+
+class _Node:
+    """One float64 operation (or leaf) of a recorded kernel."""
+
+    __slots__ = ("op", "args", "name")
+    _count = 0
+
+    def __init__(self, op: str, args: tuple = (), name: str = ""):
+        self.op, self.args, self.name = op, args, name
+
+    def _bin(self, op, other, swap=False):
+        if isinstance(other, _Node):
+            a, b = (other, self) if swap else (self, other)
+            return _Node(op, (a, b))
+        return NotImplemented  # arrays: numpy then applies the operation per element
+
+    def __add__(self, o):
+        return self._bin("+", o)
+
+    def __radd__(self, o):
+        return self._bin("+", o, True)
+
+    def __sub__(self, o):
+        return self._bin("-", o)
+
+    def __rsub__(self, o):
+        return self._bin("-", o, True)
+
+    def __mul__(self, o):
+        return self._bin("*", o)
+
+    def __rmul__(self, o):
+        return self._bin("*", o, True)
+
+    def __truediv__(self, o):
+        return self._bin("/", o)
+
+    def __rtruediv__(self, o):
+        return self._bin("/", o, True)
+
+    def __neg__(self):
+        return _Node("neg", (self,))
+
+    def __bool__(self):  # a kernel must not branch on a computed value (kernel rules)
+        raise TypeError("a recorded kernel value has no truth value")
+
+
+class _Recording:
+    """The recording context: just enough of the number-context protocol for the cubic kernels
+    (``const``, ``scope``); anything else a kernel asks for fails loudly."""
+
+    name = "REC"
+
+    def const(self, s: str):
+        return _Node("const", (float(F64.const(s)),))
+
+    def scope(self):
+        import contextlib
+
+        return contextlib.nullcontext()
+
+
+REC = _Recording()
+
+
+def record(fn):
+    """The outputs (D nodes) of ``fn(REC, P, u)`` for symbolic controls ``P`` (4, D=3) and a
+    symbolic parameter ``u``: the recorded program of a cubic kernel."""
+    P = np.empty((4, 3), dtype=object)
+    for j in range(4):
+        for d in range(3):
+            P[j, d] = _Node("leaf", (), f"p{j}{d}")
+    u = _Node("leaf", (), "u")
+    out = fn(REC, P, u)
+    return list(np.asarray(out, dtype=object).reshape(-1))
+
+
+def _emit(outputs) -> str:
+    """Python source of ``f(C, ks, us, out)``: ``out[i] = kernel(controls C[ks[i]], us[i])``,
+    C float32 (n, 4, 3), one local per node in recorded (topological) order."""
+    names: dict = {}
+    lines: list = []
+
+    def visit(n):
+        if id(n) in names:
+            return names[id(n)]
+        if n.op == "leaf":
+            names[id(n)] = n.name
+            return n.name
+        if n.op == "const":
+            names[id(n)] = repr(n.args[0])  # repr round-trips a float64 exactly
+            return names[id(n)]
+        args = [visit(a) for a in n.args]
+        v = f"t{len(lines)}"
+        expr = f"-{args[0]}" if n.op == "neg" else f"{args[0]} {n.op} {args[1]}"
+        lines.append(f"        {v} = {expr}")
+        names[id(n)] = v
+        return v
+
+    outs = [visit(n) for n in outputs]
+    head = ["def f(C, ks, us, out):",
+            "    for i in range(us.shape[0]):",
+            "        k = ks[i]",
+            "        u = us[i]"]
+    # Controls widen float32 -> float64 exactly, as the numpy path's astype(np.float64) does.
+    head += [f"        p{j}{d} = np.float64(C[k, {j}, {d}])" for j in range(4) for d in range(3)]
+    tail = [f"        out[i, {d}] = {v}" for d, v in enumerate(outs)]
+    return "\n".join(head + lines + tail) + "\n"
+
+
+_LOCK = threading.Lock()
+
+
+@lru_cache(maxsize=None)
+def fused_sampler(name: str):
+    """The compiled sampler of kernel ``name`` (``"cubic_point"``, ``"cubic_derivative"``,
+    ``"cubic_second_derivative"``): ``f(C, ks, us, out)``, compiled on first use."""
+    with _LOCK:
+        src = _emit(record(getattr(K, name)))
+        scope = {"np": np}
+        exec(compile(src, f"<fused {name}>", "exec"), scope)  # noqa: S102 - our own generated source
+        return numba.njit(nogil=True)(scope["f"])
+
+
+def sample_spans(name: str, controls: np.ndarray, ks: np.ndarray, us: np.ndarray, out: np.ndarray) -> None:
+    """``out[:m] = kernel(F64, controls[ks].astype(float64), us)`` row by row, in one fused
+    pass (m = ``us.size``). ``controls`` float32 (n, 4, 3), ``ks`` intp with every index in
+    range (the caller resolved them), ``us`` float64, ``out`` float64 (>= m, 3). Rounded,
+    bit-identical to the numpy kernel on ``F64``."""
+    fused_sampler(name)(controls, ks, us, out)
