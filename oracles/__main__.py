@@ -1,6 +1,6 @@
 """``python -m oracles``: the evidence ledger and its companions.
 
-    python -m oracles ledger [--cases N] [--seed S] [--out DIR] [--family NAME ...] [CI options]
+    python -m oracles ledger [--cases N | --scale K] [--seed S] [--out DIR] [--family NAME ...] [CI options]
     python -m oracles claims [--cases N] [--seed S] [--family NAME ...] --out FILE
     python -m oracles check FILE [--out DIR] [--force] [CI options]   # judge another implementation
     python -m oracles schema [--out FILE] [--docs MD]                 # the case-file JSON Schema
@@ -141,6 +141,14 @@ def _write_junit(path, ledger) -> None:
     ET.ElementTree(suite).write(path, encoding="utf-8", xml_declaration=True)
 
 
+def _peak_rss_mib() -> float:
+    """This process's peak resident set (Linux reports KiB); with --workers the workers' own
+    memory is not included."""
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
 def _finish(ledger, args) -> int:
     """Print the summary, write the ledger (and JUnit), report, and choose the exit code."""
     for line in ledger.summary_lines():
@@ -168,7 +176,8 @@ def _finish(ledger, args) -> int:
         print(f"malformed: {m}", file=sys.stderr)
     unchecked = ledger.unchecked_rows()
     print(f"{ledger.judged} claims judged; {ledger.violated} violated, {ledger.undecided} undecided, "
-          f"{ledger.faults} faults, {len(ledger.malformed)} malformed")
+          f"{ledger.faults} faults, {len(ledger.malformed)} malformed; peak memory of this process "
+          f"{_peak_rss_mib():.0f} MiB")
     if ledger.violated:
         return EXIT_VIOLATED
     if ledger.faults:
@@ -219,6 +228,13 @@ def _dask_cluster(args):
     return cluster(workers=args.workers, scheduler=args.scheduler)
 
 
+def _positive(text: str) -> int:
+    n = int(text)
+    if n < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return n
+
+
 def _nonnegative(text: str) -> int:
     n = int(text)
     if n < 0:
@@ -233,6 +249,8 @@ def main(argv=None) -> int:
     sub = p.add_subparsers(dest="cmd", required=True)
     pl = sub.add_parser("ledger", help="run the built-in corpus and write the evidence ledger")
     pl.add_argument("--cases", type=_nonnegative, default=None, help="cases per family (default: each family's own)")
+    pl.add_argument("--scale", type=_positive, default=1, metavar="K",
+                    help="K times every family's default case count (the soak run: --scale 10)")
     pl.add_argument("--seed", type=int, default=1)
     pl.add_argument("--out", default="ledger-out", help="directory for ledger.json and ledger.md")
     pl.add_argument("--family", action="append", default=[], help="run only these families")
@@ -288,7 +306,10 @@ def main(argv=None) -> int:
         except ValueError as e:
             print(f"error: {e}", file=sys.stderr)
             return EXIT_MALFORMED
-        run = corpus_run(args.seed, args.cases, fams)
+        if args.cases is not None and args.scale != 1:
+            print("error: give --cases or --scale, not both", file=sys.stderr)
+            return EXIT_MALFORMED
+        run = corpus_run(args.seed, args.cases, fams, args.scale)
         refusal = _refuse_overwrite(Path(args.out), run, args.force)
         if refusal:
             print(f"error: {refusal}", file=sys.stderr)
@@ -320,9 +341,9 @@ def main(argv=None) -> int:
                 from .distributed import run_corpus_distributed
 
                 with dask as client:
-                    ledger = run_corpus_distributed(client, args.seed, args.cases, args.family)
+                    ledger = run_corpus_distributed(client, args.seed, args.cases, args.family, scale=args.scale)
             else:
-                ledger = run_corpus(args.seed, args.cases, args.family, on_verdict=on_verdict)
+                ledger = run_corpus(args.seed, args.cases, args.family, on_verdict=on_verdict, scale=args.scale)
         finally:
             lines.close()
         code = _finish(ledger, args)

@@ -92,11 +92,13 @@ class Chunk:
     last: int  # exclusive
 
 
-def corpus_chunks(seed: int, cases: Optional[int], fams, chunk: int = CHUNK_CASES) -> list[Chunk]:
+def corpus_chunks(seed: int, cases: Optional[int], fams, chunk: int = CHUNK_CASES, scale: int = 1) -> list[Chunk]:
     """The corpus's chunks in corpus order (independent of the worker count)."""
+    from .ledger import case_count
+
     out = []
     for f in fams:
-        n = f.default_cases if cases is None else cases
+        n = case_count(f, cases, scale)
         out += [Chunk(f.name, seed, n, k, min(n, k + chunk)) for k in range(0, n, chunk)]
     return out
 
@@ -165,13 +167,14 @@ def _ordered_results(client, fn, items):
         fut.release()
 
 
-def run_corpus_distributed(client, seed: int, cases: Optional[int] = None, only: Iterable[str] = ()):
+def run_corpus_distributed(client, seed: int, cases: Optional[int] = None, only: Iterable[str] = (),
+                           scale: int = 1):
     """``run_corpus`` on a Dask client: the same Ledger (timings apart: worker CPU seconds)."""
     from .ledger import Ledger, corpus_run, select_families
 
     fams = select_families(only)
-    chunks = corpus_chunks(seed, cases, fams)
-    ledger = Ledger(seed=seed, run=corpus_run(seed, cases, fams))
+    chunks = corpus_chunks(seed, cases, fams, scale=scale)
+    ledger = Ledger(seed=seed, run=corpus_run(seed, cases, fams, scale))
     _merge(ledger, _ordered_results(client, _judge_chunk, chunks), [c.family for c in chunks])
     return ledger
 

@@ -28,7 +28,7 @@ from .model import (Claim, NumberError, Verdict, VerdictKind, checker_error, err
                     undecided, violated)
 from .rows import ROWS, row
 
-__all__ = ["RowTally", "Ledger", "check_claim", "judge", "run_corpus", "corpus_run", "select_families", "FORMAT",
+__all__ = ["RowTally", "Ledger", "check_claim", "judge", "case_count", "run_corpus", "corpus_run", "select_families", "FORMAT",
            "fmt_measure", "decimal_view", "WITNESSES_KEPT", "MALFORMED_ERRORS", "ProducerError"]
 
 FORMAT = "evidence-ledger/2"
@@ -533,26 +533,33 @@ def select_families(only: Iterable[str] = ()) -> list:
     return [f for f in families() if not only or f.name in set(only)]
 
 
-def corpus_run(seed: int, cases: Optional[int], fams) -> dict:
+def case_count(fam, cases: Optional[int] = None, scale: int = 1) -> int:
+    """How many cases ``fam`` draws: ``cases`` when given, else ``scale`` times its default
+    (``ledger --scale 10`` is the soak run: ten times the default corpus)."""
+    return fam.default_cases * scale if cases is None else cases
+
+
+def corpus_run(seed: int, cases: Optional[int], fams, scale: int = 1) -> dict:
     """What identifies a corpus run: the seed and, per family, how many cases it drew."""
     return {"command": "ledger", "seed": seed,
-            "corpus": {f.name: f.default_cases if cases is None else cases for f in fams}}
+            "corpus": {f.name: case_count(f, cases, scale) for f in fams}}
 
 
 def run_corpus(seed: int, cases: Optional[int] = None, only: Iterable[str] = (),
-               progress: Optional[bool] = None, on_verdict=None) -> Ledger:
+               progress: Optional[bool] = None, on_verdict=None, scale: int = 1) -> Ledger:
     """Generate each family's cases, run the fast path, check every claim, tally the verdicts.
 
     Args:
         seed: corpus seed (deterministic).
-        cases: cases per family (default: each family's ``default_cases``).
+        cases: cases per family (default: ``scale`` times each family's ``default_cases``).
         only: family names to run (default: all; an unknown name raises ValueError).
         progress: force the stderr progress bar on or off (default: when stderr is a tty).
         on_verdict: ``on_verdict(index, verdict)`` for each verdict (the CLI's ``--verdicts``).
+        scale: multiplies every family's default case count (ignored when ``cases`` is given).
     """
     fams = select_families(only)
-    plan = [(f, f.generate(seed, f.default_cases if cases is None else cases)) for f in fams]
-    ledger = Ledger(seed=seed, run=corpus_run(seed, cases, fams))
+    plan = [(f, f.generate(seed, case_count(f, cases, scale))) for f in fams]
+    ledger = Ledger(seed=seed, run=corpus_run(seed, cases, fams, scale))
     bar = _Progress(sum(len(c) for _, c in plan), progress)
     index = 0
     for fam, fam_cases in plan:

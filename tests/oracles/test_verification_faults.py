@@ -225,3 +225,18 @@ def test_ratio_never_raises():
     assert ratio(3, 4) == 0.75 and ratio(Fraction(1, 3), 1) == 1 / 3
     with pytest.raises(ValueError):
         ratio(-1, 2)
+
+
+def test_scale_multiplies_every_default_and_excludes_cases(tmp_path):
+    from oracles.ledger import corpus_run
+
+    fams = [f for f in checks.families() if f.name in ("track", "convex_polygon")]
+    run = corpus_run(1, None, fams, scale=3)
+    assert run["corpus"] == {f.name: 3 * f.default_cases for f in fams}
+    assert corpus_run(1, None, fams) == corpus_run(1, None, fams, scale=1)  # the default run's identity
+    code, _, err = _quiet(["ledger", "--cases", "2", "--scale", "2", "--out", str(tmp_path / "o")])
+    assert code == EXIT_MALFORMED and "--scale" in err
+    code, out, _ = _quiet(["ledger", "--family", "convex_polygon", "--scale", "2", "--out", str(tmp_path / "p")])
+    led = json.loads((tmp_path / "p" / "ledger.json").read_text())
+    assert code == EXIT_OK and led["run"]["corpus"] == {"convex_polygon": 2 * fams[0].default_cases}
+    assert "peak memory" in out
