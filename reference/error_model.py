@@ -92,18 +92,26 @@ def second_derivative_bound(E: float, u: float = U64, *, eta: float | None = Non
     return float(up(K * u * mul_hi(24.0, E) + K * _eta(u, eta)))
 
 
-def tangent_bound(E: float, speed: float, u: float = U64) -> float:
+def tangent_bound(E: float, speed: float, u: float = U64, *, eta: float | None = None) -> float:
     """Euclidean bound for the unit tangent ``B'/|B'|`` at a computed speed ``|B'|``.
 
     With ``e = sqrt(3) * derivative_bound`` the Euclidean derivative error, normalizing moves
-    the direction by at most ``2 e / (speed - e)``; the normalization itself adds a few ulps.
-    Returns inf where ``speed <= e`` (no direction is certain there).
+    the direction by at most ``2 e / (speed - e)``; the normalization itself adds a few ulps
+    (``(1 - 4u)`` on the denominator for the computed speed's relative error, ``K u`` for the
+    rest). Underflow: the squares inside the computed speed err by up to ``3 eta / 2``
+    absolutely, so the speed is off by up to ``r = sqrt(2 eta)`` (``sqrt(a + e) - sqrt(a) <=
+    sqrt(e)``), which moves the direction by ``r / speed`` and lowers the certain speed by ``r``;
+    the quotients add ``K eta``. Bound: ``(2 e + r) / ((speed - e - r)(1 - 4u)) + K u + K eta``.
+    In float64 evaluation of float32 controls ``r`` changes no bound by more than an ulp.
+    Returns inf where ``speed <= e + r`` (no direction is certain there).
     """
-    e = mul_hi(np.sqrt(3.0) * (1 + 2 * U64), derivative_bound(E, u))
-    denom = speed - e
+    et = _eta(u, eta)
+    e = mul_hi(np.sqrt(3.0) * (1 + 2 * U64), derivative_bound(E, u, eta=et))
+    r = float(np.sqrt(2.0 * et) * (1 + 2 * U64))
+    denom = speed - e - r
     if not denom > 0:
         return float("inf")
-    return float(add_hi(div_hi(mul_hi(2.0, e), denom * (1 - 4 * U64)), K * u))
+    return float(add_hi(div_hi(add_hi(mul_hi(2.0, e), r), denom * (1 - 4 * max(u, U64))), add_hi(K * u, K * et)))
 
 
 def hermite_bound(p, t, h: float, u: float = U64, *, eta: float | None = None):
@@ -135,19 +143,27 @@ def catmull_rom_bound(points, u: float = U64) -> float:
     return float(up(4 * K * u * add_hi(W, mul_hi(S, S))))
 
 
-def gap_bound(gap: float, u: float = U64) -> float:
-    """Bound for a Euclidean distance ``|a - b|`` of float32 points computed in float64.
+def gap_bound(gap: float, u: float = U64, *, eta: float | None = None) -> float:
+    """Bound for a Euclidean distance ``|a - b|`` of float32 points computed in the format of
+    ``u``.
 
     The difference rounds at most once per component, the norm adds about 3 roundings:
-    relative error below 5u of the value. Subnormal results add an absolute 2**-1074.
+    relative error below 5u of the value. Underflow: squares of subnormal-range differences
+    err by up to ``eta / 2`` each (a float32 gap below about 2**-75 computed in float32 comes
+    out 0), which the root turns into at most ``sqrt(2 eta)``: ``K u |gap| + sqrt(2 eta)``.
+    (In float64 of float32 points nothing underflows; the term then changes no bound of a
+    nonzero gap.)
     """
-    return float(add_hi(K * u * abs(gap), 2.0**-1074))
+    return float(add_hi(K * u * abs(gap), np.sqrt(2.0 * _eta(u, eta)) * (1 + 2 * U64)))
 
 
-def difference_bound(scale_in: float, scale_out: float, u: float = U64) -> float:
+def difference_bound(scale_in: float, scale_out: float, u: float = U64, *,
+                     eta: float | None = None) -> float:
     """Bound for ``|x_in - x_out|`` where ``x`` are computed derivatives of a priori magnitudes
-    at most ``scale_in`` and ``scale_out`` (each computed with a few roundings)."""
-    return float(up(K * u * add_hi(scale_in, scale_out)))
+    at most ``scale_in`` and ``scale_out`` (each computed with a few roundings). Underflow: each
+    side's product and quotient may err by ``eta / 2`` absolutely (``2 eta`` in all, inside
+    ``K eta``): ``K u (scale_in + scale_out) + K eta``."""
+    return float(up(K * u * add_hi(scale_in, scale_out) + K * _eta(u, eta)))
 
 
 def angle_bound(sum_norm: float, u: float = U64) -> float:
