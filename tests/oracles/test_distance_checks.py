@@ -1,7 +1,10 @@
-"""Distance checkers: honest claims Verified; planted false claims (TotalUpper one float64 ulp
-below the true length, a lower bound one ulp above it, a halved residual bound, an estimate
-outside its interval) Violated; a bound inside the oracle's enclosure at a small precision
-budget Undecided, never Verified; malformed inputs raise."""
+"""Distance checkers: honest claims Verified (with a bound use at most 1); planted false claims
+(TotalUpper one float64 ulp below the true length, a lower bound one ulp above it, a total wider
+than distance_error, a halved residual bound, an estimate outside its interval, every broken
+resolution rule and witness) Violated; disjoint Arb and Taylor enclosures an OracleFault; a
+bound inside the oracle's enclosure at a small precision budget Undecided, never Verified;
+malformed inputs raise. Truths come from the Taylor oracle (``interval.arclength``) at 256
+bits, independent of the checkers' default Arb oracle."""
 
 from __future__ import annotations
 
@@ -14,7 +17,7 @@ from interval.context import lower, mid, to_mpq, upper
 from oracles.ledger import check_claim
 from oracles.model import Claim, VerdictKind, dec, dec_array, enc
 
-V, X, U = VerdictKind.Verified, VerdictKind.Violated, VerdictKind.Undecided
+V, X, U, F = VerdictKind.Verified, VerdictKind.Violated, VerdictKind.Undecided, VerdictKind.OracleFault
 
 
 @pytest.fixture(scope="module")
@@ -24,6 +27,11 @@ def honest():
         for c in D.claims(case):
             by_row.setdefault(c.row, []).append(c)
     return by_row
+
+
+def core(value):
+    """An inversion claim's value without its optional witnesses (they belong to its target)."""
+    return {k: value[k] for k in ("residual_bound", "distance")}
 
 
 def replace(claim, value=None, inputs=None):
@@ -90,8 +98,8 @@ def test_leaf_and_prefix_bounds_one_ulp_inside_are_violated(honest):
 def test_halved_residual_bound_is_violated(honest):
     for c in honest["distance.inversion_residual"][:25]:
         R = dec(c.value["residual_bound"])
-        if R == 0:
-            continue
+        if R == 0 or c.value["distance"] == c.inputs["total_estimate"]:
+            continue  # the path end resolves by its own rule, whatever the residual
         L = truth(c)
         # Move the target (inside [0, TotalEstimate], Reject) to 3/4 R from the truth: the
         # honest bound R still holds, the halved one does not.
@@ -102,7 +110,7 @@ def test_halved_residual_bound_is_violated(honest):
         if not 0 <= t <= T:
             continue
         inputs = {**c.inputs, "query": enc(t), "policy": "Reject"}
-        moved = {**c.value, "distance": enc(t)}  # the resolved distance is the new target
+        moved = {**core(c.value), "distance": enc(t)}  # the resolved distance is the new target
         assert check_claim(replace(c, moved, inputs)).kind is V
         halved = {**moved, "residual_bound": enc(R / 2)}
         assert check_claim(replace(c, halved, inputs)).kind is X
@@ -130,9 +138,16 @@ def test_estimate_outside_its_interval_or_a_false_interval_is_violated(honest):
 def test_a_bound_inside_the_enclosure_is_undecided_at_a_small_budget(honest, monkeypatch):
     c = next(c for c in honest["distance.length_bounds"] if c.inputs["range"] == "total")
     L = truth(c, 256, 1e-30)
-    hi = float(mid(L))  # within 1e-30 of the truth: undecidable at 113 bits and 1e-15 width
+    hi = float(mid(L))  # within an ulp of the truth: undecidable by an enclosure 1e-9 wide
+
+    def wide(key, u0, u1, prec):  # both oracles as if they could not narrow below 1e-9
+        with D.IV(prec).scope():
+            t = D.iv.mpf([float(x) for x in (lower(L), upper(L))])
+            return t * D.iv.mpf(["0.999999999", "1.000000001"]) / len(D._controls(c))
+
     planted = replace(c, {"lower": c.value["lower"], "upper": enc(hi)})
     monkeypatch.setattr(D, "BUDGET", (113,))
+    monkeypatch.setattr(D, "_arc_length", wide)
     v = check_claim(planted)
     assert v.kind is U and v.enclosure is not None
 
@@ -210,6 +225,9 @@ def test_the_schema_rejects_unread_fields_and_bad_values(honest, row, mutate, wh
     assert errs and any(e.path.startswith(f"claims[0].{where}") for e in errs), [str(e) for e in errs]
 
 
+OPTIONAL = {"bound", "lookup", "short"}  # witnesses of the inversion row (tests below read them)
+
+
 def test_every_schema_field_is_read_by_the_checker(honest):
     import copy
 
@@ -219,6 +237,8 @@ def test_every_schema_field_is_read_by_the_checker(honest):
     for c in samples:
         for part in ("inputs", "value"):
             for key in getattr(c, part):
+                if part == "value" and key in OPTIONAL:
+                    continue
                 d = copy.deepcopy(c.to_json())
                 del d[part][key]
                 with pytest.raises((KeyError, ValueError, TypeError)):
@@ -230,3 +250,196 @@ def test_planted_claims_of_the_contracts_are_violated(honest):
         for c in cs[:15]:
             v = check_claim(D.CONTRACTS[row].plant(c))
             assert v.kind is X, (row, v.note)
+
+
+# --- Bound use, the total's width, the two oracles ------------------------------------------
+
+
+def test_honest_verdicts_report_a_bound_use_of_at_most_one(honest):
+    for row, cs in honest.items():
+        for c in cs[:40]:
+            v = check_claim(c)
+            assert v.kind is V and v.bound_use is not None and 0 <= v.bound_use <= 1, (row, v.bound_use)
+
+
+def test_a_total_wider_than_distance_error_is_violated(honest):
+    for c in [c for c in honest["distance.length_bounds"] if c.inputs["range"] == "total"][:6]:
+        E = dec(c.inputs["distance_error"])
+        wide = float(np.nextafter(dec(c.value["lower"]) - E, -np.inf))  # still below the truth
+        v = check_claim(replace(c, {"lower": enc(wide), "upper": c.value["upper"]}))
+        assert v.kind is X and "distance_error" in v.note and v.bound_use > 1
+        leaf = next(x for x in honest["distance.length_bounds"] if x.inputs["range"] == "leaf")
+        E = dec(leaf.inputs["distance_error"])  # a leaf may be wider: only the total must fit
+        lo = float(dec(leaf.value["lower"]) - 2 * E)
+        if lo >= 0:
+            assert check_claim(replace(leaf, {"lower": enc(lo), "upper": leaf.value["upper"]})).kind is V
+
+
+def test_disjoint_arb_and_taylor_enclosures_are_an_oracle_fault(honest, monkeypatch):
+    c = next(c for c in honest["distance.length_bounds"] if c.inputs["range"] == "total")
+    real = D.enclose_arc_length
+
+    def shifted(P, u0, u1, prec, rel):  # a Taylor oracle gone wrong: its enclosure moved by 1
+        e = real(P, u0, u1, prec, rel)
+        with D.IV(prec).scope():
+            return type(e)(e.value + 1, e.reached, e.pieces, e.crude_pieces, e.prec)
+
+    D._arc_length.cache_clear()
+    monkeypatch.setattr(D, "enclose_arc_length", shifted)
+    monkeypatch.setitem(D.CROSS_CHECK, "sample", 1)  # cross-check every piece
+    try:
+        v = check_claim(c)
+    finally:
+        D._arc_length.cache_clear()
+    assert v.kind is F and set(v.witness["enclosures"]) == {"arb", "taylor"}
+
+
+def test_the_default_oracle_agrees_with_taylor_on_the_corpus_pieces(honest):
+    # Every honest claim's whole spans: Arb (the default) and Taylor (256 bits) overlap.
+    seen = set()
+    for c in honest["distance.length_bounds"]:
+        C = dec_array(c.inputs["controls"], np.float32)
+        for P in C:
+            if P.tobytes() in seen:
+                continue
+            seen.add(P.tobytes())
+            a = D.arc_length(P, 0.0, 1.0, 113)
+            t = enclose_arc_length(P, 0, 1, 256, 1e-24).value
+            assert lower(a) <= upper(t) and lower(t) <= upper(a)
+    assert len(seen) >= 10
+
+
+# --- Resolution rules and witnesses -----------------------------------------------------------
+
+
+def _n(c):
+    return len(c.inputs["controls"])
+
+
+def _param(c):
+    return c.inputs["span"], dec(c.inputs["u"])
+
+
+def _moved(c, k, u, value=None):
+    """The claim with its parameter moved (its witnesses kept unless ``value`` replaces them)."""
+    return replace(c, value, {**c.inputs, "span": k, "u": enc(u)})
+
+
+def test_the_corpus_exercises_every_witness(honest):
+    inv = honest["distance.inversion_residual"]
+    assert any("short" in c.value for c in inv), "no bisected resolution"
+    assert any("short" not in c.value and c.value["distance"] == c.value["lookup"]["after"]["estimate"]
+               and c.value["distance"] != c.inputs["total_estimate"] for c in inv), "no exact boundary"
+    assert any(c.value["distance"] == c.inputs["total_estimate"] for c in inv), "no path end"
+    assert all("bound" in c.value and "lookup" in c.value for c in inv)
+
+
+def test_the_path_end_resolves_to_the_last_span_at_u_1(honest):
+    ends = [c for c in honest["distance.inversion_residual"] if c.value["distance"] == c.inputs["total_estimate"]]
+    assert ends
+    for c in ends[:10]:
+        k, u = _param(c)
+        assert (k, u) == (_n(c) - 1, 1.0)
+        v = check_claim(_moved(c, k, float(np.nextafter(1.0, 0.0))))
+        assert v.kind is X and "path end" in v.note
+
+
+def test_an_exact_boundary_names_the_outgoing_span(honest):
+    inside = [c for c in honest["distance.inversion_residual"]
+              if _param(c)[1] == 0.0 and _param(c)[0] > 0]
+    assert inside
+    for c in inside[:10]:
+        k, _ = _param(c)
+        v = check_claim(_moved(c, k - 1, 1.0))
+        assert v.kind is X and "outgoing span" in v.note
+
+
+def _zero_runs(honest):
+    return [c for c in honest["distance.inversion_residual"]
+            if any(np.all(np.array(P) == P[0]) for P in c.inputs["controls"]) and _n(c) == 6]
+
+
+def test_zero_length_runs_resolve_to_their_earliest_parameter(honest):
+    # The zero-length-run case: spans 0, 2, 3 and 5 are stationary (controls all equal).
+    cs = _zero_runs(honest)
+    assert cs
+    hits = 0
+    for c in cs:
+        k, u = _param(c)
+        if (k, u) == (2, 0.0):  # the start of the interior run of spans 2 and 3
+            for k2, u2 in ((2, 0.5), (3, 0.0), (3, 1.0)):
+                v = check_claim(_moved(c, k2, u2, core(c.value)))
+                assert v.kind is X and ("zero-length run" in v.note or "outgoing" in v.note), (k2, u2, v.note)
+            hits += 1
+        if (k, u) == (0, 0.0) and dec(c.value["distance"]) == 0:  # the leading run
+            v = check_claim(_moved(c, 1, 0.0, core(c.value)))
+            assert v.kind is X and "zero-length run" in v.note
+            hits += 1
+    assert hits >= 2
+
+
+def test_lookup_witnesses_are_checked(honest):
+    inv = [c for c in honest["distance.inversion_residual"] if c.value["distance"] != c.inputs["total_estimate"]]
+    n_before = n_exact = 0
+    for c in inv[:60]:
+        look = c.value["lookup"]
+        if "before" in look:  # a boundary before the result that already reaches the target
+            bad = {**look, "before": {**look["before"], "estimate": c.value["distance"]}}
+            v = check_claim(replace(c, {**c.value, "lookup": bad}))
+            assert v.kind is X and "earliest boundary" in v.note
+            n_before += 1
+        after = look["after"]
+        if c.value["distance"] == after["estimate"] and "short" not in c.value:
+            # a target equal to a stored boundary estimate resolved elsewhere (inside the leaf)
+            k, u = _param(c)
+            before = look.get("before")
+            if before is not None and before["span"] == k and dec(before["u"]) < u:
+                um = 0.5 * (dec(before["u"]) + u)
+                v = check_claim(_moved(c, k, um))
+                assert v.kind is X and "exact boundary" in v.note, v.note
+                n_exact += 1
+    assert n_before >= 10 and n_exact >= 3
+
+
+def test_the_bisection_witness_shows_the_earliest_parameter(honest):
+    bis = [c for c in honest["distance.inversion_residual"] if "short" in c.value]
+    assert len(bis) >= 10
+    for c in bis[:30]:
+        sh = c.value["short"]
+        reached = {**sh, "estimate": c.value["distance"]}  # the estimate just before already reaches
+        v = check_claim(replace(c, {**c.value, "short": reached}))
+        assert v.kind is X and "earliest parameter" in v.note
+        far = {**sh, "u": enc(dec(sh["u"]) - 2.0**-40)}  # not within float resolution
+        if dec(far["u"]) >= 0:
+            v = check_claim(replace(c, {**c.value, "short": far}))
+            assert v.kind is X and "resolution" in v.note
+
+
+def test_the_bound_at_the_result_is_checked(honest):
+    inv = honest["distance.inversion_residual"]
+    n = 0
+    for c in inv[:40]:
+        b = c.value["bound"]
+        s, R = dec(c.value["distance"]), dec(c.value["residual_bound"])
+        lo, hi, est = dec(b["lower"]), dec(b["upper"]), dec(b["estimate"])
+        short = {**b, "estimate": enc(float(np.nextafter(s, -np.inf)))}
+        if dec(short["estimate"]) >= lo:
+            v = check_claim(replace(c, {**c.value, "bound": short}))
+            assert v.kind is X and "reach" in v.note
+        out = {**b, "estimate": enc(_past(hi))}
+        assert check_claim(replace(c, {**c.value, "bound": out})).kind is X
+        if R > 0 and hi > lo:  # a residual bound that does not cover the claimed prefix bound
+            wide = {**b, "upper": enc(hi + 2 * R)}
+            v = check_claim(replace(c, {**c.value, "bound": wide}))
+            assert v.kind is X and "cover" in v.note
+            n += 1
+        L = truth(c)
+        if upper(L) > 0:  # a bound that misses the truth (shifted above it), residual unchanged
+            gone = {"lower": enc(above(upper(L))), "upper": enc(above(upper(L))), "estimate": enc(above(upper(L)))}
+            v = check_claim(replace(c, {**c.value, "bound": gone}))
+            assert v.kind is X
+    assert n >= 10
+
+
+def _past(x):
+    return float(x + abs(x) * 2.0**-10 + 2.0**-30)
