@@ -40,7 +40,9 @@ import sympy
 from gmpy2 import mpq
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from interval.context import IV, QQ, SYM, contains, lower, to_mpq, upper, width
+from interval import arb_context as AC
+from interval.arb_context import ARB
+from interval.context import IV, QQ, SYM, lower, to_mpq, upper
 from interval.narrowing import round_up_f64
 from reference import error_model as EM
 from reference import kernel as K
@@ -49,7 +51,9 @@ from reference.fp import U32, U64
 from tests.profiles import examples
 from tests.strategies import controls32, parameters
 
-CONTEXTS = [F32, F64, IV(113), QQ]
+# ARB: python-flint's Arb balls, a second enclosure context judged like IV (tests/interval/test_arb_context.py
+# also checks that its balls overlap IV's intervals).
+CONTEXTS = [F32, F64, IV(113), ARB(113), QQ]
 IV_WIDTH_U = 2.0**-104  # error-model "u" whose bound is 2**-100 times the magnitude (K = 16)
 
 
@@ -467,19 +471,22 @@ def judge_exact(got, truth, where):
     assert not bad, f"{where}: QQ differs from the exact value: {bad[:3]}"
 
 
-def judge_interval(got, truth, wbound, where):
+def judge_interval(got, truth, wbound, where, ends=(lower, upper)):
+    """Every enclosure contains its truth and is at most ``wbound`` wide; ``ends`` reads a
+    value's exact endpoints (IV's ``lower``/``upper`` or ARB's)."""
+    lower, upper = ends  # the context's own endpoint readers
     got = np.asarray(got, dtype=object)
     wb = np.broadcast_to(np.asarray(wbound, dtype=np.float64), got.shape)
     if isinstance(truth, Root):
         for g, q, w in zip(got.ravel(), np.ravel(truth.q), wb.ravel()):
             lo, hi = lower(g), upper(g)
             assert max(lo, 0) ** truth.k <= q <= hi**truth.k, f"{where}: {g} misses the root of {q}"
-            assert width(g) <= to_mpq(w), f"{where}: width {float(width(g)):.3g} > {w:.3g}"
+            assert upper(g) - lower(g) <= to_mpq(w), f"{where}: width {float(upper(g) - lower(g)):.3g} > {w:.3g}"
         return
     t = np.broadcast_to(np.asarray(truth, dtype=object), got.shape)
     for g, q, w in zip(got.ravel(), t.ravel(), wb.ravel()):
-        assert contains(g, q), f"{where}: {g} misses {q}"
-        assert width(g) <= to_mpq(w), f"{where}: width {float(width(g)):.3g} > {w:.3g}"
+        assert lower(g) <= q <= upper(g), f"{where}: {g} misses {q}"
+        assert upper(g) - lower(g) <= to_mpq(w), f"{where}: width {float(upper(g) - lower(g)):.3g} > {w:.3g}"
 
 
 def judge_float(got, truth, bound, key, where):
@@ -524,8 +531,9 @@ def check_case(case: KCase, ctx, plain: dict):
             judge_exact(g, t, f"{case.name}[QQ] output {k}")
     else:
         wbounds = as_tuple(case.bound(IV_WIDTH_U, **plain))
+        ends = (AC.lower, AC.upper) if isinstance(ctx, AC.ArbContext) else (lower, upper)
         for k, (g, t, w) in enumerate(zip(outs, truths, wbounds)):
-            judge_interval(g, t, w, f"{case.name}[{ctx.name}] output {k}")
+            judge_interval(g, t, w, f"{case.name}[{ctx.name}] output {k}", ends)
 
 
 def _run_qq_case(case, plain):
