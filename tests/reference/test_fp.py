@@ -399,3 +399,37 @@ def test_down_up_steps():
     assert fp.down(0.0) == -5e-324 and fp.up(-0.0) == 5e-324
     assert np.isposinf(fp.up(F64_MAX)) and fp.down(np.inf) == F64_MAX
     assert fp.down(1.0) == 1.0 - 2.0**-53 and fp.up(1.0) == 1.0 + 2.0**-52
+
+
+# --- constants and clamps (pinned by IEEE 754, not by the code) ------------------------------
+
+
+def test_unit_roundoffs_are_half_an_epsilon():
+    # binary32 has a 24-bit significand and binary64 a 53-bit one: u = 2**-p (IEEE 754).
+    assert fp.U32 == float(np.finfo(np.float32).eps) / 2 == 2.0**-24
+    assert fp.U64 == float(np.finfo(np.float64).eps) / 2 == 2.0**-53
+
+
+def test_sqrt_bounds_clamp_a_slightly_negative_argument():
+    """A computed sum of squares can come out a hair below zero; the bounds then enclose the
+    root of 0 (docstrings: "clamped at 0"), never NaN."""
+    for a in (-5e-324, -1e-300, -0.5):
+        assert float(fp.sqrt_lo(a)) == 0.0
+        assert float(fp.sqrt_hi(a)) == 5e-324  # one step above sqrt(0)
+    lo = fp.sqrt_lo(np.array([-1.0, 4.0]))
+    assert lo.tolist() == [0.0, float(np.nextafter(2.0, 0.0))]
+
+
+@pytest.mark.parametrize("pair", [(1e-200, 1e-199), (5e-324, 5e-324), (-1e-199, -1e-200), (2.0**-600, 2.0**-590)])
+def test_square_range_lower_bound_stays_nonnegative_when_the_square_underflows(pair):
+    lo, hi = pair
+    slo, shi = fp.square_range(lo, hi)
+    assert float(slo) == 0.0  # the exact lower square is below the smallest subnormal
+    assert Fraction(float(shi)) >= max(Fraction(lo) ** 2, Fraction(hi) ** 2)
+
+
+def test_ulp_at_binade_edges_vectorised():
+    xs = np.array([2.0**-126, float(np.nextafter(np.float32(2.0**-126), np.float32(0))), 2.0**127, F32_MAX])
+    assert fp.ulp32(xs).tolist() == [2.0**-149, 2.0**-149, 2.0**104, 2.0**104]
+    ys = np.array([2.0**-1022, 5e-324, F64_MAX, 1.0])
+    assert fp.ulp64(ys).tolist() == [5e-324, 5e-324, 2.0**971, 2.0**-52]

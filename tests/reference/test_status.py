@@ -270,3 +270,39 @@ def test_compute_position_floor_is_exact(E, N):
     got = S.compute_position_floor(E, N)
     assert isinstance(got, float)
     assert got == exact_floor(E, N)
+
+
+# --- reported, immutability of every value type -----------------------------------------------
+
+
+def test_reported_appends_the_diagnostic_of_a_failure_only():
+    bad = S.failure(GS.InvalidArgument, "x out of range", field="x")
+    sink: list = []
+    assert S.reported(bad, sink) is bad and sink == [bad.diagnostic]
+    assert S.reported(S.success(1), sink).ok and sink == [bad.diagnostic]  # a success adds nothing
+    assert S.reported(bad, None) is bad  # no out-parameter: nothing to append to
+    assert S.success().value is None and S.success().ok
+
+
+def test_outcome_ok_is_success_only():
+    for st_ in GS:
+        assert S.Outcome(st_).ok == (st_ is GS.Success)
+
+
+@pytest.mark.parametrize("obj,field", [
+    (tol(), "position_error"), (lim(), "max_spans"), (S.GeometryDiagnostic(GS.Degenerate, "m"), "message"),
+    (S.SegmentParameter(1, 0.5), "span_index"), (S.Outcome(GS.Success), "value")])
+def test_value_types_are_frozen_and_slotted(obj, field):
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        setattr(obj, field, getattr(obj, field))
+    # slots: no per-instance dict, so no attribute can be smuggled in beside the fields
+    assert not hasattr(obj, "__dict__")
+    with pytest.raises((AttributeError, TypeError)):
+        object.__setattr__(obj, "extra", 1)
+
+
+def test_integer_limits_accept_numpy_integers_and_reject_numpy_floats_and_bools():
+    assert S.is_int(np.int32(3)) and S.is_int(7) and not S.is_int(np.bool_(True)) and not S.is_int(True)
+    assert not S.is_int(3.0) and not S.is_int(np.float64(3.0))
+    assert S.is_real(np.float32(1.5)) and S.is_real(2) and S.is_real(np.int8(1))
+    assert not S.is_real(True) and not S.is_real(np.bool_(False)) and not S.is_real("1")
