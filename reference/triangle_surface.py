@@ -14,7 +14,8 @@ tolerance (``Degenerate`` when it is zero, ``IllConditioned`` when it is positiv
 the tolerance). The arrays are copied, so the surface never shares memory with the caller: the
 inputs are consumed (nothing of them is retained on rejection) and accessors are read-only.
 
-Query (``first_hit``), per facet, vectorised over blocks of ``BLOCK`` facets:
+Query (``first_hit``), per facet (one compiled classification, ``_classify``, used by the linear
+scan over blocks of ``BLOCK`` facets and by the facet hierarchy on its candidates):
 
 1. axis-bound rejection: the exact (min/max) boxes of segment and facet are disjoint;
 2. plane: signed heights ``h_s = n.(s - a)``, ``h_e = n.(e - a)`` of the endpoints over the unit
@@ -64,6 +65,7 @@ from __future__ import annotations
 import enum
 import math
 import threading
+from collections import namedtuple
 from dataclasses import dataclass
 from typing import Any, Callable, Optional, Union
 
@@ -111,8 +113,8 @@ DEFAULT_MAX_VERTICES = 1 << 20
 DEFAULT_MAX_TRIANGLES = 1 << 20
 CAPACITY_CEILING = 1 << 24
 BLOCK = 4096
-BVH_MIN_TRIANGLES = 1024  # below this the linear scan's single numpy pass is as fast
-BVH_LEAF = 8  # facets per hierarchy leaf
+BVH_MIN_TRIANGLES = 1024  # below this one pass of the compiled scan is as fast
+BVH_LEAF = 8  # facets per spatial leaf
 
 # Error-model constants (docs/decisions.md, "Triangle-surface error model").
 NORMAL_K = 64.0  # |n - N|_2 <= NORMAL_K u / G
@@ -294,27 +296,224 @@ def _norm2(v: np.ndarray) -> np.ndarray:
     return vinf * kernel.norm(F64, v / safe[..., None])
 
 
+# Indices of the two axes kept after dropping the dominant axis k, cyclic so that the 2D
+# determinant e1_i e2_j - e1_j e2_i is the cross product's k component.
+_KEEP = np.array([[1, 2], [2, 0], [0, 1]])
+
+
+# --- the per-facet classification (one compiled implementation) ---------------------------
+#
+# The scan's classification of one facet, compiled (numba, no fastmath: IEEE binary64 in the
+# written order, no contraction into fused multiply-adds), so the linear scan and the facet
+# hierarchy run the same code on the same stored bits. Every expression keeps the operation
+# order of the band formulas in the module docstring and in docs/decisions.md.
+
+try:  # numba is a core dependency: a per-facet loop that numpy cannot express without passes
+    import numba as _nb
+except ImportError:  # pragma: no cover
+    _nb = None
+
+
+def _jit(fn):
+    if _nb is None:  # pragma: no cover - the same code, interpreted
+        return fn
+    return _nb.njit(cache=True, error_model="numpy")(fn)
+
+
+# Columns of a facet record (one float64 row of 24 = three cache lines per facet, in the order
+# the classification reads them): the exact box lo, hi, the unit normal n, vertex a, the scale
+# m, the normal's bound theta, the 2D determinant c_k, the dropped axis k, the scaled kept
+# edges e1k, e2k and the facet's index. The edges e1, e2 (read only by the near-parallel test)
+# are a separate (T, 6) array with the same rows.
+_RLO, _RHI, _RN, _RA, _RM, _RTH, _RCK, _RK, _RE1K, _RE2K, _RIX = 0, 3, 6, 9, 12, 13, 14, 15, 16, 18, 20
+_RECW = 24
+
+# Classification codes: a miss, the ambiguity bands (diagnostic field), a hit.
+_MISS, _PARALLEL, _FAR, _PARAMETER, _BARYCENTRIC, _HIT = 0, 1, 2, 3, 4, 5
+_WHY = ("", "parallel", "far", "parameter", "barycentric")
+
+_Query = namedtuple("_Query", "s e d lo hi dinf dn")
+_Query.__doc__ = "A validated segment and the per-query scalars every facet shares."
+
+
+def _query(s: np.ndarray, e: np.ndarray) -> _Query:
+    d = e - s
+    return _Query(s, e, d, np.minimum(s, e), np.maximum(s, e), float(np.max(np.abs(d))), float(_norm2(d)))
+
+
+@_jit
 def _near(x, band):
     """Nonzero and within its band: the ambiguous zone of a boundary value."""
     return (x != 0) & (np.abs(x) <= band)
 
 
-class _Query:
-    """A validated segment and the per-query scalars every block shares."""
+@_jit
+def _separated(rec, edg, r, ws0, ws1, ws2, we0, we1, we2, tol):
+    """2D separating-axis test of segment and facet projected along the dominant normal
+    axis, in coordinates relative to ``a`` scaled by an exact power of two. True where an
+    axis separates them by more than its band (then no contact exists)."""
+    k = int(rec[r, _RK])
+    i, j = (k + 1) % 3, (k + 2) % 3  # _KEEP[k]
+    e10, e11, e12 = edg[r, 0], edg[r, 1], edg[r, 2]
+    e20, e21, e22 = edg[r, 3], edg[r, 4], edg[r, 5]
+    big = max(max(np.abs(ws0), np.abs(ws1), np.abs(ws2)), max(np.abs(we0), np.abs(we1), np.abs(we2)),
+              max(np.abs(e10), np.abs(e11), np.abs(e12)), max(np.abs(e20), np.abs(e21), np.abs(e22)))
+    ex = -math.frexp(big)[1]  # exact scaling by 2**ex
+    e1, e2, ws, we = (e10, e11, e12), (e20, e21, e22), (ws0, ws1, ws2), (we0, we1, we2)
+    v1 = (math.ldexp(e1[i], ex), math.ldexp(e1[j], ex))
+    v2 = (math.ldexp(e2[i], ex), math.ldexp(e2[j], ex))
+    ps = (math.ldexp(ws[i], ex), math.ldexp(ws[j], ex))
+    pe = (math.ldexp(we[i], ex), math.ldexp(we[j], ex))
+    v0 = (0.0, 0.0)
+    sep = False
+    for f in ((v1[0] - v0[0], v1[1] - v0[1]), (v2[0] - v1[0], v2[1] - v1[1]),
+              (v0[0] - v2[0], v0[1] - v2[1]), (pe[0] - ps[0], pe[1] - ps[1])):
+        ax = (-f[1], f[0])
+        p0 = ax[0] * v0[0] + ax[1] * v0[1]
+        p1 = ax[0] * v1[0] + ax[1] * v1[1]
+        p2 = ax[0] * v2[0] + ax[1] * v2[1]
+        p3 = ax[0] * ps[0] + ax[1] * ps[1]
+        p4 = ax[0] * pe[0] + ax[1] * pe[1]
+        tlo, thi = min(p0, p1, p2), max(p0, p1, p2)
+        slo, shi = min(p3, p4), max(p3, p4)
+        band = (tol + 32 * U) * (np.abs(ax[0]) + np.abs(ax[1])) + TINY
+        sep |= (shi < tlo - band) | (slo > thi + band)
+    return sep
 
-    __slots__ = ("s", "e", "d", "dinf", "dn", "lo", "hi")
 
-    def __init__(self, s: np.ndarray, e: np.ndarray):
-        self.s, self.e = s, e
-        self.d = e - s
-        self.dinf = float(np.max(np.abs(self.d)))
-        self.dn = float(_norm2(self.d))
-        self.lo, self.hi = np.minimum(s, e), np.maximum(s, e)
+@_jit
+def _box_meets(rec, r, q):
+    """The scan's first test (exact comparisons): the facet's box meets the segment's box."""
+    return (rec[r, _RHI] >= q.lo[0]) & (rec[r, _RHI + 1] >= q.lo[1]) & (rec[r, _RHI + 2] >= q.lo[2]) & \
+        (rec[r, _RLO] <= q.hi[0]) & (rec[r, _RLO + 1] <= q.hi[1]) & (rec[r, _RLO + 2] <= q.hi[2])
 
 
-# Indices of the two axes kept after dropping the dominant axis k, cyclic so that the 2D
-# determinant e1_i e2_j - e1_j e2_i is the cross product's k component.
-_KEEP = np.array([[1, 2], [2, 0], [0, 1]])
+@_jit
+def _classify(rec, edg, r, q, tol):
+    """The scan's verdict on the facet in record row ``r``: ``(code, t, l0, l1, l2, h_s - h_e)``
+    with code _MISS, _HIT or the ambiguity band. Elementwise binary64 arithmetic on this facet
+    alone, so the verdict does not depend on which other facets are classified with it."""
+    nan = np.nan
+    # 1. axis-bound rejection: the exact boxes of segment and facet are disjoint.
+    if not _box_meets(rec, r, q):
+        return _MISS, nan, nan, nan, nan, nan
+    # 2. the plane: heights of the endpoints over the unit normal and their rounding bounds.
+    ws0, ws1, ws2 = q.s[0] - rec[r, _RA], q.s[1] - rec[r, _RA + 1], q.s[2] - rec[r, _RA + 2]
+    we0, we1, we2 = q.e[0] - rec[r, _RA], q.e[1] - rec[r, _RA + 1], q.e[2] - rec[r, _RA + 2]
+    n0, n1_, n2_ = rec[r, _RN], rec[r, _RN + 1], rec[r, _RN + 2]
+    wsi = max(np.abs(ws0), np.abs(ws1), np.abs(ws2))
+    wei = max(np.abs(we0), np.abs(we1), np.abs(we2))
+    hs = (n0 * ws0 + n1_ * ws1) + n2_ * ws2  # kernel.dot's order
+    he = (n0 * we0 + n1_ * we1) + n2_ * we2
+    th = 1.001 * rec[r, _RTH] + 6 * U
+    eta_s = (th * (_SQRT3_UP * wsi) + TINY) * _SAFETY
+    eta_e = (th * (_SQRT3_UP * wei) + TINY) * _SAFETY
+    eta = eta_s + eta_e
+    dc = hs - he
+    adc = np.abs(dc)
+    par = adc <= tol * q.dn + 4 * eta + 4 * U * adc
+    m = rec[r, _RM]
+
+    # Near-parallel facets: off the plane, separated in projection, or ambiguous.
+    if par:
+        hb = tol * (m + q.dn)
+        off = ((hs > hb + eta_s) & (he > hb + eta_e)) | \
+              ((hs < -(hb + eta_s)) & (he < -(hb + eta_e)))
+        if off:
+            return _MISS, nan, nan, nan, nan, nan
+        sep = _separated(rec, edg, r, ws0, ws1, ws2, we0, we1, we2, tol)
+        if sep:
+            return _MISS, nan, nan, nan, nan, nan
+        return _PARALLEL, nan, nan, nan, nan, nan  # coplanar or near-parallel overlap
+
+    # The segment crosses the plane at a well-defined parameter.
+    tc = hs / dc
+    ad = adc
+    t_up = (np.abs(hs) + eta_s) / (ad - eta - U * ad)
+    rt = ((eta_s + t_up * (eta + U * ad)) / ad + 1.01 * U * np.abs(tc) + TINY) * _SAFETY
+    bt = tol + rt
+    t_out = (tc < -bt) | (tc > 1 + bt)
+    if t_out:
+        return _MISS, nan, nan, nan, nan, nan
+    t_amb = _near(tc, bt) | _near(tc - 1, bt)
+    qv0, qv1, qv2 = ws0 + tc * q.d[0], ws1 + tc * q.d[1], ws2 + tc * q.d[2]
+    qinf = max(np.abs(qv0), np.abs(qv1), np.abs(qv2))
+    rho = (rt * q.dinf * (1 + 4 * U)
+           + 1.02 * U * (wsi + 2 * np.abs(tc) * q.dinf + qinf) + TINY) * _SAFETY
+    mc = m
+    far = qinf > 4 * mc
+    # A far contact offset is a miss when even its error cannot bring it near the facet.
+    far_amb = far & ~(qinf - rho > 2 * mc)
+    if far_amb:
+        return _FAR, nan, nan, nan, nan, nan
+    if far:
+        return _MISS, nan, nan, nan, nan, nan
+
+    # 3. barycentric weights in the two axes kept after dropping the dominant axis k.
+    k = int(rec[r, _RK])
+    z = (qv0 / mc, qv1 / mc, qv2 / mc)
+    zk0, zk1 = z[(k + 1) % 3], z[(k + 2) % 3]  # _KEEP[k]
+    e1k0, e1k1 = rec[r, _RE1K], rec[r, _RE1K + 1]
+    e2k0, e2k1 = rec[r, _RE2K], rec[r, _RE2K + 1]
+    ck = rec[r, _RCK]
+    n1 = zk0 * e2k1 - zk1 * e2k0
+    n2 = e1k0 * zk1 - e1k1 * zk0
+    l1, l2 = n1 / ck, n2 / ck
+    l0 = (1 - l1) - l2
+    ack = np.abs(ck)
+    zinf = max(np.abs(z[0]), np.abs(z[1]), np.abs(z[2]))
+    bb = 12.2 * U / ack
+    base = (8.2 * U * zinf + 2.1 * rho / mc) / ack
+    r1 = ((base + U * np.abs(n1) / ack + 1.01 * U * np.abs(l1) + bb * np.abs(l1)) / (1 - bb) + TINY) * _SAFETY
+    r2 = ((base + U * np.abs(n2) / ack + 1.01 * U * np.abs(l2) + bb * np.abs(l2)) / (1 - bb) + TINY) * _SAFETY
+    r0 = (r1 + r2 + 1.01 * U * (1 + np.abs(l1) + np.abs(l0)) + TINY) * _SAFETY
+    b1, b2, b0 = tol + r1, tol + r2, tol + r0
+    l_out = (l1 < -b1) | (l2 < -b2) | (l0 < -b0)
+    if l_out:
+        return _MISS, nan, nan, nan, nan, nan
+    l_amb = (np.maximum(r1, r2) > 0.5) | _near(l1, b1) | _near(l2, b2) | _near(l0, b0)
+    am = l_amb | t_amb
+    if am:
+        return (_PARAMETER if t_amb else _BARYCENTRIC), nan, nan, nan, nan, nan
+    return _HIT, tc, l0, l1, l2, dc
+
+
+@_jit
+def _scan_range(rec, edg, lo, hi, q, tol):
+    """Classify facets [lo, hi) in index order: ``(amb, code, best, t, l0, l1, l2, dc)``, with
+    ``amb`` the lowest ambiguous facet (or -1) and ``best`` the hit of smallest t, the first
+    (lowest index) of equal values (or -1)."""
+    best, bt, b0, b1, b2, bdc = -1, np.inf, 0.0, 0.0, 0.0, 0.0
+    for f in range(lo, hi):
+        code, t, l0, l1, l2, dc = _classify(rec, edg, f, q, tol)
+        if code == _HIT:
+            if best < 0 or t < bt:
+                best, bt, b0, b1, b2, bdc = f, t, l0, l1, l2, dc
+        elif code != _MISS:
+            return f, code, -1, np.nan, 0.0, 0.0, 0.0, 0.0
+    return -1, 0, best, bt, b0, b1, b2, bdc
+
+
+@_jit
+def _scan_rows(rec, edg, rows, q, tol):
+    """Classify the facets in record rows ``rows`` (any order): the same verdicts, reduced to
+    the lowest ambiguous facet index and the hit of smallest t with the lowest index on exact
+    ties, so the result does not depend on the order of ``rows``."""
+    amb, acode = -1, 0
+    best, bt, b0, b1, b2, bdc = -1, np.inf, 0.0, 0.0, 0.0, 0.0
+    for jj in range(rows.size):
+        r = rows[jj]
+        f = int(rec[r, _RIX])
+        if amb >= 0 and f > amb:
+            continue  # cannot change the lowest ambiguous index
+        code, t, l0, l1, l2, dc = _classify(rec, edg, r, q, tol)
+        if code == _HIT:
+            if best < 0 or t < bt or (t == bt and f < best):
+                best, bt, b0, b1, b2, bdc = f, t, l0, l1, l2, dc
+        elif code != _MISS:
+            amb, acode = f, code
+    return amb, acode, best, bt, b0, b1, b2, bdc
+
 
 
 class TriangleSurface:
@@ -323,8 +522,7 @@ class TriangleSurface:
     Build it with :meth:`new`. Accessors return read-only arrays.
     """
 
-    __slots__ = ("_vertices", "_triangles", "_stamp", "_settings", "_a", "_e1", "_e2", "_m",
-                 "_g", "_normal", "_theta", "_ck", "_keep", "_e1k", "_e2k", "_lo", "_hi",
+    __slots__ = ("_vertices", "_triangles", "_stamp", "_settings", "_normal", "_rec", "_edges", "_lo", "_hi",
                  "_bvh", "_frozen")
 
     def __init__(self, *_args, **_kwargs):
@@ -436,15 +634,23 @@ class TriangleSurface:
         self._triangles = readonly(tris, copy=False)
         self._stamp = stamp
         self._settings = settings
-        self._a, self._e1, self._e2, self._m, self._g = a, e1, e2, m, g
         self._normal = readonly(normal, copy=False)
         # theta bounds |n - N|_2 (N the exact unit normal); g - G_SLACK u > 0 since g > 64 u.
-        self._theta = NORMAL_K * U / (g - G_SLACK * U) * _SAFETY
-        self._ck = cr[np.arange(tris.shape[0]), k]
-        self._keep = keep
-        self._e1k, self._e2k = s1[rows, keep], s2[rows, keep]  # (T, 2) scaled edges, axes (i, j)
-        self._lo = np.minimum(np.minimum(a, b), c)
-        self._hi = np.maximum(np.maximum(a, b), c)
+        theta = NORMAL_K * U / (g - G_SLACK * U) * _SAFETY
+        ck = cr[np.arange(tris.shape[0]), k]
+        e1k, e2k = s1[rows, keep], s2[rows, keep]  # (T, 2) scaled edges, axes (i, j)
+        # One float64 record per facet (columns _RLO.._RIX) and the edges: the classification's
+        # only inputs. _lo, _hi are views of the exact boxes.
+        nt = tris.shape[0]
+        rec = np.zeros((nt, _RECW))
+        rec[:, _RLO:_RLO + 3] = np.minimum(np.minimum(a, b), c)
+        rec[:, _RHI:_RHI + 3] = np.maximum(np.maximum(a, b), c)
+        rec[:, _RN:_RN + 3], rec[:, _RA:_RA + 3] = normal, a
+        rec[:, _RM], rec[:, _RTH], rec[:, _RCK], rec[:, _RK] = m, theta, ck, k
+        rec[:, _RE1K:_RE1K + 2], rec[:, _RE2K:_RE2K + 2] = e1k, e2k
+        rec[:, _RIX] = np.arange(nt)
+        self._rec, self._edges = rec, np.column_stack([e1, e2])
+        self._lo, self._hi = rec[:, _RLO:_RLO + 3], rec[:, _RHI:_RHI + 3]
         self._bvh = None  # built on the first query that uses it (_FacetBVH.build)
         self._frozen = True
         return success(self)
@@ -499,9 +705,12 @@ class TriangleSurface:
             block: facets per vectorised block (an int >= 1); 1 polls per facet.
             bvh: None (default: the hierarchy for surfaces of at least ``BVH_MIN_TRIANGLES``
                 facets, the linear scan below), True or False. The hierarchy only selects which
-                facets the scan classifies (those whose exact box meets the segment's box,
-                the scan's own first rejection, in increasing index order), so every outcome is
-                bit-identical to the linear scan's; it is built once per surface on first use.
+                facets the scan's classification sees; it culls only facets that the scan
+                provably misses (docs/decisions.md, "Triangle first hit at scale: the
+                conservative hierarchy") and reduces the verdicts to the scan's answer (lowest
+                ambiguous index; else smallest t, lowest index on exact ties), so every outcome
+                is bit-identical to the linear scan's. Built once per surface on first use;
+                cancellation is polled before every block of ``block`` candidates.
 
         Returns:
             :class:`SurfaceQueryOutcome` (an ``Outcome`` whose ``stamp`` is the surface's, whatever
@@ -528,27 +737,43 @@ class TriangleSurface:
             return bad
         if np.array_equal(s, e):
             return failure(GeometryStatus.InvalidArgument, "zero-length segment (start == end)", field="end")
-        q = _Query(s, e)
-        best = None  # (t, triangle, payload)
+        q = _query(s, e)
+        tol = float(self._settings.tolerance)
         n = self.triangle_count
         if bvh is None:
             bvh = n >= BVH_MIN_TRIANGLES
-        # The candidates: every facet (the definition), or the hierarchy's facets whose exact box
-        # meets the segment's box, ascending. Facets outside that set fail the scan's first test
-        # (exact comparisons, no rounding), so the set changes no facet's classification, and the
-        # ascending order keeps "lowest ambiguous index" and "exact ties keep the lowest index".
-        cand = self._bvh_tree().candidates(q.lo, q.hi) if bvh else None
-        total = n if cand is None else cand.size
-        # At least one poll, even when the hierarchy leaves no candidate.
-        for lo in range(0, max(total, 1), int(block)):
-            if poll is not None and poll():
-                return failure(GeometryStatus.Cancelled, "query cancelled; no partial result")
-            hi = min(total, lo + int(block))
-            res = self._scan(q, lo, hi) if cand is None else self._scan(q, lo, hi, cand[lo:hi])
-            if isinstance(res, Outcome):
-                return res
-            if res is not None and (best is None or res[0] < best[0]):
-                best = res
+        step = int(block)
+        if not bvh:
+            # The definition: every facet in index order, block by block; the first block with
+            # an ambiguous facet answers (its lowest), so the lowest ambiguous facet wins.
+            best = None  # (t, triangle, weights, h_s - h_e)
+            for lo in range(0, n, step):
+                if poll is not None and poll():
+                    return failure(GeometryStatus.Cancelled, "query cancelled; no partial result")
+                res = self._scan(q, lo, min(n, lo + step), tol)
+                if isinstance(res, Outcome):
+                    return res
+                if res is not None and (best is None or res[0] < best[0]):
+                    best = res
+        else:
+            # The hierarchy's candidates (every facet the scan could call a hit or ambiguous,
+            # docs/decisions.md), classified by the same kernel and reduced without regard to
+            # order: the lowest ambiguous index, else the smallest t with the lowest index on
+            # exact ties -- the scan's answer. At least one poll, even with no candidate.
+            tree = self._bvh_tree()
+            cand = tree.candidates(q, tol)
+            amb = None  # (index, band)
+            best = None
+            for lo in range(0, max(cand.size, 1), step):
+                if poll is not None and poll():
+                    return failure(GeometryStatus.Cancelled, "query cancelled; no partial result")
+                ai, code, bi, t, l0, l1, l2, dc = _scan_rows(tree.rec, tree.edges, cand[lo:lo + step], q, tol)
+                if ai >= 0 and (amb is None or ai < amb[0]):
+                    amb = (ai, code)
+                if bi >= 0 and (best is None or t < best[0] or (t == best[0] and bi < best[1])):
+                    best = (t, bi, np.array([l0, l1, l2]), dc)
+            if amb is not None:
+                return _ambiguous(*amb)
         if best is None:
             return success(None)
         t, i, lam, dc = best
@@ -593,156 +818,57 @@ class TriangleSurface:
             with _BVH_LOCK:
                 tree = self._bvh
                 if tree is None:
-                    tree = _FacetBVH.build(self._lo, self._hi)
+                    tree = _FacetBVH.build(self._rec, self._edges)
                     object.__setattr__(self, "_bvh", tree)
         return tree
 
-    def _scan(self, q: _Query, lo: int, hi: int, sel: Optional[np.ndarray] = None):
-        """Classify facets [lo, hi) (or the ascending facet indices ``sel``): an Ambiguous
-        Outcome, the block's best hit ``(t, index, weights, h_s - h_e)``, or None. Every facet is
-        classified by elementwise arithmetic alone, so its verdict does not depend on which
-        other facets share the block."""
-        tol = float(self._settings.tolerance)
-        if sel is None:
-            box = np.all(self._hi[lo:hi] >= q.lo, axis=1) & np.all(self._lo[lo:hi] <= q.hi, axis=1)
-            idx = lo + np.flatnonzero(box)
-        else:
-            box = np.all(self._hi[sel] >= q.lo, axis=1) & np.all(self._lo[sel] <= q.hi, axis=1)
-            idx = sel[box]
-        if idx.size == 0:
+    def _scan(self, q: _Query, lo: int, hi: int, tol: float):
+        """Classify facets [lo, hi) (``_classify``, compiled): an Ambiguous Outcome (the lowest
+        ambiguous facet of the range), the range's best hit ``(t, index, weights, h_s - h_e)``
+        (smallest t, the lowest index of equal values), or None."""
+        ai, code, bi, t, l0, l1, l2, dc = _scan_range(self._rec, self._edges, lo, hi, q, tol)
+        if ai >= 0:
+            return _ambiguous(ai, code)
+        if bi < 0:
             return None
-        a, n, m = self._a[idx], self._normal[idx], self._m[idx]
-        ws, we = q.s - a, q.e - a
-        wsi, wei = np.max(np.abs(ws), axis=1), np.max(np.abs(we), axis=1)
-        hs, he = kernel.dot(F64, n, ws), kernel.dot(F64, n, we)
-        th = 1.001 * self._theta[idx] + 6 * U
-        eta_s = (th * (_SQRT3_UP * wsi) + TINY) * _SAFETY
-        eta_e = (th * (_SQRT3_UP * wei) + TINY) * _SAFETY
-        eta = eta_s + eta_e
-        dc = hs - he
-        adc = np.abs(dc)
-        par = adc <= tol * q.dn + 4 * eta + 4 * U * adc
+        return float(t), int(bi), np.array([l0, l1, l2]), float(dc)
 
-        amb = np.zeros(idx.size, dtype=bool)
-        hit = np.zeros(idx.size, dtype=bool)
-        why = np.full(idx.size, "", dtype=object)
-        t = np.full(idx.size, np.nan)
-        lam = np.zeros((idx.size, 3))
 
-        # Near-parallel facets: off the plane, separated in projection, or ambiguous.
-        p = np.flatnonzero(par)
-        if p.size:
-            hb = tol * (m[p] + q.dn)
-            off = ((hs[p] > hb + eta_s[p]) & (he[p] > hb + eta_e[p])) | \
-                  ((hs[p] < -(hb + eta_s[p])) & (he[p] < -(hb + eta_e[p])))
-            rest = p[~off]
-            if rest.size:
-                sep = self._separated(q, idx[rest], ws[rest], we[rest], tol)
-                amb[rest[~sep]] = True
-                why[rest[~sep]] = "parallel"
-
-        # Facets the segment crosses at a well-defined parameter.
-        c = np.flatnonzero(~par)
-        if c.size:
-            tc = hs[c] / dc[c]
-            ad = adc[c]
-            t_up = (np.abs(hs[c]) + eta_s[c]) / (ad - eta[c] - U * ad)
-            rt = ((eta_s[c] + t_up * (eta[c] + U * ad)) / ad + 1.01 * U * np.abs(tc) + TINY) * _SAFETY
-            bt = tol + rt
-            t_out = (tc < -bt) | (tc > 1 + bt)
-            t_amb = _near(tc, bt) | _near(tc - 1, bt)
-            keep = ~t_out
-            c, tc, rt, t_amb = c[keep], tc[keep], rt[keep], t_amb[keep]
-            t[c] = tc
-            qv = ws[c] + tc[:, None] * q.d
-            qinf = np.max(np.abs(qv), axis=1)
-            rho = (rt * q.dinf * (1 + 4 * U)
-                   + 1.02 * U * (wsi[c] + 2 * np.abs(tc) * q.dinf + qinf) + TINY) * _SAFETY
-            mc = m[c]
-            far = qinf > 4 * mc
-            # A far contact offset is a miss when even its error cannot bring it near the facet.
-            far_amb = far & ~(qinf - rho > 2 * mc)
-            amb[c[far_amb]] = True
-            why[c[far_amb]] = "far"
-            near_ = ~far
-            c, tc, rt, t_amb, rho, qv, mc = (x[near_] for x in (c, tc, rt, t_amb, rho, qv, mc))
-            if c.size:
-                gi = idx[c]
-                z = qv / mc[:, None]
-                rows = np.arange(c.size)[:, None]
-                zk = z[rows, self._keep[gi]]
-                e1k, e2k, ck = self._e1k[gi], self._e2k[gi], self._ck[gi]
-                n1 = zk[:, 0] * e2k[:, 1] - zk[:, 1] * e2k[:, 0]
-                n2 = e1k[:, 0] * zk[:, 1] - e1k[:, 1] * zk[:, 0]
-                l1, l2 = n1 / ck, n2 / ck
-                l0 = (1 - l1) - l2
-                ack = np.abs(ck)
-                zinf = np.max(np.abs(z), axis=1)
-                bb = 12.2 * U / ack
-                base = (8.2 * U * zinf + 2.1 * rho / mc) / ack
-                r1 = ((base + U * np.abs(n1) / ack + 1.01 * U * np.abs(l1) + bb * np.abs(l1)) / (1 - bb) + TINY) * _SAFETY
-                r2 = ((base + U * np.abs(n2) / ack + 1.01 * U * np.abs(l2) + bb * np.abs(l2)) / (1 - bb) + TINY) * _SAFETY
-                r0 = (r1 + r2 + 1.01 * U * (1 + np.abs(l1) + np.abs(l0)) + TINY) * _SAFETY
-                b1, b2, b0 = tol + r1, tol + r2, tol + r0
-                l_out = (l1 < -b1) | (l2 < -b2) | (l0 < -b0)
-                l_amb = (np.maximum(r1, r2) > 0.5) | _near(l1, b1) | _near(l2, b2) | _near(l0, b0)
-                am = ~l_out & (l_amb | t_amb)
-                amb[c[am]] = True
-                why[c[am & t_amb]] = "parameter"
-                why[c[am & ~t_amb]] = "barycentric"
-                ok = ~l_out & ~am
-                hit[c[ok]] = True
-                lam[c, 0], lam[c, 1], lam[c, 2] = l0, l1, l2
-
-        if np.any(amb):
-            j = int(np.argmax(amb))
-            return failure(GeometryStatus.Ambiguous,
-                           f"triangle {int(idx[j])} is ambiguous ({why[j]} band); the query is rejected",
-                           field=str(why[j]), index=int(idx[j]))
-        h = np.flatnonzero(hit)
-        if h.size == 0:
-            return None
-        j = h[int(np.argmin(t[h]))]  # argmin keeps the first (lowest index) of equal values
-        return float(t[j]), int(idx[j]), lam[j].copy(), float(dc[j])
-
-    def _separated(self, q: _Query, gi: np.ndarray, ws: np.ndarray, we: np.ndarray, tol: float) -> np.ndarray:
-        """2D separating-axis test of segment and facet projected along the dominant normal
-        axis, in coordinates relative to ``a`` scaled by an exact power of two. True where an
-        axis separates them by more than its band (then no contact exists)."""
-        keep = self._keep[gi]
-        rows = np.arange(gi.size)[:, None]
-        e1, e2 = self._e1[gi], self._e2[gi]
-        big = np.maximum.reduce([np.max(np.abs(x), axis=1) for x in (ws, we, e1, e2)])
-        _, ex = np.frexp(big)
-        sc = lambda v: np.ldexp(v[rows, keep], -ex[:, None])  # noqa: E731  exact scaling
-        v1, v2, ps, pe = sc(e1), sc(e2), sc(ws), sc(we)
-        v0 = np.zeros_like(v1)
-        sep = np.zeros(gi.size, dtype=bool)
-        for f in (v1 - v0, v2 - v1, v0 - v2, pe - ps):
-            ax = np.stack([-f[:, 1], f[:, 0]], axis=1)
-            pr = [np.sum(ax * v, axis=1) for v in (v0, v1, v2, ps, pe)]
-            tlo, thi = np.minimum.reduce(pr[:3]), np.maximum.reduce(pr[:3])
-            slo, shi = np.minimum(pr[3], pr[4]), np.maximum(pr[3], pr[4])
-            band = (tol + 32 * U) * np.sum(np.abs(ax), axis=1) + TINY
-            sep |= (shi < tlo - band) | (slo > thi + band)
-        return sep
+def _ambiguous(i: int, code: int) -> Outcome:
+    why = _WHY[code]
+    return failure(GeometryStatus.Ambiguous, f"triangle {int(i)} is ambiguous ({why} band); the query is rejected",
+                   field=why, index=int(i))
 
 
 # --- the facet hierarchy -------------------------------------------------------------------
 #
-# A binary tree of exact axis-aligned boxes (unions of the facets' exact min/max boxes, so no
-# rounding enters it), built once per surface by median splits of the box centres on the widest
-# axis. A query collects the facets whose exact box meets the segment's exact box: the scan's
-# first rejection test, with the same comparisons, so the set is exactly the facets the linear
-# scan goes on to classify. A node box contains its facets' boxes, hence a facet that meets the
-# segment box lies under nodes that all meet it: no such facet is culled.
+# Built once per surface on the first query that uses it (numba), over one copy of the facet
+# records in the spatial tree's leaf order (a leaf's facets are contiguous rows):
+#
+# * the spatial tree: a binary tree of exact axis-aligned boxes (unions of the facets' exact
+#   min/max boxes, no rounding; median splits of box centres on the widest axis), each node
+#   with the largest theta, height factor 1.001 theta + 6u and 1/|c_k| of its facets and their
+#   smallest and largest scale m (one 128-byte row per node);
+# * the normal grid: the facets' unit normals, sign chosen so that the dominant component k is
+#   positive, binned on three cube faces (k) at (n_i / n_k, n_j / n_k) in res x res cells.
+#
+# A query collects candidate rows; the scan's classification (``_classify``) then runs on them
+# and nothing else decides. A facet is *grazing* when ``|fl(n . d)| <= 1.5 sigma fl(|d|_2)``,
+# ``sigma = max(2^-16, 4 tol)``. Grazing facets come from the normal grid, which skips a cell
+# only when every normal it can hold has ``|n . d| > 2 sigma |d|_2``; every other facet comes
+# from the spatial tree, which skips a node (or a leaf facet) when
+#
+# 1. its exact box is disjoint from the segment's exact box (the scan's own first test), or
+# 2. the node is *safe* for this query and the segment misses its box grown by the margin ``mu``
+#    in every axis (a slab test whose parameters are widened by a bound of their rounding).
+#
+# ``docs/decisions.md`` ("Triangle first hit at scale: the conservative hierarchy") proves that a
+# non-grazing facet of a safe node whose distance from the segment exceeds ``mu`` is a miss for
+# the scan (it fails the t, far or weight test), so no facet that the scan would call a hit or
+# ambiguous is culled; ``_node_margin`` computes ``mu`` line by line from that proof.
 
 _BVH_LOCK = threading.Lock()
-
-try:  # numba is a core dependency; the traversal is a tight loop numpy cannot express
-    import numba as _nb
-except ImportError:  # pragma: no cover
-    _nb = None
+_SIGMA_MIN = 2.0**-16  # grazing threshold sigma = max(_SIGMA_MIN, 4 tol)
 
 
 def _bvh_build_py(lo, hi, leaf):
@@ -809,62 +935,254 @@ def _bvh_build_py(lo, hi, leaf):
         count[:nodes].copy(), order
 
 
-def _bvh_query_py(nlo, nhi, left, first, count, order, flo, fhi, qlo, qhi, out):
-    """Facet indices (unsorted) whose exact box meets [qlo, qhi]; returns how many."""
-    stack = np.empty(128, dtype=np.int64)
+_bvh_build = _jit(_bvh_build_py)
+
+# Columns of the node table: box lo (0-2), hi (3-5), the constants of _bvh_constants, the first
+# child (-1 for a leaf), the leaf's first row and count.
+_CTH, _CTHETA, _CMMAX, _CMMIN, _CKAP = 0, 1, 2, 3, 4
+_NTH, _NTHETA, _NMMAX, _NMMIN, _NKAP, _NLEFT, _NFIRST, _NCOUNT, _NIMMIN = 6, 7, 8, 9, 10, 11, 12, 13, 14
+
+
+@_jit
+def _bvh_constants(left, first, count, rec):
+    """Per node: the largest ``1.001 theta + 6u`` (the heights' factor, as the scan computes it),
+    theta, m and ``1/|c_k|`` (rounded up), and the smallest m of the facets below. Children
+    have larger indices than their parent, so one backward pass sees them first."""
+    nn = left.size
+    c = np.empty((nn, 5))
+    for node in range(nn - 1, -1, -1):
+        if left[node] < 0:
+            th, theta, mmax, mmin, kap = 0.0, 0.0, 0.0, np.inf, 0.0
+            for j in range(first[node], first[node] + count[node]):
+                th = max(th, 1.001 * rec[j, _RTH] + 6 * U)
+                theta = max(theta, rec[j, _RTH])
+                mmax = max(mmax, rec[j, _RM])
+                mmin = min(mmin, rec[j, _RM])
+                kap = max(kap, 1.0 / np.abs(rec[j, _RCK]) * (1 + 2.0**-40))
+            c[node, 0], c[node, 1], c[node, 2], c[node, 3], c[node, 4] = th, theta, mmax, mmin, kap
+        else:
+            a, b = left[node], left[node] + 1
+            c[node, _CTH] = max(c[a, _CTH], c[b, _CTH])
+            c[node, _CTHETA] = max(c[a, _CTHETA], c[b, _CTHETA])
+            c[node, _CMMAX] = max(c[a, _CMMAX], c[b, _CMMAX])
+            c[node, _CMMIN] = min(c[a, _CMMIN], c[b, _CMMIN])
+            c[node, _CKAP] = max(c[a, _CKAP], c[b, _CKAP])
+    return c
+
+
+@_jit
+def _node_margin(c, q, tol, sigma, isd):
+    """The margin ``mu`` of a node (row ``c`` of the node table) for this query, or -1 when the
+    node is not safe (see docs/decisions.md, "Triangle first hit at scale: the conservative
+    hierarchy", for each line). Every bound carries a relative slack far above its own
+    rounding."""
+    theta, kap, mmax, mmin = c[_NTHETA], c[_NKAP], c[_NMMAX], c[_NMMIN]
+    if not (theta <= 2.0**-10 and 12.2 * U * kap <= 2.0**-10):
+        return -1.0
+    # W_s, W_e: the largest |s - x|_inf, |e - x|_inf over the node box.
+    ws = max(np.abs(q.s[0] - c[0]), np.abs(q.s[0] - c[3]), np.abs(q.s[1] - c[1]), np.abs(q.s[1] - c[4]),
+             np.abs(q.s[2] - c[2]), np.abs(q.s[2] - c[5]))
+    we = max(np.abs(q.e[0] - c[0]), np.abs(q.e[0] - c[3]), np.abs(q.e[1] - c[1]), np.abs(q.e[1] - c[4]),
+             np.abs(q.e[2] - c[2]), np.abs(q.e[2] - c[5]))
+    eta = 1.0625 * 1.75 * c[_NTH] * (ws + we) * 1.01 + 1e-300  # >= eta_s + eta_e of every facet
+    # isd >= 1 / (1.46 sigma |d|_2), rounded up by the caller.
+    if not (eta * isd <= 2.0**-12 * (1.46 * 0.99)):  # safe: eta <= 2^-12 sigma |d|: none near-parallel
+        return -1.0
+    rtb = 2.3 * (eta * isd + U) + 1e-300  # >= R_t
+    rho = 1.07 * (rtb * q.dinf + 1.03 * U * (ws + 2.02 * q.dinf)) + 1e-300  # >= rho less its |q| term
+    if not (rho <= 0.5 * mmin):  # a far contact offset is a miss
+        return -1.0
+    lam = 8.02 * kap  # >= |l_1|, |l_2| when |q|_inf <= 4 m
+    base = (8.2 * U * 4.01 + 2.1 * (rho * c[_NIMMIN] + 4.5 * U)) * kap * 1.001
+    r12 = 1.07 * (base + 8.01 * U * kap + (1.01 * U + 12.2 * U * kap) * lam) / (1 - 2.0**-10) + 1e-300
+    rb = 1.07 * (2 * r12 + 1.02 * U * (2.02 + 3 * lam)) + 1e-300  # >= R_0, R_1, R_2
+    nw = 2.002 * (tol + 2.01 * rb)  # sum of the negative weights' sizes
+    d2 = 2.83 * mmax * nw + 1.43 * U * (11 * mmax + ws + 2.05 * q.dinf)  # 2D distance in projection
+    hx = 2.02 * eta + 2.1 * U * q.dn  # height of the contact point over the facet's plane
+    mu = 1.01 * ((tol + rtb) * q.dn * 1.001 + 2.74 * d2 + 1.74 * (hx + 7 * theta * mmax))
+    if not (mu < 1e300):
+        return -1.0
+    return mu
+
+
+@_jit
+def _slab_miss(lo0, lo1, lo2, hi0, hi1, hi2, mu, q, inv):
+    """True when the segment provably misses the box [lo - mu, hi + mu]: the slab parameters
+    are widened by a bound of their rounding, so a computed miss is an exact miss."""
+    lo, hi = (lo0, lo1, lo2), (hi0, hi1, hi2)
+    mu2 = mu * (1 + 2.0**-40)
+    te, tx = 0.0, 1.0
+    for i in range(3):
+        a = lo[i] - q.s[i]
+        b = hi[i] - q.s[i]
+        if q.d[i] == 0:  # e_i == s_i exactly: the segment keeps this coordinate
+            if a > mu2 or b < -mu2:
+                return True
+            continue
+        ta = (a - mu2) * inv[i]
+        tb = (b + mu2) * inv[i]
+        if ta > tb:
+            ta, tb = tb, ta
+        w = (2.02 * U * (np.abs(a) + np.abs(b) + 2 * mu2) * np.abs(inv[i]) + 6 * U * max(np.abs(ta), np.abs(tb))
+             + 2.0**-1070 * np.abs(inv[i]) + 1e-300)
+        lt, ht = ta - w, tb + w
+        if not (np.abs(lt) < np.inf and np.abs(ht) < np.inf):
+            continue  # an overflowed (or NaN) bound constrains nothing
+        te, tx = max(te, lt), min(tx, ht)
+        if te > tx:
+            return True
+    return False
+
+
+@_jit
+def _grazing(n0, n1, n2, q, glim):
+    """The grazing test, on the stored normal (either sign: the same bits up to sign)."""
+    return np.abs((n0 * q.d[0] + n1 * q.d[1]) + n2 * q.d[2]) <= glim
+
+
+@_jit
+def _cell_range(c0, ca, cb, b0, b1, w, res):
+    """The cells [first, last] along axis a of one row (b in [b0, b1]) that the strip
+    ``|c0 + ca a + cb b| <= w`` can meet, ``ca != 0``; empty when first > last."""
+    xs = ((-w - c0 - cb * b0) / ca, (-w - c0 - cb * b1) / ca, (w - c0 - cb * b0) / ca, (w - c0 - cb * b1) / ca)
+    lo_x, hi_x = min(xs), max(xs)
+    slack = 1e-12 + 8 * U * (w + np.abs(c0) + np.abs(cb)) / np.abs(ca)
+    lo_x, hi_x = lo_x - slack, hi_x + slack
+    if lo_x != lo_x or hi_x != hi_x:  # NaN (inf - inf): the whole row, never a guess
+        return 0, res - 1
+    lo_x, hi_x = max(lo_x, -2.0), min(hi_x, 2.0)
+    if not (lo_x <= hi_x):
+        return 1, 0
+    half = res / 2.0
+    first = max(0, int(math.floor((lo_x + 1.0) * half)))
+    last = min(res - 1, int(math.floor((hi_x + 1.0) * half)))
+    return first, last
+
+
+@_jit
+def _query_constants(q, tol):
+    """``(sigma, glim, isd)``: the grazing threshold sigma, the grazing test's limit
+    ``1.5 sigma |d|_2`` and ``1 / (1.46 sigma |d|_2)`` rounded up (for _node_margin)."""
+    sigma = max(_SIGMA_MIN, 4 * tol)
+    return sigma, 1.5 * sigma * q.dn, 1.0 / (1.46 * sigma * q.dn) * (1 + 2.0**-40)
+
+
+@_jit
+def _bvh_collect(nd, rec, gstart, gnrm, grow, res, q, tol, out):
+    """Candidate rows (of the hierarchy's records) for the query: each facet at most once,
+    in no particular order."""
+    sigma, glim, isd = _query_constants(q, tol)
+    m = 0
+    # 1. The grazing facets, from the normal grid: a face k holds the facets whose (sign-chosen)
+    # normal has dominant axis k, at (x, y) = (n_i / n_k, n_j / n_k) in res x res cells. A cell
+    # is visited when the strip |d_k + d_i x + d_j y| <= 3.47 sigma |d|_2 (+ rounding) meets it.
+    w = 3.47 * sigma * q.dn + 16 * U * (np.abs(q.d[0]) + np.abs(q.d[1]) + np.abs(q.d[2]))
+    h = 2.0 / res
+    for k in range(3):
+        i, j = (k + 1) % 3, (k + 2) % 3
+        dk, di, dj = q.d[k], q.d[i], q.d[j]
+        base = k * res * res
+        if di == 0 and dj == 0:
+            continue  # |n . d| = |n_k| |d_k| >= |d| / sqrt(3) on this face: none grazes
+        for row in range(res):
+            b0, b1 = -1.0 + row * h, -1.0 + (row + 1) * h
+            if np.abs(di) >= np.abs(dj):  # rows of constant y, cells along x
+                f0, f1 = _cell_range(dk, di, dj, b0, b1, w, res)
+                for cx in range(f0, f1 + 1):
+                    cell = base + row * res + cx
+                    for jj in range(gstart[cell], gstart[cell + 1]):
+                        if _grazing(gnrm[jj, 0], gnrm[jj, 1], gnrm[jj, 2], q, glim):
+                            out[m] = grow[jj]
+                            m += 1
+            else:  # columns of constant x, cells along y
+                f0, f1 = _cell_range(dk, dj, di, b0, b1, w, res)
+                for cy in range(f0, f1 + 1):
+                    cell = base + cy * res + row
+                    for jj in range(gstart[cell], gstart[cell + 1]):
+                        if _grazing(gnrm[jj, 0], gnrm[jj, 1], gnrm[jj, 2], q, glim):
+                            out[m] = grow[jj]
+                            m += 1
+    # 2. Every other facet, from the spatial tree.
+    inv = np.empty(3)
+    for i in range(3):
+        inv[i] = 1.0 / q.d[i] if q.d[i] != 0 else 0.0
+    stack = np.empty(256, dtype=np.int64)
     stack[0] = 0
     sp = 1
-    m = 0
     while sp > 0:
         sp -= 1
-        node = stack[sp]
-        if (nhi[node, 0] < qlo[0] or nhi[node, 1] < qlo[1] or nhi[node, 2] < qlo[2]
-                or nlo[node, 0] > qhi[0] or nlo[node, 1] > qhi[1] or nlo[node, 2] > qhi[2]):
+        c = nd[stack[sp]]
+        # The scan's own first test (exact comparisons): hi >= lo_seg and lo <= hi_seg.
+        if (c[3] < q.lo[0] or c[4] < q.lo[1] or c[5] < q.lo[2]
+                or c[0] > q.hi[0] or c[1] > q.hi[1] or c[2] > q.hi[2]):
             continue
-        c = left[node]
-        if c < 0:
-            for j in range(first[node], first[node] + count[node]):
-                f = order[j]
-                # The scan's own first test, the same comparisons: hi >= qlo and lo <= qhi.
-                if (fhi[f, 0] >= qlo[0] and fhi[f, 1] >= qlo[1] and fhi[f, 2] >= qlo[2]
-                        and flo[f, 0] <= qhi[0] and flo[f, 1] <= qhi[1] and flo[f, 2] <= qhi[2]):
-                    out[m] = f
-                    m += 1
+        mu = _node_margin(c, q, tol, sigma, isd)
+        if mu >= 0 and _slab_miss(c[0], c[1], c[2], c[3], c[4], c[5], mu, q, inv):
+            continue
+        child = int(c[_NLEFT])
+        if child < 0:
+            f0 = int(c[_NFIRST])
+            for r in range(f0, f0 + int(c[_NCOUNT])):
+                if not _box_meets(rec, r, q):
+                    continue  # the scan's first test
+                if mu >= 0 and _slab_miss(rec[r, _RLO], rec[r, _RLO + 1], rec[r, _RLO + 2],
+                                          rec[r, _RHI], rec[r, _RHI + 1], rec[r, _RHI + 2], mu, q, inv):
+                    continue
+                if _grazing(rec[r, _RN], rec[r, _RN + 1], rec[r, _RN + 2], q, glim):
+                    continue  # the normal grid's
+                out[m] = r
+                m += 1
         else:
-            stack[sp] = c
-            stack[sp + 1] = c + 1
+            stack[sp] = child
+            stack[sp + 1] = child + 1
             sp += 2
     return m
 
 
-if _nb is not None:
-    _bvh_build = _nb.njit(cache=True)(_bvh_build_py)
-    _bvh_query = _nb.njit(cache=True)(_bvh_query_py)
-else:  # pragma: no cover - the same code, interpreted
-    _bvh_build, _bvh_query = _bvh_build_py, _bvh_query_py
-
-
 class _FacetBVH:
-    """Exact-box hierarchy over a surface's facets (see the section comment above)."""
+    """The facet hierarchy of one surface (see the section comment above)."""
 
-    __slots__ = ("nlo", "nhi", "left", "first", "count", "order", "flo", "fhi", "build_seconds")
+    __slots__ = ("rec", "edges", "nd", "res", "gstart", "gnrm", "grow", "build_seconds")
 
     @staticmethod
-    def build(flo: np.ndarray, fhi: np.ndarray) -> "_FacetBVH":
+    def build(rec: np.ndarray, edges: np.ndarray) -> "_FacetBVH":
         import time
 
         t0 = time.perf_counter()
         self = _FacetBVH()
-        self.flo = np.ascontiguousarray(flo)
-        self.fhi = np.ascontiguousarray(fhi)
-        (self.nlo, self.nhi, self.left, self.first, self.count,
-         self.order) = _bvh_build(self.flo, self.fhi, BVH_LEAF)
+        lo, hi = np.ascontiguousarray(rec[:, _RLO:_RLO + 3]), np.ascontiguousarray(rec[:, _RHI:_RHI + 3])
+        nlo, nhi, left, first, count, order = _bvh_build(lo, hi, BVH_LEAF)
+        # Leaf order: a leaf's facets are contiguous rows.
+        self.rec, self.edges = rec[order], edges[order]
+        cst = _bvh_constants(left, first, count, self.rec)
+        # One row per node: box, constants, child, first row, count (two cache lines).
+        nd = np.zeros((left.size, 16))
+        nd[:, 0:3], nd[:, 3:6], nd[:, _NTH:_NTH + 5] = nlo, nhi, cst
+        nd[:, _NLEFT], nd[:, _NFIRST], nd[:, _NCOUNT] = left, first, count
+        nd[:, _NIMMIN] = 1.0 / cst[:, _CMMIN] * (1 + 2.0**-40)  # >= 1 / m_min
+        self.nd = nd
+        # The normal grid: sign-chosen normals (dominant component positive, exact flips).
+        n = self.rec.shape[0]
+        nrm = self.rec[:, _RN:_RN + 3]
+        k = np.argmax(np.abs(nrm), axis=1)
+        rows = np.arange(n)
+        nrm = nrm * np.where(nrm[rows, k] < 0, -1.0, 1.0)[:, None]
+        res = max(1, int(math.isqrt(max(1, n // 6))))
+        half = res / 2.0
+        cx = np.clip(np.floor((nrm[rows, (k + 1) % 3] / nrm[rows, k] + 1.0) * half), 0, res - 1).astype(np.int64)
+        cy = np.clip(np.floor((nrm[rows, (k + 2) % 3] / nrm[rows, k] + 1.0) * half), 0, res - 1).astype(np.int64)
+        cell = (k * res + cy) * res + cx
+        gorder = np.argsort(cell, kind="stable")
+        self.res = res
+        self.gstart = np.searchsorted(cell[gorder], np.arange(3 * res * res + 1)).astype(np.int64)
+        self.gnrm = np.ascontiguousarray(nrm[gorder])
+        self.grow = gorder.astype(np.int64)
         self.build_seconds = time.perf_counter() - t0
         return self
 
-    def candidates(self, qlo: np.ndarray, qhi: np.ndarray) -> np.ndarray:
-        """Ascending indices of the facets whose exact box meets the box [qlo, qhi]."""
-        out = np.empty(self.order.size, dtype=np.int64)
-        m = _bvh_query(self.nlo, self.nhi, self.left, self.first, self.count, self.order,
-                       self.flo, self.fhi, np.ascontiguousarray(qlo), np.ascontiguousarray(qhi), out)
-        return np.sort(out[:m])
+    def candidates(self, q: _Query, tol: float) -> np.ndarray:
+        """Record rows (of ``self.rec``) of every facet the scan could call a hit or ambiguous,
+        each once, in no particular order."""
+        out = np.empty(self.rec.shape[0], dtype=np.int64)
+        m = _bvh_collect(self.nd, self.rec, self.gstart, self.gnrm, self.grow, self.res, q, tol, out)
+        return out[:m]
