@@ -26,16 +26,18 @@ from __future__ import annotations
 
 import math
 import zlib
+from fractions import Fraction
 
 import gmpy2
 import numpy as np
 
 from interval.context import IV, QQ, lower, lower_float, to_mpq, upper, upper_float
-from interval.narrowing import replay_narrowing, replay_position_floor, round_nearest_f64
+from interval.narrowing import (exact_ulp32, replay_narrowing, replay_narrowing_error, replay_position_floor,
+                                round_nearest_f64, round_up_f64)
 from reference import error_model as EM
 from reference import kernel as K
 from reference.context import F64
-from reference.fp import U64, add_hi, div_hi, mul_hi, narrow32, ulp32, up
+from reference.fp import U64, add_hi, mul_hi, narrow32, ulp32, up
 from reference.path import (
     HermiteWaypoint,
     PathPreparation,
@@ -48,6 +50,7 @@ from reference.path import (
     try_evaluate_path,
     try_evaluate_path_tangent,
     try_prepare_path,
+    try_sample_path,
 )
 from reference.status import (
     BoundaryPolicy,
@@ -61,9 +64,10 @@ from reference.status import (
 
 from .. import schema as S
 from ..decide import DEFAULT_BUDGET, Decision, refine
-from ..errormodel import ETA_OF_U, Resolved, resolve
+from ..errormodel import Resolved, resolve
+from ..errormodel import ratio as error_ratio
 from ..family import Family, RowContract
-from ..model import Claim, dec, dec_array, enc, undecided, verified, violated
+from ..model import _CANONICAL_HEX, Claim, dec, dec_array, enc, undecided, verified, violated
 
 __all__ = ["FAMILY", "tolerance", "LIMITS", "BUDGET"]
 
@@ -200,6 +204,19 @@ def generate(seed: int, n: int) -> list:
         lambda r: _conversion_case(r, "hermite", "Hermite"),
         _floor_by_one_ulp_case,
         _stationary_case,
+        _fractional_origin_case,
+        lambda r: _floor_exactly_case(r, below=False),
+        lambda r: _floor_exactly_case(r, below=True),
+        _relative_error_case,
+        lambda r: _magnitude_case(r, "E a power of two", float(2.0 ** r.integers(-8, 20))),
+        lambda r: _magnitude_case(r, "E just below one", float(np.nextafter(np.float32(1), np.float32(0)))),
+        _subnormal_case,
+        _subnormal_ties_case,
+        lambda r: _smooth_joint_case(r, "thresholds at the stored values", 1.0),
+        lambda r: _smooth_joint_case(r, "thresholds at the stored values, large derivatives", 30.0),
+        _coincident_at_distance_case,
+        lambda r: _random_path_case(r, "closed, Wrap", closed=True),
+        _hermite_from_origin_case,
     ]
     for k in range(n):
         rng = np.random.default_rng([seed, k, 2])
@@ -231,6 +248,144 @@ def _floor_by_one_ulp_case(rng):
     return case
 
 
+# --- Adversarial shapes of the precision steps (narrowing, ulp32, the floor) -----------------
+
+
+def _exact_floor(source, origin) -> float:
+    """The floor by the oracle's exact replay (interval.narrowing), not by the fast path."""
+    return replay_position_floor(source, origin)[0]
+
+
+def _inexact_sum(source, origin) -> bool:
+    """Whether the floor's sum 2 ulp32(E) + N is inexact in float64 and some subtraction
+    ``source - origin`` is too (the narrowing error then carries a two_sum tail)."""
+    floor, E = replay_position_floor(source, origin)
+    exact = 2 * exact_ulp32(np.float32(E)) + to_mpq(replay_narrowing_error(source, origin))
+    rel = [to_mpq(float(s)) - to_mpq(float(o)) for s, o in zip(np.ravel(source), np.resize(origin, source.size))]
+    tails = any(q != to_mpq(float(round_nearest_f64(q))) for q in rel)
+    return tails and to_mpq(floor) != exact
+
+
+def _fractional_origin_case(rng, name="fractional origin, inexact floor sum", factor=None):
+    """A chunk origin with a full 53-bit fraction near sources of magnitude 1 to 1e4: the
+    float64 subtraction rounds, the narrowing error carries the rounding's tail, and the
+    floor's sum 2 ulp32(E) + N is inexact in float64 (drawn until the oracle says so)."""
+    for _ in range(50):
+        origin = rng.uniform(-1, 1, 3) * float(10.0 ** rng.uniform(-2, 0))
+        n = int(rng.integers(1, 4))
+        src = _chain(rng, n, np.zeros(3), float(10.0 ** rng.uniform(0, 3)), False)
+        if _inexact_sum(src, origin):
+            break
+    floor = _exact_floor(src, origin)
+    pe = floor * (factor if factor is not None else float(rng.choice([1.0, 2.0, 8.0])))
+    return _path_case(name, src, 10.0 ** rng.uniform(-1, 1, n), origin, False,
+                      {"position_error": pe, "continuity_position": max(pe, 1e-6)})
+
+
+def _floor_exactly_case(rng, below: bool):
+    """position_error exactly at the floor (accepted) or one float64 ulp below it
+    (UnsupportedPrecision): the decision is Exact."""
+    case = _fractional_origin_case(rng, "position error one ulp below the floor" if below
+                                   else "position error exactly at the floor")
+    floor = _exact_floor(case["source"], case["origin"])
+    pe = float(np.nextafter(floor, 0.0)) if below else floor
+    case["tol"] = {"position_error": pe, "continuity_position": 1e-3}
+    return case
+
+
+def _relative_error_case(rng):
+    """position_error 0 and relative_position_error x asset_scale exactly at the floor: the
+    effective error max(0, fl64(relative x scale)) is the floor, accepted."""
+    case = _fractional_origin_case(rng, "relative position error at the floor")
+    floor = _exact_floor(case["source"], case["origin"])
+    rel = 1e-2
+    scale = floor / rel
+    while rel * scale < floor:  # the smallest scale whose rounded product reaches the floor
+        scale = float(np.nextafter(scale, math.inf))
+    while rel * float(np.nextafter(scale, 0.0)) >= floor:
+        scale = float(np.nextafter(scale, 0.0))
+    case["tol"] = {"position_error": 0.0, "relative": rel, "scale": scale, "continuity_position": 1e-3}
+    return case
+
+
+def _magnitude_case(rng, name, top: float):
+    """Controls whose largest narrowed magnitude E is exactly ``top`` (a float32 value: a power
+    of two, or the largest float32 below one), the others smaller and not float32 values (a
+    nonzero narrowing error), around an integer origin."""
+    origin = np.round(rng.uniform(-1, 1, 3) * 1e3)
+    rel = rng.uniform(-1, 1, (1, 4, 3)) * top * 0.75
+    rel.reshape(-1)[int(rng.integers(0, 12))] = top * float(rng.choice([-1.0, 1.0]))
+    src = origin + rel
+    floor, E = replay_position_floor(src, origin)
+    assert E == top, (E, top)  # origin + top is exact: an integer plus a float32 above 2^-9
+    return _path_case(name, src, [1.0], origin, False,
+                      {"position_error": floor * 2.0, "continuity_position": 1e-3})
+
+
+def _subnormal_case(rng):
+    """Every control a float32 subnormal (|x| < 2^-126): ulp32(E) is the subnormal spacing
+    2^-149 and the narrowing rounds on the subnormal grid."""
+    src = _chain(rng, 2, np.zeros(3), 1e-40, False)
+    floor = _exact_floor(src, np.zeros(3))
+    return _path_case("all-subnormal controls", src, [1.0, 2.0], np.zeros(3), False,
+                      {"position_error": floor * 4.0, "continuity_position": floor * 4.0})
+
+
+def _subnormal_ties_case(rng):
+    """Controls just above a tie of the float32 subnormal grid: ``(k + 1/2) 2^-149 + 2^-170``
+    with k even rounds up to ``(k + 1) 2^-149``; rounding to 24 bits first (a replay without
+    the subnormal grid) lands on the tie itself and then on the even k."""
+    k = 2 * rng.integers(1, 2**20, size=(1, 4, 3))
+    sign = rng.choice([-1.0, 1.0], size=(1, 4, 3))
+    src = sign * ((k + 0.5) * 2.0**-149 + 2.0**-170)
+    floor = _exact_floor(src, np.zeros(3))
+    return _path_case("subnormal double-rounding ties", src, [1.0], np.zeros(3), False,
+                      {"position_error": floor * 2.0, "continuity_position": 1e-3})
+
+
+def _smooth_joint_case(rng, name, size: float, spans: int = 4):
+    """Spans meeting at nearly C2 joints (first and second derivatives per DomainWidth matched
+    up to a relative 1e-4), unequal widths; the continuity thresholds are then set to one
+    joint's own stored values (``thresholds = "stored"``, see ``_path_claims``)."""
+    w = 10.0 ** rng.uniform(-0.5, 0.5, spans)
+    src = np.empty((spans, 4, 3))
+    src[0] = np.cumsum(rng.normal(size=(4, 3)) * size, axis=0)
+    for i in range(1, spans):
+        P = src[i - 1]
+        d_in = 3 * (P[3] - P[2]) / w[i - 1]
+        s_in = 6 * (P[3] - 2 * P[2] + P[1]) / w[i - 1] ** 2
+        Q = src[i]
+        Q[0] = P[3]
+        Q[1] = Q[0] + d_in * w[i] / 3 * (1 + 1e-4 * rng.normal(size=3))
+        Q[2] = 2 * Q[1] - Q[0] + s_in * w[i] ** 2 / 6 * (1 + 1e-4 * rng.normal(size=3))
+        Q[3] = Q[2] + rng.normal(size=3) * size
+    case = _path_case(name, src, w, np.zeros(3), False,
+                      {"position_error": 1e-3 * size, "continuity_position": 1e-3 * size})
+    case["thresholds"] = "stored"
+    return case
+
+
+def _hermite_from_origin_case(rng):
+    """A Hermite source starting at the origin with long tangents: P = 0 exactly, so the inner
+    control's whole magnitude (and error) is h T / 3."""
+    case = _conversion_case(rng, "hermite", "Hermite from the origin", closed=False)
+    case["points"] = case["points"] - case["points"][0]  # exactly 0 at the first waypoint
+    case["tangents"] = case["tangents"] * 100.0
+    return case
+
+
+def _coincident_at_distance_case(rng):
+    """Open Catmull-Rom waypoints with one pair exactly ``coincidence_distance`` apart along an
+    axis (dyadic coordinates: the float64 distance is exact): InvalidDomain at that pair."""
+    n = 5
+    pts = np.round(np.cumsum(rng.normal(size=(n, 3)), axis=0) * 2.0**12) / 2.0**12
+    c = 2.0**-12
+    i = int(rng.integers(0, n - 1))
+    pts[i + 1] = pts[i] + np.array([c, 0.0, 0.0])
+    return {"kind": "catmull_rom", "name": "waypoints exactly at the coincidence distance", "points": pts,
+            "closed": False, "coincidence": c}
+
+
 def _stationary_case(rng):
     """A stationary span (all controls equal) and a zero-speed ease endpoint."""
     p = rng.normal(size=3)
@@ -250,13 +405,47 @@ def claims(case) -> list:
     return list(_conversion_claims(case))
 
 
+def _threshold_at(diff: float, scale: float) -> float:
+    """The smallest float64 t >= diff / scale (exactly), capped at 1: every evaluation of the
+    relative test ``diff <= t * scale`` then passes, and where ``fl64(t * scale) == diff`` a
+    strict comparison fails."""
+    if not scale > 0:
+        return 0.0
+    t = round_up_f64(to_mpq(diff) / to_mpq(scale))
+    return min(t, 1.0)
+
+
+def _equality_count(rec) -> int:
+    """How many of a joint's relative tests meet their threshold (``_threshold_at``) with equality
+    in float64."""
+    return sum(_threshold_at(d, s) * s == d for d, s in ((rec.derivative_difference, rec.derivative_scale),
+                                                          (rec.second_derivative_difference,
+                                                           rec.second_derivative_scale)))
+
+
+def _prepare_case(case, tkw):
+    tkw = dict(tkw)
+    tol = tolerance(tkw.pop("position_error"), **tkw)
+    spans = spans_from_arrays(case["source"], case["widths"])
+    out = try_prepare_path(PathSource(spans, revision=1, is_closed=case["closed"]),
+                           PathPreparation(tol, LIMITS, tuple(case["origin"])))
+    return tol, out
+
+
 def _path_claims(case):
     src, origin = case["source"], case["origin"]
-    tkw = dict(case["tol"])
-    tol = tolerance(tkw.pop("position_error"), **tkw)
-    spans = spans_from_arrays(src, case["widths"])
-    out = try_prepare_path(PathSource(spans, revision=1, is_closed=case["closed"]),
-                           PathPreparation(tol, LIMITS, tuple(origin)))
+    tol, out = _prepare_case(case, case["tol"])
+    if case.get("thresholds") == "stored" and out.ok and out.value.view().joints:
+        # The continuity thresholds set to one joint's own stored values (the joint whose
+        # relative tests meet them with float64 equality most often): each test then compares
+        # equal numbers, and the threshold decision on those values is C2.
+        rec = max(out.value.view().joints, key=_equality_count)
+        if math.isfinite(rec.tangent_angle):
+            tol, out = _prepare_case(case, {**case["tol"], "angle": rec.tangent_angle,
+                                            "derivative": _threshold_at(rec.derivative_difference,
+                                                                        rec.derivative_scale),
+                                            "second": _threshold_at(rec.second_derivative_difference,
+                                                                    rec.second_derivative_scale)})
     accepted = out.ok
     if out.ok:
         floor = out.value.view().position_floor
@@ -298,31 +487,99 @@ def _path_claims(case):
                      "continuity_second_derivative": enc(tol.continuity_second_derivative)})
 
 
+def _requests(view, rng):
+    """The (span, u, policy, side) requests of one prepared path: per span the special
+    parameters (both sides at exact boundaries) and three random ones, the first and terminal
+    endpoints by their outside names (-1, 1) and (n, 0), then requests outside the domain
+    (span + u < 0 or > n, compared exactly) and one that names no point (u outside [0, 1] on an
+    interior span) under each path policy (Wrap on an open path is InvalidArgument)."""
+    n = view.span_count
+    out = []
+    for k in range(n):
+        for u in list(_SPECIAL_US) + [float(x) for x in rng.random(3)]:
+            for side in (SpanSide.Outgoing, SpanSide.Incoming) if u in (0.0, 1.0) else (SpanSide.Outgoing,):
+                out.append((k, u, BoundaryPolicy.Reject, side))
+    O, I = SpanSide.Outgoing, SpanSide.Incoming
+    R, C, W = BoundaryPolicy.Reject, BoundaryPolicy.Clamp, BoundaryPolicy.Wrap
+    out += [(n, 0.0, R, O), (-1, 1.0, R, I),
+            (0, -0.25, R, O), (n, 0.25, R, I), (0, 1.5, R, O),
+            (-1, 1.0 - 2.0**-40, C, I), (n - 1, 1.0 + 2.0**-40, C, O), (0, -1e6 - 0.375, C, O),
+            (0, -0.25, W, I), (n, 0.25, W, O), (0, -1e6 - 0.375, W, O), (n + 1, 0.0, W, I), (-2, 1.0, W, I)]
+    return out
+
+
+def _request_inputs(path_enc, view, k, u, policy, side):
+    return {"path": path_enc, "is_closed": bool(view.is_closed), "span": int(k), "u": enc(u),
+            "policy": policy.value, "side": side.value}
+
+
 def _evaluation_claims(view, case):
+    """Position, derivative and tangent claims per request. Inputs name the request (the whole
+    prepared path, span, u, policy, side) so that the checker resolves it exactly, and the
+    evaluated span's controls and parameter ("controls", "u") the fast path resolved it to. A
+    request without a point is a claimed status. Positions come from ``try_evaluate_path``;
+    ``try_sample_path`` answers the same requests, and its answer is a second claim only where
+    it differs (bit for bit, or in status)."""
     # A seed from the case's own data (not hash(): string hashes change between processes).
     rng = np.random.default_rng(zlib.crc32(np.ascontiguousarray(view.controls).tobytes()))
     tol = view.tolerance
-    for k in range(view.span_count):
-        us = list(_SPECIAL_US) + [float(x) for x in rng.random(3)]
-        for u in us:
-            for side in (SpanSide.Outgoing, SpanSide.Incoming) if u in (0.0, 1.0) else (SpanSide.Outgoing,):
-                param = SegmentParameter(k, u)
-                kk, uu = resolve_parameter(view, param, BoundaryPolicy.Reject, side).value
-                controls = enc(view.controls[kk])
-                s = try_evaluate_path(view, param, side=side, with_derivatives=True).value
-                p = try_evaluate_path(view, param, side=side).value
-                # No declared model: the checker judges the fast path against the reference
-                # model it recomputes from the inputs (binary64).
-                inputs = {"controls": controls, "u": enc(uu)}
-                yield Claim("path.interior_positions", G.Rounded, enc(p), inputs)
-                yield Claim("path.derivatives", G.Rounded, {"first": enc(s.first), "second": enc(s.second)},
-                            inputs)
-                t = try_evaluate_path_tangent(view, param, tol.minimum_speed, side=side)
-                tin = {**inputs, "minimum_speed": enc(tol.minimum_speed)}
-                if t.ok:
-                    yield Claim("path.tangents", G.Rounded, {"tangent": enc(t.value)}, tin)
-                elif t.status is GeometryStatus.Degenerate:
-                    yield Claim("path.tangents", G.Rounded, {"status": "Degenerate"}, tin)
+    path_enc = enc(view.controls)
+    requests = _requests(view, rng)
+    sampled = _sampled_positions(view, requests)
+    for r, (k, u, policy, side) in enumerate(requests):
+        param = SegmentParameter(k, u)
+        req = _request_inputs(path_enc, view, k, u, policy, side)
+        res = resolve_parameter(view, param, policy, side)
+        if not res.ok:
+            yield Claim("path.interior_positions", G.Rounded, {"status": res.status.value}, {"request": req})
+            if sampled[r] is not None and not isinstance(sampled[r], str):
+                yield Claim("path.interior_positions", G.Rounded, enc(sampled[r]), {"request": req})
+            continue
+        kk, uu = res.value
+        inputs = {"controls": path_enc[kk], "u": enc(uu), "request": req}
+        p = try_evaluate_path(view, param, policy, side).value
+        s = try_evaluate_path(view, param, policy, side, with_derivatives=True).value
+        # No declared model: the checker judges the fast path against the reference model it
+        # recomputes from the inputs (binary64).
+        yield Claim("path.interior_positions", G.Rounded, enc(p), inputs)
+        q = sampled[r]
+        if isinstance(q, str):
+            yield Claim("path.interior_positions", G.Rounded, {"status": q}, {"request": req})
+        elif q is not None and not np.array_equal(q, p):
+            yield Claim("path.interior_positions", G.Rounded, enc(q), {"request": req})
+        yield Claim("path.derivatives", G.Rounded, {"first": enc(s.first), "second": enc(s.second)}, inputs)
+        t = try_evaluate_path_tangent(view, param, tol.minimum_speed, policy, side)
+        tin = {**inputs, "minimum_speed": enc(tol.minimum_speed)}
+        if t.ok:
+            yield Claim("path.tangents", G.Rounded, {"tangent": enc(t.value)}, tin)
+        elif t.status is GeometryStatus.Degenerate:
+            yield Claim("path.tangents", G.Rounded, {"status": "Degenerate"}, tin)
+
+
+def _sampled_positions(view, requests):
+    """``try_sample_path``'s answer to each request, one call per (policy, side) group: a (3,)
+    position, a status name where the call failed at that request, or None where the group's
+    call failed at another request (the call writes nothing then)."""
+    out = [None] * len(requests)
+    groups = {}
+    for r, (k, u, policy, side) in enumerate(requests):
+        groups.setdefault((policy, side), []).append(r)
+    for (policy, side), idx in groups.items():
+        while idx:
+            ks = np.array([requests[r][0] for r in idx], dtype=np.int64)
+            us = np.array([requests[r][1] for r in idx], dtype=np.float64)
+            buf = np.zeros((len(idx), 3))
+            s = try_sample_path(view, ks, us, buf, policy=policy, side=side)
+            if s.ok:
+                for j, r in enumerate(idx):
+                    out[r] = buf[j].copy()
+                break
+            bad = s.diagnostic.index
+            if bad is None or not 0 <= bad < len(idx):
+                break
+            out[idx[bad]] = s.status.value
+            idx = idx[:bad] + idx[bad + 1:]
+    return out
 
 
 def _conversion_claims(case):
@@ -414,10 +671,140 @@ def check_position_floor(claim: Claim):
 
 def _controls_u(claim: Claim):
     P = dec_array(claim.inputs["controls"], np.float32)
-    u = dec(claim.inputs["u"])
+    u = _fdec(claim.inputs["u"])
     if P.shape != (4, 3) or not 0.0 <= u <= 1.0:
         raise ValueError("needs controls (4, 3) float32 and u in [0, 1]")
     return P, u
+
+
+def _fdec(x) -> float:
+    """``dec`` with a fast path for ``float.hex`` text (what ``enc`` writes)."""
+    if isinstance(x, str) and _CANONICAL_HEX.match(x):
+        return float.fromhex(x)
+    return dec(x)
+
+
+_PATH_POLICIES = ("Reject", "Clamp", "Wrap")
+_SIDES = ("Outgoing", "Incoming")
+
+
+def exact_request_point(n: int, closed: bool, k: int, u: float, policy: str, side: str):
+    """The ``(span, u)`` a path request names, decided exactly (spec 002 "Span sides" and
+    "Boundary policies"; docs/decisions.md "Paths: the parameter domain and boundary
+    policies"), or the status name of a request that names no point. Exact.
+
+    Inside ``0 <= span < n, 0 <= u <= 1`` the request is its own point; ``(n, 0)`` and
+    ``(-1, 1)`` are the terminal and first endpoints; otherwise ``x = span + u`` (a rational)
+    is before the domain when ``x < 0`` and after it when ``x > n``, where Reject has no point
+    (InvalidDomain), Clamp takes the nearer endpoint and Wrap (closed paths) takes ``x`` modulo
+    n; any other request is InvalidArgument, as are Wrap on an open path and the track-only
+    policies. Span sides then apply at exact boundaries.
+    """
+    if policy not in _PATH_POLICIES or side not in _SIDES:
+        raise ValueError(f"unknown path policy {policy!r} or side {side!r}")
+    if policy == "Wrap" and not closed:
+        return "InvalidArgument"
+    if not math.isfinite(u):
+        return "InvalidArgument"
+    if (k, u) == (n, 0.0):
+        k, u = n - 1, Fraction(1)
+    elif (k, u) == (-1, 1.0):
+        k, u = 0, Fraction(0)
+    elif not (0 <= k < n and 0.0 <= u <= 1.0):
+        x = k + Fraction(u)
+        if 0 <= x <= n:
+            return "InvalidArgument"  # an interior span with u outside [0, 1]: no point
+        if policy == "Reject":
+            return "InvalidDomain"
+        if policy == "Clamp":
+            k, u = (0, Fraction(0)) if x < 0 else (n - 1, Fraction(1))
+        else:
+            r = x - n * math.floor(x / n)  # floored modulo: r in [0, n)
+            k = math.floor(r)
+            u = r - k
+    else:
+        u = Fraction(u)
+    if u == 1 and k < n - 1 and side == "Outgoing":
+        k, u = k + 1, Fraction(0)
+    elif u == 0 and k > 0 and side == "Incoming":
+        k, u = k - 1, Fraction(1)
+    return k, float(u)  # u is u minus an integer: exact in float64
+
+
+# The decoded ``request.path`` of the last few claims, by the identity of the encoded list (the
+# corpus's claims of one case share it); each entry keeps the list alive, so an identity match
+# is the same object, never a recycled id.
+_PATH_CACHE: list = []
+
+
+def _decoded_path(enc_path) -> np.ndarray:
+    for obj, arr in _PATH_CACHE:
+        if obj is enc_path:
+            return arr
+    arr = dec_array(enc_path, np.float32)
+    arr.setflags(write=False)
+    _PATH_CACHE.insert(0, (enc_path, arr))
+    del _PATH_CACHE[4:]
+    return arr
+
+
+def _request(claim: Claim):
+    """(controls of every span, n, the exact point or status) of a claim's ``request``."""
+    req = claim.inputs["request"]
+    if not isinstance(req, dict):
+        raise ValueError("request must be an object")
+    path = _decoded_path(req["path"])
+    if path.ndim != 3 or path.shape[1:] != (4, 3) or path.shape[0] < 1:
+        raise ValueError("request.path must be (n, 4, 3) float32 controls")
+    k = req["span"]
+    if not isinstance(k, int) or isinstance(k, bool):
+        raise ValueError("request.span must be an integer")
+    closed = req["is_closed"]
+    if not isinstance(closed, bool):
+        raise ValueError("request.is_closed must be a boolean")
+    return path, exact_request_point(path.shape[0], closed, k, _fdec(req["u"]), req["policy"], req["side"])
+
+
+def _evaluation_point(claim: Claim):
+    """``(P, u, None)``: the controls and parameter a Rounded evaluation claim is judged at, or
+    ``(None, None, verdict)`` when the claim is decided by its request alone.
+
+    With a ``request``, the point is the one the request names exactly; a claim that also
+    names ``controls`` and ``u`` (the point it evaluated) must name that point bit for bit, and
+    a request without a point must claim its status (``path.interior_positions``) and no value.
+    """
+    inp = claim.inputs
+    if "request" not in inp:
+        P, u = _controls_u(claim)
+        if isinstance(claim.value, dict) and "status" in claim.value and claim.row == "path.interior_positions":
+            raise ValueError("a claimed status needs the request")
+        return P, u, None
+    path, point = _request(claim)
+    status = claim.value.get("status") if isinstance(claim.value, dict) else None
+    if claim.row == "path.tangents" and status == "Degenerate":
+        status = None  # a tangent's Degenerate is decided at the point, below
+    if isinstance(point, str):
+        if status == point:
+            return None, None, verified(claim, measure="error_ratio", measured=0, note=f"no point: {point}")
+        return None, None, violated(claim, {"expected_status": point, "claimed": claim.value,
+                                            "why": "the request names no point"})
+    k, u = point
+    if status is not None:
+        return None, None, violated(claim, {"expected_span": k, "expected_u": enc(u), "claimed": claim.value,
+                                            "why": "a status where the request names a point"})
+    P = path[k]
+    if "controls" in inp or "u" in inp:
+        # The same text is the same value; other spellings are compared as values.
+        same = inp["controls"] == claim.inputs["request"]["path"][k] and _fdec(inp["u"]) == u
+        if not same:
+            Pc, uc = _controls_u(claim)
+            same = _same_values(Pc, P) and uc == u
+        if not same:
+            return None, None, violated(
+                claim, {"expected_span": k, "expected_u": enc(u), "evaluated_u": inp["u"],
+                        "why": "the claim evaluated another point than its request names (span side "
+                               "or boundary policy)"})
+    return P, u, None
 
 
 def _resolve(claim: Claim, reference) -> Resolved:
@@ -432,7 +819,7 @@ def _nonfinite(*xs) -> bool:
 def _nonfinite_violation(claim: Claim, r: Resolved):
     # An overflowing or NaN result is a wrong value (Violated), not a malformed claim.
     return violated(claim, {"claimed": claim.value, "why": "a nonfinite value where the truth is finite"},
-                    measure="error_ratio", **r.extra())
+                    measure="error_ratio", bound_use=math.inf, **r.extra())
 
 
 def _exact_ratio(claimed: np.ndarray, truth, bound):
@@ -440,19 +827,11 @@ def _exact_ratio(claimed: np.ndarray, truth, bound):
     errs = [abs(to_mpq(float(c)) - t) for c, t in zip(np.ravel(claimed), np.ravel(truth))]
     worst = max(errs) if errs else gmpy2.mpq(0)
     b = to_mpq(bound)
-    return worst <= b, _qratio(worst, b), worst
+    return worst <= b, error_ratio(worst, b), worst
 
 
 def _fl(q) -> float:
     """A nonnegative rational as a float (inf where float(mpq) would overflow)."""
-    return float(q) if q < 2**1000 else math.inf
-
-
-def _qratio(err, bound) -> float:
-    """err / bound as a float (inf past 2^1000, where float(mpq) would overflow)."""
-    if bound <= 0:
-        return 0.0 if err == 0 else math.inf
-    q = err / bound
     return float(q) if q < 2**1000 else math.inf
 
 
@@ -466,8 +845,12 @@ def _derivative_reference(E: float):
 
 def check_interior_positions(claim: Claim):
     """Rounded: ``|B(u) - exact| <= position_bound(E, u, eta)`` per component, exact QQ truth;
-    the bound is the claim's declared model or the reference at binary64."""
-    P, u = _controls_u(claim)
+    the bound is the claim's declared model or the reference at binary64. With a ``request``,
+    the point is the one it names exactly (span sides, policies), and a request without a
+    point must claim its status."""
+    P, u, decided = _evaluation_point(claim)
+    if decided is not None:
+        return decided
     claimed = dec_array(claim.value)
     if claimed.shape != (3,):
         raise ValueError("a position has three components")
@@ -477,14 +860,17 @@ def check_interior_positions(claim: Claim):
     truth = K.cubic_point(QQ, QQ.asarray(P), QQ.asarray(u))
     ok, ratio, worst = _exact_ratio(claimed, truth, r.scalar())
     if ok:
-        return verified(claim, measure="error_ratio", measured=ratio, **r.extra())
+        return verified(claim, measure="error_ratio", measured=ratio, bound_use=ratio, **r.extra())
     return violated(claim, {"exact": [enc(t) for t in truth], "error": enc(worst), "bound": enc(r.scalar())},
-                    measure="error_ratio", measured=ratio, **r.extra())
+                    measure="error_ratio", measured=ratio, bound_use=ratio, **r.extra())
 
 
 def check_derivatives(claim: Claim):
-    """Rounded: first and second derivatives per u within their bounds, exact QQ truth."""
-    P, u = _controls_u(claim)
+    """Rounded: first and second derivatives per u within their bounds, exact QQ truth (at the
+    point a ``request`` names exactly, as for positions)."""
+    P, u, decided = _evaluation_point(claim)
+    if decided is not None:
+        return decided
     first, second = dec_array(claim.value["first"]), dec_array(claim.value["second"])
     if first.shape != (3,) or second.shape != (3,):
         raise ValueError("derivatives have three components")
@@ -496,10 +882,10 @@ def check_derivatives(claim: Claim):
     ok2, r2, w2 = _exact_ratio(second, K.cubic_second_derivative(QQ, Pq, uq), r.bound[1])
     ratio = max(r1, r2)
     if ok1 and ok2:
-        return verified(claim, measure="error_ratio", measured=ratio, **r.extra())
+        return verified(claim, measure="error_ratio", measured=ratio, bound_use=ratio, **r.extra())
     return violated(claim, {"first_error": enc(w1), "second_error": enc(w2), "first_bound": enc(r.bound[0]),
                             "second_bound": enc(r.bound[1])},
-                    measure="error_ratio", measured=ratio, **r.extra())
+                    measure="error_ratio", measured=ratio, bound_use=ratio, **r.extra())
 
 
 def _iv_of(ctx, x):
@@ -513,21 +899,17 @@ _VACUOUS = 4.0
 
 
 def _speed_error(E: float, u: float, eta: float) -> float:
-    """Euclidean bound of the computed derivative's error: sqrt(3) per-component bounds."""
-    return float(mul_hi(math.sqrt(3.0) * (1 + 2 * U64), EM.derivative_bound(E, u, eta=eta)))
+    """Euclidean bound of the computed speed's error: sqrt(3) per-component derivative bounds
+    plus ``sqrt(2 eta)`` for squares that underflow (``reference.error_model.tangent_bound``'s
+    ``e + r``)."""
+    e = float(mul_hi(math.sqrt(3.0) * (1 + 2 * U64), EM.derivative_bound(E, u, eta=eta)))
+    return float(add_hi(e, math.sqrt(2.0 * eta) * (1 + 2 * U64)))
 
 
 def _tangent_bound(E: float, speed: float, u: float, eta: float) -> float:
-    """``EM.tangent_bound`` at unit roundoff ``u`` with the subnormal step ``eta`` (the reference
-    function derives eta from u; a declared eta of another format goes through the same
-    formula here), capped at ``_VACUOUS``."""
-    if eta == ETA_OF_U.get(u):
-        b = EM.tangent_bound(E, speed, u)
-    else:
-        e = _speed_error(E, u, eta)
-        denom = speed - e
-        b = float(add_hi(div_hi(mul_hi(2.0, e), denom * (1 - 4 * U64)), EM.K * u)) if denom > 0 else math.inf
-    return min(b, _VACUOUS)
+    """``EM.tangent_bound`` at unit roundoff ``u`` and subnormal step ``eta``, capped at
+    ``_VACUOUS``."""
+    return min(EM.tangent_bound(E, speed, u, eta=eta), _VACUOUS)
 
 
 def _tangent_reference(E: float, speed: float):
@@ -536,63 +918,94 @@ def _tangent_reference(E: float, speed: float):
     return lambda u, eta: [_tangent_bound(E, speed, u, eta), _speed_error(E, u, eta)]
 
 
+def _sqrt_bounds(q, prec: int):
+    """``(lo, hi)``, exact rationals with ``lo <= sqrt(q) <= hi`` (q >= 0 rational): MPFR's
+    correctly rounded square root at ``prec`` bits, rounded down and up (the argument is rounded
+    the same way first)."""
+    out = []
+    for rnd in (gmpy2.RoundDown, gmpy2.RoundUp):
+        with gmpy2.context(gmpy2.context(precision=prec, round=rnd)):
+            out.append(gmpy2.mpq(gmpy2.sqrt(gmpy2.mpfr(q))))
+    return out[0], out[1]
+
+
 def check_tangents(claim: Claim):
-    """Rounded: ``|T - B'/|B'|| <= tangent_bound(E, |B'|, u)`` (Euclidean), IV truth; a claimed
+    """Rounded: ``|T - B'/|B'|| <= tangent_bound(E, |B'|, u)`` (Euclidean); a claimed
     Degenerate needs a true speed within the derivative error of ``minimum_speed``, and a
-    claimed tangent a true speed that is not certainly below it."""
-    P, u = _controls_u(claim)
+    claimed tangent a true speed that is not certainly below it (at the point a ``request``
+    names exactly, as for positions).
+
+    Truth: ``B'(u)`` in exact rationals, its squared speed ``S`` exactly, and
+    ``|T - B'/s|^2 = |T|^2 + 1 - 2 (T . B') / s`` with ``s = sqrt(S)`` enclosed by MPFR's square
+    root rounded down and up at each precision of the budget: every comparison is of exact
+    rationals (squares of the nonnegative sides)."""
+    P, u, decided = _evaluation_point(claim)
+    if decided is not None:
+        return decided
     E = EM.span_magnitude(P)
     min_speed = to_mpq(dec(claim.inputs["minimum_speed"]))
+    d = K.cubic_derivative(QQ, QQ.asarray(P), QQ.asarray(u))
+    S = sum(x * x for x in d)  # the squared true speed, exactly
+    s53 = _sqrt_bounds(S, 53)  # its float64 bounds (exact: 53-bit values)
+    r_hi = _resolve(claim, _tangent_reference(E, float(s53[0])))  # smallest speed: largest bound
+    r_lo = _resolve(claim, _tangent_reference(E, float(s53[1])))
 
     if claim.value.get("status") == "Degenerate":
-        speed = _true_speed(P, u, BUDGET[-1])
-        r = _resolve(claim, _tangent_reference(E, lower_float(speed)))
-        if lower(speed) <= min_speed + r.bound[1]:
-            return verified(claim, note="degenerate within the derivative error", **r.extra())
-        return violated(claim, {"true_speed_lower": enc(lower(speed)), "minimum_speed": claim.inputs["minimum_speed"],
-                                "speed_error": enc(r.bound[1])}, **r.extra())
+        e = r_hi.bound[1]
+        # How far the true speed reaches above minimum_speed, in units of its error.
+        use = error_ratio(max(s53[0] - min_speed, gmpy2.mpq(0)), e)
+        if S <= (min_speed + e) ** 2:
+            return verified(claim, note="degenerate within the derivative error", bound_use=use, **r_hi.extra())
+        return violated(claim, {"true_speed_lower": enc(s53[0]), "minimum_speed": claim.inputs["minimum_speed"],
+                                "speed_error": enc(e)}, bound_use=use, **r_hi.extra())
 
     t = dec_array(claim.value["tangent"])
     if t.shape != (3,):
         raise ValueError("a tangent has three components")
     if _nonfinite(t):
         return _nonfinite_violation(claim, _resolve(claim, _tangent_reference(E, 0.0)))
+    if S == 0:
+        d_ = Decision(False, 0, None, {"why": "zero speed has no tangent (Degenerate)", "resolved": r_lo})
+        return _tangent_verdict(claim, d_)
+    gap = min_speed - r_lo.bound[1]
+    if gap > 0 and S < gap * gap:
+        d_ = Decision(False, 0, None, {"why": "the true speed is below minimum_speed by more than its error: "
+                                              "Degenerate required", "true_speed_upper": enc(s53[1]),
+                                       "resolved": r_lo})
+        return _tangent_verdict(claim, d_)
+    tq = [to_mpq(float(x)) for x in t]
+    A = sum(x * x for x in tq) + 1
+    B = sum(x * y for x, y in zip(tq, d))
+    b_lo, b_hi = to_mpq(r_lo.bound[0]), to_mpq(r_hi.bound[0])
 
     def at(prec):
-        ctx = IV(prec)
-        with ctx.scope():
-            d = K.cubic_derivative(ctx, ctx.asarray(P), ctx.asarray(u))
-            speed = K.norm(ctx, d)
-        r_hi = _resolve(claim, _tangent_reference(E, lower_float(speed)))  # smallest speed: largest bound
-        r_lo = _resolve(claim, _tangent_reference(E, upper_float(speed)))
-        if upper(speed) == 0:
-            return Decision(False, prec, None, {"why": "zero speed has no tangent (Degenerate)", "resolved": r_lo})
-        if upper(speed) + r_lo.bound[1] < min_speed:
-            return Decision(False, prec, None, {"why": "the true speed is below minimum_speed by more than "
-                                                       "its error: Degenerate required",
-                                                "true_speed_upper": enc(upper(speed)), "resolved": r_lo})
-        with ctx.scope():
-            err = K.norm(ctx, _iv_of(ctx, t) - d / np.array(speed, dtype=object))
-        b_hi, b_lo = r_hi.bound[0], r_lo.bound[0]
-        e_lo, e_hi = lower(err), upper(err)
-        detail = {"ratio": _qratio(e_hi, b_lo), "bound": enc(b_lo),
-                  "error_hi": enc(e_hi), "resolved": r_lo, "vacuous": b_lo == _VACUOUS}
-        if e_hi <= b_lo:
+        sL, sU = _sqrt_bounds(S, prec)
+        lo, hi = (A - 2 * B / sL, A - 2 * B / sU) if B >= 0 else (A - 2 * B / sU, A - 2 * B / sL)
+        lo = max(lo, gmpy2.mpq(0))  # the squared error, enclosed
+        e_lo, e_hi = _sqrt_bounds(lo, 53)[0], _sqrt_bounds(hi, 53)[1]
+        detail = {"ratio": math.sqrt(error_ratio(hi, b_lo * b_lo)), "bound": enc(b_lo), "error_hi": enc(e_hi),
+                  "resolved": r_lo, "vacuous": b_lo == _VACUOUS}
+        if hi <= b_lo * b_lo:
             return Decision(True, prec, None, detail)
-        if e_lo > b_hi:
+        if lo > b_hi * b_hi:
             return Decision(False, prec, [enc(e_lo), enc(e_hi)], detail)
         return Decision(None, prec, [enc(e_lo), enc(e_hi)], detail)
 
-    d = refine(at, BUDGET)
+    return _tangent_verdict(claim, refine(at, BUDGET))
+
+
+def _tangent_verdict(claim: Claim, d: Decision):
     extra = d.detail["resolved"].extra()
     shown = {k: v for k, v in d.detail.items() if k != "resolved"}
+    use = d.detail.get("ratio", math.inf)
     if d.holds is True:
-        return verified(claim, measure="error_ratio", measured=d.detail["ratio"], prec=d.prec,
+        return verified(claim, measure="error_ratio", measured=d.detail["ratio"], prec=d.prec, bound_use=use,
                         note="model vacuous at this speed" if d.detail.get("vacuous") else "", **extra)
     if d.holds is False:
         return violated(claim, {"error_interval": d.enclosure, **shown},
-                        measure="error_ratio", measured=d.detail.get("ratio"), prec=d.prec, **extra)
-    return undecided(claim, d.enclosure, prec=d.prec, note="error interval straddles the model bound", **extra)
+                        measure="error_ratio", measured=d.detail.get("ratio"), prec=d.prec, bound_use=use, **extra)
+    return undecided(claim, d.enclosure, prec=d.prec, note="error interval straddles the model bound",
+                     bound_use=use, **extra)
 
 
 def _true_speed(P, u, prec):
@@ -671,10 +1084,10 @@ def check_conversions(claim: Claim):
         ok = copies_ok and ok1 and ok2 and width == h
         ratio = max(r1, r2)
         if ok:
-            return verified(claim, measure="error_ratio", measured=ratio, **r.extra())
+            return verified(claim, measure="error_ratio", measured=ratio, bound_use=ratio, **r.extra())
         return violated(claim, {"copies_exact": copies_ok, "width_exact": width == h, "ratio": ratio,
                                 "bound": enc(r.scalar())},
-                        measure="error_ratio", measured=ratio, **r.extra())
+                        measure="error_ratio", measured=ratio, bound_use=ratio, **r.extra())
     pts = P[_neighbourhood(n, i, closed)]
     if _nonfinite(got, width):
         return _nonfinite_violation(claim, _resolve(claim, _catmull_rom_reference(pts, 0.0)))
@@ -700,7 +1113,7 @@ def check_conversions(claim: Claim):
         e_hi = max(upper(x) for x in list(e1) + list(e2))
         e_lo = max(lower(x) for x in list(e1) + list(e2))
         w_hi, w_lo = upper(ed), lower(ed)
-        ratio = max(_qratio(e_hi, bound), _qratio(w_hi, wb) if wb > 0 else 0.0)
+        ratio = max(error_ratio(e_hi, bound), error_ratio(w_hi, wb) if wb > 0 else 0.0)
         detail = {"ratio": ratio, "resolved": r_lo}
         if not copies_ok or e_lo > bound or w_lo > wb_hi:
             return Decision(False, prec, [enc(e_lo), enc(e_hi)], {**detail, "copies_exact": copies_ok,
@@ -712,12 +1125,13 @@ def check_conversions(claim: Claim):
     d = refine(at, BUDGET)
     extra = d.detail["resolved"].extra()
     shown = {k: v for k, v in d.detail.items() if k != "resolved"}
+    use = d.detail["ratio"]
     if d.holds is True:
-        return verified(claim, measure="error_ratio", measured=d.detail["ratio"], prec=d.prec, **extra)
+        return verified(claim, measure="error_ratio", measured=use, prec=d.prec, bound_use=use, **extra)
     if d.holds is False:
         return violated(claim, {"error_interval": d.enclosure, **shown}, measure="error_ratio",
-                        measured=d.detail["ratio"], prec=d.prec, **extra)
-    return undecided(claim, d.enclosure, prec=d.prec, **extra)
+                        measured=use, prec=d.prec, bound_use=use, **extra)
+    return undecided(claim, d.enclosure, prec=d.prec, bound_use=use, **extra)
 
 
 def _catmull_rom_span_iv(ctx, P, i, closed):
@@ -787,11 +1201,11 @@ def _continuity_reference(claimed, E_in, E_out, w_in, w_out, sum_norm):
     """The six bounds of a joint at (u, eta); the angle's needs ``|a + b|`` (``sum_norm``; None
     where no direction exists: the angle must then be NaN and its bound is unused)."""
     def ref(u, eta):
-        dbound = float(up(EM.difference_bound(6 * E_in / w_in, 6 * E_out / w_out, u) * (1 + 1e-12)))
-        sbound = float(up(EM.difference_bound(24 * E_in / (w_in * w_in), 24 * E_out / (w_out * w_out), u)
-                          * (1 + 1e-12)))
+        dbound = float(up(EM.difference_bound(6 * E_in / w_in, 6 * E_out / w_out, u, eta=eta) * (1 + 1e-12)))
+        sbound = float(up(EM.difference_bound(24 * E_in / (w_in * w_in), 24 * E_out / (w_out * w_out), u,
+                                              eta=eta) * (1 + 1e-12)))
         ab = _VACUOUS if sum_norm is None else min(EM.angle_bound(sum_norm, u), _VACUOUS)
-        return [EM.gap_bound(claimed["position_gap"], u), ab, dbound,
+        return [EM.gap_bound(claimed["position_gap"], u, eta=eta), ab, dbound,
                 float(add_hi(EM.relative_bound(claimed["derivative_scale"], u, eta=eta), dbound)), sbound,
                 float(add_hi(EM.relative_bound(claimed["second_derivative_scale"], u, eta=eta), sbound))]
     return ref
@@ -819,7 +1233,7 @@ def check_continuity_values(claim: Claim):
     if nonfinite:
         r = _resolve(claim, _continuity_reference({k: 0.0 for k in claimed}, E_in, E_out, w_in, w_out, None))
         return violated(claim, {"claimed": claim.value, "why": f"nonfinite {', '.join(nonfinite)}"},
-                        measure="error_ratio", **r.extra())
+                        measure="error_ratio", bound_use=math.inf, **r.extra())
     base = _resolve(claim, _continuity_reference(claimed, E_in, E_out, w_in, w_out, None))
     bounds = {k: base.bound[n] for n, k in enumerate(_CONTINUITY_FIELDS) if k != "tangent_angle"}
     # A zero derivative (exactly, in rationals) has no direction: the angle must be NaN.
@@ -850,7 +1264,7 @@ def check_continuity_values(claim: Claim):
             c = to_mpq(claimed[key])
             e_lo = max(c - upper(t), lower(t) - c, gmpy2.mpq(0))
             e_hi = max(abs(c - upper(t)), abs(c - lower(t)))
-            worst = max(worst, _qratio(e_hi, bq))
+            worst = max(worst, error_ratio(e_hi, bq))
             if e_lo > bq:
                 return Decision(False, prec, {key: [_fl(e_lo), _fl(e_hi)]},
                                 {"ratio": worst, "field": key, "resolved": resolved})
@@ -884,7 +1298,7 @@ def check_continuity_values(claim: Claim):
             c = to_mpq(a_claim)
             e_lo = max(c - hi, lo - c, gmpy2.mpq(0))
             e_hi = max(abs(c - hi), abs(c - lo))
-            worst = max(worst, _qratio(e_hi, ab_lo))
+            worst = max(worst, error_ratio(e_hi, ab_lo))
             if e_lo > ab:
                 return Decision(False, prec, {"tangent_angle": [_fl(e_lo), _fl(e_hi)]},
                                 {"ratio": worst, "field": "tangent_angle", "resolved": resolved})
@@ -896,15 +1310,65 @@ def check_continuity_values(claim: Claim):
 
     d = refine(at, BUDGET)
     extra = d.detail["resolved"].extra()
+    use = d.detail.get("ratio")
     if d.holds is False:
         return violated(claim, {"error_interval": _jsonable(d.enclosure),
                                 **{k: v for k, v in d.detail.items() if k in ("field", "why", "ratio")}},
-                        measure="error_ratio", measured=d.detail.get("ratio"), prec=d.prec, **extra)
+                        measure="error_ratio", measured=use, prec=d.prec, bound_use=use, **extra)
     if d.holds is None:
-        return undecided(claim, _jsonable(d.enclosure), measure="error_ratio", measured=d.detail.get("ratio"),
-                         prec=d.prec, **extra)
-    # Values hold; now the classification decision against the exact decision.
-    return _check_classification(claim, d, thr_a, thr_d, thr_s, bounds, d.detail["resolved"].u, extra)
+        return undecided(claim, _jsonable(d.enclosure), measure="error_ratio", measured=use,
+                         prec=d.prec, bound_use=use, **extra)
+    # Values hold; the classification must be the threshold decision on the claimed values
+    # themselves, and agree with the exact decision outside the rounding bands.
+    u = d.detail["resolved"].u
+    levels = _levels_of_claimed_values(claimed, thr_a, thr_d, thr_s, u)
+    if _LEVELS.index(val["continuity"]) not in levels:
+        return violated(claim, {"claimed_continuity": val["continuity"],
+                                "levels_of_the_claimed_values": [_LEVELS[k] for k in sorted(levels)],
+                                "why": "the classification is not the threshold decision on the claim's own "
+                                       "values"},
+                        measure="error_ratio", measured=use, prec=d.prec, bound_use=use, **extra)
+    return _check_classification(claim, d, thr_a, thr_d, thr_s, bounds, u, extra)
+
+
+def _round_at(q, u: float):
+    """The rational q rounded to nearest at unit roundoff u (a precision of 1 - log2 u bits,
+    no exponent limits), exactly."""
+    prec = max(2, int(math.floor(-math.log2(u))) + 1)
+    with gmpy2.context(gmpy2.context(precision=prec, round=gmpy2.RoundToNearest)):
+        return gmpy2.mpq(gmpy2.mpfr(q))
+
+
+def _levels_of_claimed_values(claimed, thr_a, thr_d, thr_s, u) -> set:
+    """The continuity levels the threshold decisions allow on the claimed values (spec 002:
+    "a threshold decision on Rounded values"): G1 when the claimed angle is at most
+    ``continuity_angle`` (exact comparison; a NaN angle never is), C1 when also the claimed
+    derivative difference is at most ``continuity_derivative`` times the claimed scale, C2 the
+    same for second derivatives. A relative test may be evaluated as the exact product, the
+    product rounded at the model's unit roundoff u, or the quotient ``difference / scale``
+    rounded at u against the threshold: an outcome any of them gives is allowed."""
+    a = claimed["tangent_angle"]
+    g1 = {False} if math.isnan(a) else {to_mpq(a) <= to_mpq(thr_a)}
+
+    def test(diff, scale, thr):
+        dq, sq, tq = to_mpq(claimed[diff]), to_mpq(claimed[scale]), to_mpq(thr)
+        prod = tq * sq
+        out = {dq <= prod, dq <= _round_at(prod, u)}
+        if sq > 0:
+            out.add(_round_at(dq / sq, u) <= tq)
+        return out
+
+    outcomes = [g1, test("derivative_difference", "derivative_scale", thr_d),
+                test("second_derivative_difference", "second_derivative_scale", thr_s)]
+    levels = set()
+    passing = True  # every earlier test can pass
+    for k, o in enumerate(outcomes):
+        if passing and False in o:
+            levels.add(k)
+        passing = passing and True in o
+    if passing:
+        levels.add(3)
+    return levels
 
 
 def _jsonable(x):
@@ -940,7 +1404,9 @@ def _check_classification(claim, d, thr_a, thr_d, thr_s, bounds, u, extra):
         exact = True if angle[1] <= t else False if angle[0] > t else None
         ab = d.detail["ab"]
         # A vacuous angle model gives no band: the claimed decision must be the exact one.
-        tests.append((exact, lambda: ab < _VACUOUS and
+        # t bound now: the loop below rebinds the name (a late-binding lambda compared the angle
+        # with the second-derivative threshold).
+        tests.append((exact, lambda t=t: ab < _VACUOUS and
                       abs((angle[0] + angle[1]) / 2 - t) <= to_mpq(ab) + (angle[1] - angle[0])))
     for key_d, key_s, thr in (("derivative_difference", "derivative_scale", thr_d),
                               ("second_derivative_difference", "second_derivative_scale", thr_s)):
@@ -959,19 +1425,21 @@ def _check_classification(claim, d, thr_a, thr_d, thr_s, bounds, u, extra):
         if exact is True and claimed_pass:
             continue
         if exact is False and not claimed_pass:
-            return verified(claim, measure="error_ratio", measured=ratio, prec=d.prec, decision_differs=0, **extra)
+            return verified(claim, measure="error_ratio", measured=ratio, prec=d.prec, bound_use=ratio,
+                            decision_differs=0, **extra)
         # Claimed and exact outcomes differ here (or the exact one is undecided).
         exact_level = None if exact is None else (_LEVELS[k] if exact is False else "above " + _LEVELS[k])
         counter = {"decision_undecided": 1} if exact is None else {"decision_differs": 1}
         if in_band():
-            return verified(claim, measure="error_ratio", measured=ratio, prec=d.prec,
+            return verified(claim, measure="error_ratio", measured=ratio, prec=d.prec, bound_use=ratio,
                             note=f"decision {claim.value['continuity']} vs exact {exact_level} "
                                  "within the rounding band", **counter, **extra)
         return violated(claim, {"claimed_continuity": claim.value["continuity"],
                                 "exact_continuity": exact_level, "test": ("G1", "C1", "C2")[k]},
-                        measure="error_ratio", measured=ratio, prec=d.prec, **counter, **extra)
+                        measure="error_ratio", measured=ratio, prec=d.prec, bound_use=ratio, **counter, **extra)
     # Every test passed exactly: C2 exactly; the claim passed all three too.
-    return verified(claim, measure="error_ratio", measured=ratio, prec=d.prec, decision_differs=0, **extra)
+    return verified(claim, measure="error_ratio", measured=ratio, prec=d.prec, bound_use=ratio, decision_differs=0,
+                    **extra)
 
 
 # --- Contracts: the case-file fields of every row, and a planted false claim ----------------
@@ -980,7 +1448,23 @@ _F32V = S.f32(finite=False)  # claimed values admit nonfinite words: an overflow
 _F64V = S.f64(finite=False)
 _XYZ = S.vec(S.f64(), 3)
 _CONTROLS = S.matrix(S.f32(), [4, 3])
-_EVAL_INPUTS = {"controls": _CONTROLS, "u": S.f64(nonnegative=True)}
+_REQUEST = S.obj(required={"path": S.matrix(S.f32(), [None, 4, 3]), "is_closed": S.boolean(),
+                           "span": S.integer(), "u": S.f64(), "policy": S.enum(list(_PATH_POLICIES)),
+                           "side": S.enum(list(_SIDES))})
+_POINT = {"controls": _CONTROLS, "u": S.f64(nonnegative=True)}
+
+
+def _eval_inputs(extra=None):
+    """An evaluation claim's inputs: the evaluated point (controls and u, together), its
+    request, or both. One object schema (not alternatives), so that a malformed field is
+    reported once."""
+    s = S.obj(required=extra or {}, optional={**_POINT, "request": _REQUEST})
+    s["anyOf"] = [{"required": ["controls", "u"]}, {"required": ["request"]}]
+    s["dependentRequired"] = {"controls": ["u"], "u": ["controls"]}
+    return s
+
+
+_NO_POINT = S.obj(required={"status": S.enum(["InvalidDomain", "InvalidArgument"])})
 _CONVERSION_STATUSES = ["InvalidArgument", "InvalidDomain", "CapacityExceeded"]
 
 
@@ -1016,8 +1500,19 @@ def _plant_floor(c: Claim) -> Claim:
     return _with(c, {**c.value, "floor": enc(math.nextafter(dec(c.value["floor"]), math.inf))})
 
 
+def _point_of(c: Claim):
+    """The (controls, u) an honest evaluation claim speaks of (its request's exact point)."""
+    if "request" in c.inputs:
+        path, point = _request(c)
+        k, u = point
+        return path[k], u
+    return _controls_u(c)
+
+
 def _plant_position(c: Claim) -> Claim:
-    P, _ = _controls_u(c)
+    if isinstance(c.value, dict):  # a position where the request names no point
+        return _with(c, [enc(0.0)] * 3)
+    P, _ = _point_of(c)
     b = _resolve(c, _position_reference(EM.span_magnitude(P))).scalar()
     p = list(c.value)
     p[0] = enc(_up_float(to_mpq(dec(p[0])) + 3 * b))  # three model bounds off
@@ -1025,7 +1520,7 @@ def _plant_position(c: Claim) -> Claim:
 
 
 def _plant_derivative(c: Claim) -> Claim:
-    P, _ = _controls_u(c)
+    P, _ = _point_of(c)
     b = _resolve(c, _derivative_reference(EM.span_magnitude(P))).bound[1]
     s = list(c.value["second"])
     s[1] = enc(_up_float(to_mpq(dec(s[1])) + 3 * b))
@@ -1036,7 +1531,7 @@ def _plant_tangent(c: Claim) -> Claim:
     if "tangent" not in c.value:
         # A tangent (an unnormalized one) where the true result is Degenerate.
         return _with(c, {"tangent": enc([10.0, 0.0, 0.0])})
-    P, u = _controls_u(c)
+    P, u = _point_of(c)
     speed = lower_float(_true_speed(P, u, BUDGET[0]))
     b = float(_resolve(c, _tangent_reference(EM.span_magnitude(P), speed)).bound[0])
     # Scaled by 1 + 3b: at least 2b from the truth (the honest error is at most b).
@@ -1101,13 +1596,13 @@ CONTRACTS = {
         checks="|claimed - B(u)| per component <= 16 u E + 16 eta (reference.error_model.position_bound), "
                "B(u) the exact cubic Bezier point of the float32 controls at the float64 parameter u, "
                "in exact rationals; " + _EVAL_MODEL_NOTE + "; model components: 1.",
-        inputs=S.obj(required=_EVAL_INPUTS), value=S.vec(_F64V, 3), model=S.MODEL,
+        inputs=_eval_inputs(), value=S.any_of(S.vec(_F64V, 3), _NO_POINT), model=S.MODEL,
         plant=_plant_position),
     "path.derivatives": RowContract(
         checks="|first - B'(u)| <= 16 u (6E) + 16 eta and |second - B''(u)| <= 16 u (24E) + 16 eta per "
                "component, exact rational truth; " + _EVAL_MODEL_NOTE + "; model components: "
                "[first, second].",
-        inputs=S.obj(required=_EVAL_INPUTS),
+        inputs=_eval_inputs(),
         value=S.obj(required={"first": S.vec(_F64V, 3), "second": S.vec(_F64V, 3)}), model=S.MODEL,
         plant=_plant_derivative),
     "path.tangents": RowContract(
@@ -1116,7 +1611,7 @@ CONTRACTS = {
                "s <= e, IV truth refined up to 1024 bits; a tangent is also Violated when s + e < "
                "minimum_speed, and a claimed Degenerate when s > minimum_speed + e; "
                + _EVAL_MODEL_NOTE + "; model components: [tangent, speed error e].",
-        inputs=S.obj(required={**_EVAL_INPUTS, "minimum_speed": S.f64(nonnegative=True)}),
+        inputs=_eval_inputs({"minimum_speed": S.f64(nonnegative=True)}),
         value=S.any_of(S.obj(required={"tangent": S.vec(_F64V, 3)}),
                        S.obj(required={"status": S.enum(["Degenerate"])})),
         model=S.MODEL, plant=_plant_tangent),

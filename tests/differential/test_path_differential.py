@@ -8,8 +8,10 @@ models) must be Verified: no Violated and no Undecided verdict.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
-from hypothesis import example, given, settings, strategies as st
+from hypothesis import example, given, settings, strategies as st, target
 
 from oracles.checks import path as P
 from oracles.ledger import check_claim
@@ -21,10 +23,16 @@ from tests.strategies import float64_sources_near_origin, narrowing_ties
 
 def _verdicts(case):
     out = []
+    worst = {}
     for claim in P.claims(case):
         v = check_claim(claim)
         out.append(v)
         assert v.kind is VerdictKind.Verified, (claim.row, v.kind, v.note, v.witness, claim.inputs)
+        if v.bound_use is not None and math.isfinite(v.bound_use):
+            worst[claim.row] = max(worst.get(claim.row, 0.0), v.bound_use)
+    # Steer the search towards inputs whose errors come closest to their models.
+    for row, use in worst.items():
+        target(use, label=row)
     return out
 
 

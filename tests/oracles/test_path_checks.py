@@ -72,8 +72,13 @@ def test_stored_endpoint_one_ulp_off_is_violated(honest):
         assert check_claim(replace(c, enc(e))).kind is X
 
 
+def _valued(claims):
+    """Claims at a point (a request without one claims a status)."""
+    return [c for c in claims if "controls" in c.inputs]
+
+
 def test_positions_beyond_their_model_are_violated_within_it_verified(honest):
-    for c in honest["path.interior_positions"][::7][:40]:
+    for c in _valued(honest["path.interior_positions"])[::7][:40]:
         P = dec_array(c.inputs["controls"], np.float32)
         b = EM.position_bound(EM.span_magnitude(P))
         p = dec_array(c.value)
@@ -306,3 +311,116 @@ def test_every_rounded_row_honours_a_declared_model(honest):
             assert v.extra["declared_model"]["declared_over_reference"] > 2.0**20
         zero = [check_claim(Claim(c.row, c.guarantee, c.value, c.inputs, {"bound": "0"})).kind for c in cs]
         assert X in zero, row
+
+
+# --- Requests: span sides and boundary policies replayed exactly ------------------------------
+
+_O, _I = "Outgoing", "Incoming"
+
+
+@pytest.mark.parametrize("closed, k, u, policy, side, expected", [
+    # Inside the domain: exact boundaries pick the outgoing span, or the previous one (Incoming).
+    (False, 1, 0.0, "Reject", _O, (1, 0.0)),
+    (False, 1, 0.0, "Reject", _I, (0, 1.0)),
+    (False, 0, 1.0, "Reject", _O, (1, 0.0)),
+    (False, 0, 0.0, "Reject", _I, (0, 0.0)),  # the first endpoint: the first span on both sides
+    (False, 2, 1.0, "Reject", _O, (2, 1.0)),  # the terminal endpoint: the last span at u = 1
+    (False, 3, 0.0, "Reject", _O, (2, 1.0)),  # (n, 0) names the terminal endpoint
+    (False, -1, 1.0, "Reject", _I, (0, 0.0)),  # (-1, 1) names the first endpoint
+    # Outside: Reject has no point, Clamp the nearer endpoint, Wrap (closed) x mod n.
+    (False, 0, -0.25, "Reject", _O, "InvalidDomain"),
+    (False, 0, -0.25, "Clamp", _I, (0, 0.0)),
+    (False, 3, 0.25, "Clamp", _O, (2, 1.0)),
+    (False, 0, -0.25, "Wrap", _O, "InvalidArgument"),  # Wrap needs a closed path
+    (True, 0, -0.25, "Wrap", _O, (2, 0.75)),
+    (True, 3, 0.25, "Wrap", _O, (0, 0.25)),
+    (True, 4, 0.0, "Wrap", _I, (0, 1.0)),  # x = 4 wraps to 1 = span 1 at u = 0; Incoming: span 0
+    (True, 0, -1e6 - 0.375, "Wrap", _O, (1, 0.625)),  # -1000000.375 mod 3 = 1.625
+    (False, 0, 1.5, "Clamp", _O, "InvalidArgument"),  # inside [0, n] but not a point: no policy applies
+    (False, 0, math.nan, "Clamp", _O, "InvalidArgument"),
+])
+def test_exact_request_points_follow_the_spec(closed, k, u, policy, side, expected):
+    assert path_checks.exact_request_point(3, closed, k, u, policy, side) == expected
+
+
+def test_track_policies_are_malformed_path_requests():
+    with pytest.raises(ValueError):
+        path_checks.exact_request_point(3, False, 0, -1.0, "Hold", _O)
+
+
+def _with_request(honest, row):
+    return [c for c in honest[row] if "request" in c.inputs and "controls" in c.inputs]
+
+
+def test_a_claim_evaluated_at_another_point_than_its_request_names_is_violated(honest):
+    from reference import kernel as K
+    from reference.context import F64
+
+    moved = 0
+    for c in _with_request(honest, "path.derivatives"):
+        req = c.inputs["request"]
+        path = dec_array(req["path"], np.float32)
+        k, u = req["span"], dec(req["u"])
+        if not (req["policy"] == "Reject" and u == 1.0 and req["side"] == _O and k < len(path) - 1):
+            continue
+        # The request names span k + 1 at u = 0; an implementation that kept span k at u = 1
+        # claims that point's derivatives, honestly computed there.
+        P = path[k].astype(np.float64)
+        _, d1, d2 = K.cubic_sample(F64, P, np.float64(1.0))
+        kept = {"first": enc(d1), "second": enc(d2)}
+        v = check_claim(replace(c, kept, {**c.inputs, "controls": enc(path[k]), "u": enc(1.0)}))
+        assert v.kind is X and v.witness["expected_span"] == k + 1, v.witness
+        # The same value with the request alone is judged at the point the request names.
+        alone = {"request": req}
+        assert check_claim(replace(c, kept, alone)).kind is X
+        assert check_claim(replace(c, c.value, alone)).kind is V
+        moved += 1
+    assert moved >= 3
+
+
+def test_statuses_of_requests_without_a_point(honest):
+    statuses = [c for c in honest["path.interior_positions"] if isinstance(c.value, dict)]
+    assert {c.value["status"] for c in statuses} == {"InvalidDomain", "InvalidArgument"}
+    for c in statuses:
+        assert check_claim(c).kind is V
+        assert check_claim(replace(c, [enc(0.0)] * 3)).kind is X  # a value where there is no point
+        other = "InvalidArgument" if c.value["status"] == "InvalidDomain" else "InvalidDomain"
+        assert check_claim(replace(c, {"status": other})).kind is X
+    valued = _with_request(honest, "path.interior_positions")
+    for c in valued[:10]:
+        assert check_claim(replace(c, {"status": "InvalidDomain"})).kind is X  # a status at a point
+
+
+def test_sampling_that_differs_from_evaluation_is_a_second_claim_and_is_judged(monkeypatch):
+    real = path_checks.try_sample_path
+
+    def shifted(view, ks, us, out, *a, **kw):
+        r = real(view, ks, us, out, *a, **kw)
+        if r.ok:
+            out[: len(ks), 0] += 1.0  # sampling off by one unit in x
+        return r
+
+    monkeypatch.setattr(path_checks, "try_sample_path", shifted)
+    case = next(c for c in path_checks.generate(7, 24) if c["name"] == "closed, Wrap")
+    claims = [c for c in path_checks.claims(case) if c.row == "path.interior_positions"]
+    extra = [c for c in claims if "controls" not in c.inputs and not isinstance(c.value, dict)]
+    # One second claim per request at a point (sampling differs at every one of them).
+    assert len(extra) == sum("controls" in c.inputs for c in claims) > 20
+    assert all(check_claim(c).kind is X for c in extra)
+
+
+# --- Joint classification: the threshold decision on the claim's own values -------------------
+
+
+def test_a_classification_that_is_not_the_decision_on_its_own_values_is_violated():
+    cases = [c for c in path_checks.generate(1, 24) if c.get("thresholds") == "stored"]
+    assert len(cases) == 2
+    for case in cases:
+        (c,) = [c for c in path_checks.claims(case) if c.row == "path.continuity_values"
+                and c.inputs["continuity_angle"] == c.value["tangent_angle"]]
+        # Thresholds equal to the stored values: every test compares equal numbers, so C2.
+        assert c.value["continuity"] == "C2" and check_claim(c).kind is V
+        assert c.inputs["continuity_angle"] == c.value["tangent_angle"]
+        for lower_level in ("C0", "G1", "C1"):
+            v = check_claim(replace(c, dict(c.value, continuity=lower_level)))
+            assert v.kind is X and "levels_of_the_claimed_values" in v.witness, (lower_level, v.witness)

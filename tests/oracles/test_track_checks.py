@@ -4,6 +4,8 @@ value where Reject has none) Violated; malformed inputs raise."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -12,6 +14,7 @@ from interval.context import to_mpq
 from interval.track import exact_track_sample
 from oracles.ledger import check_claim
 from oracles.model import Claim, VerdictKind, dec, enc
+from reference.status import GuaranteeClass as G
 from reference.track import VALUE_ERROR_K
 
 V, X = VerdictKind.Verified, VerdictKind.Violated
@@ -197,3 +200,50 @@ def test_declared_models_judge_and_report_their_ratio(honest):
         # [value, derivative]: an explicit bound per component; three components are malformed.
         with pytest.raises(ValueError):
             check_claim(replace(c, model={"bound": ["1", "1", "1"]}))
+
+
+# --- Ratios that overflow, and how close each verdict comes to its bound -----------------------
+
+
+def _step_claim(value, derivative="0x0p+0"):
+    keys = [[enc(0.0), enc(1.0), enc(0.0), enc(0.0), "Step"], [enc(1.0), enc(5.0), enc(0.0), enc(0.0), "Linear"]]
+    inputs = {"keys": keys, "time": enc(0.5), "policy": "Reject", "side": "Outgoing"}
+    return Claim("track.values", G.Rounded, {"value": value, "derivative": derivative, "span": 0,
+                                             "reflected": False}, inputs)
+
+
+def test_a_step_span_with_an_ordinary_error_is_violated_with_ratio_inf_not_a_crash():
+    # A Step span's bound is 16 * 2^-1074 (scale 0): an error of 1 over it is 2^1070, beyond
+    # float64; the verdict reports inf instead of raising OverflowError.
+    v = check_claim(_step_claim(enc(2.0)))
+    assert v.kind is X and v.measured == math.inf and v.bound_use == math.inf
+    assert v.witness["value_ratio"] == math.inf and v.witness["derivative_ratio"] == 0.0
+    d = check_claim(_step_claim(enc(1.0), derivative=enc(1e300)))
+    assert d.kind is X and d.witness["derivative_ratio"] == math.inf
+    # The held value itself is exact: ratio 0.
+    ok = check_claim(_step_claim(enc(1.0)))
+    assert ok.kind is V and ok.measured == 0.0 and ok.bound_use == 0.0
+
+
+def test_every_value_verdict_reports_its_bound_use(honest):
+    for c in _valued(honest):
+        v = check_claim(c)
+        assert v.bound_use is not None and 0.0 <= v.bound_use <= 1.0 and v.bound_use == v.measured
+
+
+def test_the_value_bound_is_16_u_s_with_the_scale_of_the_spec():
+    # A Hermite span of width h = 4, v0 = 1, v1 = 2, m0 = 3, m1 = -5: S = |v0| + |v1| + h (|m0| +
+    # |m1|) = 35 and the bound 16 (2^-53 S + 2^-1074) is 70 ulps of 5.5 (2^-50) plus a
+    # subnormal. At t = 2 (u = 1/2) the textbook basis gives p = 1/2 + 3/2 + 1 + 5/2 = 5.5 and
+    # dp/dt = (3/2 - 3 + 5) / 4 = 0.875, exactly.
+    keys = [[enc(0.0), enc(1.0), enc(0.0), enc(3.0), "Hermite"], [enc(4.0), enc(2.0), enc(-5.0), enc(0.0), "Linear"]]
+    inputs = {"keys": keys, "time": enc(2.0), "policy": "Reject", "side": "Outgoing"}
+
+    def claim(ulps):
+        return Claim("track.values", G.Rounded, {"value": enc(5.5 + ulps * 2.0**-50), "derivative": enc(0.875),
+                                                 "span": 0, "reflected": False}, inputs)
+
+    assert check_claim(claim(0)).kind is V and check_claim(claim(0)).measured == 0.0
+    near = check_claim(claim(60))
+    assert near.kind is V and abs(near.measured - 60 / 70) < 1e-12  # a scale without h would refute it
+    assert check_claim(claim(71)).kind is X
