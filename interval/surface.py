@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass
+from functools import lru_cache
 from math import comb
 from typing import Optional
 
@@ -40,6 +41,8 @@ __all__ = [
     "enclose_length",
     "enclose_sqrt",
     "enclose_unit",
+    "side_controls",
+    "side_point",
 ]
 
 _q = gmpy2.mpq
@@ -74,11 +77,25 @@ def _side_end_points(side: str):
     return tuple((i // 3, j // 3) for (i, j) in (idx[0], idx[3]))
 
 
+def side_point(side: str, t) -> tuple:
+    """The exact (u, v) (two mpq) of along-edge parameter ``t`` (exact) on ``side``."""
+    a, b = _side_end_points(side)
+    return tuple(_q(x) + (_q(y) - _q(x)) * _q(t) for x, y in zip(a, b))
+
+
 def _ccw_sign(side: str) -> int:
     """+1 when increasing s walks the boundary counterclockwise, else -1."""
     a, b = _side_end_points(side)
     k = _CCW_WALK.index(a)
     return 1 if _CCW_WALK[(k + 1) % 4] == b else -1
+
+
+def side_controls(controls, side: str, inner: bool = False) -> np.ndarray:
+    """The (4, 3) controls of ``side`` (``"U0"``, ...) of one patch ``controls`` (4, 4, 3) in the
+    side's s order, or of the row inward of it (``inner``), read from this module's index table
+    (the corpus generator and the claims' edge rows use it; the fast path has its own)."""
+    C = np.asarray(controls)
+    return np.stack([C[i, j] for (i, j) in (_INNER_INDEX if inner else _SIDE_INDEX)[side]])
 
 
 def _curve(Q, patch: int, side: str, table=_SIDE_INDEX):
@@ -237,11 +254,13 @@ def exact_partials(controls, u, v) -> list:
     Bernstein basis (or its derivatives) as monomials."""
     uq, vq = to_mpq(u), to_mpq(v)
     C = np.asarray(controls)
-    Q = [[[to_mpq(float(C[i, j, k])) for k in range(3)] for j in range(4)] for i in range(4)]
+    Q = _exact_controls(C.shape, C.dtype.str, C.tobytes())
     bu = [[_peval(_BASIS[i][d], uq) for d in range(3)] for i in range(4)]
     bv = [[_peval(_BASIS[j][d], vq) for d in range(3)] for j in range(4)]
     out = []
     for du, dv in ((0, 0), (1, 0), (0, 1), (2, 0), (1, 1), (0, 2)):
+        # rows r[i][k] = sum_j b_j(v) Q[i][j][k], then sum_i a_i(u) r[i][k]
+        wv = [bv[j][dv] for j in range(4)]
         vec = []
         for k in range(3):
             acc = _q(0)
@@ -249,11 +268,18 @@ def exact_partials(controls, u, v) -> list:
                 wi = bu[i][du]
                 if wi == 0:
                     continue
-                for j in range(4):
-                    acc += wi * bv[j][dv] * Q[i][j][k]
+                Qi = Q[i]
+                acc += wi * (wv[0] * Qi[0][k] + wv[1] * Qi[1][k] + wv[2] * Qi[2][k] + wv[3] * Qi[3][k])
             vec.append(acc)
         out.append(vec)
     return out
+
+
+@lru_cache(maxsize=64)
+def _exact_controls(shape, dtype, data) -> tuple:
+    # A patch's controls, read exactly once for all of its samples.
+    C = np.frombuffer(data, dtype=np.dtype(dtype)).reshape(shape)
+    return tuple(tuple(tuple(to_mpq(float(C[i, j, k])) for k in range(3)) for j in range(4)) for i in range(4))
 
 
 def exact_cross(a, b) -> list:

@@ -26,6 +26,7 @@ Inputs are plain data: float32 controls (4, 4, 3), dyadic cell ends, float32 ver
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from math import comb
 from typing import Optional
 
@@ -46,6 +47,8 @@ __all__ = [
     "cos_bounds",
     "decide_max_angle",
     "sampled_angles",
+    "subdivision_weights",
+    "cell_term_enclosures",
 ]
 
 _q = gmpy2.mpq
@@ -82,47 +85,62 @@ def _bernstein_in(i: int, x0, h) -> list:
 
 def _q_array(a) -> np.ndarray:
     a = np.asarray(a)
+    if a.dtype == object:
+        return a
+    return _q_array_cached(a.shape, a.dtype.str, a.tobytes()).copy()
+
+
+@lru_cache(maxsize=64)
+def _q_array_cached(shape, dtype, data) -> np.ndarray:
+    # A patch's controls are read once for all of its cells (the conversion is exact).
+    a = np.frombuffer(data, dtype=np.dtype(dtype)).reshape(shape)
     out = np.empty(a.shape, dtype=object)
     for idx in np.ndindex(a.shape):
         out[idx] = to_mpq(float(a[idx]))
     return out
 
 
+def _obj(nested) -> np.ndarray:
+    """A nested list of mpq as an object array (every leaf an element)."""
+    out = np.empty((len(nested), len(nested[0]), len(nested[0][0])), dtype=object)
+    for i, row in enumerate(nested):
+        for j, v in enumerate(row):
+            out[i, j, :] = v
+    return out
+
+
 def cell_polynomial(controls, u0, u1, v0, v1) -> np.ndarray:
     """(4, 4, 3) object array of mpq: ``M[p][q]`` with ``S(u0 + s (u1 - u0), v0 + t (v1 - v0)) =
     sum M[p][q] s^p t^q`` for the float32 patch ``controls[u][v]`` (read exactly)."""
-    C = _q_array(controls)
+    C = _q_array(controls).tolist()
     u0, u1, v0, v1 = (to_mpq(x) for x in (u0, u1, v0, v1))
     bu = [_bernstein_in(i, u0, u1 - u0) for i in range(4)]
     bv = [_bernstein_in(j, v0, v1 - v0) for j in range(4)]
-    M = np.empty((4, 4, 3), dtype=object)
-    M[...] = _ZERO
-    for i in range(4):
-        for j in range(4):
-            for p in range(4):
-                if bu[i][p] == 0:
-                    continue
-                for q in range(4):
-                    w = bu[i][p] * bv[j][q]
-                    if w != 0:
-                        M[p, q] = M[p, q] + w * C[i, j]
-    return M
+    # M = Bu^T C Bv per component, as two passes of exact sums (scalars: fast and exact)
+    X = [[[sum((bu[i][p] * C[i][j][k] for i in range(4) if bu[i][p]), _ZERO) for k in range(3)]
+          for j in range(4)] for p in range(4)]
+    M = [[[sum((bv[j][q] * X[p][j][k] for j in range(4) if bv[j][q]), _ZERO) for k in range(3)]
+          for q in range(4)] for p in range(4)]
+    return _obj(M)
+
+
+@lru_cache(maxsize=16)
+def _bernstein_coefficients(n: int) -> tuple:
+    """``T[k][i] = C(k, i) / C(n, i)`` for ``i <= k`` (monomial to Bernstein on [0, 1])."""
+    return tuple(tuple(_q(comb(k, i), comb(n, i)) for i in range(k + 1)) for k in range(n + 1))
 
 
 def _to_bernstein(A: np.ndarray) -> np.ndarray:
     """Tensor Bernstein coefficients on [0, 1]^2 of the monomial array ``A[a][b]`` (..., 3):
     ``b_k = sum_{i <= k} C(k, i) / C(n, i) a_i`` along each axis."""
-    for axis in (0, 1):
-        A = np.moveaxis(A, axis, 0)
-        n = A.shape[0] - 1
-        B = np.empty(A.shape, dtype=object)
-        for k in range(n + 1):
-            acc = A[0] * _q(1)
-            for i in range(1, k + 1):
-                acc = acc + A[i] * _q(comb(k, i), comb(n, i))
-            B[k] = acc
-        A = np.moveaxis(B, 0, axis)
-    return A
+    L = A.tolist()
+    n, m, d = len(L) - 1, len(L[0]) - 1, len(L[0][0])
+    Tn, Tm = _bernstein_coefficients(n), _bernstein_coefficients(m)
+    X = [[[sum((Tn[k][i] * L[i][j][c] for i in range(k + 1)), _ZERO) for c in range(d)] for j in range(m + 1)]
+         for k in range(n + 1)]
+    B = [[[sum((Tm[k][j] * X[a][j][c] for j in range(k + 1)), _ZERO) for c in range(d)] for k in range(m + 1)]
+         for a in range(n + 1)]
+    return _obj(B)
 
 
 def triangle_differences(M: np.ndarray, V00, V10, V01, V11) -> tuple:
@@ -229,14 +247,29 @@ def decide_max_distance(B: np.ndarray, c_sq, max_boxes: int = 256) -> CellDistan
     return CellDistance(True, lower, max(upper_done, lower), None, boxes)
 
 
+@lru_cache(maxsize=64)
+def _basis_values(n: int, k: int) -> tuple:
+    """``V[a][i] = B_i^n(a / k)``, exact."""
+    out = []
+    for a in range(k + 1):
+        x = _q(a, k)
+        out.append(tuple(comb(n, i) * x ** i * (1 - x) ** (n - i) for i in range(n + 1)))
+    return tuple(out)
+
+
 def sampled_max_sq(B: np.ndarray, k: int = 2) -> gmpy2.mpq:
     """The largest exact ``|f|^2`` at the (k + 1) x (k + 1) grid of the Duffy square: a lower
     bound of ``max |f|^2`` (for the tightness measure; the corners alone see only the
     vertices' rounding)."""
+    L = B.tolist()
+    n, m, d = len(L) - 1, len(L[0]) - 1, len(L[0][0])
+    bx, bw = _basis_values(n, k), _basis_values(m, k)
     best = _ZERO
-    for a in range(k + 1):
-        for b in range(k + 1):
-            v = _eval(B, _q(a, k), _q(b, k))
+    for wa in bw:
+        rows = [[sum((wa[j] * L[i][j][c] for j in range(m + 1) if wa[j]), _ZERO) for c in range(d)]
+                for i in range(n + 1)]
+        for xa in bx:
+            v = [sum((xa[i] * rows[i][c] for i in range(n + 1) if xa[i]), _ZERO) for c in range(d)]
             best = max(best, sum((x * x for x in v), _ZERO))
     return best
 
@@ -261,6 +294,65 @@ def enclose_cell_distance(controls, u0, u1, v0, v1, V00, V10, V01, V11, c, max_b
             return CellDistance(None, lower, r.upper_sq, None, boxes)
         upper = max(upper, r.upper_sq)
     return CellDistance(True, lower, upper, None, boxes)
+
+
+# --- The spec's first two cell terms, enclosed (for judging refinement decisions) -------------
+
+def subdivision_weights(level: int) -> np.ndarray:
+    """(2^level, 4, 4) float64 ``W[a][i][k]``: control ``i`` of a cubic's restriction to
+    ``[a / n, (a + 1) / n]`` is ``sum_k W[a][i][k] c_k`` (``n = 2^level``). Built exactly from the
+    blossom, ``b(t0^(3 - i), t1^i)`` with ``t0 = a / n``, ``t1 = (a + 1) / n``: integer sums over
+    ``n^3`` (exact in float64 for ``level <= 16``). Rows are nonnegative and sum to 1."""
+    return _subdivision_weights(int(level)).copy()
+
+
+@lru_cache(maxsize=32)
+def _subdivision_weights(level: int) -> np.ndarray:
+    if not 0 <= level <= 16:
+        raise ValueError("subdivision weights are exact for levels 0 to 16")
+    n = 1 << level
+    a = np.arange(n, dtype=np.float64)
+    t0, s0, t1, s1 = a, n - a, a + 1, n - a - 1  # numerators of t0, 1 - t0, t1, 1 - t1
+    W = np.zeros((n, 4, 4))
+    for i in range(4):
+        for k in range(4):
+            acc = np.zeros(n)
+            for m in range(max(0, k - (3 - i)), min(i, k) + 1):
+                acc += comb(i, m) * comb(3 - i, k - m) * t1 ** m * s1 ** (i - m) * t0 ** (k - m) \
+                    * s0 ** (3 - i - k + m)
+            W[:, i, k] = acc / float(n) ** 3
+    return W
+
+
+_U64 = 2.0**-53
+_BILINEAR = np.array([[[(3 - i) * (3 - j), i * (3 - j), (3 - i) * j, i * j] for j in range(4)]
+                      for i in range(4)], dtype=np.float64) / 9.0  # (i, j, corner)
+
+
+def cell_term_enclosures(controls, lu: int, lv: int) -> tuple:
+    """``(lo, hi)``: (2^lu, 2^lv) float64 arrays enclosing, for every cell of the (lu, lv) grid of
+    the float32 patch ``controls`` (4, 4, 3), the exact sum of the spec's first two cell terms:
+    ``max_ij |D_ij - L_ij|`` (the cell's subpatch controls against the degree-elevated bilinear
+    interpolant of its corners) plus ``|D_00 - D_30 - D_03 + D_33| / 4``.
+
+    Computed in float64 from exact dyadic subdivision weights (:func:`subdivision_weights`, not
+    the fast path's de Casteljau): each subpatch control is two passes of convex combinations
+    (error at most ``8.1 u E``), the interpolant and difference add ``15 u E`` per component,
+    the norms ``2.5 u`` of their size: term 1 errs by less than ``49 u E`` and term 2 by less
+    than ``24 u E`` (``E`` the largest control magnitude); the enclosure widens by ``256 u E``."""
+    C = np.asarray(controls, dtype=np.float64)
+    E = float(np.max(np.abs(C)))
+    Wu, Wv = _subdivision_weights(lu), _subdivision_weights(lv)
+    X = np.einsum("aik,klc->ailc", Wu, C)  # u pass: (NU, 4, 4v, 3)
+    D = np.einsum("bjl,ailc->abijc", Wv, X)  # v pass: (NU, NV, 4, 4, 3)
+    corners = np.stack([D[:, :, 0, 0], D[:, :, 3, 0], D[:, :, 0, 3], D[:, :, 3, 3]], axis=2)  # (NU, NV, 4, 3)
+    L = np.einsum("ijk,abkc->abijc", _BILINEAR, corners)
+    t1 = np.max(np.linalg.norm(D - L, axis=-1), axis=(-1, -2))
+    W = ((D[:, :, 0, 0] - D[:, :, 3, 0]) - D[:, :, 0, 3]) + D[:, :, 3, 3]
+    t2 = 0.25 * np.linalg.norm(W, axis=-1)
+    err = 256.0 * _U64 * E
+    mid = t1 + t2
+    return np.maximum(mid - err, 0.0), mid + err
 
 
 # --- Normals ---------------------------------------------------------------------------------
@@ -373,46 +465,50 @@ def decide_max_angle(N_bern: np.ndarray, n, theta, max_boxes: int = 64) -> Optio
 def sampled_angles(N_mono: np.ndarray, n, triangle: int, prec: int = 113, k: int = 3) -> float:
     """The largest angle between ``n`` and ``N`` (monomials in (s, t), :func:`normal_monomials`)
     at the (k + 1) x (k + 1) grid of the triangle's Duffy square (``(s, s w)`` on triangle 1,
-    ``(t w, t)`` on triangle 2; its vertices included), evaluated and measured with ``mp`` at
-    ``prec`` bits (``mp.atan2``): a high-precision lower estimate of the true maximum, for
-    calibration."""
+    ``(t w, t)`` on triangle 2; its vertices included): ``N`` is evaluated exactly (Horner in
+    rationals) and the angle ``atan2(|n x N|, n . N)`` measured with ``mp`` at ``prec`` bits: a
+    high-precision lower estimate of the true maximum, for calibration."""
     from mpmath import mp, mpf
 
+    nq = [to_mpq(y) for y in n]
+    C = N_mono.tolist()
+    P, Q = len(C), len(C[0])
     best = 0.0
     with mp.workprec(prec):
-        nf = [mpf(int(x.numerator)) / int(x.denominator) for x in (to_mpq(y) for y in n)]
-        C = [[[mpf(int(c.numerator)) / int(c.denominator) for c in N_mono[p, q]] for q in range(6)] for p in range(6)]
         for a in range(k + 1):
             for b in range(k + 1):
-                x, w = mpf(a) / k, mpf(b) / k
+                x, w = _q(a, k), _q(b, k)
                 s, t = (x, x * w) if triangle == 1 else (x * w, x)
-                v = [mpf(0)] * 3
-                sp = mpf(1)
-                for p in range(6):
-                    tq = mpf(1)
-                    for q in range(6):
-                        c = C[p][q]
-                        f = sp * tq
-                        v = [v[i] + f * c[i] for i in range(3)]
-                        tq *= t
-                    sp *= s
+                v = []
+                for c in range(3):
+                    acc = _ZERO
+                    for p in reversed(range(P)):
+                        inner = _ZERO
+                        for q in reversed(range(Q)):
+                            inner = inner * t + C[p][q][c]
+                        acc = acc * s + inner
+                    v.append(acc)
                 if all(c == 0 for c in v):
                     continue
-                cr = [nf[1] * v[2] - nf[2] * v[1], nf[2] * v[0] - nf[0] * v[2], nf[0] * v[1] - nf[1] * v[0]]
-                dot = nf[0] * v[0] + nf[1] * v[1] + nf[2] * v[2]
-                best = max(best, float(mp.atan2(mp.sqrt(cr[0] ** 2 + cr[1] ** 2 + cr[2] ** 2), dot)))
+                cr = [nq[1] * v[2] - nq[2] * v[1], nq[2] * v[0] - nq[0] * v[2], nq[0] * v[1] - nq[1] * v[0]]
+                cr2 = sum((y * y for y in cr), _ZERO)
+                dot = sum((y * z for y, z in zip(nq, v)), _ZERO)
+                best = max(best, float(mp.atan2(mp.sqrt(mpf(int(cr2.numerator)) / int(cr2.denominator)),
+                                                mpf(int(dot.numerator)) / int(dot.denominator))))
     return best
 
 
 def _eval(B: np.ndarray, x, w) -> list:
-    """Exact value of the tensor Bernstein polynomial at (x, w)."""
-    n, m = B.shape[0] - 1, B.shape[1] - 1
-    rows = [B[i] for i in range(n + 1)]
-    for level in range(n):
-        rows = [rows[i] * (1 - x) + rows[i + 1] * x for i in range(len(rows) - 1)]
-    cols = [rows[0][j] for j in range(m + 1)]
-    for level in range(m):
-        cols = [cols[j] * (1 - w) + cols[j + 1] * w for j in range(len(cols) - 1)]
+    """Exact value of the tensor Bernstein polynomial at (x, w) (de Casteljau on scalars)."""
+    L = B.tolist()
+    x, w = to_mpq(x), to_mpq(w)
+    rows = [[list(c) for c in row] for row in L]
+    while len(rows) > 1:
+        rows = [[[a * (1 - x) + b * x for a, b in zip(p, q)] for p, q in zip(r0, r1)]
+                for r0, r1 in zip(rows, rows[1:])]
+    cols = rows[0]
+    while len(cols) > 1:
+        cols = [[a * (1 - w) + b * w for a, b in zip(p, q)] for p, q in zip(cols, cols[1:])]
     return list(cols[0])
 
 

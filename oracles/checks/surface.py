@@ -31,6 +31,7 @@ from __future__ import annotations
 import json
 import math
 import zlib
+from fractions import Fraction
 from functools import lru_cache
 
 import gmpy2
@@ -48,6 +49,8 @@ from interval.surface import (
     exact_cross,
     exact_partials,
     exact_topology,
+    side_controls,
+    side_point,
 )
 from reference.fp import narrow32, ulp32
 from reference.status import GeometryStatus, GuaranteeClass as G, ToleranceProfile, WorkLimits
@@ -63,12 +66,14 @@ from reference.surface import (
     normal_bound,
     try_evaluate_surface,
     try_evaluate_surface_normal,
+    try_map_edge_parameter,
     try_prepare_surface,
 )
+from reference.surface import _normal_decision  # the lengths and sine the decision used
 
 from .. import schema as S
 from ..decide import DEFAULT_BUDGET, Decision, refine
-from ..errormodel import ETA_OF_U, resolve
+from ..errormodel import ETA_OF_U, ratio, resolve
 from ..family import Family, RowContract
 from ..model import Claim, dec, dec_array, enc, undecided, verified, violated
 
@@ -95,7 +100,7 @@ def tolerance(position_error: float, *, derivative: float = 1e-3, dmin: float = 
 # --- Corpus ----------------------------------------------------------------------------------
 
 def _side_of(C, side):
-    return {"U0": C[0, :, :], "U1": C[3, :, :], "V0": C[:, 0, :], "V1": C[:, 3, :]}[side]
+    return side_controls(C, side)
 
 
 def auto_joins(controls) -> list:
@@ -181,12 +186,12 @@ def _curved_grid(rng, m, k, center, size, planar=False):
     return center + G * size
 
 
-def _grid_case(rng, name, m=None, k=None, magnitude=None, planar=None):
+def _grid_case(rng, name, m=None, k=None, magnitude=None, planar=None, size=None):
     m = int(rng.integers(2, 9)) if m is None else m
     k = int(rng.integers(2, 9)) if k is None else k
     magnitude = float(10.0 ** rng.choice([0, 3, 5, 7])) if magnitude is None else magnitude
     center = np.round(rng.uniform(-1, 1, 3) * magnitude)
-    size = float(10.0 ** rng.uniform(-2, 2))
+    size = float(10.0 ** rng.uniform(-2, 2)) if size is None else size
     planar = bool(rng.random() < 0.25) if planar is None else planar
     G = _curved_grid(rng, m, k, center, size, planar)
     origin = np.round(center + rng.normal(size=3) * size * 4)
@@ -290,6 +295,47 @@ def _near_threshold(rng):
     return case
 
 
+def _computed_normal_values(case, patch=0, u=0.5, v=0.5):
+    """``(|Su|, |Sv|, |N| / (|Su| |Sv|))`` as float64 computes them at one sample of the narrowed
+    case (the generator puts thresholds exactly on computed values)."""
+    from reference import kernel as K
+    from reference.context import F64
+
+    n32 = narrow32(case["source"] - case["origin"]).astype(np.float64)
+    su, sv, N = K.bicubic_normal_vector(F64, n32[patch], np.float64(u), np.float64(v))
+    lu, lv, lx = (float(np.linalg.norm(x)) for x in (su, sv, N))
+    return lu, lv, lx / (lu * lv)
+
+
+def _threshold_normals(rng, which):
+    """An exactly affine grid (constant partials, computed exactly at dyadic samples) whose
+    normal threshold ``which`` ("length" or "sine") is exactly the computed |Su| or sine and the
+    other far away: the rule is "at or below", so every dyadic sample is IllConditioned."""
+    G = _curved_grid(rng, 2, 1, np.zeros(3), 1.0, planar=True)
+    case = _case(f"normal threshold exactly at the computed {which}", _grid_patches(G), rng=rng)
+    lu, lv, sin = _computed_normal_values(case)
+    assert lu < lv and sin < 1.0  # only the threshold under test is reached
+    if which == "length":
+        case["tol"].update({"dmin": lu, "smin": 1e-3})
+    else:
+        case["tol"].update({"dmin": 1e-9, "smin": sin})
+    return case
+
+
+def _near_c1(rng):
+    """A dyadic 3 x 1 grid, exactly planar and C1 but for two edges: the first edge's inner row
+    lifted by 2^-6 on a grid of spacing 2^6 (relative difference 2^-12, a quarter of the C1
+    threshold 2^-10, absolute difference far above it), the second edge with zero cross-boundary
+    derivatives on both sides (difference and scale both exactly 0: C1 by the rule's <=)."""
+    X, Y = np.meshgrid(np.arange(10.0), np.arange(4.0), indexing="ij")
+    G = np.stack([X, Y, 0.25 * X - 0.5 * Y], axis=-1) * 64.0
+    G[4, :, 2] += 2.0**-6
+    G[5] = G[6]
+    G[7] = G[6]
+    return _case("near-C1 and zero-derivative edges", _grid_patches(G), rng=rng,
+                 tol={"derivative": 2.0**-10})
+
+
 def _faulty(rng, rule):
     G = _curved_grid(rng, 2, 2, np.zeros(3), 1.0)
     patches = _grid_patches(G)
@@ -334,6 +380,12 @@ def generate(seed: int, n: int) -> list:
         _pole,
         _near_threshold,
         *[(lambda r, rule=rule: _faulty(r, rule)) for rule in _RULES],
+        # thresholds exactly at computed values, C1 edges near and at zero, large non-dyadic
+        # derivatives (the edge values' own rounding is far above a bound without E)
+        lambda r: _threshold_normals(r, "length"),
+        lambda r: _threshold_normals(r, "sine"),
+        _near_c1,
+        lambda r: _grid_case(r, "large curved grid", m=2, k=2, magnitude=1.0, planar=False, size=1.0e4 / 3.0),
     ]
     cases = []
     for k in range(n):
@@ -393,20 +445,23 @@ def claims(case) -> list:
     for p in picks:
         C = view.controls[p]
         pts = list(_POINTS) + [(float(rng.random()), float(rng.random()))]
+        C_enc = enc(C)  # one encoding per patch, shared by its claims (never mutated)
         if case["name"].startswith("near-threshold") and p == 0:
             pts = [(0.5, 0.5)] + pts
         for u, v in pts:
             s = try_evaluate_surface(view, p, u, v, partials=True).value
-            base = {"controls": enc(C), "u": enc(u), "v": enc(v)}
+            base = {"controls": C_enc, "u": enc(u), "v": enc(v)}
             result.append(Claim("surface.evaluation", G.Rounded,
                                 {k: enc(getattr(s, k)) for k in ("position", "du", "dv", "duu", "duv", "dvv")},
                                 {"kind": "sample", **base}))
             nr = try_evaluate_surface_normal(view, p, u, v)
             value = {"normal": enc(nr.value)} if nr.ok else {"status": nr.status.value}
+            value["decision"] = _decision_values(C, u, v, tol)
             result.append(Claim("surface.evaluation", G.Rounded, value,
                                 {"kind": "normal", **base,
                                  "normal_min_derivative_length": enc(tol.normal_min_derivative_length),
                                  "normal_min_sin_angle": enc(tol.normal_min_sin_angle)}))
+    result.append(_edge_parameter_claim(view, net, rng))
     shared = [e for e in view.edges if e.is_shared]
     for k in sorted(set(int(x) for x in rng.choice(len(shared), size=min(len(shared), 4), replace=False))) \
             if shared else []:
@@ -424,8 +479,43 @@ def claims(case) -> list:
     return result
 
 
+def _decision_values(C, u, v, tol) -> dict:
+    """The computed ``|Su|``, ``|Sv|``, ``|Su x Sv|`` and sine the fast path's normal decision
+    compared with its thresholds (a threshold decision on Rounded values is checkable exactly
+    only against the values it was made on)."""
+    from reference import kernel as K
+    from reference.context import F64
+
+    su, sv, n = K.bicubic_normal_vector(F64, np.asarray(C, dtype=np.float64), np.float64(u), np.float64(v))
+    _code, _unit, (lu, lv, lx, sin) = _normal_decision(su, sv, n, tol.normal_min_derivative_length,
+                                                      tol.normal_min_sin_angle)
+    return {"su": enc(float(lu)), "sv": enc(float(lv)), "cross": enc(float(lx)), "sine": enc(float(sin))}
+
+
+# Edge parameters asked of TryMapEdgeParameter: the ends, dyadic and non-dyadic values, and values
+# whose 1 - s is inexact in float64 (1/3) or rounds to 1 (2^-60).
+_EDGE_S = (0.0, 1.0, 0.25, 1.0 / 3.0, 0.7, 2.0**-60)
+
+
+def _edge_parameter_claim(view, net, rng) -> Claim:
+    """One claim of TryMapEdgeParameter over up to four shared edges and one boundary edge."""
+    shared = [e for e in view.edges if e.is_shared]
+    boundary = [e for e in view.edges if not e.is_shared]
+    pick = [shared[int(k)] for k in sorted(set(rng.choice(len(shared), size=min(len(shared), 4), replace=False)))] \
+        if shared else []
+    pick += boundary[:1]
+    queries, mapped = [], []
+    for e in pick:
+        for sv in _EDGE_S:
+            out = try_map_edge_parameter(view, e.id, sv)
+            queries.append([e.id.patch_id, e.id.side.value, enc(sv)])
+            mapped.append([[m.patch, m.patch_id, m.side.value, enc(m.u), enc(m.v)] for m in out.value]
+                          if out.ok else {"status": out.status.value})
+    return Claim("surface.shared_edges", G.Exact, {"mapped": mapped}, {**net, "edge_parameters": queries})
+
+
 def _inner_of(C, side):
-    return {"U0": C[1, :, :], "U1": C[2, :, :], "V0": C[:, 1, :], "V1": C[:, 2, :]}[side]
+    return side_controls(C, side, inner=True)
 
 
 # --- Checkers: topology ----------------------------------------------------------------------
@@ -479,9 +569,13 @@ def _q_vec(x, fmt=np.float32):
     return [to_mpq(float(v)) for v in np.ravel(_array(x, fmt))]
 
 
+_NETWORK_KEYS = ("ids", "source", "origin", "joins")
+
+
 def _truth_or_status(claim):
-    # A network's shared-edges and corners claims carry the same inputs: replay it once.
-    return _truth_of(json.dumps(claim.inputs, sort_keys=True))
+    # A network's shared-edges, edge-parameter and corners claims carry the same network: replay
+    # it once.
+    return _truth_of(json.dumps({k: claim.inputs[k] for k in _NETWORK_KEYS}, sort_keys=True))
 
 
 @lru_cache(maxsize=4)
@@ -508,7 +602,11 @@ def _status_verdict(claim, truth):
 
 def check_shared_edges(claim: Claim):
     """Exact: every edge record (id, canonical curve, incidences, orientation consistency) or
-    the InvalidTopology rule and index equals the exact rational replay."""
+    the InvalidTopology rule and index equals the exact rational replay; a claim of
+    TryMapEdgeParameter (inputs ``edge_parameters``) maps every canonical parameter onto each
+    incidence exactly (``fl64(1 - s)`` on a reversed one)."""
+    if "edge_parameters" in claim.inputs:
+        return _check_edge_parameters(claim)
     truth = _truth_or_status(claim)
     if isinstance(truth, dict) or "edges" not in claim.value:
         return _status_verdict(claim, truth)
@@ -524,6 +622,49 @@ def check_shared_edges(claim: Claim):
         if g != w:
             return violated(claim, {"edge": k, "expected": _edge_text(w), "claimed": claim.value["edges"][k]})
     return verified(claim, measure="mismatches", measured=0)
+
+
+def _check_edge_parameters(claim: Claim):
+    truth = _truth_or_status(claim)
+    if isinstance(truth, dict):
+        return violated(claim, {"why": "the network does not prepare, so no edge has parameters", "truth": truth})
+    queries = claim.inputs["edge_parameters"]
+    mapped = claim.value["mapped"]
+    if not isinstance(queries, list) or not isinstance(mapped, list) or len(queries) != len(mapped):
+        raise ValueError("edge_parameters and mapped: one answer per query")
+    edges = {(int(e["id"][0]), e["id"][1]): e for e in truth.edges}
+    for k, (q, got) in enumerate(zip(queries, mapped)):
+        if not (isinstance(q, list) and len(q) == 3 and q[1] in SIDE_NAMES):
+            raise ValueError("each edge parameter query is [patch_id, side, s]")
+        s = dec(q[2])
+        e = edges.get((int(q[0]), q[1]))
+        if e is None or not (0.0 <= s <= 1.0):
+            want = {"status": "InvalidArgument" if e is None or s != s else "InvalidDomain"}
+            if got != want:
+                return violated(claim, {"query": k, "expected": want, "claimed": got})
+            continue
+        sq = to_mpq(s)
+        want = []
+        for (p, pid, side, rev) in e["incidences"]:
+            # a reversed incidence takes 1 - s rounded to the nearest float64 (exact for every
+            # multiple of 2^-53; Fraction -> float rounds correctly)
+            t = to_mpq(float(Fraction(1) - Fraction(s))) if rev else sq
+            uu, vv = side_point(side, t)
+            want.append([p, pid, side, uu, vv])
+        if not isinstance(got, list) or len(got) != len(want):
+            return violated(claim, {"query": k, "why": "one (u, v) per incidence, owner first",
+                                    "expected": _mapped_text(want), "claimed": got})
+        for g, w in zip(got, want):
+            if not (isinstance(g, list) and len(g) == 5):
+                raise ValueError("each mapped parameter is [patch, patch_id, side, u, v]")
+            if [int(g[0]), int(g[1]), g[2]] != w[:3] or to_mpq(dec(g[3])) != w[3] or to_mpq(dec(g[4])) != w[4]:
+                return violated(claim, {"query": k, "edge": list(q[:2]), "s": q[2], "expected": _mapped_text(want),
+                                        "claimed": got})
+    return verified(claim, measure="mismatches", measured=0, note=f"{len(queries)} edge parameters mapped")
+
+
+def _mapped_text(want):
+    return [[p, pid, side, str(u), str(v)] for p, pid, side, u, v in want]
 
 
 def _edge_text(w):
@@ -552,14 +693,6 @@ def check_corners(claim: Claim):
 
 # --- Checkers: evaluation --------------------------------------------------------------------
 
-def _ratio(err, bound) -> float:
-    if err == 0:
-        return 0.0
-    if bound == 0:
-        return math.inf
-    return float(err / bound)
-
-
 def _patch_point(claim):
     C = _array(claim.inputs["controls"], np.float32)
     u, v = dec(claim.inputs["u"]), dec(claim.inputs["v"])
@@ -570,6 +703,14 @@ def _patch_point(claim):
 
 def _magnitude(a) -> float:
     return float(np.max(np.abs(np.asarray(a, dtype=np.float64))))
+
+
+def _float(q) -> float:
+    """A witness number (an mpq error or bound) as a float that never raises."""
+    try:
+        return float(q)
+    except OverflowError:
+        return math.inf if q > 0 else -math.inf
 
 
 _NAMES = ("position", "du", "dv", "duu", "duv", "dvv")
@@ -586,14 +727,14 @@ def _check_sample(claim):
         if got.shape != (3,):
             raise ValueError(f"{name} has three components")
         err = max(abs(to_mpq(float(g)) - x) for g, x in zip(got, t))
-        r = _ratio(err, b)
+        r = ratio(err, b)
         worst = max(worst, r)
         if err > b:
             ok = False
-            detail[name] = {"error": float(err), "bound": float(b), "exact": [str(x) for x in t]}
+            detail[name] = {"error": _float(err), "bound": _float(b), "exact": [str(x) for x in t]}
     if ok:
-        return verified(claim, measure="error_ratio", measured=worst, **res.extra())
-    return violated(claim, detail, measure="error_ratio", measured=worst, **res.extra())
+        return verified(claim, measure="error_ratio", measured=worst, bound_use=worst, **res.extra())
+    return violated(claim, detail, measure="error_ratio", measured=worst, bound_use=worst, **res.extra())
 
 
 def _sq(a):
@@ -635,6 +776,59 @@ def _all(vals):
     return None
 
 
+def _value_error(got, L, bound):
+    """``(lower, upper)`` bounds of ``|got - exact|`` for an exact value enclosed by ``L``, and
+    whether it is within ``bound``: True, False (shown beyond) or None."""
+    e_hi = max(abs(got - lower(L)), abs(got - upper(L)))
+    e_lo = max(got - upper(L), lower(L) - got, gmpy2.mpq(0))
+    return e_lo, e_hi, (True if e_hi <= bound else False if e_lo > bound else None)
+
+
+def _rule(su, sv, cross, sine, dmin, smin) -> str:
+    """The normal decision rule applied exactly to the values it is made on."""
+    if su == 0 or sv == 0 or cross == 0:
+        return "Degenerate"
+    if su <= dmin or sv <= dmin or not sine > smin:
+        return "IllConditioned"
+    return "Success"
+
+
+def _check_decision_values(claim, dv, claimed, Lu, Lv, Lx, eL, eX, uq, dmin, smin):
+    """The claimed decision values (computed |Su|, |Sv|, |Su x Sv| and sine) lie within their
+    error bounds of the exact values, the sine is their quotient within two roundings, and the
+    claimed status is the rule applied exactly to them (no band: the rule is on these values).
+    Returns ``(verdict or None, bound_use)``."""
+    if not isinstance(dv, dict):
+        raise ValueError("decision must be an object {su, sv, cross, sine}")
+    su, sv, cross = (to_mpq(dec(dv[k])) for k in ("su", "sv", "cross"))
+    use = 0.0
+    for name, got, L, b in (("su", su, Lu, eL), ("sv", sv, Lv, eL), ("cross", cross, Lx, eX)):
+        e_lo, e_hi, ok = _value_error(got, L, b)
+        use = max(use, ratio(e_hi, b))
+        if ok is False:
+            return violated(claim, {"decision_value": name, "error": [_float(e_lo), _float(e_hi)], "bound": _float(b),
+                                    "why": "a decision value beyond its error bound"},
+                            measure="error_ratio", measured=ratio(e_lo, b), bound_use=ratio(e_lo, b)), use
+        if ok is None:
+            return undecided(claim, [_float(e_lo), _float(e_hi)], note=f"decision value {name} undecided"), use
+    sine = None
+    if su != 0 and sv != 0 and cross != 0:
+        sd = dec(dv["sine"])
+        if not math.isfinite(sd):
+            return violated(claim, {"why": "a nonfinite sine of nonzero lengths", "sine": dv["sine"]}), use
+        sine = to_mpq(sd)
+        q = cross / (su * sv)
+        if abs(sine - q) > q * to_mpq(4 * uq):
+            return violated(claim, {"why": "the sine is not |Su x Sv| / (|Su| |Sv|) of the claimed lengths",
+                                    "sine": dv["sine"], "quotient": str(q)}), use
+    want = _rule(su, sv, cross, sine, dmin, smin)
+    if want != claimed:
+        return violated(claim, {"claimed_status": claimed, "status_of_claimed_values": want,
+                                "why": "the decision is not the rule (Degenerate at zero, IllConditioned at or "
+                                       "below a threshold) applied to the values it was made on"}), use
+    return None, use
+
+
 def _check_normal(claim):
     C, u, v = _patch_point(claim)
     E = _magnitude(C)
@@ -659,10 +853,15 @@ def _check_normal(claim):
     claimed = claim.value.get("status", "Success")
     if claimed not in ("Success", "Degenerate", "IllConditioned"):
         return violated(claim, {"claimed_status": claimed, "why": "a normal is Success, Degenerate or IllConditioned"})
+    eta = dec(claim.model["eta"]) if claim.model and "eta" in claim.model else ETA_OF_U.get(uq, 2.0**-1074)
+    eL, eN = (to_mpq(x) for x in decision_errors(E, uq, eta))
+    use = 0.0
+    if "decision" in claim.value:
+        bad, use = _check_decision_values(claim, claim.value["decision"], claimed, Lu, Lv, Lx, eL, eN, uq, dmin, smin)
+        if bad is not None:
+            return bad
     counters = {}
     if claimed != exact:
-        eta = dec(claim.model["eta"]) if claim.model and "eta" in claim.model else ETA_OF_U.get(uq, 2.0**-1074)
-        eL, eN = (to_mpq(x) for x in decision_errors(E, uq, eta))
         if claimed == "Degenerate":
             inband = _any([_band_zero(Lu, eL), _band_zero(Lv, eL), _band_zero(Lx, eN)])
         elif exact == "Degenerate":
@@ -695,40 +894,40 @@ def _check_normal(claim):
             return undecided(claim, None, note=f"decision {claimed} vs exact {exact}: band undecided", prec=prec)
         counters["decision_differs"] = 1
     if claimed != "Success":
-        return verified(claim, measure="error_ratio", measured=0.0, prec=prec,
+        return verified(claim, measure="error_ratio", measured=0.0, prec=prec, bound_use=use,
                         note=f"{claimed} (exact {exact})", **counters, **res.extra())
     n = _array(claim.value["normal"])
     if n.shape != (3,):
         raise ValueError("a normal has three components")
     length_err = abs(_sq([to_mpq(float(x)) for x in n]) - 1)
     if length_err > to_mpq(64 * uq):  # |n|^2 - 1 of a computed unit vector: a few roundings
-        return violated(claim, {"normal_length_squared_minus_one": float(length_err)}, **res.extra())
+        return violated(claim, {"normal_length_squared_minus_one": _float(length_err)}, **res.extra())
     if exact == "Degenerate":
-        return verified(claim, measure="error_ratio", measured=0.0, prec=prec,
+        return verified(claim, measure="error_ratio", measured=0.0, prec=prec, bound_use=use,
                         note="no exact direction: the value is not judged", **counters, **res.extra())
     b = res.bound[0]
 
     def at(p):
         unit = enclose_unit(N, p)
-        err2 = sum(((to_mpq(float(c)) - lower(t)) ** 2 if abs(to_mpq(float(c)) - lower(t)) >= abs(to_mpq(float(c)) - upper(t))
-                    else (to_mpq(float(c)) - upper(t)) ** 2) for c, t in zip(n, unit))
-        err2_lo = sum((max(to_mpq(float(c)) - upper(t), lower(t) - to_mpq(float(c)), gmpy2.mpq(0)) ** 2)
-                      for c, t in zip(n, unit))
-        ratio = math.sqrt(float(err2)) / float(b) if b > 0 else math.inf
+        nq = [to_mpq(float(c)) for c in n]
+        err2 = sum(max(abs(c - lower(t)), abs(c - upper(t))) ** 2 for c, t in zip(nq, unit))
+        err2_lo = sum(max(c - upper(t), lower(t) - c, gmpy2.mpq(0)) ** 2 for c, t in zip(nq, unit))
+        r = math.sqrt(ratio(err2, b * b))
         if err2 <= b * b:
-            return Decision(True, p, None, {"ratio": ratio})
+            return Decision(True, p, None, {"ratio": r})
         if err2_lo > b * b:
-            return Decision(False, p, [float(err2_lo) ** 0.5, float(err2) ** 0.5], {"ratio": ratio})
-        return Decision(None, p, [float(err2_lo) ** 0.5, float(err2) ** 0.5], {"ratio": ratio})
+            return Decision(False, p, [_float(err2_lo) ** 0.5, _float(err2) ** 0.5], {"ratio": r})
+        return Decision(None, p, [_float(err2_lo) ** 0.5, _float(err2) ** 0.5], {"ratio": r})
 
     d = refine(at, BUDGET)
+    r = d.detail["ratio"]
     if d.holds is True:
-        return verified(claim, measure="error_ratio", measured=d.detail["ratio"], prec=d.prec, **counters,
+        return verified(claim, measure="error_ratio", measured=r, prec=d.prec, bound_use=max(r, use), **counters,
                         **res.extra())
     if d.holds is False:
-        return violated(claim, {"error_interval": d.enclosure, "bound": float(b)}, measure="error_ratio",
-                        measured=d.detail["ratio"], prec=d.prec, **res.extra())
-    return undecided(claim, d.enclosure, prec=d.prec)
+        return violated(claim, {"error_interval": d.enclosure, "bound": _float(b)}, measure="error_ratio",
+                        measured=r, prec=d.prec, bound_use=r, **res.extra())
+    return undecided(claim, d.enclosure, prec=d.prec, bound_use=r)
 
 
 def _check_edge(claim):
@@ -751,29 +950,40 @@ def _check_edge(claim):
     bd, bs = res.bound
     worst = 0.0
     for got, L, b, name in ((got_d, Ld, bd, "difference"), (got_s, Ls, bs, "scale")):
-        e_hi = max(abs(got - lower(L)), abs(got - upper(L)))
-        e_lo = max(got - upper(L), lower(L) - got, gmpy2.mpq(0))
-        worst = max(worst, _ratio(e_hi, b))
-        if e_lo > b:
-            return violated(claim, {"field": name, "error": [float(e_lo), float(e_hi)], "bound": float(b)},
-                            measure="error_ratio", measured=_ratio(e_hi, b), **res.extra())
-        if e_hi > b:
-            return undecided(claim, [float(e_lo), float(e_hi)], note=f"{name} error undecided", prec=prec)
-    exact_c1 = diff2 <= thr * thr * scale2
-    counters = {}
+        e_lo, e_hi, ok = _value_error(got, L, b)
+        worst = max(worst, ratio(e_hi, b))
+        if ok is False:
+            return violated(claim, {"field": name, "error": [_float(e_lo), _float(e_hi)], "bound": _float(b)},
+                            measure="error_ratio", measured=ratio(e_hi, b), bound_use=ratio(e_lo, b), **res.extra())
+        if ok is None:
+            return undecided(claim, [_float(e_lo), _float(e_hi)], note=f"{name} error undecided", prec=prec,
+                             bound_use=ratio(e_hi, b))
     if not isinstance(claim.value["is_c1"], bool):
         raise ValueError("is_c1 must be a bool")
-    if claim.value["is_c1"] is not exact_c1:
+    claimed_c1 = claim.value["is_c1"]
+    # The rule on the claimed values: difference <= threshold * scale, the product rounded once
+    # (either answer within one rounding of it; none at an exact tie such as 0 <= t * 0).
+    prod = thr * got_s
+    if got_d < prod * (1 - to_mpq(2 * res.u)) or got_d > prod * (1 + to_mpq(2 * res.u)) or got_d == prod:
+        want = got_d <= prod
+        if claimed_c1 is not want:
+            return violated(claim, {"claimed_is_c1": claimed_c1, "is_c1_of_claimed_values": want,
+                                    "why": "is_c1 is not difference <= continuity_derivative * scale on the claimed "
+                                           "values"}, measure="error_ratio", measured=worst, **res.extra())
+    exact_c1 = diff2 <= thr * thr * scale2
+    counters = {}
+    if claimed_c1 is not exact_c1:
         slack = bd + thr * bs + thr * upper(Ls) * to_mpq(2 * res.u)
         inband = _band(Ld, thr * lower(Ls), slack + thr * (upper(Ls) - lower(Ls)))
         if inband is False:
-            return violated(claim, {"claimed_is_c1": claim.value["is_c1"], "exact_is_c1": exact_c1,
+            return violated(claim, {"claimed_is_c1": claimed_c1, "exact_is_c1": exact_c1,
                                     "why": "decision differs outside the rounding band"},
                             measure="error_ratio", measured=worst, **res.extra())
         if inband is None:
             return undecided(claim, None, note="is_c1 band undecided", prec=prec)
         counters["decision_differs"] = 1
-    return verified(claim, measure="error_ratio", measured=worst, prec=prec, **counters, **res.extra())
+    return verified(claim, measure="error_ratio", measured=worst, prec=prec, bound_use=worst, **counters,
+                    **res.extra())
 
 
 def check_evaluation(claim: Claim):
@@ -802,6 +1012,13 @@ def _next32(x) -> str:
 
 def _plant_edges(claim):
     v = claim.value
+    if "mapped" in v:  # one mapped parameter one float64 ulp off
+        mapped = [list(m) if isinstance(m, list) else m for m in v["mapped"]]
+        k = next(i for i, m in enumerate(mapped) if isinstance(m, list))
+        first = list(mapped[k][0])
+        first[3] = enc(float(np.nextafter(dec(first[3]), 2.0)))
+        mapped[k] = [first] + mapped[k][1:]
+        return _replace(claim, {"mapped": mapped})
     if "edges" in v:
         edges = [dict(e) for e in v["edges"]]
         curve = [list(r) for r in edges[0]["curve"]]
@@ -842,6 +1059,11 @@ _NETWORK = S.obj(required={
     "origin": S.vec(S.f64(), 3),
     "joins": S.array(S.vec(S.any_of(S.integer(), _SIDE, S.boolean()), 5)),
 })
+NETWORK_SCHEMA = _NETWORK  # a network's inputs (the tessellation family's claims carry one too)
+_EDGE_PARAMETER_INPUTS = S.obj(required={
+    **_NETWORK["properties"],
+    "edge_parameters": S.array(S.vec(S.any_of(_ID, _SIDE, S.f64()), 3)),
+})
 _INCIDENCE = S.vec(S.any_of(S.integer(minimum=0), _ID, _SIDE, S.boolean()), 4)
 _EDGES_VALUE = S.any_of(
     S.obj(required={"edges": S.array(S.obj(required={
@@ -852,6 +1074,9 @@ _EDGES_VALUE = S.any_of(
     }))}),
     S.obj(required={"status": S.enum(["InvalidTopology", "UnsupportedPrecision"])},
           optional={"rule": S.string(), "index": S.any_of(S.integer(), {"type": "null"})}),
+    S.obj(required={"mapped": S.array(S.any_of(
+        S.array(S.vec(S.any_of(S.integer(minimum=0), _ID, _SIDE, S.f64()), 5), min_items=1, max_items=2),
+        S.obj(required={"status": S.enum(["InvalidArgument", "InvalidDomain"])})))}),
 )
 _CORNERS_VALUE = S.obj(required={"corners": S.array(S.obj(required={
     "id": S.vec(S.any_of(_ID, _CORNER), 2),
@@ -869,10 +1094,12 @@ _EVAL_INPUTS = S.any_of(
                     "continuity_derivative": S.f64(nonnegative=True)}),
 )
 _V3 = S.vec(S.f64(), 3)
+_DECISION = {"decision": S.obj(required={"su": S.f64(nonnegative=True), "sv": S.f64(nonnegative=True),
+                                         "cross": S.f64(nonnegative=True), "sine": S.f64(finite=False)})}
 _EVAL_VALUE = S.any_of(
     S.obj(required={k: _V3 for k in _NAMES}),
-    S.obj(required={"normal": _V3}),
-    S.obj(required={"status": S.enum(["Degenerate", "IllConditioned"])}),
+    S.obj(required={"normal": _V3}, optional=_DECISION),
+    S.obj(required={"status": S.enum(["Degenerate", "IllConditioned"])}, optional=_DECISION),
     S.obj(required={"difference": S.f64(nonnegative=True), "scale": S.f64(nonnegative=True), "is_c1": S.boolean()}),
 )
 
@@ -880,8 +1107,9 @@ CONTRACTS = {
     "surface.shared_edges": RowContract(
         checks="Every edge record (owner id, canonical float32 curve, incidences with reversal, "
                "orientation consistency) or the InvalidTopology rule and join equals an exact rational "
-               "replay of the narrowing and of the V1 topology rules.",
-        inputs=_NETWORK, value=_EDGES_VALUE, plant=_plant_edges),
+               "replay of the narrowing and of the V1 topology rules; TryMapEdgeParameter gives each "
+               "incidence, owner first, the (u, v) of s (of fl64(1 - s) when reversed) exactly.",
+        inputs=S.any_of(_NETWORK, _EDGE_PARAMETER_INPUTS), value=_EDGES_VALUE, plant=_plant_edges),
     "surface.corners": RowContract(
         checks="Every corner record (smallest (patch id, corner) id, exact float32 position, incident "
                "patch corners) equals the connected components of patch corners through the joins, "
@@ -891,7 +1119,10 @@ CONTRACTS = {
         checks="Positions and partials per component within 32 (u M E + eta) (M = 1, 6, 6, 24, 36, 24) of "
                "exact rationals; unit normals within 2 eN / (|N| - eN) + 32 u of interval enclosures of N/|N|; "
                "edge continuity values within 32 (21 u E + eta) + sqrt(2 eta); Degenerate, IllConditioned "
-               "and is_c1 decisions equal the exact decision outside the rounding band of their thresholds.",
+               "and is_c1 decisions equal the exact decision outside the rounding band of their thresholds, "
+               "and equal the rule applied exactly to the values they were made on (is_c1: difference <= "
+               "threshold x scale within one rounding of the product; a normal's claimed |Su|, |Sv|, "
+               "|Su x Sv| within e_len, e_len, e_cross of exact and its sine their quotient within 4 u).",
         inputs=_EVAL_INPUTS, value=_EVAL_VALUE, plant=_plant_evaluation, model=S.MODEL),
 }
 

@@ -47,6 +47,7 @@ from interval.context import to_mpq
 from interval.surface import SIDE_NAMES, TopologyFailure, exact_topology
 from interval.tessellation import (
     cell_polynomial,
+    cell_term_enclosures,
     decide_max_angle,
     enclose_cell_distance,
     normal_monomials,
@@ -68,6 +69,7 @@ from reference.tessellation import (
 from . import surface as SF
 from .. import schema as S
 from ..family import Family, RowContract
+from ..errormodel import ratio
 from ..model import Claim, dec, enc, undecided, verified, violated
 
 __all__ = ["FAMILY", "ACCEPTANCE_FACTOR", "MAX_BOXES", "generate", "claims", "build_case", "check_position_bound",
@@ -76,6 +78,7 @@ __all__ = ["FAMILY", "ACCEPTANCE_FACTOR", "MAX_BOXES", "generate", "claims", "bu
 
 ACCEPTANCE_FACTOR = 4.0  # Violated when the true angle exceeds 4 x estimate + slack
 MAX_BOXES = 256  # branch-and-bound boxes per triangle
+MAX_EXACT_CELLS = 4096  # a larger grid is Undecided at once (the exact oracle would take minutes)
 _MESH_LIMITS = dict(max_level=10, max_cell_tests=1 << 20, max_vertices=1 << 20, max_triangles=1 << 20,
                     max_output_bytes=1 << 28)
 
@@ -116,6 +119,48 @@ def near_collapsed_case(rng):
     return SF._case("nearly collapsed side", [a, b], rng=rng)
 
 
+def anisotropic_case(rng):
+    """A patch curved in both directions, v a little more (bump heights 1 and 9/8): refining v
+    gives 0.93 of refining u's bound, a near-tie by the rule, so u (the coarser-then-u order) is
+    refined first."""
+    q = [0.0, 1.0, 1.0, 0.0]
+    C = np.array([[(i, j, q[i] + 1.125 * q[j]) for j in range(4)] for i in range(4)], dtype=np.float64)
+    return SF._case("near-tie anisotropic patch", [C], rng=rng)
+
+
+def beside_rounded_case(rng):
+    """A planar patch (exactly affine float32 controls, non-dyadic spacing 819 and 1229 x 2^-13,
+    near (1000, 500, 250), so its grid points round to float32) owning its shared edge (id 1)
+    beside a patch bulging along that edge (id 2): the planar patch inherits the along-edge level
+    and its only error is its vertices' rounding (term 3)."""
+    P = np.array([1000.0, 500.0, 250.0])
+    ax, by = np.array([819.0 * 2**-13, 0.0, 0.0]), np.array([0.0, 1229.0 * 2**-13, 0.0])
+    bump = [0.0, 2.0, 2.0, 0.0]
+    A = np.array([[P + i * ax + j * by for j in range(4)] for i in range(4)])
+    B = np.array([[P + (3 + i) * ax + j * by + [0.0, 0.0, 0.0625 * i * bump[j]] for j in range(4)]
+                  for i in range(4)])
+    return SF._case("rounded planar patch beside a curved edge", [A, B], ids=[1, 2], rng=rng)
+
+
+def collapsed_u0_case(rng):
+    """A patch whose U0 side collapses to a point next to a regular patch: its triangles
+    (v00, v11, v01) along U0 have equal first and third positions."""
+    G = SF._curved_grid(rng, 2, 1, np.zeros(3), 1.0)
+    a, b = SF._grid_patches(G)
+    a = a.copy()
+    a[0, :] = a[0, 0]
+    return SF._case("collapsed U0 side", [a, b], rng=rng)
+
+
+def ill_conditioned_case(rng):
+    """The twisted patch with NormalMinDerivativeLength above every partial's length: every
+    vertex normal is IllConditioned (Reject fails; Report counts them)."""
+    case = twisted_case(rng)
+    case["tol"] = {**case["tol"], "dmin": 1e3}
+    case["name"] = "every normal IllConditioned"
+    return case
+
+
 def _extent(case) -> float:
     src = case["source"]
     return float(np.max(np.ptp(src.reshape(-1, 3), axis=0)))
@@ -153,6 +198,19 @@ _SPECIALS = [
     # Visual accepting a coarser mesh: max_level stops the twisted patch at (1, 1), the report says
     # is_within_position_error = False and the bound claimed is the achieved one.
     lambda r: _with_mesh(twisted_case(r), rel=0.01, precision="Visual", coarser=True, max_level=1),
+    # The refinement rule: one and two exact near-ties of the twisted patch ((1, 0), then (1, 1)),
+    # an anisotropic near-tie (u first), a rounded planar patch inheriting its neighbour's level.
+    lambda r: _with_mesh(twisted_case(r), rel=0.2),
+    lambda r: _with_mesh(twisted_case(r), rel=0.1),
+    lambda r: _with_mesh(anisotropic_case(r), rel=1.6 / 3.0),
+    lambda r: _with_mesh(beside_rounded_case(r), rel=0.01),
+    # Statuses: Strict stopped by max_level and Reject on singular normals fail (no claims);
+    # Reject on a regular patch succeeds; a collapsed U0 side counts its degenerate triangles.
+    lambda r: _with_mesh(twisted_case(r), rel=0.01, max_level=1),
+    lambda r: _with_mesh(ill_conditioned_case(r), rel=0.3, degeneracy="Reject"),
+    lambda r: _with_mesh(ill_conditioned_case(r), rel=0.3),
+    lambda r: _with_mesh(planar_case(r), rel=1e-3, degeneracy="Reject"),
+    lambda r: _with_mesh(collapsed_u0_case(r), rel=0.03),
 ]
 
 
@@ -197,17 +255,27 @@ def claims(case) -> list:
         return []
     mv = out.value
     result = []
+    coarser = bool(prof.is_coarser_mesh_accepted)
     for rec in mv.report.patches:
-        result.append(Claim("tessellation.position_bound", G.Certified, {"position_bound": enc(rec.position_bound)},
+        result.append(Claim("tessellation.position_bound", G.Certified,
+                            {"position_bound": enc(rec.position_bound),
+                             "is_within_position_error": bool(rec.is_within_position_error)},
                             {"controls": enc(view.controls[rec.patch]), "level_u": rec.level_u,
-                             "level_v": rec.level_v, "grid": enc(_grid_of(mv, rec))}))
+                             "level_v": rec.level_v, "grid": enc(_grid_of(mv, rec)),
+                             "position_error": enc(prof.position_error), "accepts_coarser": coarser}))
     net = SF._network_inputs(case)
+    profile = {"precision": prof.precision.value, "position_error": enc(prof.position_error),
+               "normal_angle_error": enc(prof.normal_angle_error), "coarser": coarser,
+               "degeneracy": prof.degeneracy.value, "max_level": int(prof.limits.max_level)}
     result.append(Claim("tessellation.shared_positions", G.Exact, {
         "levels": [[r.level_u, r.level_v] for r in mv.report.patches],
         "positions": enc(mv.positions), "vertex_positions": enc(mv.vertex_positions),
         "vertex_position_index": [int(x) for x in mv.vertex_position_index],
         "vertex_patch": [int(x) for x in mv.vertex_patch], "vertex_parameters": enc(mv.vertex_parameters),
-        "indices": mv.indices.astype(np.int64).tolist()}, net))
+        "indices": mv.indices.astype(np.int64).tolist(),
+        "vertex_status": [int(x) for x in mv.vertex_status],
+        "singular_normal_count": int(mv.report.singular_normal_count),
+        "degenerate_triangle_count": int(mv.report.degenerate_triangle_count)}, {**net, "profile": profile}))
     if mv.report.normal_angle_estimate is not None:
         result.append(Claim("tessellation.normal_angle", G.Estimated,
                             {"normal_angle_estimate": enc(mv.report.normal_angle_estimate)},
@@ -241,13 +309,35 @@ _TIGHT_BINS = ((0.1, "tightness_lt_0.1"), (0.5, "tightness_0.1_0.5"), (0.9, "tig
                (math.inf, "tightness_0.9_1"))
 
 
+def _tightness(best_sq, c) -> float:
+    """sqrt(best_sq) / c, never raising (0 / 0 is 0, x / 0 is inf)."""
+    return math.sqrt(ratio(best_sq, to_mpq(c) ** 2)) if c > 0 else (0.0 if best_sq == 0 else math.inf)
+
+
 def check_position_bound(claim: Claim):
     """Certified: for every cell, the exact branch and bound of ``max |S - T|`` over its two
-    triangles is at most the claimed bound."""
+    triangles is at most the claimed bound; with the profile's ``position_error`` the claimed
+    ``is_within_position_error`` is ``bound <= position_error``, and a mesh that does not accept a
+    coarser grid is within it."""
     C, nu, nv, Gd = _grid_inputs(claim.inputs)
     c = dec(claim.value["position_bound"])
     if not c >= 0:
         return violated(claim, {"why": "a distance bound is nonnegative", "claimed": claim.value["position_bound"]})
+    if "position_error" in claim.inputs:
+        pe = dec(claim.inputs["position_error"])
+        within = claim.value.get("is_within_position_error")
+        if within is not None and not isinstance(within, bool):
+            raise ValueError("is_within_position_error must be a bool")
+        if within is not None and within is not (c <= pe):
+            return violated(claim, {"why": "is_within_position_error is not position_bound <= position_error",
+                                    "claimed": within, "position_bound": claim.value["position_bound"],
+                                    "position_error": claim.inputs["position_error"]})
+        if claim.inputs.get("accepts_coarser") is False and not c <= pe:
+            return violated(claim, {"why": "a mesh that does not accept a coarser grid must meet its position error",
+                                    "position_bound": claim.value["position_bound"],
+                                    "position_error": claim.inputs["position_error"]})
+    if nu * nv > MAX_EXACT_CELLS:
+        return undecided(claim, None, note=f"{nu * nv} cells: beyond the exact oracle's {MAX_EXACT_CELLS}")
     best = gmpy2.mpq(0)
     boxes = 0
     for a, b, u0, u1, v0, v1 in _cells(nu, nv):
@@ -257,16 +347,18 @@ def check_position_bound(claim: Claim):
         best = max(best, r.lower_sq)
         if r.holds is False:
             tri, (x, w), val = r.witness
+            t = _tightness(val, c)
             return violated(claim, {"cell": [a, b], "triangle": tri, "duffy_point": [enc(x), enc(w)],
                                     "distance_squared": enc(val), "claimed": enc(c)},
-                            measure="tightness", measured=math.sqrt(float(val)) / c if c > 0 else math.inf)
+                            measure="tightness", measured=t, bound_use=t)
         if r.holds is None:
             return undecided(claim, [math.sqrt(float(r.lower_sq)), math.sqrt(float(r.upper_sq))],
-                             note=f"cell ({a}, {b}) undecided within {MAX_BOXES} boxes per triangle")
-    tight = math.sqrt(float(best)) / c if c > 0 else 0.0
+                             note=f"cell ({a}, {b}) undecided within {MAX_BOXES} boxes per triangle",
+                             bound_use=_tightness(best, c))
+    tight = _tightness(best, c)
     bin_ = next(name for lim, name in _TIGHT_BINS if tight < lim)
     return verified(claim, measure="tightness", measured=tight, note=f"{nu * nv} cells, {boxes} boxes",
-                    **{bin_: 1})
+                    bound_use=tight, **{bin_: 1})
 
 
 def _corner_name(a, b, nu, nv):
@@ -405,10 +497,167 @@ def check_shared_positions(claim: Claim):
         if cnt != need:
             return violated(claim, {"why": "a mesh edge is not used by exactly two triangles (one on a boundary)",
                                     "edge": sorted(e), "uses": cnt, "expected": need})
+    # The degeneracy report: triangles with two equal float32 positions, singular vertex normals,
+    # and a Reject mesh has neither.
+    P = positions[vidx[tris]].astype(np.float64)
+    same = [np.all(P[:, i] == P[:, j], axis=-1) for i, j in ((0, 1), (1, 2), (0, 2))]
+    degenerate = int(np.count_nonzero(same[0] | same[1] | same[2]))
+    if "degenerate_triangle_count" in v and int(v["degenerate_triangle_count"]) != degenerate:
+        return violated(claim, {"why": "degenerate_triangle_count is not the number of triangles with two equal "
+                                       "positions", "claimed": v["degenerate_triangle_count"], "expected": degenerate})
+    singular = None
+    if "vertex_status" in v:
+        status = np.asarray(v["vertex_status"], dtype=np.int64)
+        if status.shape != (nvert,) or np.any((status < 0) | (status > 2)):
+            raise ValueError("vertex_status: one code 0 (OK), 1 (Degenerate) or 2 (IllConditioned) per vertex")
+        singular = int(np.count_nonzero(status))
+        if "singular_normal_count" in v and int(v["singular_normal_count"]) != singular:
+            return violated(claim, {"why": "singular_normal_count is not the number of singular vertex statuses",
+                                    "claimed": v["singular_normal_count"], "expected": singular})
+    profile = claim.inputs.get("profile")
+    counters = {}
+    if profile is not None:
+        if profile["degeneracy"] == "Reject" and (degenerate or singular):
+            return violated(claim, {"why": "a Reject mesh has no triangle with two equal positions and no singular "
+                                           "vertex normal", "degenerate_triangles": degenerate,
+                                    "singular_normals": singular})
+        verdict = _check_levels(claim, narrowed, topo, levels, profile)
+        if verdict is not None:
+            if verdict.kind.value != "Verified":
+                return verdict
+            counters = verdict.extra
     closed = not boundary
     return verified(claim, measure="mismatches", measured=0,
                     note=f"{len(uses)} mesh edges, {'closed (watertight)' if closed else f'{len(boundary)} on boundaries'}",
-                    **({"watertight_meshes": 1} if closed else {}))
+                    **({"watertight_meshes": 1} if closed else {}), **counters)
+
+
+# --- The refinement rule -----------------------------------------------------------------------
+
+CLEAR_FACTOR = 0.875  # restated from docs/decisions.md ("clearly smaller"); a test compares it
+REPLAY_MAX_LEVEL = 12  # grids beyond 2^12 cells a side are not replayed
+
+
+class _Ambiguous(Exception):
+    """A decision of the rule lies within the implementation's allowance: not decidable."""
+
+
+def _allowance(C) -> float:
+    """How far above the exact first two terms an implementation's cell bound may lie while it
+    refines: its outward rounding and the a-priori bound of its emitted vertices' rounding,
+    ``sqrt(3) (ulp32(2E) + 256 u E)`` (docs/decisions.md, "Surface meshes: judging the
+    refinement rule")."""
+    E = float(np.max(np.abs(np.asarray(C, dtype=np.float64))))
+    return math.sqrt(3.0) * (float(ulp32(np.float32(min(2.0 * E, 3.0e38)))) + 256.0 * 2.0**-53 * E) * (1 + 2.0**-40)
+
+
+class _Replay:
+    """The spec's refinement and agreement rule on enclosures of each grid's normalized bound:
+    ``[exact(t1 + t2), exact(t1 + t2) + allowance] / position_error`` (cell maxima)."""
+
+    def __init__(self, controls, target: float, top: int):
+        self.C, self.target, self.top = controls, target, top
+        self.cache = {}
+        self.allow = [_allowance(c) for c in controls]
+
+    def crit(self, p, lu, lv):
+        key = (p, lu, lv)
+        if key not in self.cache:
+            if max(lu, lv) > REPLAY_MAX_LEVEL:
+                raise _Ambiguous(f"patch {p}: level ({lu}, {lv}) beyond the replay's {REPLAY_MAX_LEVEL}")
+            lo, hi = cell_term_enclosures(self.C[p], lu, lv)
+            w = 1 + 2.0**-50  # the two quotients' rounding
+            self.cache[key] = (float(np.max(lo)) / self.target / w,
+                               (float(np.max(hi)) + self.allow[p]) / self.target * w)
+        return self.cache[key]
+
+    def settle(self, p, lu, lv):
+        while True:
+            lo, hi = self.crit(p, lu, lv)
+            if hi <= 1.0:
+                return lu, lv, True
+            if lo <= 1.0:
+                raise _Ambiguous(f"patch {p}: grid ({lu}, {lv}) normalized bound [{lo:.17g}, {hi:.17g}] straddles 1")
+            can_u, can_v = lu < self.top, lv < self.top
+            if not can_u and not can_v:
+                return lu, lv, False
+            if can_u and can_v:
+                (ul, uh), (vl, vh) = self.crit(p, lu + 1, lv), self.crit(p, lu, lv + 1)
+                if uh < CLEAR_FACTOR * vl:
+                    lu += 1
+                elif vh < CLEAR_FACTOR * ul:
+                    lv += 1
+                elif ul >= CLEAR_FACTOR * vh and vl >= CLEAR_FACTOR * uh:  # a near-tie: coarser, then u
+                    if lu <= lv:
+                        lu += 1
+                    else:
+                        lv += 1
+                else:
+                    raise _Ambiguous(f"patch {p} at ({lu}, {lv}): refining u gives [{ul:.6g}, {uh:.6g}], v "
+                                     f"[{vl:.6g}, {vh:.6g}]: clearly smaller or a near-tie is not decided")
+            elif can_u:
+                lu += 1
+            else:
+                lv += 1
+
+
+def _along(levels, p, side):
+    return levels[p][1] if side in ("U0", "U1") else levels[p][0]
+
+
+def replay_levels(controls, topo, target: float, max_level: int):
+    """``(levels, met)`` the spec's rule gives: every patch from (0, 0), the direction whose
+    refinement gives the clearly smaller normalized bound (below ``CLEAR_FACTOR`` times the
+    other's), near-ties the coarser direction then u; then each shared edge takes the larger of
+    its two along-edge levels and the patches whose levels changed are refined again, until the
+    network agrees. Raises ``_Ambiguous`` where a decision is within the allowance."""
+    n = len(controls)
+    rp = _Replay(controls, target, max_level)
+    levels, met = [(0, 0)] * n, [True] * n
+    pending = set(range(n))
+    shared = [e["incidences"] for e in topo.edges if len(e["incidences"]) == 2]
+    while pending:
+        for p in sorted(pending):
+            lu, lv, ok = rp.settle(p, *levels[p])
+            levels[p], met[p] = (lu, lv), ok
+        pending = set()
+        again = True
+        while again:
+            again = False
+            for incs in shared:
+                m = max(_along(levels, p, side) for (p, _pid, side, _rev) in incs)
+                for (p, _pid, side, _rev) in incs:
+                    if _along(levels, p, side) < m:
+                        lu, lv = levels[p]
+                        levels[p] = (lu, m) if side in ("U0", "U1") else (m, lv)
+                        pending.add(p)
+                        again = True
+    return levels, met
+
+
+def _check_levels(claim, narrowed, topo, levels, profile):
+    """The claimed levels are the rule's (None when the profile asks for a Visual normal angle,
+    whose Estimated sampling the replay does not restate)."""
+    if profile["precision"] == "Visual" and dec(profile["normal_angle_error"]) > 0:
+        return None
+    target = dec(profile["position_error"])
+    if not target > 0:
+        return None
+    try:
+        want, met = replay_levels(narrowed.astype(np.float64), topo, target, int(profile["max_level"]))
+    except _Ambiguous as why:
+        return undecided(claim, None, note=f"refinement rule: {why}")
+    for p, ok in enumerate(met):
+        if not ok and not profile["coarser"]:
+            return violated(claim, {"why": "the rule stops this patch at max_level without meeting the position "
+                                           "error, so the build must fail (BudgetExceeded)", "patch": p,
+                                    "levels": list(want[p])})
+    if [tuple(x) for x in levels] != [tuple(x) for x in want]:
+        k = next(i for i, (a, b) in enumerate(zip(levels, want)) if tuple(a) != tuple(b))
+        return violated(claim, {"why": "levels differ from the refinement rule's (clearly smaller direction, "
+                                       "near-ties coarser then u, shared edges at the larger level)",
+                                "patch": k, "claimed": list(levels[k]), "rule": list(want[k])})
+    return verified(claim, levels_replayed=1)
 
 
 def _rot(t):
@@ -440,8 +689,11 @@ def check_normal_angle(claim: Claim):
     if not 0 <= est <= math.pi:
         return violated(claim, {"why": "an angle estimate lies in [0, pi]", "claimed": claim.value["normal_angle_estimate"]})
     true_lo = 0.0
-    for pi_, d in enumerate(claim.inputs["patches"]):
-        C, nu, nv, Gd = _grid_inputs(d)
+    grids = [_grid_inputs(d) for d in claim.inputs["patches"]]
+    cells = sum(nu * nv for _, nu, nv, _ in grids)
+    if cells > MAX_EXACT_CELLS:
+        return undecided(claim, None, note=f"{cells} cells: beyond the exact oracle's {MAX_EXACT_CELLS}")
+    for pi_, (C, nu, nv, Gd) in enumerate(grids):
         for a, b, u0, u1, v0, v1 in _cells(nu, nv):
             M = cell_polynomial(C, u0, u1, v0, v1)
             V00, V10, V01, V11 = (Gd[a, b], Gd[a + 1, b], Gd[a, b + 1], Gd[a + 1, b + 1])
@@ -461,16 +713,18 @@ def check_normal_angle(claim: Claim):
                 if ok is False and theta > 1.5:
                     ok = None  # beyond 1.5 rad only shown, not beyond theta
                 if ok is False:
+                    cal = true_lo / est if est > 0 else math.inf
                     return violated(claim, {"patch": pi_, "cell": [a, b], "why": "the true normal leaves "
                                             f"{ACCEPTANCE_FACTOR} x estimate + slack", "allowed": theta,
                                             "true_at_least": true_lo}, measure="calibration",
-                                    measured=true_lo / est if est > 0 else math.inf)
+                                    measured=cal, bound_use=cal / ACCEPTANCE_FACTOR)
                 if ok is None:
                     return undecided(claim, [true_lo, None], note=f"patch {pi_} cell ({a}, {b}) undecided")
     cal = true_lo / est if est > 0 else 0.0
     bin_ = next(name for lim, name in _CAL_BINS if cal < lim)
+    # bound_use: the measured factor over the acceptance factor (a lower estimate: sampled)
     return verified(claim, measure="calibration", measured=cal, note=f"true angle at least {true_lo:.3g} rad",
-                    **{bin_: 1})
+                    bound_use=cal / ACCEPTANCE_FACTOR, **{bin_: 1})
 
 
 # --- Contracts -------------------------------------------------------------------------------
@@ -502,26 +756,43 @@ def _plant_normal_angle(claim):
 
 _GRID = S.obj(required={"controls": S.matrix(S.f32(), [4, 4, 3]), "level_u": S.integer(minimum=0, maximum=24),
                         "level_v": S.integer(minimum=0, maximum=24), "grid": S.matrix(S.f32(), [None, None, 3])})
-_NETWORK = SF.CONTRACTS["surface.shared_edges"].inputs
+_NETWORK = SF.NETWORK_SCHEMA
 _INDEX = S.integer(minimum=0, maximum=2**32 - 1)
+_BOUND_INPUTS = S.obj(required=_GRID["properties"],
+                      optional={"position_error": S.f64(nonnegative=True), "accepts_coarser": S.boolean()})
+_PROFILE = S.obj(required={"precision": S.enum(["Strict", "Visual"]), "position_error": S.f64(nonnegative=True),
+                           "normal_angle_error": S.f64(nonnegative=True), "coarser": S.boolean(),
+                           "degeneracy": S.enum(["Reject", "Report"]),
+                           "max_level": S.integer(minimum=0, maximum=24)})
+_MESH_INPUTS = S.obj(required=_NETWORK["properties"], optional={"profile": _PROFILE})
 
 CONTRACTS = {
     "tessellation.position_bound": RowContract(
         checks="For every cell of the patch grid, an exact rational branch and bound (Bernstein hull of S - T on "
                "each triangle's Duffy square, T the linear interpolant of the emitted float32 vertices) shows "
-               "max |S - T| <= the claimed position_bound; a point with |S - T| above it is a violation.",
-        inputs=_GRID, value=S.obj(required={"position_bound": S.f64(nonnegative=True)}),
+               "max |S - T| <= the claimed position_bound; a point with |S - T| above it is a violation. With "
+               "the profile's position_error, is_within_position_error must be position_bound <= position_error, "
+               "and a mesh that does not accept a coarser grid must be within it.",
+        inputs=_BOUND_INPUTS, value=S.obj(required={"position_bound": S.f64(nonnegative=True)},
+                                          optional={"is_within_position_error": S.boolean()}),
         plant=_plant_position_bound),
     "tessellation.shared_positions": RowContract(
         checks="Replaying the exact topology: complete patch grids, vertex positions bitwise copies of their shared "
                "positions, one position index per corner record, canonical edge sample and grid point, equal "
                "along-edge levels on shared edges (no T-junction), exact corner positions, the two counterclockwise "
-               "triangles of every cell, and every mesh edge used twice (once on a boundary side).",
-        inputs=_NETWORK, value=S.obj(required={
+               "triangles of every cell, and every mesh edge used twice (once on a boundary side); the degenerate "
+               "triangle count (two equal float32 positions) and singular normal count exact, none under Reject; "
+               "with the profile, the levels equal the refinement rule's, replayed on enclosures of the exact first "
+               "two cell terms widened by sqrt(3) (ulp32(2E) + 256 u E) (clearly smaller below 7/8 of the other "
+               "direction, near-ties the coarser then u, shared edges at the larger level), undecided inside them.",
+        inputs=_MESH_INPUTS, value=S.obj(required={
             "levels": S.array(S.vec(S.integer(minimum=0, maximum=24), 2), min_items=1),
             "positions": S.matrix(S.f32(), [None, 3]), "vertex_positions": S.matrix(S.f32(), [None, 3]),
             "vertex_position_index": S.array(_INDEX), "vertex_patch": S.array(_INDEX),
-            "vertex_parameters": S.matrix(S.f32(), [None, 2]), "indices": S.matrix(_INDEX, [None, 3])}),
+            "vertex_parameters": S.matrix(S.f32(), [None, 2]), "indices": S.matrix(_INDEX, [None, 3])},
+            optional={"vertex_status": S.array(S.integer(minimum=0, maximum=2)),
+                      "singular_normal_count": S.integer(minimum=0),
+                      "degenerate_triangle_count": S.integer(minimum=0)}),
         plant=_plant_shared_positions),
     "tessellation.normal_angle": RowContract(
         checks="Every triangle's exact face normal stays within 4 x the estimate + 4 sqrt(3) ulp32(E) / altitude of "
@@ -534,7 +805,7 @@ CONTRACTS = {
 
 FAMILY = Family(
     name="tessellation",
-    default_cases=20,
+    default_cases=30,
     generate=generate,
     claims=claims,
     checkers={"tessellation.position_bound": check_position_bound,

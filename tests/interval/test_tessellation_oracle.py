@@ -140,3 +140,57 @@ def test_arbitrary_triangle_enclosure_agrees_with_the_cell_method():
     below = decide_max_distance(B1, lo * q(99, 100), max_boxes=3000)
     assert inside.holds is True and below.holds is False
     assert hi <= lo * q(21, 20) ** 2
+
+
+def test_subdivision_weights_are_the_exact_restriction():
+    """Each cell's weights applied to a cubic's controls give the controls of the cubic on the
+    cell: checked in exact rationals against de Casteljau subdivision (an independent method)."""
+    from interval.tessellation import subdivision_weights
+
+    for level in (0, 1, 3):
+        W = subdivision_weights(level)
+        n = 1 << level
+        for a in range(n):
+            assert all(q(float(x)) >= 0 for x in W[a].ravel()) and np.all(W[a].sum(-1) == 1.0)
+            c = [q(1), q(-2), q(5), q(3)]
+            t0, t1 = q(a, n), q(a + 1, n)
+
+            def split(cs, t):  # de Casteljau: controls of [0, t] and [t, 1]
+                lo, hi, rows = [cs[0]], [cs[-1]], list(cs)
+                while len(rows) > 1:
+                    rows = [x * (1 - t) + y * t for x, y in zip(rows, rows[1:])]
+                    lo.append(rows[0])
+                    hi.insert(0, rows[-1])
+                return lo, hi
+
+            right = split(c, t0)[1]  # on [t0, 1]
+            want = split(right, (t1 - t0) / (1 - t0))[0] if t0 < 1 else right
+            got = [sum(q(float(W[a, i, k])) * c[k] for k in range(4)) for i in range(4)]
+            assert got == want
+
+
+def test_cell_term_enclosures_contain_the_exact_terms():
+    """The float64 enclosure of term 1 + term 2 contains the exact value computed in rationals
+    from the oracle's own cell polynomial (Bernstein coefficients of the cell)."""
+    import math
+
+    from interval.tessellation import _to_bernstein, cell_polynomial, cell_term_enclosures
+
+    rng = np.random.default_rng(4)
+    for trial in range(4):
+        C = (rng.normal(size=(4, 4, 3)) * 10.0 ** rng.uniform(-2, 4)).astype(np.float32)
+        lu, lv = int(rng.integers(0, 3)), int(rng.integers(0, 3))
+        lo, hi = cell_term_enclosures(C, lu, lv)
+        nu, nv = 1 << lu, 1 << lv
+        for a in range(nu):
+            for b in range(nv):
+                D = _to_bernstein(cell_polynomial(C, q(a, nu), q(a + 1, nu), q(b, nv), q(b + 1, nv)))
+                c = [D[0, 0], D[3, 0], D[0, 3], D[3, 3]]
+                t1 = max(sum((D[i, j][k] - ((3 - i) * (3 - j) * c[0][k] + i * (3 - j) * c[1][k] + (3 - i) * j * c[2][k]
+                                             + i * j * c[3][k]) / 9) ** 2 for k in range(3))
+                         for i in range(4) for j in range(4))
+                t2 = sum((c[0][k] - c[1][k] - c[2][k] + c[3][k]) ** 2 for k in range(3)) / 16
+                # compare squares exactly where possible; sqrt only of exact rationals, outward
+                exact_lo = math.sqrt(float(t1)) + math.sqrt(float(t2))
+                assert lo[a, b] <= exact_lo * (1 + 1e-15) and exact_lo * (1 - 1e-15) <= hi[a, b]
+                assert hi[a, b] - lo[a, b] <= 1e-12 * float(np.max(np.abs(C)))

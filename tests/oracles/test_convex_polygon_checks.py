@@ -196,3 +196,26 @@ def test_an_unmerged_split_is_violated_as_not_maximal():
     right = ([(1, 0, 0), (2, 0, 0), (2, 1, 0), (1, 1, 0)], (0, 0, 1), 2, 2)
     verdict = check_claim(_claim("split strip", pos, idx, _value([left, right], [0, 1, 2, 3])))
     assert verdict.kind is X and verdict.note == "maximal"
+
+
+def test_sharpened_named_cases(corpus):
+    """Issue 17's adversarial cases: a convex heptagon triangulated from a corner is one polygon of
+    seven corners and an octagon is not one polygon; signed-zero seam copies match by value; a
+    plane of -0.0 keeps its bits in the corners; slivers within the tolerance are degenerate."""
+    by = {c["name"]: C.claims(c)[0] for c in C.generate(1, C.FAMILY.default_cases)}
+    counts = {n: [len(p["positions"]) for p in c.value.get("polygons", [])] for n, c in by.items()}
+    assert counts["convex heptagon triangulated from a corner"] == [7]
+    assert len(counts["convex octagon triangulated from a corner"]) == 2
+    assert counts["seam split with signed zeros"] == [4]
+    z = by["grid in the plane z = -0"].value["polygons"][0]["positions"]
+    assert all(c[2] == "-0x0.0p+0" for c in z)
+    assert by["slivers within the tolerance"].value["degenerate_triangle_count"] == 2
+    for c in by.values():
+        v = check_claim(c)
+        assert v.kind is V and (v.bound_use is None or 0 <= v.bound_use <= 1)
+    # +0.0 corners in place of the source's -0.0 are not bitwise source positions
+    x = copy.deepcopy(by["grid in the plane z = -0"])
+    for p in x.value["polygons"]:
+        for c in p["positions"]:
+            c[2] = "0x0.0p+0"
+    assert check_claim(x).kind is X

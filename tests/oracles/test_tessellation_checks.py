@@ -170,11 +170,128 @@ def test_a_coarser_visual_mesh_claims_its_achieved_bound():
 
 
 def test_default_corpus_size_and_names():
-    assert T.FAMILY.default_cases == 20
+    assert T.FAMILY.default_cases == 30
     for want in ("planar patch", "planar patch beside a curved edge", "cube of six patches", "four-patch tube",
                  "closed one-patch tube", "collapsed side", "pole of four patches", "nearly collapsed side"):
         assert want in NAMES
     assert any(n.startswith("far from the origin") for n in NAMES)
+
+
+# --- The refinement rule, the report and statuses (issue 17) ---------------------------------
+
+def _case_named(name, **mesh):
+    case = next(c for c in T.generate(1, T.FAMILY.default_cases) if c["name"] == name and all(
+        c["mesh"].get(k) == v for k, v in mesh.items()))
+    return case
+
+
+def _claims_of(case, row):
+    return [c for c in T.claims(case) if c.row == row]
+
+
+def test_the_rule_replayed_on_hand_derived_twist_bounds():
+    """The twisted patch (i, j, i j) has |W| / 4 = 9 / 4 and no other term at level (0, 0); every
+    refinement halves the twist of a cell: (1, 0) and (0, 1) tie exactly at 9 / 8, (2, 0) and
+    (1, 1) at 9 / 16. The rule refines u on the first tie (levels equal), v on the second (the
+    coarser direction)."""
+    import gmpy2
+
+    from interval.surface import exact_topology
+
+    C = T.twisted_case(np.random.default_rng(0))["source"].astype(np.float32)
+    topo = exact_topology([0], C, [])
+    for target, want in ((2.5, (0, 0)), (1.8, (1, 0)), (0.9, (1, 1)), (0.5, (2, 1))):
+        levels, met = T.replay_levels(C.astype(np.float64), topo, target, 10)
+        assert levels == [want] and met == [True], (target, levels)
+    assert gmpy2.mpq(9, 16) < 0.9 < gmpy2.mpq(9, 8)
+    levels, met = T.replay_levels(C.astype(np.float64), topo, 0.01, 1)
+    assert met == [False]
+
+
+def test_the_restated_clear_factor_is_the_fast_paths():
+    assert T.CLEAR_FACTOR == RT.CLEAR_FACTOR
+
+
+@pytest.mark.parametrize("name, rel, want", [("bilinear twisted patch", 0.2, [[1, 0]]),
+                                            ("bilinear twisted patch", 0.1, [[1, 1]]),
+                                            ("near-tie anisotropic patch", 1.6 / 3.0, [[1, 0]])])
+def test_levels_of_the_near_tie_cases(name, rel, want):
+    x = _claims_of(_case_named(name, rel=rel), "tessellation.shared_positions")[0]
+    assert x.value["levels"] == want
+    v = check_claim(x)
+    assert v.kind is V and v.extra.get("levels_replayed") == 1
+
+
+@pytest.mark.parametrize("factor, order", [(1.0, None), (None, "v first"), (None, "finer first")])
+def test_a_producer_with_another_refinement_rule_is_violated(monkeypatch, factor, order):
+    if factor is not None:  # no near-tie band: the anisotropic patch refines v (bound 0.93 of u's)
+        monkeypatch.setattr(RT, "CLEAR_FACTOR", factor)
+        case = _case_named("near-tie anisotropic patch")
+    else:  # the twisted patch's exact ties resolved another way
+        orig = RT._Refiner.settle
+
+        def settle(self, p, lu, lv):
+            if order == "v first" and (lu, lv) == (0, 0):
+                return orig(self, p, 0, 1)
+            if order == "finer first" and (lu, lv) == (0, 0):  # (1, 0) then the finer u again
+                return orig(self, p, 2, 0)
+            return orig(self, p, lu, lv)
+
+        monkeypatch.setattr(RT._Refiner, "settle", settle)
+        case = _case_named("bilinear twisted patch", rel=0.2 if order == "v first" else 0.1)
+    x = _claims_of(case, "tessellation.shared_positions")[0]
+    v = check_claim(x)
+    assert v.kind is X and "refinement rule" in v.witness["why"], (v.kind, v.note, v.witness)
+
+
+def test_within_and_coarser_reports_are_checked():
+    x = _claims_of(_case_named("bilinear twisted patch", rel=0.2), "tessellation.position_bound")[0]
+    assert x.value["is_within_position_error"] is True and check_claim(x).kind is V
+    assert check_claim(_with_value(x, is_within_position_error=False)).kind is X
+    # a bound above the position error: within must be false, and only a coarser mesh may claim it
+    pe = dec(x.inputs["position_error"])
+    big = enc(pe * 1.5)
+    assert check_claim(_with_value(x, position_bound=big)).kind is X
+    assert check_claim(_with_value(x, position_bound=big, is_within_position_error=False)).kind is X
+    coarser = Claim(x.row, x.guarantee, {**x.value, "position_bound": big, "is_within_position_error": False},
+                    {**x.inputs, "accepts_coarser": True}, None)
+    assert check_claim(coarser).kind is V
+
+
+def test_degeneracy_counts_and_reject_are_checked():
+    x = _claims_of(_case_named("collapsed U0 side"), "tessellation.shared_positions")[0]
+    assert x.value["degenerate_triangle_count"] > 0 and check_claim(x).kind is V
+    assert check_claim(_with_value(x, degenerate_triangle_count=x.value["degenerate_triangle_count"] - 1)).kind is X
+    assert check_claim(_with_value(x, singular_normal_count=x.value["singular_normal_count"] + 1)).kind is X
+    reject = Claim(x.row, x.guarantee, x.value,
+                   {**x.inputs, "profile": {**x.inputs["profile"], "degeneracy": "Reject"}})
+    assert check_claim(reject).kind is X
+    ill = _claims_of(_case_named("every normal IllConditioned", degeneracy="Report"),
+                     "tessellation.shared_positions")[0]
+    assert all(s == 2 for s in ill.value["vertex_status"]) and check_claim(ill).kind is V
+    reject = Claim(ill.row, ill.guarantee, ill.value,
+                   {**ill.inputs, "profile": {**ill.inputs["profile"], "degeneracy": "Reject"}})
+    assert check_claim(reject).kind is X
+
+
+def test_strict_stopped_by_max_level_and_reject_on_singular_normals_fail():
+    stopped = next(c for c in T.generate(1, T.FAMILY.default_cases)
+                   if c["name"] == "bilinear twisted patch" and c["mesh"]["precision"] == "Strict"
+                   and c["mesh"]["limits"]["max_level"] == 1)
+    assert T.build_case(stopped)[2].status.value == "BudgetExceeded" and T.claims(stopped) == []
+    rejected = _case_named("every normal IllConditioned", degeneracy="Reject")
+    assert T.build_case(rejected)[2].status.value == "Degenerate" and T.claims(rejected) == []
+
+
+def test_rounded_planar_patch_needs_its_vertex_term():
+    case = _case_named("rounded planar patch beside a curved edge")
+    xs = _claims_of(case, "tessellation.position_bound")
+    planar = xs[0]
+    assert planar.inputs["level_v"] >= 2
+    v = check_claim(planar)
+    assert v.kind is V and v.bound_use > 0.1  # the vertices' rounding uses much of the bound
+    # the first two terms alone (a rounding allowance) are far below the vertices' rounding
+    assert check_claim(_with_value(planar, position_bound=enc(dec(planar.value["position_bound"]) * 1e-3))).kind is X
 
 
 # --- Watertightness by an independent library -------------------------------------------------

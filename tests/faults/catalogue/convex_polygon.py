@@ -1,0 +1,81 @@
+"""Planted faults of the convex polygon family (``reference/convex_polygon.py``,
+``interval/convex_polygon.py``): the coplanarity/collinearity tolerance and its floor, the
+seven-vertex limit, unmergeable edges, degenerate triangles, matching by value and bitwise
+output positions."""
+
+from tests.faults.harness import Fault
+
+_REF = "reference/convex_polygon.py"
+_ORACLE = "interval/convex_polygon.py"
+_T_REF = "tests/reference/test_convex_polygon.py"
+_T_ORACLE = "tests/interval/test_convex_polygon_oracle.py"
+
+FAULTS = [
+    Fault("convex_polygon.tolerance_wider", "convex_polygon", _REF,
+          "REL_TOLERANCE = 2.0**-16",
+          "REL_TOLERANCE = 2.0**-12",
+          "The relative coplanarity and collinearity tolerance is 2^-12 of the extent, sixteen times the "
+          "documented 2^-16.",
+          (_T_REF,)),
+    Fault("convex_polygon.tolerance_narrower", "convex_polygon", _REF,
+          "REL_TOLERANCE = 2.0**-16",
+          "REL_TOLERANCE = 2.0**-20",
+          "The relative tolerance is 2^-20 of the extent, a sixteenth of the documented 2^-16.",
+          (_T_REF,)),
+    Fault("convex_polygon.floor_dropped", "convex_polygon", _REF,
+          "FLOOR_TOLERANCE = 2.0**-24",
+          "FLOOR_TOLERANCE = 0.0",
+          "The tolerance has no floor relative to the float32 coordinate magnitude.",
+          (_T_REF,)),
+    Fault("convex_polygon.eight_vertices", "convex_polygon", _REF,
+          "MAX_POLYGON_VERTICES = 7",
+          "MAX_POLYGON_VERTICES = 8",
+          "Polygons may have eight vertices.",
+          (_T_REF,)),
+    Fault("convex_polygon.six_vertices", "convex_polygon", _REF,
+          "MAX_POLYGON_VERTICES = 7",
+          "MAX_POLYGON_VERTICES = 6",
+          "Polygons stop at six vertices, so a seven-vertex union is never formed.",
+          (_T_REF,)),
+    Fault("convex_polygon.merge_across_three_triangles", "convex_polygon", _REF,
+          "if len(lst) == 2 and lst[0][0] == lst[1][1]:",
+          "if len(lst) >= 2 and lst[0][0] == lst[1][1]:",
+          "An edge with more than two triangles is mergeable when its first two run opposite ways.",
+          (_T_REF,)),
+    Fault("convex_polygon.merge_same_direction", "convex_polygon", _REF,
+          "if len(lst) == 2 and lst[0][0] == lst[1][1]:",
+          "if len(lst) == 2:",
+          "An edge whose two triangles run it the same way (inconsistent winding) is mergeable.",
+          (_T_REF,)),
+    Fault("convex_polygon.slivers_kept", "convex_polygon", _REF,
+          "if _dot(cr, cr) <= delta * delta * longest:",
+          "if _dot(cr, cr) == 0.0:",
+          "Only exactly collinear triangles are degenerate; slivers within the tolerance are kept.",
+          (_T_REF,)),
+    Fault("convex_polygon.coincident_not_counted", "convex_polygon", _REF,
+          "        if a == b or b == c or a == c:\n            degenerate += 1\n            continue",
+          "        if a == b or b == c or a == c:\n            continue",
+          "Triangles with coincident corners are left out but not counted.",
+          (_T_REF,)),
+    Fault("convex_polygon.signed_zeros_not_matched", "convex_polygon", _REF,
+          "keyed = np.ascontiguousarray(positions + np.float32(0.0)).view(np.uint32)",
+          "keyed = np.ascontiguousarray(positions).view(np.uint32)",
+          "Positions are matched by bits, so -0.0 and +0.0 split a shared edge.",
+          (_T_REF,)),
+    Fault("convex_polygon.output_zeros_canonicalized", "convex_polygon", _REF,
+          "block[: len(cs)] = positions[cs]",
+          "block[: len(cs)] = positions[cs] + np.float32(0.0)",
+          "Output corners are written as position + 0.0, turning a source -0.0 into +0.0 (not bitwise).",
+          (_T_REF,)),
+    # --- Oracle ------------------------------------------------------------------------------------
+    Fault("convex_polygon.oracle_band_four", "convex_polygon", _ORACLE,
+          "BAND = _q(2)",
+          "BAND = _q(4)",
+          "The oracle's decision band is a factor four instead of two.",
+          (_T_ORACLE,)),
+    Fault("convex_polygon.oracle_floor_dropped", "convex_polygon", _ORACLE,
+          "FLOOR_TOLERANCE = _q(1, 2**24)",
+          "FLOOR_TOLERANCE = _q(0)",
+          "The oracle's tolerance has no floor.",
+          (_T_ORACLE,)),
+]
