@@ -35,7 +35,9 @@ __all__ = [
     "ExactContact",
     "exact_point",
     "exact_facet",
+    "facet_of_points",
     "segment_contact",
+    "contact_of_points",
     "surface_contacts",
     "earliest",
     "nearest_float",
@@ -101,7 +103,11 @@ class ExactFacet:
 
 def exact_facet(a, b, c) -> ExactFacet:
     """The exact facet of three float64 vertices; ValueError when its area is exactly zero."""
-    A, B, C = exact_point(a), exact_point(b), exact_point(c)
+    return facet_of_points(exact_point(a), exact_point(b), exact_point(c))
+
+
+def facet_of_points(A, B, C) -> ExactFacet:
+    """:func:`exact_facet` of three exact rational points."""
     e1, e2 = _sub(B, A), _sub(C, A)
     n = _cross(e1, e2)
     n2 = _dot(n, n)
@@ -176,7 +182,11 @@ def _depth(ls, le, t0, t1):
 
 def segment_contact(f: ExactFacet, s, e, index: int = -1) -> ExactContact:
     """The exact contact of segment ``s -> e`` (float64 3-vectors) with facet ``f``."""
-    S, E = exact_point(s), exact_point(e)
+    return contact_of_points(f, exact_point(s), exact_point(e), index)
+
+
+def contact_of_points(f: ExactFacet, S, E, index: int = -1) -> ExactContact:
+    """:func:`segment_contact` of a segment given by exact rational endpoints."""
     if S == E:
         raise ValueError("zero-length segment")
     hs, he = _dot(f.normal, _sub(S, f.a)), _dot(f.normal, _sub(E, f.a))

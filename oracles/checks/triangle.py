@@ -57,20 +57,34 @@ import numpy as np
 from interval.triangle import (
     ExactContact,
     ExactFacet,
+    contact_of_points,
     exact_facet,
     exact_point,
+    facet_of_points,
     nearest_float,
     segment_contact,
     sqrt_down,
     sqrt_up,
 )
 from reference.status import GeometryStatus, GuaranteeClass
-from reference.triangle_surface import G_SLACK, NORMAL_K, TINY, U, Facing, SurfaceSettings, SurfaceStamp, TriangleSurface
+from reference.triangle_surface import (
+    BVH_MIN_TRIANGLES,
+    G_SLACK,
+    MAX_COORDINATE,
+    NORMAL_K,
+    TINY,
+    U,
+    Facing,
+    SurfaceSettings,
+    SurfaceStamp,
+    TriangleSurface,
+)
 
 from .. import schema as S
 from ..errormodel import ETA_OF_U, resolve
+from ..errormodel import ratio as ratio_of
 from ..family import Family, RowContract
-from ..model import Claim, dec, enc, undecided, verified, violated
+from ..model import Claim, dec, dec_array, enc, undecided, verified, violated
 
 __all__ = ["FAMILY", "CONTRACTS", "TriangleCase", "Analysis", "FacetModel", "analyse", "facet_model", "models_at",
            "cube_mesh", "point_on_facet", "segment_through", "nudge", "case_claims", "case_inputs", "case_stamp",
@@ -134,12 +148,19 @@ def nudge(x, ulps) -> np.ndarray:
     return x
 
 
+def _hex(x) -> list:
+    """:func:`~oracles.model.enc` of a float64 array, faster for finite values (``float.hex``)."""
+    a = np.asarray(x, dtype=np.float64)
+    if not np.all(np.isfinite(a)):
+        return enc(a)
+    return [[v.hex() for v in row] for row in a.tolist()] if a.ndim == 2 else [v.hex() for v in a.tolist()]
+
+
 def case_inputs(case: TriangleCase) -> dict:
     """The inputs every triangle row reads: mesh, tolerance and segment (exact hex)."""
-    return {"vertices": enc(np.asarray(case.vertices, dtype=np.float64)),
-            "triangles": [[int(i) for i in t] for t in np.asarray(case.triangles)],
-            "tolerance": enc(float(case.tolerance)), "start": enc(np.asarray(case.start, dtype=np.float64)),
-            "end": enc(np.asarray(case.end, dtype=np.float64))}
+    return {"vertices": _hex(case.vertices),
+            "triangles": np.asarray(case.triangles, dtype=np.int64).tolist(),
+            "tolerance": enc(float(case.tolerance)), "start": _hex(case.start), "end": _hex(case.end)}
 
 
 def case_stamp(case: TriangleCase) -> SurfaceStamp:
@@ -220,22 +241,105 @@ class FacetModel:
     exact_t: Optional[float]
 
 
-@dataclass(frozen=True)
 class Analysis:
-    """Decoded inputs, every facet's exact contact and model."""
+    """Decoded inputs and, per facet, the exact contact and the error model, computed on first
+    use (a facet whose exact box misses the segment's is never touched by a query that culls
+    by axis bounds, and most checks read a few facets only).
 
-    vertices: list
-    triangles: list
-    tolerance: object
-    start: tuple
-    end: tuple
-    facets: list
-    contacts: list
-    models: list
+    Attributes:
+        vertices, triangles: the decoded mesh (float triples, index triples).
+        tolerance: the declared tolerance (mpq).
+        start, end: the segment's float endpoints; ``S``, ``E`` their exact values.
+        facets: the exact facets (None for a facet of exactly zero area).
+        candidates: indices of the facets whose exact box meets the segment's exact box: the
+            only ones an exact contact, a band or an ambiguity can concern (spec 004's axis-bound
+            rejection culls the others, a definite miss by exact comparisons).
+        rejected: None, or ``(status, facet or None, note)``: why spec 004 forbids this surface
+            or this query (a Degenerate or IllConditioned facet, a coordinate beyond 2^1000).
+    """
+
+    def __init__(self, vertices, triangles, tolerance, start, end):
+        self.vertices, self.triangles, self.tolerance = vertices, triangles, tolerance
+        self.start, self.end = start, end
+        self.S, self.E = exact_point(start), exact_point(end)
+        Q = [tuple(_mpq(x) for x in v) for v in vertices]  # finite floats: exact rationals
+        d2 = sum((y - x) ** 2 for x, y in zip(self.S, self.E))
+        self.dn_lo, self.dn_up = sqrt_down(d2), sqrt_up(d2)
+        self.facets = []
+        for t in triangles:
+            try:
+                self.facets.append(facet_of_points(*(Q[i] for i in t)))
+            except ValueError:  # exactly zero area: admission must reject it
+                self.facets.append(None)
+        lo = tuple(min(x, y) for x, y in zip(start, end))
+        hi = tuple(max(x, y) for x, y in zip(start, end))
+        self.candidates = []
+        for j, t in enumerate(triangles):
+            a, b, c = (vertices[i] for i in t)
+            if all(max(a[k], b[k], c[k]) >= lo[k] and min(a[k], b[k], c[k]) <= hi[k] for k in range(3)):
+                self.candidates.append(j)
+        self._candidate_set = frozenset(self.candidates)
+        self._contacts, self._models = {}, {}
+        self.rejected = self._admission()
+
+    def _admission(self):
+        big = [p for p in (self.start, self.end) if max(abs(x) for x in p) > MAX_COORDINATE]
+        if big:
+            return ("OutOfRange", None, "a segment endpoint exceeds |x| <= 2^1000: the query must be OutOfRange")
+        for i, v in enumerate(self.vertices):
+            if max(abs(x) for x in v) > MAX_COORDINATE:
+                return ("OutOfRange", None, f"vertex {i} exceeds |x| <= 2^1000: TriangleSurface.new must reject it")
+        for j, f in enumerate(self.facets):
+            if f is None:
+                return ("Degenerate", j, f"facet {j} has zero area: TriangleSurface.new must reject it")
+            # The computed normalized cross magnitude g is within G_SLACK u of the exact G: a
+            # facet with G + 32u <= tol is rejected by every conforming binary64 admission.
+            m = _m_float(f)
+            if sqrt_up(f.norm2) / (m * m) + 32 * _U_Q <= self.tolerance:
+                return ("IllConditioned", j,
+                        f"facet {j}: normalized cross product below the tolerance; TriangleSurface.new must reject it")
+        return None
+
+    def contact(self, j: int) -> ExactContact:
+        """The exact contact of the segment with facet ``j``."""
+        c = self._contacts.get(j)
+        if c is None:
+            f = self.facets[j]
+            if f is None:
+                raise ValueError(f"facet {j} is degenerate")
+            c = self._contacts[j] = contact_of_points(f, self.S, self.E, j)
+        return c
+
+    def model(self, j: int) -> FacetModel:
+        """The reference error model (binary64) of facet ``j`` for this segment."""
+        m = self._models.get(j)
+        if m is None:
+            m = self._models[j] = facet_model(self.facets[j], self.contact(j), self.start, self.end,
+                                              exact=(self.S, self.E))
+        return m
+
+    @property
+    def contacts(self) -> list:
+        return [self.contact(j) for j in range(len(self.facets))]
+
+    @property
+    def models(self) -> list:
+        return [self.model(j) for j in range(len(self.facets))]
+
+    def hits(self) -> list:
+        """The exact contacts (point or coplanar) in facet order."""
+        return [c for c in (self.contact(j) for j in self.candidates) if c.hit]
 
     @property
     def coplanar_overlap(self) -> list[int]:
-        return [c.triangle for c in self.contacts if c.kind == "coplanar"]
+        return [c.triangle for c in self.hits() if c.kind == "coplanar"]
+
+    def same_facet(self, i: int, j: int) -> bool:
+        """Facets ``i`` and ``j`` have bitwise the same vertices in the same order (a duplicate:
+        every deterministic computation gives both the same parameter and classification)."""
+        ti, tj = self.triangles[i], self.triangles[j]
+        return all(tuple(map(float.hex, self.vertices[a])) == tuple(map(float.hex, self.vertices[b]))
+                   for a, b in zip(ti, tj))
 
 
 def _q_inf(v):
@@ -256,64 +360,107 @@ def _m_float(f: ExactFacet) -> object:
     return _mpq(max(max(abs(b[i] - a[i]) for i in range(3)), max(abs(c[i] - a[i]) for i in range(3))))
 
 
-def facet_model(f: ExactFacet, ct: ExactContact, s, e, u=None, tiny=None) -> FacetModel:
+_BOUND_BITS = 64
+
+
+def _up(x):
+    """The least dyadic rational ``>= x`` (``x >= 0``) with at most 64 significant bits: the
+    model's upper bounds are rounded up to it, which keeps the rational arithmetic small."""
+    n, d = int(x.numerator), int(x.denominator)
+    if n == 0:
+        return _mpq(0)
+    e = n.bit_length() - d.bit_length() - _BOUND_BITS
+    if e >= 0:
+        return _mpq(-((-n) // (d << e)) << e)
+    return _mpq(-((-(n << -e)) // d), 1 << -e)
+
+
+def _down(x):
+    """The greatest dyadic rational ``<= x`` (``x >= 0``) with at most 64 significant bits."""
+    n, d = int(x.numerator), int(x.denominator)
+    if n == 0:
+        return _mpq(0)
+    e = n.bit_length() - d.bit_length() - _BOUND_BITS
+    if e >= 0:
+        return _mpq((n // (d << e)) << e)
+    return _mpq((n << -e) // d, 1 << -e)
+
+
+def facet_model(f: ExactFacet, ct: ExactContact, s, e, u=None, tiny=None, *, exact=None) -> FacetModel:
     """Evaluate the documented error model of one facet for segment ``s -> e`` (exact floats)
     at unit roundoff ``u`` and underflow slack ``tiny`` (exact mpq; default the fast path's
-    binary64 ``U`` and ``TINY``; a declared model passes its own, ``tiny = 2^14 eta``)."""
+    binary64 ``U`` and ``TINY``; a declared model passes its own, ``tiny = 2^14 eta``).
+    ``exact``: the segment's endpoints as exact rationals, when the caller has them already.
+
+    Every bound is an exact rational; intermediate upper (lower) bounds are rounded up (down) to
+    64-bit dyadics (:func:`_up`, :func:`_down`), so each is a valid bound, at most a relative
+    2^-63 looser than the formula's exact value."""
     _u = _U_Q if u is None else _mpq(u)
     _tiny = _TINY_Q if tiny is None else _mpq(tiny)
-    S, E = exact_point(s), exact_point(e)
+    S, E = (exact_point(s), exact_point(e)) if exact is None else exact
     m = _m_float(f)
-    G_lo = sqrt_down(f.norm2) / (m * m)
-    theta = _normal_k * _u / G_lo
-    th = _mpq(1001, 1000) * theta + 6 * _u
+    G_lo = _down(sqrt_down(f.norm2) / (m * m))
+    theta = _up(_normal_k * _u / G_lo)
+    th = _up(_mpq(1001, 1000) * theta + 6 * _u)
     ws = tuple(x - y for x, y in zip(S, f.a))
     we = tuple(x - y for x, y in zip(E, f.a))
-    eta_s = th * sqrt_up(sum(x * x for x in ws)) + _tiny
-    eta_e = th * sqrt_up(sum(x * x for x in we)) + _tiny
+    eta_s = _up(th * sqrt_up(sum(x * x for x in ws)) + _tiny)
+    eta_e = _up(th * sqrt_up(sum(x * x for x in we)) + _tiny)
     dd = abs(ct.he - ct.hs)
-    d_lo, d_up = dd / sqrt_up(f.norm2), dd / sqrt_down(f.norm2)
+    d_lo, d_up = _down(dd / sqrt_up(f.norm2)), _up(dd / sqrt_down(f.norm2))
     if ct.parallel:
         return FacetModel(theta, (eta_s, eta_e), d_lo, None, None, None, None)
     T = ct.t
-    aT = abs(T)
-    b = (eta_s + eta_e) * (1 + 2 * _u) + _u * d_up * (1 + 2 * _u)
+    aT = _up(abs(T))
+    b = _up((eta_s + eta_e) * (1 + 2 * _u) + _u * d_up * (1 + 2 * _u))
     if d_lo <= b:
         return FacetModel(theta, (eta_s, eta_e), d_lo, None, None, None, None)
-    r_t = _safety * (eta_s + aT * b) / (d_lo - b) + 2 * _u * aT + _tiny
+    r_t = _up(_safety * (eta_s + aT * b) / (d_lo - b) + 2 * _u * aT + _tiny)
     exact_t = None
     k = f.axis
     if k is not None and all(_representable(x) for x in (ws[k], we[k], ws[k] - we[k])):
         exact_t = nearest_float(T)
     d = tuple(y - x for x, y in zip(S, E))
-    dinf = _q_inf(d)
-    Q = tuple(w + T * x for w, x in zip(ws, d))
-    rho = _safety * (r_t * dinf * (1 + 2 * _u)
-                     + _mpq(102, 100) * _u * (_q_inf(ws) + 2 * (aT + r_t) * dinf * (1 + _u) + _q_inf(Q))) + _tiny
-    r_pos = _safety * (r_t * dinf * (1 + 2 * _u) + _mpq(303, 100) * _u * (_q_inf(S) + (aT + r_t) * dinf)) + _tiny
-    cden = (G_lo - _g_slack * _u) / _sqrt3_up
+    dinf = _up(_q_inf(d))
+    qinf = _up(_q_inf(tuple(w + T * x for w, x in zip(ws, d))))
+    rho = _up(_safety * (r_t * dinf * (1 + 2 * _u)
+                         + _mpq(102, 100) * _u * (_up(_q_inf(ws)) + 2 * (aT + r_t) * dinf * (1 + _u) + qinf))
+              + _tiny)
+    r_pos = _up(_safety * (r_t * dinf * (1 + 2 * _u) + _mpq(303, 100) * _u * (_up(_q_inf(S)) + (aT + r_t) * dinf))
+                + _tiny)
+    cden = _down((G_lo - _g_slack * _u) / _sqrt3_up) if G_lo > _g_slack * _u else _mpq(0)
     r_l = None
     if cden > 13 * _u:
-        bb = _mpq(122, 10) * _u / cden
-        Z = (_q_inf(Q) + rho) / m * (1 + 2 * _u)
-        base = (_mpq(82, 10) * _u * Z + _mpq(21, 10) * rho / m) / cden
+        bb = _up(_mpq(122, 10) * _u / cden)
+        Z = _up((qinf + rho) / m * (1 + 2 * _u))
+        base = _up((_mpq(82, 10) * _u * Z + _mpq(21, 10) * rho / m) / cden)
         rs = []
         for lam in ct.bary[1:]:
-            L = abs(lam) + 1
-            rs.append(_safety * (base + _u * L * (1 + _u) + _mpq(101, 100) * _u * L + bb * L) / (1 - bb) + _tiny)
-        r0 = _safety * (rs[0] + rs[1] + _mpq(101, 100) * _u * (3 + abs(ct.bary[1]) + abs(ct.bary[0]))) + _tiny
+            L = _up(abs(lam) + 1)
+            rs.append(_up(_safety * (base + _u * L * (1 + _u) + _mpq(101, 100) * _u * L + bb * L) / (1 - bb) + _tiny))
+        r0 = _up(_safety * (rs[0] + rs[1] + _mpq(101, 100) * _u * (3 + _up(abs(ct.bary[1])) + _up(abs(ct.bary[0]))))
+                 + _tiny)
         if max(rs) <= 1:
             r_l = (r0, rs[0], rs[1])
     return FacetModel(theta, (eta_s, eta_e), d_lo, r_t, r_l, r_pos, exact_t)
 
 
+def _decode_points(v, name: str) -> list:
+    """Float triples of a list of encoded 3-vectors (exact; canonical hex takes the fast path)."""
+    if not isinstance(v, list) or not v or not all(isinstance(p, list) and len(p) == 3 for p in v):
+        raise ValueError(f"{name} must be a nonempty list of three encoded floats each")
+    arr = dec_array(v)
+    if arr.shape != (len(v), 3):
+        raise ValueError(f"{name} must be a list of three encoded floats each")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name}: a coordinate is not finite")
+    return [tuple(p) for p in arr.tolist()]
+
+
 def _decode_point(v, name):
     if not isinstance(v, list) or len(v) != 3:
         raise ValueError(f"{name} must be a list of three encoded floats")
-    p = tuple(dec(x) for x in v)
-    if not all(math.isfinite(x) for x in p):
-        raise ValueError(f"{name} is not finite")
-    return p
+    return _decode_points([v], name)[0]
 
 
 @lru_cache(maxsize=256)
@@ -322,7 +469,7 @@ def _analyse_json(key: str) -> Analysis:
     verts_in, tris_in = inputs["vertices"], inputs["triangles"]
     if not isinstance(verts_in, list) or not isinstance(tris_in, list) or not tris_in:
         raise ValueError("vertices and triangles must be nonempty lists")
-    verts = [_decode_point(v, "vertex") for v in verts_in]
+    verts = _decode_points(verts_in, "vertices")
     tris = []
     for t in tris_in:
         if not isinstance(t, list) or len(t) != 3 or not all(isinstance(i, int) and not isinstance(i, bool) for i in t):
@@ -336,10 +483,7 @@ def _analyse_json(key: str) -> Analysis:
     s, e = _decode_point(inputs["start"], "start"), _decode_point(inputs["end"], "end")
     if s == e:
         raise ValueError("zero-length segment")
-    facets = [exact_facet(*(verts[i] for i in t)) for t in tris]
-    contacts = [segment_contact(f, s, e, i) for i, f in enumerate(facets)]
-    models = [facet_model(f, c, s, e) for f, c in zip(facets, contacts)]
-    return Analysis(verts, tris, _mpq(tol), s, e, facets, contacts, models)
+    return Analysis(verts, tris, _mpq(tol), s, e)
 
 
 _GEOMETRY = ("vertices", "triangles", "tolerance", "start", "end")
@@ -361,18 +505,48 @@ def analyse(inputs: dict) -> Analysis:
     return _analyse_json(_key(inputs))
 
 
+class _Models:
+    """Facet models at a declared unit roundoff, computed per facet on first use."""
+
+    def __init__(self, an: Analysis, u: float, eta: float):
+        self.an, self.u, self.tiny = an, u, _mpq(eta) * _TINY_PER_ETA
+        self._m = {}
+
+    def __getitem__(self, j: int) -> FacetModel:
+        m = self._m.get(j)
+        if m is None:
+            an = self.an
+            m = self._m[j] = facet_model(an.facets[j], an.contact(j), an.start, an.end, self.u, self.tiny,
+                                         exact=(an.S, an.E))
+        return m
+
+    def __len__(self) -> int:
+        return len(self.an.facets)
+
+
+class _Reference:
+    """The binary64 reference models of an analysis, indexable like :class:`_Models`."""
+
+    def __init__(self, an: Analysis):
+        self.an = an
+
+    def __getitem__(self, j: int) -> FacetModel:
+        return self.an.model(j)
+
+    def __len__(self) -> int:
+        return len(self.an.facets)
+
+
 @lru_cache(maxsize=256)
-def _models_json(key: str, u: float, eta: float) -> tuple:
-    an = _analyse_json(key)
-    tiny = _mpq(eta) * _TINY_PER_ETA
-    return tuple(facet_model(f, c, an.start, an.end, u, tiny) for f, c in zip(an.facets, an.contacts))
+def _models_json(key: str, u: float, eta: float) -> _Models:
+    return _Models(_analyse_json(key), u, eta)
 
 
-def models_at(inputs: dict, u: float, eta: float) -> tuple:
+def models_at(inputs: dict, u: float, eta: float):
     """Every facet's error model at unit roundoff ``u`` and subnormal step ``eta`` (a declared
-    model's; binary64 gives :attr:`Analysis.models`)."""
+    model's; binary64 gives :attr:`Analysis.models`), indexable by facet, computed on use."""
     if u == U and eta == 2.0**-1074:
-        return tuple(analyse(inputs).models)
+        return _Reference(analyse(inputs))
     return _models_json(_key(inputs), u, eta)
 
 
@@ -410,8 +584,109 @@ def _triangle_of(value: dict, an: Analysis) -> int:
     return i
 
 
-def _ratio(err, bound) -> float:
-    return float(err / bound) if bound > 0 else (0.0 if err == 0 else math.inf)
+# --- bands: what a conforming query must do with each facet --------------------------------------
+#
+# Spec 004: a computed boundary quantity (t at 0 and at 1, each weight at 0) strictly beyond its
+# band is a miss for that facet, a nonzero one within the band (tolerance plus the rounding
+# uncertainty) is ambiguous, an exactly represented 0 (t == 1) is accepted; one ambiguous facet
+# rejects the query. The oracle knows each quantity's exact value X and a bound R of its
+# computed value's error (the error model; for t on a facet under the exactness clause the
+# computed value itself). Hence, with tol the declared tolerance:
+#   * the quantity is certainly not a miss when X - R >= -tol (a computed x >= -tol);
+#   * it is certainly inside its band when R < |X| <= tol (x is nonzero and |x| <= tol + R).
+# A facet is *forced in* when the crossing branch is certain (not near-parallel by the documented
+# band, widened twice) and no quantity can be a miss: it is a hit or ambiguous in every
+# conforming run. It is *forced into a band* when, besides, some quantity is certainly inside its
+# band: the query must be Ambiguous.
+
+
+@dataclass(frozen=True)
+class _Quantity:
+    name: str
+    exact: object  # X (mpq)
+    bound: object  # R: |computed - X| <= R (mpq)
+    computed: Optional[object] = None  # the computed value itself when the model pins it
+
+    def not_out(self, tol) -> bool:
+        return (self.computed >= -tol) if self.computed is not None else self.exact - self.bound >= -tol
+
+    def in_band(self, tol) -> bool:
+        if self.computed is not None:
+            return self.computed != 0 and abs(self.computed) <= tol
+        return self.bound < abs(self.exact) <= tol
+
+
+def _quantities(an: Analysis, j: int, models=None, ratio=1) -> Optional[list]:
+    """Facet ``j``'s boundary quantities with their error bounds (the models ``models``, default
+    the reference, scaled by ``ratio``), or None when the model bounds them not."""
+    ct = an.contact(j)
+    md = an.model(j) if models is None else models[j]
+    if ct.parallel or md.r_t is None or md.r_l is None:
+        return None
+    rt = md.r_t * ratio
+    # The computed t is RN(T) under the exactness clause (reference model only); tc - 1 is then
+    # exact (Sterbenz) wherever it can be near the band.
+    x = _mpq(md.exact_t) if models is None and md.exact_t is not None else None
+    return ([_Quantity("t", ct.t, rt, x), _Quantity("1 - t", 1 - ct.t, rt, None if x is None else 1 - x)]
+            + [_Quantity(f"weight {k}", ct.bary[k], md.r_l[k] * ratio) for k in range(3)])
+
+
+def _crossing_certain(an: Analysis, j: int, md: FacetModel) -> bool:
+    """The near-parallel band (``tol |d| + 4 eta + 4u |h_s - h_e|``, widened twice) cannot catch
+    facet ``j``: every conforming run computes its crossing parameter."""
+    return md.d_lo > 2 * (an.tolerance * an.dn_up + 10 * (md.eta[0] + md.eta[1]))
+
+
+def _forced(an: Analysis, j: int, models=None, ratio=1) -> Optional[tuple]:
+    """``(in_band, quantities)`` when facet ``j`` is forced in (a hit or ambiguous in every
+    conforming run): ``in_band`` lists the quantities certainly inside their band (then the
+    query must be Ambiguous). None when the facet is not forced in."""
+    if j not in an._candidate_set or an.facets[j] is None:
+        return None
+    ct = an.contact(j)
+    if ct.parallel:
+        return None
+    # Cheap exits before the model: some exact quantity below -tol can always be a miss.
+    tol = an.tolerance
+    if ct.t < -tol or ct.t > 1 + tol or min(ct.bary) < -tol:
+        return None
+    md = an.model(j) if models is None else models[j]
+    qs = _quantities(an, j, models, ratio)
+    if qs is None or not _crossing_certain(an, j, md) or not all(q.not_out(tol) for q in qs):
+        return None
+    return [q for q in qs if q.in_band(tol)], qs
+
+
+def _cannot_precede(an: Analysis, j: int, i: int, tq) -> bool:
+    """Facet ``j`` can neither be inside a band (every exact boundary quantity exceeds the
+    tolerance) nor compute a parameter before ``tq`` (its exact one is later, or equal at a higher
+    index): the earliest rule needs no model of it."""
+    ct = an.contact(j)
+    if ct.parallel:
+        return False
+    later = ct.t > tq or (ct.t == tq and j > i)
+    tol = an.tolerance
+    return later and min(abs(ct.t), abs(1 - ct.t), *(abs(x) for x in ct.bary)) > tol
+
+
+def _near_parallel_overlap(an: Analysis, j: int) -> bool:
+    """Facet ``j`` has an exact point contact and the segment is certainly within the declared
+    tolerance of parallel to its plane (``|N . d| / (|N| |d|) <= tol`` with the heights'
+    rounding on top): spec 004 makes such an overlapping near-parallel candidate ambiguous."""
+    ct = an.contact(j)
+    if ct.kind != "point":
+        return False
+    f, md = an.facets[j], an.model(j)
+    d_up = abs(ct.he - ct.hs) / sqrt_down(f.norm2)
+    return (d_up + md.eta[0] + md.eta[1]) * (1 + 8 * _U_Q) <= an.tolerance * an.dn_lo * (1 - 8 * _U_Q)
+
+
+def _rejected(claim: Claim, an: Analysis):
+    """Violated when spec 004 forbids the surface or the query the claim speaks of."""
+    if an.rejected is None:
+        return None
+    status, j, note = an.rejected
+    return violated(claim, {"status": status, "triangle": j}, note=note)
 
 
 # --- checkers -------------------------------------------------------------------------------
@@ -429,6 +704,28 @@ def _check_stamp(claim: Claim):
     return None
 
 
+def _declared_models(claim: Claim) -> Optional[tuple]:
+    """``(models, ratio)`` for a check over every facet of a claim that names none (a miss):
+    ``(None, 1)`` for the reference, the models at a declared ``u`` with ratio ``k / 64``, or
+    None for an explicit bound (it bounds no particular facet, so nothing is forced)."""
+    m = claim.model
+    if not m or ("u" not in m and "bound" not in m):
+        return None, 1
+    if "bound" in m:
+        return None
+    resolved = resolve(claim, lambda u, eta: [_mpq(1)], constant=NORMAL_K)
+    eta = dec(m["eta"]) if "eta" in m else ETA_OF_U[resolved.u]
+    models = models_at(claim.inputs, resolved.u, eta)
+    if isinstance(models, _Reference) and resolved.bound[0] == 1:
+        return None, 1
+    return models, resolved.bound[0]
+
+
+def _band_witness(j: int, qs: list) -> dict:
+    return {"triangle": j, "in_band": [{"quantity": q.name, "exact": enc(q.exact), "bound": enc(q.bound)}
+                                       for q in qs]}
+
+
 def check_first_hit(claim: Claim):
     an = analyse(claim.inputs)
     v = claim.value
@@ -437,21 +734,33 @@ def check_first_hit(claim: Claim):
     bad_stamp = _check_stamp(claim)
     if bad_stamp:
         return violated(claim, bad_stamp, note="the query does not carry the caller's identity/version")
+    rej = _rejected(claim, an)
+    if rej is not None:
+        return rej
     tol = an.tolerance
     if v["outcome"] == "miss":
-        deep = [c for c in an.contacts if c.hit and c.depth > tol]
-        shallow = sum(1 for c in an.contacts if c.hit and c.depth <= tol)
+        hits = an.hits()
+        deep = [c for c in hits if c.depth > tol]
+        shallow = sum(1 for c in hits if c.depth <= tol)
         if deep:
             c = deep[0]
             return violated(claim, {"triangle": c.triangle, "t_enter": enc(c.t_enter), "depth": enc(c.depth)},
                             prec=None, note="a miss hides an exact contact deeper than the tolerance band",
                             missed_within_band=shallow)
+        declared = _declared_models(claim)
+        for j in (an.candidates if declared is not None else ()):
+            got = _forced(an, j, *declared)
+            if got is not None:
+                c = an.contact(j)
+                return violated(claim, {"triangle": j, "t": enc(c.t), "weights": enc(list(c.bary))},
+                                note=f"facet {j} is a hit or ambiguous in every conforming run (no quantity can "
+                                     "be beyond its band); a miss is not allowed", missed_within_band=shallow)
         return verified(claim, note="no exact contact outside the bands", missed_within_band=shallow)
     i = _triangle_of(v, an)
     t_c = dec(v["t"])
     pos = exact_point(tuple(dec(x) for x in v["position"]))
-    ct = an.contacts[i]
-    if ct.parallel or an.models[i].r_t is None:
+    ct = an.contact(i)
+    if ct.parallel or an.model(i).r_t is None:
         return violated(claim, {"triangle": i, "parallel": ct.parallel},
                         note="a hit on a facet the segment crosses at no bounded parameter (near-parallel)")
     try:
@@ -459,56 +768,100 @@ def check_first_hit(claim: Claim):
     except _Unbounded:
         return undecided(claim, None, note="the declared error model is unbounded on this facet")
     extra = resolved.extra()
+    reference = resolved.bound == resolved.reference
     md = models[i]
     r_t, r_pos = resolved.bound
     T = ct.t
     tq = _mpq(t_c)
+    t_use = ratio_of(abs(tq - T), r_t)
     # Correctly rounded t (axis-aligned facet, exact differences) is part of the reference
     # model only: a declared model other than the reference is judged by its bound.
-    exact_t = md.exact_t if resolved.bound == resolved.reference else None
+    exact_t = md.exact_t if reference else None
     if exact_t is not None:
         if t_c != exact_t:
             return violated(claim, {"triangle": i, "exact_t": enc(T), "rounded": enc(exact_t)},
                             note="t differs from the correctly rounded crossing (axis-aligned, exact differences)",
-                            **extra)
+                            bound_use=t_use, **extra)
     elif abs(tq - T) > r_t:
         return violated(claim, {"triangle": i, "exact_t": enc(T), "bound": enc(r_t)}, measure="t_error_ratio",
-                        measured=_ratio(abs(tq - T), r_t), note="t outside its error model", **extra)
+                        measured=t_use, bound_use=t_use, note="t outside its error model", **extra)
     if not -r_t <= T <= 1 + r_t:
         return violated(claim, {"triangle": i, "exact_t": enc(T)}, note="the exact crossing is off the segment",
-                        **extra)
+                        bound_use=t_use, **extra)
     if md.r_l is None:
-        return undecided(claim, None, note="the weights' error model is unbounded on this facet", **extra)
+        return undecided(claim, None, note="the weights' error model is unbounded on this facet",
+                         bound_use=t_use, **extra)
     r_l = [r * ratio for r in md.r_l]
     low = [k for k in range(3) if ct.bary[k] < -r_l[k]]
     if low:
         return violated(claim, {"triangle": i, "weights": enc(list(ct.bary)), "bound": enc(r_l)},
                         note="the exact crossing is outside the claimed facet beyond the weights' error model",
-                        **extra)
-    P = tuple(x + T * (y - x) for x, y in zip(exact_point(an.start), exact_point(an.end)))
+                        bound_use=t_use, **extra)
+    P = tuple(x + T * (y - x) for x, y in zip(an.S, an.E))
     perr = _q_inf([x - y for x, y in zip(pos, P)])
+    p_use = ratio_of(perr, r_pos)
+    use = max(t_use, p_use)
     if perr > r_pos:
         return violated(claim, {"triangle": i, "exact_position": enc(list(P)), "bound": enc(r_pos)},
-                        measure="position_error_ratio", measured=_ratio(perr, r_pos),
+                        measure="position_error_ratio", measured=p_use, bound_use=use,
                         note="position outside its error model", **extra)
-    # Order: every other exact contact must be explainable as computed no earlier (lower
-    # index: strictly later) than the claimed parameter.
-    for j, (cj, mj) in enumerate(zip(an.contacts, models)):
-        if j == i or not cj.hit:
+    # Band conformance: the published facet's own quantities must not be inside their bands.
+    qs = _quantities(an, i, None if reference else models, ratio)
+    inside = [q for q in qs if q.in_band(tol)] if qs is not None else []
+    if inside:
+        return violated(claim, _band_witness(i, inside), bound_use=use,
+                        note="the hit lies inside the tolerance plus rounding band of a boundary; the query must "
+                             "be Ambiguous", **extra)
+    # The earliest rule. A duplicate facet of lower index computes the same parameter: the tie
+    # keeps it.
+    for j in an.candidates:
+        if j >= i:
+            break
+        if an.same_facet(i, j):
+            return violated(claim, {"triangle": j, "claimed": i}, bound_use=use,
+                            note=f"facet {j} is a duplicate of facet {i} (bitwise the same vertices): an exact "
+                                 "tie keeps the lowest index", **extra)
+    # Every facet forced in (a hit or ambiguous in every conforming run) must be explainable as
+    # computed no earlier (at a lower index: strictly later) than the claimed parameter; one
+    # forced into a band makes the query ambiguous.
+    for j in an.candidates:
+        if j == i or _cannot_precede(an, j, i, tq):
             continue
-        if cj.kind == "coplanar" or mj.r_t is None:
+        got = _forced(an, j, None if reference else models, ratio)
+        if got is None:
+            continue
+        in_band, _ = got
+        if in_band:
+            return violated(claim, _band_witness(j, in_band), bound_use=use,
+                            note=f"facet {j} is inside a band in every conforming run; the query must be "
+                                 "Ambiguous", **extra)
+        mj = models[j]
+        exact_j = mj.exact_t if reference else None
+        up = _mpq(exact_j) if exact_j is not None else an.contact(j).t + mj.r_t * ratio
+        if up < tq or (j < i and up == tq):
+            return violated(claim, {"triangle": j, "exact_t": enc(an.contact(j).t), "computed_at_most": enc(up)},
+                            bound_use=use,
+                            note="facet %d is a hit (or ambiguous) in every conforming run and computes an earlier "
+                                 "parameter, or an equal one at a lower index" % j, **extra)
+    # Every other exact contact must be explainable the same way.
+    for cj in an.hits():
+        j = cj.triangle
+        if j == i or (cj.kind == "point" and (cj.t > tq or (cj.t == tq and j > i))):
+            continue  # its computed parameter cannot come before the claimed one (no model needed)
+        if cj.kind == "coplanar" or models[j].r_t is None:
             if cj.t_enter < tq - tol:
-                return violated(claim, {"triangle": j, "t_enter": enc(cj.t_enter)},
+                return violated(claim, {"triangle": j, "t_enter": enc(cj.t_enter)}, bound_use=use,
                                 note="an earlier exact contact (near-parallel facet) lies before t - tol", **extra)
             continue
-        exact_j = mj.exact_t if resolved.bound == resolved.reference else None
+        mj = models[j]
+        exact_j = mj.exact_t if reference else None
         up = _mpq(exact_j) if exact_j is not None else cj.t + mj.r_t * ratio
         if up < tq or (j < i and up == tq):
             return violated(claim, {"triangle": j, "exact_t": enc(cj.t), "computed_at_most": enc(up)},
+                            bound_use=use,
                             note="facet %d computes an earlier parameter or an equal one at a lower index" % j,
                             **extra)
-    err = abs(tq - T)
-    return verified(claim, measure="t_error_ratio", measured=_ratio(err, r_t), **extra)
+    return verified(claim, measure="t_error_ratio", measured=t_use, bound_use=use, **extra)
 
 
 def check_barycentric(claim: Claim):
@@ -519,10 +872,13 @@ def check_barycentric(claim: Claim):
     if not isinstance(w, list) or len(w) != 3:
         raise ValueError("weights must be three encoded floats")
     wq = [_mpq(dec(x)) for x in w]
+    rej = _rejected(claim, an)
+    if rej is not None:
+        return rej
     if any(x < 0 for x in wq):
         return violated(claim, {"weights": w}, note="a negative barycentric weight")
-    ct = an.contacts[i]
-    if ct.parallel or an.models[i].r_l is None:
+    ct = an.contact(i)
+    if ct.parallel or an.model(i).r_l is None:
         return undecided(claim, None, note="no bounded error model for the weights on this facet")
     try:
         resolved, _, _ = _resolve(claim, lambda ms: list(ms[i].r_l) if ms[i].r_l is not None else [None])
@@ -530,11 +886,11 @@ def check_barycentric(claim: Claim):
         return undecided(claim, None, note="the declared error model is unbounded on this facet")
     r_l, extra = resolved.bound, resolved.extra()
     errs = [abs(x - y) for x, y in zip(wq, ct.bary)]
-    ratio = max(_ratio(e_, r) for e_, r in zip(errs, r_l))
+    use = max(ratio_of(e_, r) for e_, r in zip(errs, r_l))
     if any(e_ > r for e_, r in zip(errs, r_l)):
         return violated(claim, {"exact": enc(list(ct.bary)), "bound": enc(list(r_l))}, measure="error_ratio",
-                        measured=ratio, note="a weight outside its error model", **extra)
-    return verified(claim, measure="error_ratio", measured=ratio, **extra)
+                        measured=use, bound_use=use, note="a weight outside its error model", **extra)
+    return verified(claim, measure="error_ratio", measured=use, bound_use=use, **extra)
 
 
 def check_normal_facing(claim: Claim):
@@ -543,7 +899,10 @@ def check_normal_facing(claim: Claim):
     i = _triangle_of(v, an)
     n = exact_point(tuple(dec(x) for x in v["normal"]))
     facing = Facing(v["facing"])
-    f, ct = an.facets[i], an.contacts[i]
+    rej = _rejected(claim, an)
+    if rej is not None:
+        return rej
+    f, ct = an.facets[i], an.contact(i)
     if ct.facing == 0:
         return violated(claim, {"facing": v["facing"]}, note="the segment is exactly parallel to the facet: no facing")
     truth = Facing.Front if ct.facing < 0 else Facing.Back
@@ -560,31 +919,34 @@ def check_normal_facing(claim: Claim):
     hi = nn - 2 * nd / sqrt_up(f.norm2, 256) + 1
     lo = nn - 2 * nd / sqrt_down(f.norm2, 256) + 1
     th2 = theta * theta
-    ratio = math.sqrt(max(float(hi), 0.0)) / float(theta)
+    use = math.sqrt(ratio_of(max(hi, 0), th2))
     if hi <= th2:
-        return verified(claim, measure="error_ratio", measured=ratio, **extra)
+        return verified(claim, measure="error_ratio", measured=use, bound_use=use, **extra)
     if lo > th2:
-        return violated(claim, {"bound": enc(theta)}, measure="error_ratio", measured=ratio,
+        return violated(claim, {"bound": enc(theta)}, measure="error_ratio", measured=use, bound_use=use,
                         note="normal outside its error model", **extra)
-    return undecided(claim, [enc(lo), enc(hi)], note="|n - N|^2 brackets the bound theta^2", **extra)
+    return undecided(claim, [enc(lo), enc(hi)], note="|n - N|^2 brackets the bound theta^2", bound_use=use, **extra)
 
 
 def _justified(an: Analysis, j: int, widen: int) -> bool:
     """Can a conforming binary64 run put one of facet j's quantities inside its band (with the
     model and bands widened by ``widen``) without another quantity forcing a miss?"""
     tol = an.tolerance
-    ct, md = an.contacts[j], an.models[j]
-    S, E = exact_point(an.start), exact_point(an.end)
-    dn = sqrt_up(sum((y - x) ** 2 for x, y in zip(S, E)))
+    ct, md = an.contact(j), an.model(j)
     if ct.parallel or md.r_t is None:
         return True
-    if md.d_lo <= widen * (tol * dn + 5 * sum(md.eta)):
+    if md.d_lo <= widen * (tol * an.dn_up + 5 * sum(md.eta)):
         return True  # the near-parallel branch is reachable (it may report an overlap)
     if md.r_l is None or max(md.r_l) * 2 * widen > 1:
         return True  # the weights' bound may exceed 1/2
-    qs = [(ct.t, md.r_t), (1 - ct.t, md.r_t)] + list(zip(ct.bary, md.r_l))
-    forced_out = any(x + r < -widen * (tol + r) for x, r in qs)
-    possible = any(abs(x) <= widen * (tol + r) + r for x, r in qs)
+    forced_out = possible = False
+    for q in _quantities(an, j):
+        if q.computed is not None:  # pinned by the exactness clause: an exact 0 is accepted
+            forced_out |= q.computed < -widen * (tol + q.bound)
+            possible |= q.computed != 0 and abs(q.computed) <= widen * (tol + q.bound)
+        else:
+            forced_out |= q.exact + q.bound < -widen * (tol + q.bound)
+            possible |= abs(q.exact) <= widen * (tol + q.bound) + q.bound
     return possible and not forced_out
 
 
@@ -593,26 +955,41 @@ def check_ambiguity(claim: Claim):
     v = claim.value
     if not isinstance(v, dict) or v.get("outcome") not in ("hit", "miss", "ambiguous"):
         raise ValueError("ambiguity value must be an object with outcome hit, miss or ambiguous")
+    rej = _rejected(claim, an)
+    if rej is not None:
+        return rej
     overlap = an.coplanar_overlap
-    contact = int(any(c.hit for c in an.contacts))
+    hits = an.hits()
+    contact = int(bool(hits))
     counters = {"queries": 1, "exact_contact": contact}
     if v["outcome"] != "ambiguous":
+        bad = dict(ambiguous=0, exactly_resolvable=0, **counters)
         if overlap:
             return violated(claim, {"triangle": overlap[0]}, note="an exactly coplanar overlap was not ambiguous",
-                            ambiguous=0, exactly_resolvable=0, **counters)
-        unbounded = [c.triangle for c, m in zip(an.contacts, an.models) if c.hit and m.r_t is None]
+                            **bad)
+        unbounded = [c.triangle for c in hits if an.model(c.triangle).r_t is None]
         if unbounded:
             return violated(claim, {"triangle": unbounded[0]},
-                            note="an exact contact on a near-parallel facet was not ambiguous",
-                            ambiguous=0, exactly_resolvable=0, **counters)
-        return verified(claim, note="no coplanar overlap and no unbounded contact", ambiguous=0,
-                        exactly_resolvable=0, **counters)
+                            note="an exact contact on a near-parallel facet was not ambiguous", **bad)
+        near = [c.triangle for c in hits if _near_parallel_overlap(an, c.triangle)]
+        if near:
+            return violated(claim, {"triangle": near[0]},
+                            note="a segment within the tolerance of parallel to a facet it meets was not ambiguous",
+                            **bad)
+        for j in an.candidates:
+            got = _forced(an, j)
+            if got is not None and got[0]:
+                return violated(claim, _band_witness(j, got[0]),
+                                note=f"facet {j} is inside a band in every conforming run; the query must be "
+                                     "Ambiguous", **bad)
+        return verified(claim, note="no coplanar overlap, no unbounded contact, no facet forced into a band",
+                        ambiguous=0, exactly_resolvable=0, **counters)
     j = _triangle_of(v, an)
     counters.update(ambiguous=1, exactly_resolvable=int(not overlap))
     if _justified(an, j, 2):
         return verified(claim, note=f"facet {j} can fall inside a band", **counters)
     if not _justified(an, j, 8):
-        c = an.contacts[j]
+        c = an.contact(j)
         return violated(claim, {"triangle": j, "t": enc(c.t), "weights": enc(list(c.bary or ()))},
                         note=f"facet {j} is decidable by a wide margin; the rejection is not justified", **counters)
     return undecided(claim, None, note=f"facet {j} is near but not inside its bands", **counters)
@@ -655,6 +1032,215 @@ def _named_cases() -> list[TriangleCase]:
                                   e * sc + np.array([3, -5, 7]) * sc))
     Vt, Tt = cube_mesh(offset=(1024.0, -2048.0, 512.0))
     cases.append(TriangleCase("cube translated", Vt, Tt, s + Vt[0], e + Vt[0]))
+    return cases
+
+
+# --- adversarial cases: bands, near-parallel overlaps, ties, admission --------------------------------
+#
+# Placed right after the named cases, deterministic in the seed. The band cases put one exact
+# boundary quantity of a facet at a chosen value (mid-band, just below the tolerance, just outside
+# the miss boundary) by translating the segment in whole ulps and reading the exact value from the
+# rational oracle: nothing here uses the fast path's arithmetic.
+
+_BAND_QUANTITIES = ("t", "1 - t", "weight 0", "weight 1", "weight 2")
+
+
+def _exact_quantity(verts, tri, s, e, name: str):
+    """The exact boundary quantity ``name`` of facet ``tri`` for segment ``s -> e`` (None when the
+    segment is exactly parallel to the facet's plane)."""
+    c = segment_contact(exact_facet(*(verts[i] for i in tri)), s, e)
+    if c.parallel:
+        return None
+    if name == "t":
+        return c.t
+    if name == "1 - t":
+        return 1 - c.t
+    return c.bary[int(name[-1])]
+
+
+def _tune(verts, tri, s, e, name: str, target: float, below: bool):
+    """Translate the segment along one axis by a whole number of ulps so that the exact quantity
+    lands at or just below ``target`` (``below``), or nearest to it. Returns ``(s, e)``."""
+    goal = _mpq(target)
+
+    def at(axis, step, n):
+        v = np.zeros(3)
+        v[axis] = n * step
+        s2, e2 = s + v, e + v
+        return s2, e2, _exact_quantity(verts, tri, s2, e2, name)
+
+    x0 = _exact_quantity(verts, tri, s, e, name)
+    if x0 is None:
+        return s, e
+    best = None
+    for axis in range(3):
+        step = math.ulp(max(abs(s[axis]), abs(e[axis]), 2.0**-40))
+        _, _, x1 = at(axis, step, 1024)
+        if x1 is None or x1 == x0:
+            continue
+        slope = (x1 - x0) / 1024
+        if best is None or abs(slope) > abs(best[2]):
+            best = (axis, step, slope)
+    if best is None:
+        return s, e
+    axis, step, slope = best
+    n0 = 0
+    x = x0
+    pick = (s, e, x0)
+    for _ in range(3):
+        n0 = n0 + int((goal - x) / slope)
+        cands = [at(axis, step, n) for n in range(n0 - 3, n0 + 4)]
+        cands = [c for c in cands if c[2] is not None]
+        ok = [c for c in cands if c[2] <= goal] if below else cands
+        if not ok:
+            continue
+        pick = max(ok, key=lambda c: c[2]) if below else min(ok, key=lambda c: abs(c[2] - goal))
+        x = pick[2]
+    return pick[0], pick[1]
+
+
+def _facet(rng, sliver: bool) -> np.ndarray:
+    """Three vertices near the origin: a generic facet, or a sliver (normalized cross product
+    between about 1e-3 and 3e-2, so that the normal's rounding error is large but bounded)."""
+    a = rng.uniform(-1, 1, 3)
+    b = a + _unit(rng) * rng.uniform(0.5, 1.5)
+    if sliver:
+        perp = np.cross(b - a, _unit(rng))
+        perp /= np.linalg.norm(perp)
+        c = a + (b - a) * rng.uniform(0.2, 0.8) + perp * np.linalg.norm(b - a) * 10.0 ** rng.uniform(-3, -1.5)
+    else:
+        c = a + _unit(rng) * rng.uniform(0.5, 1.5)
+        if np.linalg.norm(np.cross(b - a, c - a)) < 0.1:
+            c = a + np.cross(b - a, _unit(rng))
+    return np.array([a, b, c])
+
+
+def _witness(p, direction) -> np.ndarray:
+    """A large facet perpendicular to ``direction`` around ``p`` (a clean crossing)."""
+    u1 = np.cross(direction, [1.0, 0.0, 0.0] if abs(direction[0]) < 0.9 else [0.0, 1.0, 0.0])
+    u1 /= np.linalg.norm(u1)
+    u2 = np.cross(direction, u1)
+    return np.array([p + 3 * u1, p - 1.5 * u1 + 2.6 * u2, p - 1.5 * u1 - 2.6 * u2])
+
+
+def _band_case(rng, name: str, where: str, tol: float, sliver: bool, long: bool = False) -> TriangleCase:
+    """One facet with boundary quantity ``name`` placed ``where`` ("mid": tol/2 inside the band,
+    "out": -tol/2 just beyond the boundary, "edge": at or just below tol), and a second facet the
+    segment crosses cleanly (so a policy that publishes another facet's hit shows). ``long``: a
+    segment a thousand times the facet's size at a shallow angle (5 to 15 degrees), where the
+    parameter's error, carried along d, dominates the weights' error."""
+    F = _facet(rng, sliver)
+    nrm = np.cross(F[1] - F[0], F[2] - F[0])
+    nrm /= np.linalg.norm(nrm)
+    d = _unit(rng)
+    if long:
+        d = d - (d @ nrm) * nrm
+        d = d / np.linalg.norm(d) + nrm * math.tan(math.radians(rng.uniform(5, 15)))
+        d = d / np.linalg.norm(d) * rng.uniform(800, 3000)
+    else:
+        if abs(d @ nrm) < 0.3:
+            d = d + nrm * (0.6 if d @ nrm >= 0 else -0.6)
+            d /= np.linalg.norm(d)
+        d = d * rng.uniform(0.5, 2.0)
+    target = {"mid": tol / 2, "out": -tol / 2, "edge": tol}[where]
+    if name.startswith("weight"):
+        k = int(name[-1])
+        r = rng.uniform(0.2, 0.8)
+        w = np.empty(3)
+        w[k], w[(k + 1) % 3], w[(k + 2) % 3] = target, r * (1 - target), (1 - r) * (1 - target)
+        t0 = rng.uniform(0.2, 0.8)
+    else:
+        w = rng.dirichlet([4, 4, 4])
+        t0 = target if name == "t" else 1 - target
+    p = point_on_facet(*F, w)
+    s, e = p - t0 * d, p + (1 - t0) * d
+    pw = s + (0.6 if t0 < 0.5 else 0.3) * (e - s)
+    W = _witness(pw, d / np.linalg.norm(d))
+    first = rng.random() < 0.5  # the band facet first or second
+    verts = np.vstack([F, W] if first else [W, F])
+    tris = np.array([[0, 1, 2], [3, 4, 5]], dtype=np.int64)
+    band = tris[0] if first else tris[1]
+    s, e = _tune(verts, band, s, e, name, target, below=(where == "edge"))
+    kind = ("sliver" if sliver else "generic") + (", long" if long else "")
+    return TriangleCase(f"band {name} {where} ({kind}, tol {tol:.0e})", verts, tris, s, e, tol)
+
+
+def _near_parallel_case(rng, tol: float, factor: float) -> TriangleCase:
+    """A segment at angle ``factor * tol`` to a facet's plane, crossing its interior."""
+    F = _facet(rng, False)
+    nrm = np.cross(F[1] - F[0], F[2] - F[0])
+    nrm /= np.linalg.norm(nrm)
+    d = _unit(rng)
+    d = d - (d @ nrm) * nrm
+    d = d / np.linalg.norm(d) + nrm * factor * tol
+    p = point_on_facet(*F, rng.dirichlet([4, 4, 4]))
+    s, e = segment_through(p, d, rng.uniform(0.3, 1.5), rng.uniform(0.3, 1.5))
+    return TriangleCase(f"near-parallel x{factor} tol {tol:.0e}", F, np.array([[0, 1, 2]]), s, e, tol)
+
+
+def _hierarchy_tie_case() -> TriangleCase:
+    """Enough facets that the query runs through the facet hierarchy (``BVH_MIN_TRIANGLES``), all
+    meeting the segment's box: facet 0 and the last facet are bitwise duplicates crossed first
+    (an exact tie, which keeps facet 0); the others are crossed outside their triangle."""
+    n = BVH_MIN_TRIANGLES + 64
+    s, e = np.array([-1.0, 0.25, 0.625]), np.array([3.0, 0.25, 0.625])
+    verts, tris = [], []
+    for k in range(n):
+        if k in (0, n - 1):
+            x, tri = 0.0, [(0.0, 0.0), (1.0, 0.0), (0.0, 1.0)]  # contains (y, z) = (1/4, 5/8)
+        else:
+            x, tri = 0.5 + k / (2 * n), [(1.0, 1.0), (1.0, 0.0), (0.0, 1.0)]  # y + z >= 1: misses
+        verts += [(x, y, z) for y, z in tri]
+        tris.append([3 * k, 3 * k + 1, 3 * k + 2])
+    return TriangleCase(f"hierarchy tie ({n} facets)", np.array(verts), np.array(tris, dtype=np.int64), s, e)
+
+
+def _adversarial_cases(seed: int) -> list[TriangleCase]:
+    rng = np.random.default_rng([seed, 4005])
+    cases = []
+    for name in _BAND_QUANTITIES:
+        for tol in (1e-9, 1e-6):
+            for where in ("mid", "out", "edge"):
+                cases.append(_band_case(rng, name, where, tol, sliver=False))
+        for tol in (1e-9, 1e-6, 1e-4):
+            cases.append(_band_case(rng, name, "edge", tol, sliver=True))
+        cases.append(_band_case(rng, name, "mid", 1e-6, sliver=True))
+        cases.append(_band_case(rng, name, "edge", 1e-12, sliver=False))
+        for _ in range(2):
+            cases.append(_band_case(rng, name, "edge", 1e-6, sliver=False, long=True))
+    for tol, factor in ((1e-9, 0.125), (1e-6, 0.125), (1e-4, 0.25), (1e-12, 0.125), (1e-6, 4.0)):
+        cases.append(_near_parallel_case(rng, tol, factor))
+    # Coplanar segments that touch a facet without entering it: a vertex, an edge, an end on an edge.
+    F = np.array([[0.0, 0, 0], [0, 1, 0], [1, 1, 0]])
+    one = np.array([[0, 1, 2]])
+    for nm, s, e in (("vertex", [-1.0, 1, 0], [1.0, -1, 0]), ("edge", [-1.0, 1, 0], [0.5, 1, 0]),
+                     ("end on edge", [-1.0, 0.5, 0], [0.0, 0.5, 0])):
+        cases.append(TriangleCase(f"coplanar touching {nm}", F, one, np.array(s), np.array(e)))
+    # Duplicate facets (bitwise, and with reversed winding) of an oblique facet: exact ties.
+    G = _facet(rng, False)
+    p = point_on_facet(*G, [0.3, 0.3, 0.4])
+    nrm = np.cross(G[1] - G[0], G[2] - G[0])
+    s, e = segment_through(p, nrm / np.linalg.norm(nrm) + 0.3 * _unit(rng), 0.7, 0.9)
+    W = _witness(s + 0.8 * (e - s), (e - s) / np.linalg.norm(e - s))
+    cases.append(TriangleCase("duplicate facets tie", np.vstack([G, W, G]),
+                              np.array([[0, 1, 2], [3, 4, 5], [6, 7, 8]]), s, e))
+    cases.append(TriangleCase("reversed duplicate then duplicate", np.vstack([G, G]),
+                              np.array([[2, 1, 0], [3, 4, 5], [0, 1, 2]]), s, e))
+    # Powers of two and far fractional origins (inexact sums).
+    P = np.array([[2.0**20, 0, 0], [0, 2.0**20, 0], [0, 0, 2.0**20]])
+    cases.append(TriangleCase("powers of two", P, one, np.zeros(3), np.full(3, 2.0**19)))
+    off = np.array([1e6 + 0.1, -3e5 - 0.7, 2.0**33 + 0.3])
+    cases.append(TriangleCase("far fractional origin", G + off, one, s + off, e + off))
+    cases.append(TriangleCase("smallest tolerance", G, one, s, e, 32 * 2.0**-52))
+    # Surfaces admission must reject (no claim may speak of them).
+    sl = _facet(rng, False)
+    sl[2] = sl[0] + (sl[1] - sl[0]) * 0.5 + np.cross(sl[1] - sl[0], [0.0, 0, 1]) * 1e-9
+    cases.append(TriangleCase("ill-conditioned sliver", sl, one, s, e, 1e-6))
+    Q = np.array([[0.0, 0, 0], [1e-4, 0, 0], [0, 1, 0]])  # G = 1e-4 < tol; |e1 x e2| / |e1|^2 = 1e4
+    cases.append(TriangleCase("short first edge", Q, one, np.array([2e-5, 0.25, -1]), np.array([2e-5, 0.25, 1]), 1e-3))
+    cases.append(TriangleCase("collinear facet", np.array([[0.0, 0, 0], [1, 1, 1], [3, 3, 3]]), one,
+                              np.array([-1.0, 0, 0]), np.array([1.0, 0, 0])))
+    cases.append(_hierarchy_tie_case())
     return cases
 
 
@@ -714,8 +1300,9 @@ def _random_case(rng, k: int) -> TriangleCase:
 
 
 def generate(seed: int, n: int) -> list[TriangleCase]:
-    """The named corner cases first, then random cases cycling through the kinds."""
-    named = _named_cases()
+    """The named corner cases first, then the adversarial ones (bands, near-parallel overlaps,
+    ties, admission), then random cases cycling through the kinds."""
+    named = _named_cases() + _adversarial_cases(seed)
     rng = np.random.default_rng([seed, 4004])
     out = named[:n]
     k = 0

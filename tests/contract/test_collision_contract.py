@@ -309,6 +309,30 @@ class TestOrderingAndTies:
         assert h.t == 0.5 and h.triangle == 0 and h.facing is Facing.Back
 
 
+    @pytest.mark.parametrize("block", [1, 2, 3, 4096])
+    def test_ties_keep_the_lowest_index_across_blocks(self, block):
+        # The same square at x = 1 listed three times (its half (0, 2, 1) = (-1,-1),(1,1),(1,-1)
+        # in (y, z) holds z < y: facets 0, 2, 4), then a square at x = 3: every block size, the
+        # linear scan and the hierarchy give facet 0 at t = 1/4.
+        sf = _mesh([_square_at_x(1)] * 3 + [_square_at_x(3)])
+        for bvh in (False, True):
+            out = sf.first_hit(fl((0, Fr(1, 4), Fr(1, 8))), fl((4, Fr(1, 4), Fr(1, 8))), block=block, bvh=bvh)
+            assert out.ok and out.value.t == 0.25 and out.value.triangle == 0, (block, bvh)
+
+    def test_ties_keep_the_lowest_index_through_the_hierarchy(self):
+        # Enough facets for the hierarchy: the square at x = 1 first and last, squares at
+        # x = 2 + k / n between (met later). The exact tie at t = 1/4 keeps facet 0.
+        from reference.triangle_surface import BVH_MIN_TRIANGLES
+
+        n = BVH_MIN_TRIANGLES // 2 + 8
+        parts = [_square_at_x(1)] + [_square_at_x(2 + Fr(k, n)) for k in range(n)] + [_square_at_x(1)]
+        sf = _mesh([([tuple(float(c) for c in p) for p in v], t) for v, t in parts])
+        assert sf.triangle_count >= BVH_MIN_TRIANGLES
+        for block in (4096, 7):
+            out = sf.first_hit(fl((0, Fr(1, 4), Fr(1, 8))), fl((4, Fr(1, 4), Fr(1, 8))), block=block)
+            assert out.ok and out.value.t == 0.25 and out.value.triangle == 0, block
+
+
 # --- 9 open surfaces ------------------------------------------------------------------------
 
 class TestOpenSurfaces:

@@ -168,13 +168,154 @@ class TestAmbiguityRow:
         assert kind(self.amb(case, 8)) is VerdictKind.Verified
 
 
+def _face_case(s, e, tol=1e-6, tris=None):
+    """The cube's facet 0 alone (x = 0, vertices (0,0,0), (0,0,1), (0,1,1)): at (0, y, z) its
+    weights are (1 - z, z - y, y) by hand (y = l2 c_y, z = l1 + l2), so ``y`` is the distance in
+    barycentric units to the edge y = 0."""
+    return TriangleCase("face", V, T[:1] if tris is None else tris, np.asarray(s, dtype=float),
+                        np.asarray(e, dtype=float), tolerance=tol)
+
+
+def _amb(case, value):
+    return Claim("triangle.ambiguity", G.Certified, value, case_inputs(case))
+
+
+class TestBandConformance:
+    """Spec 004: a computed boundary value within tolerance plus its rounding uncertainty is
+    ambiguous, an exact zero is accepted. The exact values below are hand arithmetic on dyadic
+    (or exactly represented) inputs; the error bounds are ~1e-15, far below the tolerance 1e-6."""
+
+    def test_a_hit_with_a_weight_inside_its_band_is_violated(self):
+        y = 5e-7  # weight l2 = y: inside the band (0, 1e-6]
+        case = _face_case([-1.0, y, 0.5], [1.0, y, 0.5])
+        assert honest(case, "triangle.ambiguity").value == {"outcome": "ambiguous", "triangle": 0}
+        v = check_claim(hit(case, 0.5, 0, [0, y, 0.5]))
+        assert v.kind is VerdictKind.Violated and v.witness["in_band"][0]["quantity"] == "weight 2", v.note
+        v = check_claim(_amb(case, {"outcome": "hit"}))
+        assert v.kind is VerdictKind.Violated and v.witness["triangle"] == 0
+        # Beyond the tolerance (2e-6) the same hit is clean.
+        far = _face_case([-1.0, 2e-6, 0.5], [1.0, 2e-6, 0.5])
+        assert kind(hit(far, 0.5, 0, [0, 2e-6, 0.5])) is VerdictKind.Verified
+        assert kind(_amb(far, {"outcome": "hit"})) is VerdictKind.Verified
+
+    def test_a_parameter_inside_its_band_is_violated(self):
+        # x(t) = -a + 2t meets x = 0 at T = a/2 = 5e-7 (a = 1e-6 as a float, halved exactly).
+        a = 1e-6
+        case = _face_case([-a, 0.25, 0.625], [2 - a, 0.25, 0.625])
+        v = check_claim(hit(case, Fr(a) / 2, 0, [0, 0.25, 0.625]))
+        assert v.kind is VerdictKind.Violated and v.witness["in_band"][0]["quantity"] == "t", v.note
+
+    def test_an_exact_zero_is_accepted_and_its_rejection_is_not_justified(self):
+        case = _face_case([0.0, 0.25, 0.625], [2.0, 0.25, 0.625])  # T = 0 exactly, computed 0
+        assert kind(hit(case, 0, 0, [0, 0.25, 0.625])) is VerdictKind.Verified
+        assert kind(_amb(case, {"outcome": "hit"})) is VerdictKind.Verified
+        assert kind(_amb(case, {"outcome": "ambiguous", "triangle": 0})) is VerdictKind.Violated
+        end = _face_case([-1.0, 0.25, 0.625], [0.0, 0.25, 0.625])  # T = 1 exactly
+        assert kind(_amb(end, {"outcome": "ambiguous", "triangle": 0})) is VerdictKind.Violated
+
+    @pytest.mark.parametrize("w, outcome", [(-5e-7, VerdictKind.Violated), (-4e-6, VerdictKind.Verified)])
+    def test_a_miss_just_outside_an_edge(self, w, outcome):
+        # At (0, 1/2, 1/2 + w) the weight l1 = z - y = w < 0 (outside the diagonal edge, inside the
+        # facet's box): within the tolerance the facet is a hit or ambiguous in every conforming
+        # run (a miss is not allowed); beyond it the miss is right. (Just outside the edge y = 0
+        # the exact box test culls the facet: a miss is right there at any distance.)
+        z = 0.5 + w
+        case = _face_case([-1.0, 0.5, z], [1.0, 0.5, z])
+        assert Fr(z) - Fr(0.5) == Fr(w) or abs(Fr(z) - Fr(1, 2) - Fr(w)) < Fr(1, 10**15)
+        assert kind(miss(case)) is outcome
+        assert kind(_amb(case, {"outcome": "miss"})) is outcome
+        culled = _face_case([-1.0, w, 0.5], [1.0, w, 0.5])
+        assert kind(miss(culled)) is VerdictKind.Verified
+
+    def test_a_parameter_just_before_the_start(self):
+        # The facet (0,0,1), (1,0,0), (0,1,1) on the plane x + z = 1 (not axis-aligned, so its box
+        # is not the plane); the segment s -> s + (2, 0, 2) has x + z = (s_x + s_z) + 4t, so
+        # T = (1 - s_x - s_z) / 4, about -5e-7: a computed t in [-tol, 0) is inside the band and
+        # the crossing point (1/4, 1/4, 3/4) is deep inside: a miss is not allowed.
+        verts = np.array([[0.0, 0, 1], [1, 0, 0], [0, 1, 1]])
+        s = np.array([0.25 + 1e-6, 0.25, 0.75 + 1e-6])
+        case = TriangleCase("before", verts, np.array([[0, 1, 2]]), s, s + np.array([2.0, 0, 2]), tolerance=1e-6)
+        t_exact = (1 - Fr(s[0]) - Fr(s[2])) / 4
+        assert -Fr(1, 10**6) < t_exact < 0
+        assert kind(miss(case)) is VerdictKind.Violated
+        assert kind(_amb(case, {"outcome": "ambiguous", "triangle": 0})) is VerdictKind.Verified
+        assert kind(_amb(case, {"outcome": "miss"})) is VerdictKind.Violated
+
+
+class TestEarliestRule:
+    OBL = np.array([[2.0, 0, 0], [0, 3, 0], [0, 0, 5]])
+
+    def test_a_duplicate_facet_keeps_the_lowest_index(self):
+        # Bitwise duplicates compute the same parameter: the tie keeps facet 0.
+        case = TriangleCase("dup", self.OBL, np.array([[0, 1, 2], [0, 1, 2]]), np.zeros(3), np.ones(3))
+        h = honest(case, "triangle.first_hit")
+        assert h.value["triangle"] == 0 and kind(h) is VerdictKind.Verified
+        v = check_claim(Claim(h.row, h.guarantee, {**h.value, "triangle": 1}, h.inputs))
+        assert v.kind is VerdictKind.Violated and v.witness == {"triangle": 0, "claimed": 1}
+
+    def test_a_later_hit_past_a_facet_inside_its_band(self):
+        # Facet 0 of the cube is met at T = 5e-7 (inside the band at 0); facet 3 (x = 1, it holds
+        # (y, z) = (1/4, 5/8)) at T = (1 + 1e-6) / 2: publishing it skips the ambiguous contact.
+        a = 1e-6
+        case = TriangleCase("two", V, T[[0, 3]], np.array([-a, 0.25, 0.625]), np.array([2 - a, 0.25, 0.625]),
+                            tolerance=1e-6)
+        t = (1 + Fr(a)) / 2
+        v = check_claim(hit(case, t, 1, [1, 0.25, 0.625]))
+        assert v.kind is VerdictKind.Violated and v.witness["triangle"] == 0, v.note
+
+    def test_an_earlier_exact_contact_on_another_facet(self):
+        assert kind(hit(CROSS, Fr(13, 16), 3, [1, 0.25, 0.625])) is VerdictKind.Violated
+
+
+class TestNearParallelOverlap:
+    def test_a_hit_within_the_tolerance_of_parallel_is_violated(self):
+        # The z = 0 face (facet (0,2,6): (0,0,0), (0,1,0), (1,1,0)); the segment rises 2 eps over
+        # a run of 3, sin ~ eps * 2/3 <= tol / 8, and crosses at (1/2, 3/4, 0), inside (weights
+        # (1/4, 1/4, 1/2) by hand).
+        eps = 1e-7
+        case = TriangleCase("np", V, T[8:9], np.array([-1.0, 0.75, -eps]), np.array([2.0, 0.75, eps]),
+                            tolerance=1e-6)
+        assert honest(case, "triangle.ambiguity").value["outcome"] == "ambiguous"
+        v = check_claim(_amb(case, {"outcome": "hit"}))
+        assert v.kind is VerdictKind.Violated and "parallel" in v.note
+        steep = TriangleCase("np", V, T[8:9], np.array([-1.0, 0.75, -0.5]), np.array([2.0, 0.75, 0.5]),
+                             tolerance=1e-6)
+        assert kind(_amb(steep, {"outcome": "hit"})) is VerdictKind.Verified
+
+
+class TestAdmission:
+    def test_claims_on_a_surface_admission_must_reject(self):
+        # e1 = (1, 0, 0), e2 = (1/2, 1e-9, 0): G = 1e-9 <= tol = 1e-6 (IllConditioned).
+        sliver = TriangleCase("sliver", np.array([[0.0, 0, -1], [1, 0, -1], [0.5, 1e-9, -1]]), np.array([[0, 1, 2]]),
+                              np.array([0.5, 0.0, -2]), np.array([0.5, 0.0, 2]), tolerance=1e-6)
+        assert case_claims(sliver) == []  # the fast path rejects it
+        for c in (miss(sliver), _amb(sliver, {"outcome": "miss"})):
+            v = check_claim(c)
+            assert v.kind is VerdictKind.Violated and v.witness["status"] == "IllConditioned"
+        degenerate = TriangleCase("deg", np.array([[0.0, 0, 0], [1, 1, 1], [3, 3, 3]]), np.array([[0, 1, 2]]),
+                                  np.array([-1.0, 0, 0]), np.array([1.0, 0, 0]))
+        v = check_claim(_amb(degenerate, {"outcome": "miss"}))
+        assert v.kind is VerdictKind.Violated and v.witness["status"] == "Degenerate"
+
+
+def test_model_bounds_round_outward():
+    import gmpy2
+
+    from oracles.checks.triangle import _down, _up
+
+    for p, q in ((1, 3), (2**200 + 1, 3**90), (7, 2**300 + 5), (10**40, 1)):
+        x = gmpy2.mpq(p, q)
+        lo, hi = _down(x), _up(x)
+        assert lo <= x <= hi and hi - lo <= x / 2**62
+        assert hi.denominator & (hi.denominator - 1) == 0  # dyadic
+
+
 class TestMalformed:
     @pytest.mark.parametrize("mutate", [
         lambda d: d.pop("start"),
         lambda d: d.__setitem__("triangles", [[0, 1, 99]]),
         lambda d: d.__setitem__("vertices", [["nan", "0x0p+0", "0x0p+0"]] * 8),
         lambda d: d.__setitem__("end", d["start"]),
-        lambda d: d.__setitem__("triangles", [[0, 0, 1]]),
         lambda d: d.__setitem__("start", [1, 2]),
     ])
     def test_bad_inputs_raise(self, mutate):
