@@ -34,6 +34,7 @@ it (and ``mp.sqrt``) against MPFR with directed rounding at 256 bits before it i
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
@@ -47,6 +48,7 @@ from .context import to_mpq
 __all__ = [
     "SpeedDecision",
     "bernstein_speed_squared",
+    "speed_witness",
     "decide_speed_above",
     "decide_speed_at_most",
     "TrueFrames",
@@ -56,6 +58,8 @@ __all__ = [
     "signed_angle",
     "RMF_PREC",
     "SingularRun",
+    "step_difference",
+    "arc_length",
 ]
 
 _mpq = gmpy2.mpq
@@ -152,6 +156,50 @@ def _decide(controls, u0, u1, s, above: bool, max_pieces: int) -> SpeedDecision:
         stack.append((a, m, left))
         pieces += 1
     return SpeedDecision(True, best, None, pieces)
+
+
+def speed_witness(controls, u0, u1, minimum_speed, above: bool = True, max_denominator: int = 1 << 20):
+    """A rational parameter that refutes a speed claim the subdivision could not decide: for
+    ``above`` (the claim ``|B'| > s`` on ``[u0, u1]``) a ``u`` with ``f(u) <= s^2``, else (the
+    claim ``|B'| <= s``) a ``u`` with ``f(u) > s^2``; ``(u, f(u))`` exact, or None. The extremum
+    of ``f = |B'|^2`` is located in float64 (a grid, then golden-section refinement) and its
+    continued-fraction approximations up to ``max_denominator`` are tested exactly: a zero of the
+    speed at a non-dyadic rational (``u = 1/3``), which no dyadic piece end reaches, is found.
+    Exact (every returned witness is checked in rational arithmetic)."""
+    from fractions import Fraction
+
+    p = speed_squared_coefficients(controls)
+    pf = [float(x) for x in p]
+    s2 = to_mpq(minimum_speed) ** 2
+    a, b = float(u0), float(u1)
+    sign = 1.0 if above else -1.0
+
+    def ff(u):
+        return sign * (pf[0] + u * (pf[1] + u * (pf[2] + u * (pf[3] + u * pf[4]))))
+
+    grid = np.linspace(a, b, 257)
+    k = int(np.argmin([ff(x) for x in grid]))
+    lo, hi = grid[max(k - 1, 0)], grid[min(k + 1, 256)]
+    g = (math.sqrt(5) - 1) / 2
+    for _ in range(120):
+        c, d = hi - g * (hi - lo), lo + g * (hi - lo)
+        if ff(c) <= ff(d):
+            hi = d
+        else:
+            lo = c
+    best = 0.5 * (lo + hi)
+    uq0, uq1 = to_mpq(u0), to_mpq(u1)
+    tried = set()
+    for den in [1 << j for j in range(1, 21)] + [max_denominator]:
+        fr = Fraction(best).limit_denominator(min(den, max_denominator))
+        q = _mpq(fr.numerator, fr.denominator)
+        if q in tried or not uq0 <= q <= uq1:
+            continue
+        tried.add(q)
+        val = p[0] + q * (p[1] + q * (p[2] + q * (p[3] + q * p[4])))
+        if (above and val <= s2) or (not above and val > s2):
+            return q, val
+    return None
 
 
 def decide_speed_above(controls, u0, u1, minimum_speed, max_pieces: int = 4096) -> SpeedDecision:
@@ -441,3 +489,89 @@ def angle_between(a, b):
 def signed_angle(a, b, axis):
     """Signed angle in (-pi, pi] rotating a to b about the unit axis (mp)."""
     return mp.atan2(_dot(_cross(a, b), axis), _dot(a, b))
+
+
+# --- The spec's acceptance quantity and arc length (for conformance checks) --------------------
+
+
+def _point_mp(Cq, u):
+    w = [(1 - u) ** 3, 3 * u * (1 - u) ** 2, 3 * u ** 2 * (1 - u), u ** 3]
+    return [sum(w[q] * Cq[q][i] for q in range(4)) for i in range(3)]
+
+
+def _reflect(v, n):
+    nn = _dot(n, n)
+    if not nn > 0:
+        return list(v)
+    return _sub(v, _scale(2 * _dot(n, v) / nn, n))
+
+
+def _double_reflection(x0, t0, r0, x1, t1):
+    v1 = _sub(x1, x0)
+    rl, tl = _reflect(r0, v1), _reflect(t0, v1)
+    return _reflect(rl, _sub(t1, tl))
+
+
+def _settle(r, t):
+    return _unit(_sub(r, _scale(_dot(r, t), t)))
+
+
+def step_difference(controls, a, b, prec: int = RMF_PREC):
+    """The spec's acceptance quantity of the dyadic interval ``[a, b]`` of one span: the angle
+    between one double-reflection step ``a -> b`` (Wang, Juttler, Zheng and Liu 2008) and two
+    half steps ``a -> m -> b`` of the same method, from exact positions and tangents (mp at
+    ``prec`` bits; both steps map ``t(a)`` to ``t(b)`` by proper rotations, so the angle does not
+    depend on the starting normal, taken perpendicular to ``t(a)``). Returns an mp value, a few
+    ulps at ``prec`` of the exact-arithmetic angle. This is our own evaluation of the quantity
+    the spec defines, not the fast path's (which rounds every step in float64)."""
+    with mp.workprec(prec):
+        sp = _Span(controls)
+        Cq = [[_mp(float(v)) for v in row] for row in np.asarray(controls, dtype=np.float64)]
+        ua, ub = _mp(a), _mp(b)
+        um = (ua + ub) / 2
+        X = [_point_mp(Cq, u) for u in (ua, um, ub)]
+        T = [sp.tangent(u) for u in (ua, um, ub)]
+        t0 = T[0]
+        i = min(range(3), key=lambda k: abs(t0[k]))
+        e = [mp.mpf(0)] * 3
+        e[i] = mp.mpf(1)
+        r0 = _unit(_cross(t0, e))
+        full = _settle(_double_reflection(X[0], T[0], r0, X[2], T[2]), T[2])
+        half = _settle(_double_reflection(X[0], T[0], r0, X[1], T[1]), T[1])
+        half = _settle(_double_reflection(X[1], T[1], half, X[2], T[2]), T[2])
+        return angle_between(full, half)
+
+
+_GL_CACHE: dict = {}
+
+
+def _gauss_legendre(n):
+    if n not in _GL_CACHE:
+        _GL_CACHE[n] = np.polynomial.legendre.leggauss(n)
+    return _GL_CACHE[n]
+
+
+def arc_length(controls, u0: float, u1: float, pieces: int = 8, nodes: int = 24):
+    """``(length, error)``: the arc length of one span over ``[u0, u1]`` by composite
+    Gauss-Legendre quadrature of ``|B'(u)|`` in float64 (``pieces`` equal pieces of ``nodes``
+    nodes), and the difference from the same rule on twice the pieces as its error estimate.
+    Estimated-grade (for checks whose tolerance is far above it: distance estimates against
+    ``DistanceError``); near a zero of the speed the error estimate grows and says so."""
+    P = np.asarray(controls, dtype=np.float64)
+    D = 3.0 * np.diff(P, axis=0)  # hodograph controls (3, 3)
+
+    def rule(m):
+        x, w = _gauss_legendre(nodes)
+        edges = np.linspace(u0, u1, m + 1)
+        h = (edges[1:] - edges[:-1]) / 2
+        c = (edges[1:] + edges[:-1]) / 2
+        u = (c[:, None] + h[:, None] * x[None, :]).ravel()
+        s = 1 - u
+        d = (s * s)[:, None] * D[0] + (2 * s * u)[:, None] * D[1] + (u * u)[:, None] * D[2]
+        sp = np.sqrt(np.sum(d * d, axis=1)).reshape(m, nodes)
+        return float(np.sum(h * (sp @ w)))
+
+    if u1 <= u0:
+        return 0.0, 0.0
+    a, b = rule(pieces), rule(2 * pieces)
+    return b, abs(b - a)

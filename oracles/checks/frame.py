@@ -36,6 +36,7 @@ Checkers recompute every truth from ``claim.inputs`` alone (``interval.frame``):
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import gmpy2
@@ -43,14 +44,17 @@ import numpy as np
 from mpmath import mp
 
 from interval.context import IV, QQ, lower, to_mpq, upper
-from interval.frame import angle_between, decide_speed_above, decide_speed_at_most, rotate_between, \
-    signed_angle, true_rmf, SingularRun
+from interval.frame import angle_between, arc_length, bernstein_speed_squared, decide_speed_above, \
+    decide_speed_at_most, rotate_between, signed_angle, speed_witness, step_difference, true_rmf, true_tangent, \
+    SingularRun
 from reference import error_model as EM
 from reference import kernel as K
 from reference.distance import DistancePreparation, try_build_distance_map
+from reference.context import F64
 from reference.fp import U64
 from reference.frame import (
     FRAME_VECTOR_K,
+    ROUNDING_FLOOR,
     ClosedFramePolicy,
     FrameCornerPolicy,
     FramePreparation,
@@ -64,9 +68,9 @@ from reference.path import PathPreparation, PathSource, spans_from_arrays, try_p
 from reference.status import GuaranteeClass as G, SegmentParameter, SpanSide, ToleranceProfile, WorkLimits
 
 from .. import schema as S
-from ..errormodel import Resolved, resolve
+from ..errormodel import Resolved, ratio, resolve
 from ..family import Family, RowContract
-from ..model import Claim, dec, dec_array, enc, undecided, verified, violated
+from ..model import Claim, Verdict, dec, dec_array, enc, undecided, verified, violated
 
 __all__ = ["FAMILY", "LIMITS", "FRAME_LIMITS", "ACCEPTANCE_FACTOR", "ROUNDING_ALLOWANCE_K", "generate",
            "claims", "check_regularity", "check_vectors", "check_angular_error", "tolerance", "build"]
@@ -110,16 +114,18 @@ _KAPPA = 0.5522847498307936  # 4/3 (sqrt 2 - 1): the cubic quarter-circle handle
 def _case(name, src, *, closed=False, origin=(0.0, 0.0, 0.0), tae=1e-6, ms=1e-9, seed_up=(0.0, 0.0, 1.0),
           seed_policy=_SEED.UseFallbackAxis, fallback=(1.0, 0.0, 0.0), sing=_SING.SplitRuns,
           corner=_CORNER.RotateMinimally, closed_policy=_CLOSED.PreserveHolonomy, winding=0, queries=4,
-          query_seed=0):
+          query_seed=0, max_depth=None, expect=None, distance_error=None):
     src = np.asarray(src, dtype=np.float64)
     L = float(np.sum(np.linalg.norm(np.diff(src, axis=1), axis=2)))
     E = float(np.max(np.abs(src - np.asarray(origin, dtype=np.float64))))
     return {"name": name, "source": src, "closed": bool(closed), "origin": tuple(map(float, origin)),
-            "tae": float(tae), "ms": float(ms), "distance_error": max(1e-3 * L, 1e-9),
+            "tae": float(tae), "ms": float(ms),
+            "distance_error": max(1e-3 * L, 1e-9) if distance_error is None else float(distance_error),
             "position_error": max(1e-5 * E, 1e-20), "seed_up": tuple(map(float, seed_up)),
             "seed_policy": seed_policy, "fallback": tuple(map(float, fallback)), "sing": sing,
             "corner": corner, "closed_policy": closed_policy, "winding": int(winding), "queries": int(queries),
-            "query_seed": int(query_seed)}
+            "query_seed": int(query_seed), "max_depth": FRAME_LIMITS.max_depth if max_depth is None else int(max_depth),
+            "expect": expect}
 
 
 def _quarter(center, r, a0, z0=0.0, dz=0.0):
@@ -212,12 +218,52 @@ def _random_case(rng, name="random"):
     corner = [_CORNER.RotateMinimally, _CORNER.SplitRuns][int(rng.integers(0, 2))]
     seed = rng.normal(size=3)
     return _case(name, pts, tae=float(10.0 ** rng.uniform(-7, -4)), seed_up=tuple(seed), corner=corner,
-                 query_seed=int(rng.integers(0, 1 << 30)))
+                 query_seed=int(rng.integers(0, 1 << 30)), expect=None)
 
 
-def generate(seed: int, n: int) -> list:
-    """``n`` frame cases, named corner cases first. Deterministic in ``seed``."""
-    specials = [
+# --- Adversarial cases: each makes one class of fast-path mistake visible to a checker --------
+
+
+def _double_zero(rng):
+    # B'(u) = 27 (u - 1/3)^2 (1, 1/2, 1/4): a straight span that stops at the non-dyadic u = 1/3
+    # and goes on (no interval end hits the zero), with MinimumSpeed 0: a box straddling zero
+    # is not "farther than 0 from zero", and the oracle refutes a regular claim at the rational
+    # witness 1/3 (max_depth 12 keeps the unresolved zone around the double zero small).
+    v = np.array([1.0, 0.5, 0.25])
+    src = [[0 * v, 1 * v, -1 * v, 3 * v], [3 * v, 4 * v, 5 * v + [0, 1, 0], 6 * v + [1, 1, 0]]]
+    return _case("straight span with a double zero of the speed at u = 1/3, MinimumSpeed 0", src, ms=0.0,
+                 sing=_SING.SplitRuns, corner=_CORNER.SplitRuns, max_depth=12, queries=6)
+
+
+def _far_straight_at_speed(rng):
+    # A fast span, then a straight uniform span far from the origin whose speed |3 D| is exactly
+    # at MinimumSpeed (the float64 at or just above it): never regular, one depth-limited range
+    # over the whole span (max_depth 12: deeper, its boxes' widening grows like 2^d and the
+    # build runs out of budget).
+    X = np.array([98304.25, -65536.5, 32768.125])
+    D = np.array([0.375, -0.25, 0.125])
+    first = np.array([X - [30.0, 20.0, -10.0], X - [20.0, 10.0, -10.0], X - [10.0, 5.0, 0.0], X])
+    second = np.array([X + i * D for i in range(4)])
+    S = math.sqrt(float(np.sum((3 * D) ** 2)))
+    ms = S if gmpy2.mpq(S) ** 2 >= gmpy2.mpq(float(np.sum((3 * D) ** 2))) else math.nextafter(S, math.inf)
+    return _case("straight span far from the origin at exactly MinimumSpeed", [first, second], ms=ms,
+                 sing=_SING.SplitRuns, corner=_CORNER.SplitRuns, max_depth=12, tae=1e-6)
+
+
+def _seed_case(name, seed_up, fallback=(1.0, 0.0, 0.0), policy=_SEED.UseFallbackAxis, expect="ok"):
+    def make(rng):
+        src = [_quarter((0, 0, 0), 1.0, 0.0, dz=0.4), _quarter((0, 0, 0), 1.0, math.pi / 2, z0=0.4, dz=0.4)]
+        return _case(name, src, seed_up=seed_up, fallback=fallback, seed_policy=policy, expect=expect)
+    return make
+
+
+# The first tangent of the rising quarter turn above: B'(0) = (0, 3 k, 0.4) (k the handle).
+_T0 = np.array([0.0, 3 * _KAPPA, 0.4]) / math.hypot(3 * _KAPPA, 0.4)
+_P0 = np.array([1.0, 0.0, 0.0])  # perpendicular to _T0
+
+
+def _generate_specials():
+    return [
         _s_curve, _helix, _fallback, _cusp, _reversal, _ease_stationary,
         lambda r: _corner(r, _CORNER.RotateMinimally, "90-degree joint, RotateMinimally"),
         lambda r: _corner(r, _CORNER.SplitRuns, "90-degree joint, SplitRuns"),
@@ -225,11 +271,53 @@ def generate(seed: int, n: int) -> list:
         _holonomy_loop(_CLOSED.PreserveHolonomy, 0, "closed loop with holonomy, PreserveHolonomy"),
         _holonomy_loop(_CLOSED.DistributeTwist, 1, "closed loop with holonomy, DistributeTwist"),
         _far,
+        _double_zero,
+        _far_straight_at_speed,
+        # SeedUp's sine is |p| / |SeedUp|: a short and a long SeedUp see through a missing norm.
+        _seed_case("SeedUp 1e-4 long at sine 0.87", tuple(1e-4 * (0.5 * _T0 + 0.8660254 * _P0))),
+        _seed_case("SeedUp 1e4 long at sine 1e-5 (fallback)", tuple(1e4 * (_T0 + 1e-5 * _P0)),
+                   fallback=(0.0, 0.0, 1.0)),
+        # Just above MinimumSinAngle: one projection leaves t . n near u / sine = 500 u.
+        _seed_case("SeedUp at sine 2e-3", tuple(_T0 + 2e-3 * _P0)),
+        _seed_case("RejectDegenerateSeed, SeedUp along the tangent", tuple(3.0 * _T0),
+                   policy=_SEED.RejectDegenerateSeed, expect="DegenerateFrame"),
+        lambda r: {**_cusp(r), "name": "interior cusp, Reject", "sing": _SING.Reject, "expect": "DegenerateFrame"},
+        lambda r: {**_corner(r, _CORNER.Reject, "90-degree joint, Reject"), "expect": "DegenerateFrame"},
+        lambda r: {**_helix(r), "name": "helix by cubics, SplitRuns (G1 joints are crossed)", "corner": _CORNER.SplitRuns},
+        _hairpin,
+        _twisted_loop,
     ]
+
+
+def _hairpin(rng):
+    # A long straight run into a tight U-turn and back: curvature from 0 to about 50.
+    src = [[[0, 0, 0], [4, 0, 0], [8, 0, 0], [10, 0, 0]], [[10, 0, 0], [10.3, 0, 0], [10.3, 0.2, 0.05], [10, 0.2, 0.05]],
+           [[10, 0.2, 0.05], [8, 0.2, 0.05], [4, 0.2, 0.05], [0, 0.2, 0.05]]]
+    return _case("hairpin", src, seed_up=(0.0, 0.0, 1.0), tae=1e-5, queries=8)
+
+
+def _twisted_loop(rng):
+    # DistributeTwist with two winding turns and a tight DistanceError: the evaluated frames'
+    # twist (interpolated between samples, plus the roll) is checked against the true RMF.
+    src = [_quarter((0, 0, 0), 1.0, k * math.pi / 2, z0=0.4 * k, dz=0.4) for k in range(3)]
+    src.append(_quarter((0, 0, 0), 1.0, 1.5 * math.pi, z0=1.2, dz=-1.2))
+    return _case("closed loop, DistributeTwist with 2 winding turns", src, closed=True,
+                 closed_policy=_CLOSED.DistributeTwist, winding=2, seed_up=(0.0, 0.0, 1.0), tae=1e-6,
+                 queries=10, query_seed=7, distance_error=1e-7)
+
+
+def generate(seed: int, n: int) -> list:
+    """``n`` frame cases, named corner cases first. Deterministic in ``seed``."""
+    specials = _generate_specials()
     cases = []
     for k in range(n):
         rng = np.random.default_rng([seed, k, 12])
-        cases.append(specials[k](rng) if k < len(specials) else _random_case(rng))
+        if k < len(specials):
+            case = specials[k](rng)
+            # a named case states its outcome: the build succeeds unless it says otherwise
+            cases.append({**case, "expect": case["expect"] or "ok"})
+        else:
+            cases.append(_random_case(rng))
     return cases
 
 
@@ -249,8 +337,29 @@ def build(case):
     prep = FramePreparation(seed_up=case["seed_up"], seed_policy=case["seed_policy"],
                             fallback_axis=case["fallback"], singularity_policy=case["sing"],
                             corner_policy=case["corner"], closed_policy=case["closed_policy"],
-                            winding_turns=case["winding"], strict=False, limits=FRAME_LIMITS)
+                            winding_turns=case["winding"], strict=False, limits=_limits(case))
     return pv, d.value.view(), try_build_frames(pv, d.value.view(), prep)
+
+
+def _limits(case) -> WorkLimits:
+    depth = case.get("max_depth", FRAME_LIMITS.max_depth)
+    return FRAME_LIMITS if depth == FRAME_LIMITS.max_depth else dataclasses.replace(FRAME_LIMITS, max_depth=depth)
+
+
+class CorpusExpectation(AssertionError):
+    """A named corpus case ended with another status than the one the spec (or a documented
+    decision) gives it: the fast path failed a case it must pass, or passed one it must fail.
+    Raised while making the case's claims, so the ledger records a producer fault (exit 4)."""
+
+
+def _expect(case, outcome) -> None:
+    want = case.get("expect")
+    if want is None:
+        return
+    got = "ok" if outcome.ok else outcome.status.value
+    if got != want:
+        why = outcome.diagnostic.message if (not outcome.ok and outcome.diagnostic is not None) else ""
+        raise CorpusExpectation(f"case {case['name']!r}: expected {want}, the fast path returned {got} {why}".strip())
 
 
 def _queries(case, pv, fv):
@@ -267,8 +376,10 @@ def _queries(case, pv, fv):
 
 
 def claims(case) -> list:
-    """Run the fast path on one case and return its claims (none when the build fails)."""
+    """Run the fast path on one case and return its claims (none when the build fails; a named
+    case whose status differs from its expected one raises :class:`CorpusExpectation`)."""
     pv, mv, f = build(case)
+    _expect(case, f)
     if not f.ok:
         return []
     fv = f.value.view()
@@ -288,6 +399,7 @@ def claims(case) -> list:
                           "kind": "depth_limited" if r.is_depth_limited else "slow"}))
     model = {"name": "frame vectors (reference.frame, FRAME_VECTOR_K = 16)", "u": enc(U64)}
     evaluated = []
+    requests, finals = [], []
     for k, u, side, roll, is_seed in _queries(case, pv, fv):
         got = try_evaluate_frame(pv, fv, SegmentParameter(k, u), roll, side)
         if not got.ok:
@@ -305,6 +417,8 @@ def claims(case) -> list:
                          {"position": enc(fr.position), "tangent": enc(fr.tangent), "normal": enc(fr.normal),
                           "binormal": enc(fr.binormal)}, inputs, model=model))
         evaluated.append([int(fv.sample_run[j]), kk, enc(uu), enc(tn[5])])
+        requests.append([kk, enc(uu), enc(roll)])
+        finals.append([int(fv.sample_run[j]), enc(fr.normal)])
     samples = [[int(fv.sample_run[j]), int(fv.sample_span[j]), enc(fv.sample_u[j]), enc(fv.sample_normal[j])]
                for j in range(fv.sample_count)]
     runs = [{"start": [r.start.span_index, enc(r.start.u)], "end": [r.end.span_index, enc(r.end.u)],
@@ -312,9 +426,20 @@ def claims(case) -> list:
     out.append(Claim("frame.angular_error_estimate", G.Estimated,
                      {"estimate": enc(fv.angular_error_estimate), "residual_twist": enc(fv.residual_twist),
                       "is_closed_loop": fv.is_closed_loop, "twist_end": enc(fv.sample_twist[-1]),
-                      "samples": samples + evaluated},
+                      "samples": samples + evaluated,
+                      "intervals": [[int(fv.sample_span[j]), enc(fv.sample_u[j]), enc(fv.sample_next_u[j]),
+                                     enc(fv.sample_angle[j]), enc(fv.sample_distance[j]),
+                                     enc(fv.sample_distance[j + 1])]
+                                    for j in range(fv.sample_count) if fv.sample_next_u[j] > fv.sample_u[j]],
+                      "total_estimate": enc(mv.total_estimate),
+                      "ranges": [[r.span, enc(r.u0), enc(r.u1)] for r in fv.ranges],
+                      "evaluated": finals},
                      {"controls": enc(C), "runs": runs, "periodic": fv.is_periodic,
-                      "winding_turns": fv.winding_turns, "case": case["name"]}))
+                      "winding_turns": fv.winding_turns, "case": case["name"], "closed": bool(pv.is_closed),
+                      "tangent_angle_error": enc(fv.tangent_angle_error),
+                      "distance_error": enc(pv.tolerance.distance_error),
+                      "continuity_angle": enc(pv.tolerance.continuity_angle),
+                      "corner_policy": case["corner"].value, "evaluations": requests}))
     return out
 
 
@@ -358,8 +483,18 @@ def check_regularity(claim: Claim):
             return verified(claim, measure="oracle_pieces", measured=0, note="depth-limited range on the grid")
         return violated(claim, {"why": f"a depth-limited range must have its ends on the 2^-{depth} grid",
                                 "u0": claim.inputs["u0"], "u1": claim.inputs["u1"]})
+    if d.holds is None:
+        # Subdivision reaches dyadic piece ends only: look for a rational witness (a zero of the
+        # speed at u = 1/3), checked exactly.
+        w = speed_witness(P, u0, u1, ms, above=regular)
+        if w is not None:
+            d = dataclasses.replace(d, holds=False, witness=w)
+    s2 = to_mpq(ms) ** 2
     if d.holds is True:
-        return verified(claim, measure="oracle_pieces", measured=d.pieces)
+        # how close the speed comes to the threshold: minimum_speed^2 over the lower bound of
+        # min |B'|^2 (regular), the upper bound of max |B'|^2 over minimum_speed^2 (slow)
+        use = (ratio(s2, d.bound) if regular else ratio(d.bound, s2)) if d.bound is not None else None
+        return verified(claim, measure="oracle_pieces", measured=d.pieces, bound_use=use)
     if d.holds is False:
         u, f = d.witness
         return violated(claim, {"why": f"not {what}", "u": enc(u), "speed_squared": enc(f),
@@ -461,12 +596,12 @@ def check_vectors(claim: Claim):
             return violated(claim, {"why": "seed_up used although its projection is degenerate",
                                     "seed_up_sine_upper": enc(upper(s_up))}, **r.extra())
         notes["seed_up_sine"] = float(lower(s_up))
-    ratios = {k: (float(e / bb) if bb > 0 else (0.0 if e == 0 else math.inf)) for k, (e, bb) in errs.items()}
+    ratios = {k: ratio(e, bb) for k, (e, bb) in errs.items()}
     worst = max(ratios.values())
     if all(e <= bb for e, bb in errs.values()):
-        return verified(claim, measure="error_ratio", measured=worst, **r.extra())
+        return verified(claim, measure="error_ratio", measured=worst, bound_use=worst, **r.extra())
     return violated(claim, {"ratios": ratios, "bounds": {k: enc(bb) for k, (e, bb) in errs.items()}},
-                    measure="error_ratio", measured=worst, **r.extra())
+                    measure="error_ratio", measured=worst, bound_use=worst, **r.extra())
 
 
 def _wrap(x):
@@ -476,8 +611,12 @@ def _wrap(x):
 
 
 def check_angular_error(claim: Claim):
-    """Estimated: the true angle error of every claimed normal (and of a closed loop's residual
-    twist) is at most ACCEPTANCE_FACTOR x estimate + 32 u (samples + 1); calibration measured."""
+    """Estimated: the run structure the policies allow, the estimate's conformance (claimed
+    interval angles against the oracle's step differences, acceptance against each interval's
+    share, the estimate their sum plus the largest, distance estimates within DistanceError),
+    then the true angle error of every claimed normal (and of a closed loop's residual twist),
+    and of every evaluated frame after twist and roll, at most ACCEPTANCE_FACTOR x estimate +
+    32 u (samples + 1) (+ the twist tolerance); calibration measured."""
     C = _controls(claim.inputs["controls"], None)
     if C.ndim != 3:
         raise ValueError("controls must be (n, 4, 3)")
@@ -493,10 +632,21 @@ def check_angular_error(claim: Claim):
         if not (isinstance(ri, int) and 0 <= ri < len(runs) and isinstance(k, int) and 0 <= k < n):
             raise ValueError("samples are [run, span, u, normal] with valid indices")
         by_run.setdefault(ri, []).append((k, dec(u), dec_array(nrm)))
+    arcs = _Arcs(C)
+    bad = _run_structure(claim, C, runs)
+    if bad is not None:
+        return bad
+    bad = _estimate_conformance(claim, C, est, arcs)
+    if bad is not None:
+        return bad
+    evals = _evaluations(claim, n, len(runs))
+    for ri, k, u, _, _ in evals:
+        by_run.setdefault(ri, []).append((k, u, None))
     worst = mp.mpf(0)
     oracle_err = mp.mpf(0)
     count = 0
     loop = None
+    truths = {}
     with mp.workprec(113):
         for ri, run in enumerate(runs):
             start = (int(run["start"][0]), dec(run["start"][1]))
@@ -509,10 +659,13 @@ def check_angular_error(claim: Claim):
             except SingularRun as e:
                 return violated(claim, {"why": f"run {ri} crosses a zero of the speed: {e}"})
             oracle_err = max(oracle_err, tr.error)
+            truths[ri] = tr
             for k, u, nrm in ss:
+                if nrm is None:
+                    continue
                 a = [mp.mpf(float(x)) for x in nrm]
                 worst = max(worst, angle_between(_unit_mp(a), tr.normals[(k, u)]))
-            count = max(count, len(ss))
+            count = max(count, sum(1 for e in ss if e[2] is not None))
             if ri == 0:
                 loop = tr
         twist_err = mp.mpf(0)
@@ -538,16 +691,223 @@ def check_angular_error(claim: Claim):
         calibration = float(true_err / est) if est > 0 else (0.0 if true_err <= allowance else math.inf)
         bins = {name: int(calibration < edge and all(calibration >= e for e, _ in _CALIBRATION_BINS[:i]))
                 for i, (edge, name) in enumerate(_CALIBRATION_BINS)}
+        use = float(true_err / limit)
         detail = {"true_error": float(true_err), "true_normal_error": float(worst),
                   "true_twist_error": float(twist_err), "estimate": est, "allowance": float(allowance),
                   "oracle_error": float(oracle_err)}
         if oracle_err * 16 > allowance:
             return undecided(claim, [enc(float(true_err)), enc(float(oracle_err))], measure="calibration",
                              measured=calibration, note="the RMF integration did not converge to a sixteenth "
-                                                        "of the rounding allowance", **bins)
+                                                        "of the rounding allowance", bound_use=use, **bins)
         if true_err > limit:
-            return violated(claim, detail, measure="calibration", measured=calibration, **bins)
-        return verified(claim, measure="calibration", measured=calibration, **bins)
+            return violated(claim, detail, measure="calibration", measured=calibration, bound_use=use, **bins)
+        # Evaluated frames after twist compensation and the caller's roll.
+        eval_use = mp.mpf(0)
+        periodic = bool(claim.inputs["periodic"])
+        total_twist = -dec(v["residual_twist"]) + 2 * math.pi * int(claim.inputs["winding_turns"]) if periodic else 0.0
+        for i, (ri, k, u, roll, nrm) in enumerate(evals):
+            tr = truths[ri]
+            r = tr.normals[(k, u)]
+            t = true_tangent(C[k], u)
+            tw, tol = (0.0, 0.0) if not periodic else _twist_expected(claim, C, arcs, k, u, total_twist)
+            phi = mp.mpf(roll) + mp.mpf(tw)
+            cp, sp = mp.cos(phi), mp.sin(phi)
+            txr = [t[1] * r[2] - t[2] * r[1], t[2] * r[0] - t[0] * r[2], t[0] * r[1] - t[1] * r[0]]
+            want = [cp * r[q] + sp * txr[q] for q in range(3)]
+            got = angle_between(_unit_mp([mp.mpf(float(x)) for x in nrm]), _unit_mp(want))
+            lim_i = limit + mp.mpf(tol)
+            eval_use = max(eval_use, got / lim_i)
+            if got > lim_i:
+                return violated(claim, {"why": f"evaluated frame {i} (span {k}, u = {u!r}, roll {roll!r}) is "
+                                               f"{float(got):.3g} rad from the true frame rolled by the roll plus the "
+                                               f"distributed twist", "limit": float(lim_i),
+                                        "expected_twist": float(tw)}, measure="calibration",
+                                measured=calibration, bound_use=float(got / lim_i), **bins)
+        use = max(use, float(eval_use))
+        return verified(claim, measure="calibration", measured=calibration, bound_use=use, **bins)
+
+
+# Relative band of a joint's G1 classification (the fast path classifies Rounded tangents): a
+# joint is clearly G1 below continuity_angle (1 - band), clearly a corner above (1 + band).
+JOINT_BAND = 2.0**-20
+# A claimed interval angle may differ from the oracle's step difference by this many units of
+# float64 roundoff (times 1 + E / |chord|: the chord x(b) - x(a) is rounded relative to E), plus
+# 2^-30 relative. Measured on the default corpus: at most 1.5 u.
+STEP_ANGLE_K = 32
+
+
+class _Arcs:
+    """True prefix arc lengths of a path (``interval.frame.arc_length``, cached per span)."""
+
+    def __init__(self, C):
+        self.C = C
+        self._span = {}
+
+    def span(self, k):
+        if k not in self._span:
+            self._span[k] = arc_length(self.C[k], 0.0, 1.0)
+        return self._span[k]
+
+    def prefix(self, k, u):
+        """``(s, err)``: the arc length from the path start to ``(k, u)``."""
+        s = e = 0.0
+        for j in range(k):
+            a, b = self.span(j)
+            s, e = s + a, e + b
+        a, b = arc_length(self.C[k], 0.0, u) if u < 1.0 else self.span(k)
+        return s + a, e + b
+
+    def total(self):
+        return self.prefix(self.C.shape[0] - 1, 1.0)
+
+
+def _run_structure(claim: Claim, C, runs) -> "Verdict | None":
+    """Runs may start only at the path start, after a claimed singular range, or at a joint that
+    is not clearly G1 under SplitRuns; a run may cross a joint only when it is not clearly a
+    corner or the policy is RotateMinimally (a G1 joint is always crossed)."""
+    inp, v = claim.inputs, claim.value
+    if "corner_policy" not in inp or "ranges" not in v:
+        return None  # a case file of the older shape: the structure is not claimed
+    policy = inp["corner_policy"]
+    ca = dec(inp["continuity_angle"])
+    if policy not in ("Reject", "RotateMinimally", "SplitRuns") or not ca >= 0:
+        raise ValueError("corner_policy must name a FrameCornerPolicy and continuity_angle be >= 0")
+    n = C.shape[0]
+    ranges = [(int(r[0]), dec(r[1]), dec(r[2])) for r in v["ranges"]]
+
+    def corner(k):
+        try:
+            t_in = true_tangent(C[k - 1 if k > 0 else n - 1], 1.0)
+            t_out = true_tangent(C[k], 0.0)
+        except SingularRun:
+            return 1  # a zero speed at the joint: no tangent, not G1
+        with mp.workprec(113):
+            ang = angle_between(t_in, t_out)
+        if ang < ca * (1 - JOINT_BAND):
+            return -1
+        return 1 if ang > ca * (1 + JOINT_BAND) else 0
+
+    def after_range(k, u):
+        return any((s == k and u1 == u) or (u == 0.0 and s == k - 1 and u1 == 1.0) for s, _, u1 in ranges)
+
+    def before_range(k, u):
+        return any((s == k and u0 == u) or (u == 1.0 and s == k + 1 and u0 == 0.0) for s, u0, _ in ranges)
+
+    for i, run in enumerate(runs):
+        k, u = int(run["start"][0]), dec(run["start"][1])
+        ok = (k, u) == (0, 0.0) or after_range(k, u) or (u == 0.0 and k >= 1 and policy == "SplitRuns"
+                                                          and corner(k) >= 0)
+        if not ok:
+            return violated(claim, {"why": f"run {i} starts at (span {k}, u = {u!r}): neither the path start, "
+                                           "the end of a singular range nor a corner split by SplitRuns"})
+        k, u = int(run["end"][0]), dec(run["end"][1])
+        ok = (k, u) == (n - 1, 1.0) or before_range(k, u) or (u == 1.0 and k + 1 < n and policy == "SplitRuns"
+                                                               and corner(k + 1) >= 0)
+        if not ok:
+            return violated(claim, {"why": f"run {i} ends at (span {k}, u = {u!r}): neither the path end, the "
+                                           "start of a singular range nor a corner split by SplitRuns"})
+        k0, k1 = int(run["start"][0]), int(run["end"][0])
+        first, last = (k0, dec(run["start"][1])), (k1, dec(run["end"][1]))
+        for s, u0, u1 in ranges:
+            if first < (s, u1) and (s, u0) < last:
+                return violated(claim, {"why": f"run {i} crosses the singular range (span {s}, [{u0!r}, {u1!r}])"})
+        crossed = list(range(k0 + 1, k1 + 1)) + ([0] if v.get("is_closed_loop") else [])
+        for j in crossed:
+            if policy != "RotateMinimally" and corner(j) > 0:
+                return violated(claim, {"why": f"run {i} crosses joint {j}, a corner, under corner policy {policy}"})
+    return None
+
+
+def _estimate_conformance(claim: Claim, C, est: float, arcs: "_Arcs") -> "Verdict | None":
+    """The spec's estimate: each claimed interval angle is the oracle's one-step-versus-two-half-
+    steps difference (within STEP_ANGLE_K u), at most TangentAngleError times its share of the
+    path (or ROUNDING_FLOOR); the estimate is their sum plus the largest; every claimed distance
+    estimate lies within DistanceError of the true arc length."""
+    inp, v = claim.inputs, claim.value
+    if "intervals" not in v or "tangent_angle_error" not in inp:
+        return None
+    tae = to_mpq(dec(inp["tangent_angle_error"]))
+    total = dec(v["total_estimate"])
+    delta = dec(inp["distance_error"])
+    n = C.shape[0]
+    angles = []
+    L, Lerr = arcs.total()
+    if abs(total - L) > delta + 4 * Lerr + 2.0**-30 * L:
+        return violated(claim, {"why": "TotalEstimate is farther than DistanceError from the arc length",
+                                "total_estimate": v["total_estimate"], "arc_length": float(L)})
+    floor = to_mpq(ROUNDING_FLOOR)
+    tq = to_mpq(total)
+    for i, entry in enumerate(v["intervals"]):
+        k, a, b, ang, da, db = int(entry[0]), dec(entry[1]), dec(entry[2]), dec(entry[3]), dec(entry[4]), \
+            dec(entry[5])
+        if not (0 <= k < n and 0.0 <= a < b <= 1.0) or not math.isfinite(ang) or ang < 0:
+            raise ValueError("intervals are [span, a, b, angle, d(a), d(b)] with 0 <= a < b <= 1, angle >= 0")
+        angles.append(to_mpq(ang))
+        share = max(to_mpq(db) - to_mpq(da), _mpq(0)) / tq if tq > 0 else _mpq(0)
+        if to_mpq(ang) > tae * share * (1 + _mpq(1, 2**40)) and to_mpq(ang) > floor:
+            return violated(claim, {"why": f"interval {i} (span {k}, [{a!r}, {b!r}]) accepted with angle {ang!r} "
+                                           "above TangentAngleError times its share of the path",
+                                    "share": float(share)})
+        truth = float(step_difference(C[k], a, b))
+        P = C[k].astype(np.float64)
+        chord = float(np.linalg.norm(K.cubic_point(F64, P, np.float64(b)) - K.cubic_point(F64, P, np.float64(a))))
+        E = float(np.max(np.abs(P)))
+        tol = STEP_ANGLE_K * U64 * (1 + (E / chord if chord > 0 else math.inf)) + 2.0**-30 * truth
+        if abs(ang - truth) > tol:
+            return violated(claim, {"why": f"interval {i} (span {k}, [{a!r}, {b!r}]): the claimed angle is not "
+                                           "the difference of one reflection step and two half steps",
+                                    "claimed": entry[3], "oracle": truth, "tolerance": tol})
+        for u, d in ((a, da), (b, db)):
+            s, err = arcs.prefix(k, u)
+            if abs(d - s) > delta + 4 * (err + Lerr) + 2.0**-30 * L:
+                return violated(claim, {"why": f"interval {i}: the distance estimate at (span {k}, u = {u!r}) is "
+                                               "farther than DistanceError from the arc length",
+                                        "estimate": d, "arc_length": s})
+    if angles:
+        want = sum(angles) + max(angles)
+        if abs(to_mpq(est) - want) > want * to_mpq(4 * U64) * (len(angles) + 2):
+            return violated(claim, {"why": "AngularErrorEstimate is not the sum of the accepted interval angles "
+                                           "plus the largest", "estimate": v["estimate"], "expected": float(want)})
+    return None
+
+
+def _evaluations(claim: Claim, n: int, runs: int) -> list:
+    """``[(run, span, u, roll, final normal)]`` of the claim's evaluated frames (none in a case
+    file of the older shape)."""
+    req = claim.inputs.get("evaluations")
+    got = claim.value.get("evaluated")
+    if req is None or got is None:
+        return []
+    if len(req) != len(got):
+        raise ValueError("every evaluation request needs one evaluated frame")
+    out = []
+    for (k, u, roll), (ri, nrm) in zip(req, got):
+        if not (isinstance(k, int) and 0 <= k < n and isinstance(ri, int) and 0 <= ri < runs):
+            raise ValueError("evaluations are [span, u, roll] and [run, normal] with valid indices")
+        out.append((ri, k, dec(u), dec(roll), dec_array(nrm)))
+    return out
+
+
+def _twist_expected(claim: Claim, C, arcs: "_Arcs", k: int, u: float, total: float):
+    """``(twist, tolerance)``: DistributeTwist's compensation at (k, u), ``total s(u) / L`` with
+    true arc lengths, and how far an implementation may be from it: the distance estimates'
+    ``DistanceError`` (``3 |total| delta / L``) and the interpolation between the baked samples
+    around u (``|total| share nu``, nu the speed's relative variation there, exact Bernstein
+    bounds of ``|B'|^2``)."""
+    delta = dec(claim.inputs["distance_error"])
+    L, Lerr = arcs.total()
+    s, err = arcs.prefix(k, u)
+    tol = abs(total) * (3 * delta + 4 * (err + Lerr)) / L
+    for entry in claim.value.get("intervals", ()):
+        if int(entry[0]) == k and dec(entry[1]) <= u <= dec(entry[2]):
+            a, b = dec(entry[1]), dec(entry[2])
+            f = bernstein_speed_squared(C[k].astype(np.float64), a, b)
+            lo, hi = min(f), max(f)
+            nu = math.sqrt(float(hi / lo)) - 1 if lo > 0 else 1.0
+            share = (arcs.prefix(k, b)[0] - arcs.prefix(k, a)[0]) / L
+            tol += abs(total) * share * nu * 1.01
+            break
+    return total * s / L, tol
 
 
 def _unit_mp(a):
@@ -610,27 +970,46 @@ CONTRACTS = {
         value=S.obj(required={k: S.vec(_F64V, 3) for k in ("position", "tangent", "normal", "binormal")}),
         model=S.MODEL, plant=_plant_vectors),
     "frame.angular_error_estimate": RowContract(
-        checks="The true RMF (Taylor integration of dr/du = -(r . t') t at 113 bits, checked by halving) "
+        checks="Run structure: a run starts only at the path start, after a claimed singular range or at a joint "
+               "not clearly G1 (true tangent angle >= continuity_angle (1 - 2^-20)) under SplitRuns, crosses no "
+               "singular range and no clear corner unless RotateMinimally. Estimate (when intervals are "
+               "claimed): each interval's angle within 32 u (1 + E/|chord|) + 2^-30 of the oracle's one double-"
+               "reflection step versus two half steps (mp, 113 bits), at most tangent_angle_error x its share "
+               "(d(b) - d(a)) / TotalEstimate or 64 u; the estimate their sum plus the largest (within 4 u per "
+               "term); every distance estimate and TotalEstimate within distance_error of the arc length. Then "
+               "the true RMF (Taylor integration of dr/du = -(r . t') t at 113 bits, checked by halving) "
                "from each run's claimed seed; the largest angle between a claimed normal and the true one, "
                "and a closed loop's |claimed - true| residual twist mod 2 pi, must be at most "
                f"{ACCEPTANCE_FACTOR:g} x estimate + 32 u (samples + 1); a periodic loop's twist at the end "
-               "equals -ResidualTwist + 2 pi WindingTurns; calibration true/estimate reported.",
+               "equals -ResidualTwist + 2 pi WindingTurns; each evaluated frame (after twist and roll) within "
+               "that limit of the true normal rolled by roll + (2 pi W - R) s(u) / L (true arc lengths), plus "
+               "|2 pi W - R| (3 distance_error / L + share x nu) for distance estimates and interpolation (nu "
+               "the speed's relative variation over the sample interval); calibration true/estimate reported.",
         inputs=S.obj(required={"controls": S.matrix(S.f32(), [None, 4, 3]),
                                "runs": S.array(S.obj(required={"start": S.array({}, min_items=2, max_items=2),
                                                                "end": S.array({}, min_items=2, max_items=2),
                                                                "normal": _XYZ}), min_items=1),
                                "periodic": S.boolean(), "winding_turns": S.integer()},
-                     optional={"case": S.string()}),
+                     optional={"case": S.string(), "closed": S.boolean(),
+                               "tangent_angle_error": S.f64(nonnegative=True),
+                               "distance_error": S.f64(nonnegative=True),
+                               "continuity_angle": S.f64(nonnegative=True),
+                               "corner_policy": S.enum(["Reject", "RotateMinimally", "SplitRuns"]),
+                               "evaluations": S.array(S.array({}, min_items=3, max_items=3))}),
         value=S.obj(required={"estimate": _F64V, "residual_twist": _F64V, "is_closed_loop": S.boolean(),
                               "twist_end": _F64V,
-                              "samples": S.array(S.array({}, min_items=4, max_items=4), min_items=1)}),
+                              "samples": S.array(S.array({}, min_items=4, max_items=4), min_items=1)},
+                    optional={"intervals": S.array(S.array({}, min_items=6, max_items=6)),
+                              "total_estimate": S.f64(nonnegative=True),
+                              "ranges": S.array(S.array({}, min_items=3, max_items=3)),
+                              "evaluated": S.array(S.array({}, min_items=2, max_items=2))}),
         plant=_plant_angular),
 }
 
 
 FAMILY = Family(
     name="frame",
-    default_cases=16,
+    default_cases=26,
     generate=generate,
     claims=claims,
     checkers={"frame.regularity": check_regularity, "frame.vectors": check_vectors,

@@ -51,7 +51,7 @@ from reference.point_search import (
 from reference.status import GuaranteeClass as G
 
 from .. import schema as S
-from ..errormodel import Resolved, resolve
+from ..errormodel import Resolved, ratio, resolve
 from ..family import Family, RowContract
 from ..model import Claim, NumberError, enc, number_as, verified, violated
 
@@ -297,15 +297,6 @@ def _resolve(claim: Claim, ds: list) -> Resolved:
     return resolve(claim, lambda u, eta: [model_bound(d, u, eta) for d in ds], constant=DISTANCE_ERROR_K)
 
 
-def _ratio(num, den) -> float:
-    if num <= 0:
-        return 0.0
-    if den == 0:
-        return float("inf")
-    q = num / den
-    return float(q) if q < 2**1000 else float("inf")
-
-
 def check_nearest(claim: Claim):
     """Rounded: the claimed neighbours are an exact k-nearest list up to the model's band, exact
     ties in source-index order, distances within the model bound and non-decreasing."""
@@ -344,14 +335,14 @@ def check_nearest(claim: Claim):
     worst = 0.0
     for i in range(k):
         err = abs(gmpy2.mpq(dist[i]) - d[i])
-        worst = max(worst, _ratio(err, b[i]))
+        worst = max(worst, ratio(err, b[i]))
         if err > b[i]:
             return violated(claim, {"expected": expected, "claimed": value, "position": i,
                                     "bound": enc(b[i]), "why": "a distance outside its bound"},
-                            measure="error_ratio", measured=_ratio(err, b[i]), **extra)
+                            measure="error_ratio", measured=ratio(err, b[i]), bound_use=ratio(err, b[i]), **extra)
     if any(dist[i + 1] < dist[i] for i in range(k - 1)):
         return violated(claim, {"expected": expected, "claimed": value, "why": "distances decrease"},
-                        measure="error_ratio", measured=worst, **extra)
+                        measure="error_ratio", measured=worst, bound_use=worst, **extra)
     # order among the returned points
     for i in range(k):
         for j in range(i + 1, k):
@@ -361,11 +352,12 @@ def check_nearest(claim: Claim):
                     return violated(claim, {"expected": expected, "claimed": value, "positions": [i, j],
                                             "why": "an exact tie out of source-index order"}, **extra)
             elif D[a] > D[c]:
-                worst = max(worst, _ratio(d[i] - d[j], 2 * b[i]))
+                worst = max(worst, ratio(d[i] - d[j], 2 * b[i]))
                 if not inversion_allowed(d[i], d[j], b[i]):
                     return violated(claim, {"expected": expected, "claimed": value, "positions": [i, j],
                                             "why": "a farther point ahead of a nearer one beyond the band"},
-                                    measure="error_ratio", measured=_ratio(d[i] - d[j], 2 * b[i]), **extra)
+                                    measure="error_ratio", measured=ratio(d[i] - d[j], 2 * b[i]),
+                                    bound_use=ratio(d[i] - d[j], 2 * b[i]), **extra)
     # membership: no excluded point is nearer beyond the band or an exact tie with a lower index
     chosen = set(idx)
     top = max(D[j] for j in idx)
@@ -381,12 +373,13 @@ def check_nearest(claim: Claim):
         dc = as_rational(D[c])
         for i, a in enumerate(idx):
             if D[a] > D[c]:
-                worst = max(worst, _ratio(d[i] - dc, 2 * b[i]))
+                worst = max(worst, ratio(d[i] - dc, 2 * b[i]))
                 if not inversion_allowed(d[i], dc, b[i]):
                     return violated(claim, {"expected": expected, "claimed": value, "excluded": c,
                                             "position": i, "why": "a nearer point left out beyond the band"},
-                                    measure="error_ratio", measured=_ratio(d[i] - dc, 2 * b[i]), **extra)
-    return verified(claim, measure="error_ratio", measured=worst, **extra)
+                                    measure="error_ratio", measured=ratio(d[i] - dc, 2 * b[i]),
+                                    bound_use=ratio(d[i] - dc, 2 * b[i]), **extra)
+    return verified(claim, measure="error_ratio", measured=worst, bound_use=worst, **extra)
 
 
 # --- Contract --------------------------------------------------------------------------------

@@ -91,6 +91,9 @@ def test_undecided_within_a_tiny_budget(monkeypatch, honest):
     # one piece cannot show or refute anything here: Undecided with the bound, never Verified
     monkeypatch.setattr(F, "decide_speed_above", lambda P, a, b, s: IF.decide_speed_above(P, a, b, s, max_pieces=1))
     v = check_claim(wide)
+    assert v.kind is X and v.witness["u"] == "1/2"  # the rational witness search finds the cusp
+    monkeypatch.setattr(F, "speed_witness", lambda *a, **k: None)
+    v = check_claim(wide)
     assert v.kind is U and v.enclosure is not None
 
 
@@ -163,6 +166,10 @@ def test_an_estimate_far_below_the_true_error_is_violated(honest):
     c = rows(honest, "frame.angular_error_estimate", "helix by cubics")[0]
     est = dec(c.value["estimate"])
     v = check_claim(replace(c, {**c.value, "estimate": enc(est * 1e-3)}))
+    assert v.kind is X and "plus the largest" in v.witness["why"]  # not the spec's sum
+    # without the claimed intervals (a case file of the older shape) the true error refutes it
+    old_shape = {k: x for k, x in c.value.items() if k != "intervals"}
+    v = check_claim(replace(c, {**old_shape, "estimate": enc(est * 1e-3)}))
     assert v.kind is X and v.measured > F.ACCEPTANCE_FACTOR
     assert check_claim(replace(c, {**c.value, "estimate": enc(-1.0)})).kind is X
 
@@ -187,7 +194,12 @@ def test_a_run_across_the_cusp_is_violated(honest):
     r0, r1 = c.inputs["runs"]
     merged = {**c.inputs, "runs": [{"start": r0["start"], "end": r1["end"], "normal": r0["normal"]}]}
     samples = [[0] + list(e[1:]) for e in c.value["samples"]]
-    v = check_claim(replace(c, {**c.value, "samples": samples}, merged))
+    finals = [[0, e[1]] for e in c.value["evaluated"]]
+    v = check_claim(replace(c, {**c.value, "samples": samples, "evaluated": finals}, merged))
+    assert v.kind is X and "crosses the singular range" in v.witness["why"]
+    # without the claimed ranges (a case file of the older shape) the true RMF still refutes it
+    old_shape = {k: x for k, x in c.value.items() if k != "ranges"}
+    v = check_claim(replace(c, {**old_shape, "samples": samples, "evaluated": finals}, merged))
     assert v.kind is X and "zero of the speed" in v.witness["why"]
 
 
@@ -210,3 +222,142 @@ def test_malformed_angular_claims_raise(honest):
     bad[0][0] = 99
     with pytest.raises(ValueError):
         check_claim(replace(c, {**c.value, "samples": bad}))
+
+
+# --- adversarial cases, expected statuses, run structure, the estimate's conformance -----------
+
+N_NAMED = 23  # named cases of the default corpus (the rest are random)
+
+
+@pytest.fixture(scope="module")
+def adversarial():
+    return {case["name"]: F.claims(case) for case in F.generate(1, N_NAMED)[12:]}
+
+
+def test_named_cases_end_with_their_expected_status_and_are_verified(adversarial):
+    cases = F.generate(1, N_NAMED)
+    assert all(c["expect"] is not None for c in cases) and F.generate(1, N_NAMED + 1)[-1]["expect"] is None
+    failing = [c["name"] for c in cases if c["expect"] != "ok"]
+    assert len(failing) == 3 and all(not adversarial[name] for name in failing)
+    for name, cs in adversarial.items():
+        for c in cs:
+            v = check_claim(c)
+            assert v.kind is V, (name, c.row, v.note, v.witness)
+    # a named case whose status differs from the expected one is a producer fault
+    case = dict(cases[-4], expect="ok")  # RejectDegenerateSeed fails, as it must
+    with pytest.raises(F.CorpusExpectation, match="DegenerateFrame"):
+        F.claims(case)
+
+
+def test_the_adversarial_cases_reach_what_they_are_for(adversarial):
+    by = {c["name"]: c for c in F.generate(1, N_NAMED)}
+    _, _, f = F.build(by["straight span far from the origin at exactly MinimumSpeed"])
+    fv = f.value.view()
+    assert [(r.span, r.u0, r.u1, r.is_depth_limited) for r in fv.ranges] == [(1, 0.0, 1.0, True)]
+    _, _, f = F.build(by["straight span with a double zero of the speed at u = 1/3, MinimumSpeed 0"])
+    (r,) = f.value.view().ranges
+    assert r.u0 < 1 / 3 < r.u1 and r.is_depth_limited
+    sines = {}
+    for name in ("SeedUp 1e-4 long at sine 0.87", "SeedUp 1e4 long at sine 1e-5 (fallback)", "SeedUp at sine 2e-3"):
+        _, _, f = F.build(by[name])
+        run = f.value.view().runs[0]
+        sines[name] = (run.is_fallback_seeded, round(run.seed_sine, 3))
+    assert sines == {"SeedUp 1e-4 long at sine 0.87": (False, 0.866),
+                     "SeedUp 1e4 long at sine 1e-5 (fallback)": (True, 0.972), "SeedUp at sine 2e-3": (False, 0.002)}
+
+
+def test_a_regular_claim_over_a_non_dyadic_zero_is_refuted_at_a_rational_witness(adversarial):
+    name = "straight span with a double zero of the speed at u = 1/3, MinimumSpeed 0"
+    c = next(c for c in adversarial[name] if c.row == "frame.regularity" and c.value["regular"])
+    bad = replace(c, {"regular": True}, {**c.inputs, "u0": enc(0.25), "u1": enc(0.5)})
+    v = check_claim(bad)
+    assert v.kind is X and v.witness["u"] == "1/3" and dec(v.witness["speed_squared"]) == 0
+
+
+def _angular(by, name):
+    return next(c for c in by[name] if c.row == "frame.angular_error_estimate")
+
+
+def test_runs_split_only_where_the_policies_allow(adversarial, honest):
+    # a G1 joint split under SplitRuns
+    c = _angular(adversarial, "helix by cubics, SplitRuns (G1 joints are crossed)")
+    (r0,) = c.inputs["runs"]
+    split = [{"start": r0["start"], "end": [0, enc(1.0)], "normal": r0["normal"]},
+             {"start": [1, enc(0.0)], "end": r0["end"], "normal": r0["normal"]}]
+    v = check_claim(replace(c, inputs={**c.inputs, "runs": split}))
+    assert v.kind is X and "starts at (span 1" in v.witness["why"] or "ends at (span 0" in v.witness["why"]
+    # a corner crossed under SplitRuns (and under Reject); RotateMinimally may cross it
+    d = _angular(honest, "90-degree joint, SplitRuns")
+    r0, r1 = d.inputs["runs"]
+    merged = {**d.inputs, "runs": [{"start": r0["start"], "end": r1["end"], "normal": r0["normal"]}]}
+    one_run = {**d.value, "samples": [[0] + list(e[1:]) for e in d.value["samples"]],
+               "evaluated": [[0, e[1]] for e in d.value["evaluated"]]}
+    for policy in ("SplitRuns", "Reject"):
+        v = check_claim(replace(d, one_run, {**merged, "corner_policy": policy}))
+        assert v.kind is X and "crosses joint 1, a corner" in v.witness["why"]
+    # a run that starts in the middle of a span without a singular range
+    e = _angular(honest, "helix by cubics")
+    (r0,) = e.inputs["runs"]
+    mid = [{"start": r0["start"], "end": [1, enc(0.5)], "normal": r0["normal"]},
+           {"start": [1, enc(0.5)], "end": r0["end"], "normal": r0["normal"]}]
+    assert check_claim(replace(e, inputs={**e.inputs, "runs": mid})).kind is X
+    with pytest.raises(ValueError):
+        check_claim(replace(e, inputs={**e.inputs, "corner_policy": "Sometimes"}))
+
+
+def test_the_estimate_must_be_the_spec_s_sum_of_step_differences(honest):
+    c = _angular(honest, "helix by cubics")
+    iv = c.value["intervals"]
+    angles = [dec(x[3]) for x in iv]
+    v = check_claim(replace(c, {**c.value, "estimate": enc(sum(angles))}))  # the largest one dropped
+    assert v.kind is X and "plus the largest" in v.witness["why"]
+    # an interval angle that is not the one-versus-two-half-steps difference
+    j = int(np.argmax(angles))
+    bad = [list(x) for x in iv]
+    bad[j][3] = enc(angles[j] * 0.5)
+    v = check_claim(replace(c, {**c.value, "intervals": bad}))
+    assert v.kind is X and "not the difference of one reflection step" in v.witness["why"]
+    # accepted beyond its share: the same claim against a 100 times smaller TangentAngleError
+    tae = dec(c.inputs["tangent_angle_error"])
+    v = check_claim(replace(c, inputs={**c.inputs, "tangent_angle_error": enc(tae / 100)}))
+    assert v.kind is X and "share of the path" in v.witness["why"]
+    # distance estimates and TotalEstimate farther than DistanceError from the arc length
+    delta = dec(c.inputs["distance_error"])
+    moved = [list(x) for x in iv]
+    moved[3][4] = enc(dec(moved[3][4]) + 2 * delta)
+    v = check_claim(replace(c, {**c.value, "intervals": moved}))
+    assert v.kind is X and "DistanceError" in v.witness["why"]
+    v = check_claim(replace(c, {**c.value, "total_estimate": enc(dec(c.value["total_estimate"]) + 2 * delta)}))
+    assert v.kind is X and "TotalEstimate" in v.witness["why"]
+
+
+def test_evaluated_frames_carry_the_roll_and_the_distributed_twist(adversarial, honest):
+    c = _angular(honest, "helix by cubics")
+    ev = c.inputs["evaluations"]
+    k = next(i for i, e in enumerate(ev) if abs(dec(e[2])) > 0.1)
+    flipped = [list(e) for e in ev]
+    flipped[k][2] = enc(-dec(ev[k][2]))  # the normal was rolled the other way
+    v = check_claim(replace(c, inputs={**c.inputs, "evaluations": flipped}))
+    assert v.kind is X and "rolled by the roll" in v.witness["why"]
+    loop = _angular(adversarial, "closed loop, DistributeTwist with 2 winding turns")
+    assert loop.inputs["periodic"] and abs(dec(loop.value["twist_end"])) > 6
+    # the frames without the twist compensation (the transported normals, rolled by the roll only)
+    n = len(loop.value["samples"]) - len(loop.value["evaluated"])
+    rolled = []
+    for (k_, u, roll), (run, nrm), s in zip(loop.inputs["evaluations"], loop.value["evaluated"],
+                                           loop.value["samples"][n:]):
+        t = np.array([1.0, 0.0, 0.0])
+        rolled.append([run, nrm])
+    twisted = [e for e, s in zip(loop.value["evaluated"], loop.value["samples"][n:])]
+    untwisted = [[run, s[3]] for (run, _), s in zip(loop.value["evaluated"], loop.value["samples"][n:])]
+    zero_roll = [[k_, u, enc(0.0)] for k_, u, _ in loop.inputs["evaluations"]]
+    v = check_claim(replace(loop, {**loop.value, "evaluated": untwisted}, {**loop.inputs, "evaluations": zero_roll}))
+    assert v.kind is X and "distributed twist" in v.witness["why"]
+    assert twisted and check_claim(loop).kind is V
+
+
+def test_verdicts_report_how_much_of_their_bound_they_used(honest):
+    for row in ("frame.regularity", "frame.vectors", "frame.angular_error_estimate"):
+        vs = [check_claim(c) for c in rows(honest, row)[:10]]
+        uses = [v.bound_use for v in vs if v.kind is V and v.bound_use is not None]
+        assert uses and all(0 <= u <= 1 for u in uses), row
