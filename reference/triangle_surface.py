@@ -338,7 +338,14 @@ _Query.__doc__ = "A validated segment and the per-query scalars every facet shar
 
 def _query(s: np.ndarray, e: np.ndarray) -> _Query:
     d = e - s
-    return _Query(s, e, d, np.minimum(s, e), np.maximum(s, e), float(np.max(np.abs(d))), float(_norm2(d)))
+    d0, d1, d2 = (abs(float(x)) for x in d)
+    dinf = max(d0, d1, d2)
+    # _norm2(d) in Python floats (the same IEEE operations in the same order, so the same bits:
+    # tests/reference/test_triangle_surface.py), without numpy's per-call overhead.
+    sc = dinf if dinf > 0 else 1.0
+    w0, w1, w2 = d0 / sc, d1 / sc, d2 / sc
+    dn = dinf * math.sqrt((w0 * w0 + w1 * w1) + w2 * w2)
+    return _Query(s, e, d, np.minimum(s, e), np.maximum(s, e), dinf, dn)
 
 
 @_jit
@@ -1142,7 +1149,7 @@ def _bvh_collect(nd, rec, gstart, gnrm, grow, res, q, tol, out):
 class _FacetBVH:
     """The facet hierarchy of one surface (see the section comment above)."""
 
-    __slots__ = ("rec", "edges", "nd", "res", "gstart", "gnrm", "grow", "build_seconds")
+    __slots__ = ("rec", "edges", "nd", "res", "gstart", "gnrm", "grow", "build_seconds", "_local")
 
     @staticmethod
     def build(rec: np.ndarray, edges: np.ndarray) -> "_FacetBVH":
@@ -1177,12 +1184,15 @@ class _FacetBVH:
         self.gstart = np.searchsorted(cell[gorder], np.arange(3 * res * res + 1)).astype(np.int64)
         self.gnrm = np.ascontiguousarray(nrm[gorder])
         self.grow = gorder.astype(np.int64)
+        self._local = threading.local()  # a candidate buffer per thread, reused across queries
         self.build_seconds = time.perf_counter() - t0
         return self
 
     def candidates(self, q: _Query, tol: float) -> np.ndarray:
         """Record rows (of ``self.rec``) of every facet the scan could call a hit or ambiguous,
         each once, in no particular order."""
-        out = np.empty(self.rec.shape[0], dtype=np.int64)
+        out = getattr(self._local, "out", None)
+        if out is None:
+            out = self._local.out = np.empty(self.rec.shape[0], dtype=np.int64)
         m = _bvh_collect(self.nd, self.rec, self.gstart, self.gnrm, self.grow, self.res, q, tol, out)
-        return out[:m]
+        return out[:m].copy()

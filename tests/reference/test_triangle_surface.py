@@ -343,3 +343,20 @@ def test_the_hierarchy_culls_far_below_the_exact_box_test():
         cand += tree.candidates(q, DEFAULT_TOLERANCE).size
         box += int(np.sum(np.all(sf._hi >= q.lo, axis=1) & np.all(sf._lo <= q.hi, axis=1)))
     assert cand * 10 < box, (cand, box)
+
+
+any_float = st.floats(-1e300, 1e300, allow_nan=False, allow_infinity=False) | st.sampled_from(
+    [0.0, -0.0, 5e-324, -5e-324, 1e-310, 2.0**-1022, 1.0, 3.0, 2.0**1000])
+
+
+@settings(max_examples=examples(500, 20000), deadline=None)
+@given(st.tuples(any_float, any_float, any_float), st.tuples(any_float, any_float, any_float))
+def test_query_scalars_are_the_numpy_norms_bits(s, e):
+    s, e = np.array(s), np.array(e)
+    with np.errstate(over="ignore", invalid="ignore"):
+        d = e - s
+        if not np.all(np.isfinite(d)):
+            return
+        q = ts._query(s, e)
+        assert q.dinf == float(np.max(np.abs(d)))
+        assert np.float64(q.dn).tobytes() == np.float64(ts._norm2(d)).tobytes()
