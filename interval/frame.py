@@ -41,6 +41,7 @@ from typing import Optional, Sequence
 import gmpy2
 import numpy as np
 from mpmath import mp
+from mpmath.libmp import mpf_mul, mpf_sum, round_nearest
 
 from .arclength import speed_squared_coefficients
 from .context import to_mpq
@@ -284,7 +285,7 @@ class _Span:
         """Taylor coefficients ``r_k`` of r about c for a step of size h: the list, or None when
         the series does not fall below ``tol`` within the order cap. Sums are ``mp.fdot``
         (one rounding per sum, exact products)."""
-        fdot = mp.fdot
+        fdot = _fdot
         a0 = self.derivative(c)
         a1 = [self.B[a] + 2 * c * self.C[a] for a in range(3)]
         a2 = self.C
@@ -295,12 +296,14 @@ class _Span:
         r = ([r0[0]], [r0[1]], [r0[2]])
         q = []
         hk = mp.mpf(1)
+        tol2 = tol * tol
         small = 0
         for k in range(_MAX_ORDER):
             while len(g) < k + 2:
                 n = len(g)
                 js = range(1, min(n, 4) + 1)
-                g.append(fdot([(mp.mpf(-j) / 2 - (n - j)) * f[j] for j in js], [g[n - j] for j in js]) / (n * f[0]))
+                # k f_0 g_k = sum_j (-j/2 - (k - j)) f_j g_{k-j}, the weight (j - 2k) / 2 an integer over 2
+                g.append(fdot([(j - 2 * n) * f[j] for j in js], [g[n - j] for j in js]) / (2 * n * f[0]))
             while len(t[0]) < k + 2:
                 n = len(t[0])
                 gs = [g[n - i] for i in range(min(n, 2) + 1)]
@@ -321,10 +324,16 @@ class _Span:
                 r[a].append(v)
                 size2 += v * v
             hk = hk * h
-            small = small + 1 if mp.sqrt(size2) * hk < tol else 0
+            small = small + 1 if size2 * hk * hk < tol2 else 0
             if small >= 3:
                 return [[r[0][i], r[1][i], r[2][i]] for i in range(len(r[0]))]
         return None
+
+def _fdot(xs, ys):
+    """``mp.fdot`` of two sequences of real ``mp.mpf`` (exact products, one rounding of the sum
+    at the working precision), without its per-element type conversions."""
+    return mp.make_mpf(mpf_sum([mpf_mul(x._mpf_, y._mpf_) for x, y in zip(xs, ys)], mp.prec, round_nearest))
+
 
 _MAX_ORDER = 90
 # A run that reaches a zero of the speed (a claim across a cusp) shrinks its steps without end.
@@ -516,6 +525,21 @@ def _settle(r, t):
     return _unit(_sub(r, _scale(_dot(r, t), t)))
 
 
+_SPANS: dict = {}
+
+
+def _span_at(controls, prec):
+    """The exact span and its mp controls at ``prec`` (cached by the controls' bytes: a checker
+    asks for many intervals of one span)."""
+    P = np.asarray(controls, dtype=np.float64)
+    key = (P.tobytes(), prec)
+    if key not in _SPANS:
+        if len(_SPANS) > 256:
+            _SPANS.clear()
+        _SPANS[key] = (_Span(P), [[_mp(float(v)) for v in row] for row in P])
+    return _SPANS[key]
+
+
 def step_difference(controls, a, b, prec: int = RMF_PREC):
     """The spec's acceptance quantity of the dyadic interval ``[a, b]`` of one span: the angle
     between one double-reflection step ``a -> b`` (Wang, Juttler, Zheng and Liu 2008) and two
@@ -525,8 +549,7 @@ def step_difference(controls, a, b, prec: int = RMF_PREC):
     ulps at ``prec`` of the exact-arithmetic angle. This is our own evaluation of the quantity
     the spec defines, not the fast path's (which rounds every step in float64)."""
     with mp.workprec(prec):
-        sp = _Span(controls)
-        Cq = [[_mp(float(v)) for v in row] for row in np.asarray(controls, dtype=np.float64)]
+        sp, Cq = _span_at(controls, prec)
         ua, ub = _mp(a), _mp(b)
         um = (ua + ub) / 2
         X = [_point_mp(Cq, u) for u in (ua, um, ub)]

@@ -6,9 +6,12 @@ swept surface. Nothing here reuses the fast path's planner or emitter.
   mpmath interval cos/sin at ``prec`` bits: exact up to an enclosure a few ulps of ``prec`` wide.
 * :func:`curvature_product_iv` encloses ``h |B' x B''| / |B'|^3`` at exact u for exact controls
   in interval arithmetic (``reference.kernel`` over ``IV``).
-* :func:`ideal_points` gives points of the ideal swept surface ``B(u) + scale(s) (cos(a + phi)
-  r + sin(a + phi) t x r)`` with r the true rotation-minimizing normal (``interval.frame.true_rmf``)
-  and ``phi`` the roll plus the distributed twist (mp at 113 bits).
+* :func:`ideal_frames` integrates the true rotation-minimizing frame (``interval.frame.true_rmf``)
+  once over the whole path and returns ``B(u)``, the true normal ``r`` and ``t x r`` at every
+  requested parameter (mp at 113 bits, rounded to float64) with the loop's true residual twist;
+  :func:`ideal_points` gives points of the ideal swept surface ``B(u) + scale(s) (cos(a + phi)
+  r + sin(a + phi) t x r)`` from them (``phi`` the roll plus the distributed twist; the section
+  combined in float64, a few ulps of the coordinates).
 * :func:`point_triangle_distance` is the Euclidean distance from points to triangles (float64,
   vectorised; its rounding is a few ulps of the coordinates, far below the deviations measured).
 """
@@ -23,8 +26,8 @@ from reference import kernel as K
 from .context import IV, lower, upper
 from .frame import true_rmf, rotate_between, signed_angle
 
-__all__ = ["ring_offsets_iv", "curvature_product_iv", "ideal_points", "point_triangle_distance",
-           "true_loop_twist"]
+__all__ = ["ring_offsets_iv", "curvature_product_iv", "ideal_frames", "section_points", "ideal_points",
+           "point_triangle_distance", "true_loop_twist"]
 
 
 def ring_offsets_iv(normal, binormal, scale: float, segments: int, ribbon: bool, prec: int = 113):
@@ -75,37 +78,63 @@ def true_loop_twist(controls, seed_normal, prec: int = 113):
     n = np.asarray(controls).shape[0]
     with mp.workprec(prec):
         tr = true_rmf(controls, (0, 0.0), (n - 1, 1.0), seed_normal, [], prec=prec)
-        back = rotate_between(tr.end, tr.end_tangent, tr.start_tangent)
-        return signed_angle(tr.start_normal, back, tr.start_tangent), tr.error
+        return _loop_twist(tr), tr.error
+
+
+def _loop_twist(tr):
+    back = rotate_between(tr.end, tr.end_tangent, tr.start_tangent)
+    return signed_angle(tr.start_normal, back, tr.start_tangent)
+
+
+def ideal_frames(controls, seed_normal, targets, prec: int = 113):
+    """The true RMF of the whole path from ``seed_normal``, integrated once: ``(frames, twist,
+    oracle_error)`` with ``frames[(k, u)] = (x, r, b)`` float64 (3,) arrays rounded from
+    ``prec``-bit values (``x = B(u)``, ``r`` the true RMF normal, ``b = t x r``), ``twist`` the
+    loop's true residual twist (float radians; meaningful for a closed path) and the
+    integration's own error (mp, the step-halving difference)."""
+    C = np.asarray(controls, dtype=np.float64)
+    n = C.shape[0]
+    keys = list(dict.fromkeys((int(k), float(u)) for k, u in targets))
+    with mp.workprec(prec):
+        tr = true_rmf(C, (0, 0.0), (n - 1, 1.0), seed_normal, keys, prec=prec)
+        from .frame import _Span, _mp  # one exact span per index (tangents at exact u)
+        spans = {}
+        Cq = {}
+        out = {}
+        for k, u in keys:
+            if k not in spans:
+                spans[k] = _Span(C[k])
+                Cq[k] = [[mp.mpf(float(v)) for v in row] for row in C[k]]
+            r = tr.normals[(k, u)]
+            t = spans[k].tangent(_mp(u))
+            b = [t[1] * r[2] - t[2] * r[1], t[2] * r[0] - t[0] * r[2], t[0] * r[1] - t[1] * r[0]]
+            uu = _mp(u)
+            w = [(1 - uu) ** 3, 3 * uu * (1 - uu) ** 2, 3 * uu ** 2 * (1 - uu), uu ** 3]
+            x = [sum(w[q] * Cq[k][q][i] for q in range(4)) for i in range(3)]
+            out[(k, u)] = tuple(np.array([float(v) for v in vec]) for vec in (x, r, b))
+        return out, float(_loop_twist(tr)), tr.error
+
+
+def section_points(x, r, b, scale: float, phi: float, cs):
+    """Points ``x + scale (c rn + s bn)`` of one ideal section, ``(rn, bn)`` the frame ``(r, b)``
+    rolled by ``phi``; ``cs`` a list of ``(c, s)``. Float64: a few ulps of ``|x| + scale``."""
+    cp, sp = np.cos(phi), np.sin(phi)
+    rn, bn = cp * r + sp * b, cp * b - sp * r
+    c = np.array([p[0] for p in cs], dtype=np.float64)[:, None]
+    s = np.array([p[1] for p in cs], dtype=np.float64)[:, None]
+    return x + scale * (c * rn + s * bn)
 
 
 def ideal_points(controls, seed_normal, samples, prec: int = 113):
     """Ideal surface points. ``samples``: list of ``(k, u, scale, phi, cos_sin)`` with
     ``cos_sin`` a list of ``(c, s)`` floats of the section angles (ribbon: ``(0, -/+ 1/2)``
     scaled the same way), ``phi`` the roll plus twist at the sample. Returns ``(points (m, q, 3)
-    float64, oracle_error mp)``: the points rounded to float64 from 113-bit values."""
-    C = np.asarray(controls, dtype=np.float64)
-    n = C.shape[0]
-    targets = [(int(k), float(u)) for k, u, *_ in samples]
-    with mp.workprec(prec):
-        tr = true_rmf(C, (0, 0.0), (n - 1, 1.0), seed_normal, targets, prec=prec)
-        out = []
-        from .frame import true_tangent, _mp  # the exact-input tangent and number conversion
-        for k, u, scale, phi, cs in samples:
-            r = tr.normals[(int(k), float(u))]
-            t = true_tangent(C[int(k)], float(u), prec)
-            b = [t[1] * r[2] - t[2] * r[1], t[2] * r[0] - t[0] * r[2], t[0] * r[1] - t[1] * r[0]]
-            cp, sp = mp.cos(phi), mp.sin(phi)
-            rn = [cp * r[i] + sp * b[i] for i in range(3)]  # rotated normal
-            bn = [cp * b[i] - sp * r[i] for i in range(3)]
-            uu = _mp(float(u))
-            w = [(1 - uu) ** 3, 3 * uu * (1 - uu) ** 2, 3 * uu ** 2 * (1 - uu), uu ** 3]
-            x = [sum(w[q] * mp.mpf(float(C[int(k), q, i])) for q in range(4)) for i in range(3)]
-            pts = []
-            for c, s in cs:
-                pts.append([float(x[i] + mp.mpf(float(scale)) * (c * rn[i] + s * bn[i])) for i in range(3)])
-            out.append(pts)
-        return np.array(out), tr.error
+    float64, oracle_error mp)``: the path point and true frame rounded to float64 from
+    ``prec``-bit values, the section combined in float64 (:func:`section_points`)."""
+    frames, _, err = ideal_frames(controls, seed_normal, [(k, u) for k, u, *_ in samples], prec)
+    out = [section_points(*frames[(int(k), float(u))], float(scale), float(phi), cs)
+           for k, u, scale, phi, cs in samples]
+    return np.array(out), err
 
 
 def point_triangle_distance(p, a, b, c):

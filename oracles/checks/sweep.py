@@ -34,11 +34,11 @@ import math
 
 import gmpy2
 import numpy as np
-from mpmath import mp
+from mpmath import iv, mp
 
-from interval.context import QQ, to_mpq
-from interval.sweep import curvature_product_iv, ideal_points, point_triangle_distance, ring_offsets_iv, \
-    true_loop_twist
+from interval.context import QQ, lower, to_mpq, upper
+from interval.sweep import curvature_product_iv, ideal_frames, point_triangle_distance, ring_offsets_iv, \
+    section_points
 from reference import error_model as EM
 from reference import kernel as K
 from reference.fp import U64
@@ -50,7 +50,7 @@ from reference.sweep import (
 
 from . import frame as FC
 from .. import schema as S
-from ..errormodel import resolve
+from ..errormodel import ratio, resolve
 from ..family import Family, RowContract
 from ..model import Claim, dec, dec_array, enc, undecided, verified, violated
 
@@ -103,6 +103,10 @@ def _named():
             closed=True),
         _sc("tight bend tube (risk)", [FC._quarter((0, 0, 0), 1.0, 0.0)], _T, _F, _CCW, [(0, 0.5, 0), (1.5, 1.3, 0)],
             2e-2, 2e-2),
+        # A ribbon's half-extent is half its width: widths 1.2 to 1.9 on curvature about 1 stay
+        # below the risk, their full widths would not.
+        _sc("tight bend ribbon (risk at half the width)", [FC._quarter((0, 0, 0), 1.0, 0.0)], _R, _N, _CCW,
+            [(0, 1.2, 0), (1.5, 1.9, 0.5)], 2e-2, 1e-3),
     ]
 
 
@@ -162,11 +166,12 @@ def claims(case) -> list:
               enc(v.ring_position[i]), enc(v.ring_tangent[i]), enc(v.ring_normal[i]), enc(v.ring_binormal[i])]
              for i in range(rep.ring_count)]
     mesh = {"vertices": enc(V), "indices": [int(x) for x in I]}
+    capacity = _capacity_probe(pv, v)
     common = {"controls": enc(pv.controls), "section": v.section.value, "segments": rep.section_segments,
               "closed": v.is_closed}
-    c1 = Claim("sweep.rings", G.Rounded, mesh,
+    c1 = Claim("sweep.rings", G.Rounded, {**mesh, "capacity": capacity},
                {**common, "rings": rings, "caps": v.caps.value, "winding": v.winding.value,
-                "total": enc(v.total_distance)})
+                "total": enc(v.total_distance), "profile": [enc(list(k)) for k in case["profile"]]})
     c2 = Claim("sweep.error_estimates", G.Estimated,
                {**mesh, "longitudinal": enc(rep.longitudinal_error_estimate),
                 "cross_section": enc(rep.cross_section_error_estimate),
@@ -179,6 +184,22 @@ def claims(case) -> list:
                 "longitudinal_error": enc(case["lerr"]), "cross_section_error": enc(case["xerr"]),
                 "angular_error_estimate": enc(fv.angular_error_estimate), "case": case["name"]})
     return [c1, c2]
+
+
+def _capacity_probe(pv, plan) -> dict:
+    """Emission into arrays one vertex row (then one index) short of the plan: the spec's
+    CapacityExceeded, checked before writing, leaves both arrays bit for bit unchanged."""
+    rep = plan.report
+    out = {}
+    for name, nv, ni in (("short_vertices", rep.vertex_count - 1, rep.index_count),
+                         ("short_indices", rep.vertex_count, rep.index_count - 1)):
+        Vs = np.full((max(nv, 0), VERTEX_WIDTH), -7.0)
+        Is = np.full(max(ni, 0), 7, dtype=np.int64)
+        before = Vs.tobytes() + Is.tobytes()
+        r = try_emit_sweep_mesh(pv, plan, Vs, Is)
+        out[name] = "Success" if r.ok else r.status.value
+        out[name + "_unchanged"] = Vs.tobytes() + Is.tobytes() == before
+    return out
 
 
 # --- sweep.rings -----------------------------------------------------------------------------
@@ -197,6 +218,17 @@ def _rings_reference(E, M, Smax):
         return [q(EM.position_bound(E, u, eta=eta)), k * q(u), k * q(u) * (q(M) + 2 * q(Smax)) + k * q(eta),
                 k * q(u)]
     return ref
+
+
+def _profile_scale_q(prof, s):
+    """The profile's scale at distance s (exact rationals): ``(scale, largest key scale used)``."""
+    if s <= prof[0][0]:
+        return prof[0][1], abs(prof[0][1])
+    if s >= prof[-1][0]:
+        return prof[-1][1], abs(prof[-1][1])
+    i = max(j for j in range(len(prof)) if prof[j][0] <= s)
+    a, b = prof[i], prof[i + 1]
+    return a[1] + (b[1] - a[1]) * (s - a[0]) / (b[0] - a[0]), max(abs(a[1]), abs(b[1]))
 
 
 def _counts(section, nseg, r, caps):
@@ -222,6 +254,16 @@ def check_rings(claim: Claim):
                                 "expected_vertices": nv, "indices": I.shape[0], "expected_indices": ni})
     if not np.all(np.isfinite(V)) or (ni and (I.min() < 0 or I.max() >= nv)):
         return violated(claim, {"why": "a nonfinite vertex or an index out of range"})
+    cap = claim.value.get("capacity")
+    if cap is not None:
+        for name in ("short_vertices", "short_indices"):
+            if cap.get(name) != "CapacityExceeded" or cap.get(name + "_unchanged") is not True:
+                return violated(claim, {"why": f"emission into arrays one entry short ({name}) must be "
+                                               "CapacityExceeded before anything is written", "claimed": cap})
+    prof = [[to_mpq(dec(x)) for x in k] for k in inp["profile"]] if "profile" in inp else None
+    if prof is not None and (not prof or any(len(k) != 3 for k in prof)
+                             or any(prof[i + 1][0] <= prof[i][0] for i in range(len(prof) - 1))):
+        raise ValueError("profile keys are [distance, scale, roll] with increasing distances")
     E = max(EM.span_magnitude(C[int(x[0])]) for x in rings)
     M = max(float(np.max(np.abs(dec_array(x[4])))) for x in rings)
     Smax = max(dec(x[3]) for x in rings)
@@ -234,6 +276,12 @@ def check_rings(claim: Claim):
         k, u, Vd, sc = int(ring[0]), dec(ring[1]), dec(ring[2]), dec(ring[3])
         x, t, n, b = (dec_array(ring[j]) for j in (4, 5, 6, 7))
         last_copy = inp["closed"] and i == r - 1
+        if prof is not None and not last_copy:
+            want, size = _profile_scale_q(prof, to_mpq(Vd))
+            # linear between keys in the ring's distance, clamped outside them: a few roundings
+            if abs(to_mpq(sc) - want) > 8 * to_mpq(U64) * size:
+                return violated(claim, {"why": f"ring {i}: the scale is not the profile's at the ring's distance",
+                                        "scale": ring[3], "profile_scale": enc(want)}, **res.extra())
         if not last_copy:
             truth = K.cubic_point(QQ, QQ.asarray(C[k]), QQ.asarray(np.float64(u)))
             e = max(abs(to_mpq(float(a)) - q) for a, q in zip(x, truth))
@@ -258,7 +306,7 @@ def check_rings(claim: Claim):
                 if e > b_vert:
                     return violated(claim, {"why": f"ring {i} vertex {j} off its exact position", "error": enc(e),
                                             "bound": enc(b_vert)}, **res.extra())
-                worst = max(worst, float(e / b_vert) if b_vert > 0 else 0.0)
+                worst = max(worst, ratio(e, b_vert))
                 nn = to_mpq(float(rows[j, 3 + c]))
                 lo, hi = dirs[j][c]
                 if not ribbon and max(abs(nn - lo), abs(nn - hi)) > b_norm:
@@ -316,7 +364,8 @@ def check_rings(claim: Claim):
         if (d <= 0) if ccw else (d >= 0):
             return violated(claim, {"why": f"triangle {ti} is not {'counter' if ccw else ''}clockwise seen from "
                                            f"its normals", "indices": [a, b, c]}, **res.extra())
-    return verified(claim, measure="error_ratio", measured=worst, winding_skipped=skipped, **res.extra())
+    return verified(claim, measure="error_ratio", measured=worst, bound_use=worst, winding_skipped=skipped,
+                    **res.extra())
 
 
 # --- sweep.error_estimates -------------------------------------------------------------------
@@ -335,53 +384,111 @@ def _profile_q(profile, s):
                                                                                      profile[i][2]) * t
 
 
-def _deviation(C, inp, V, I, m, twist_total, L):
+_FINE = 4  # sample points per ring interval and section segment; the coarse pass takes every other
+
+
+def _deviation(C, inp, V, I, twist_of):
     """Largest sampled distance from the ideal surface to the mesh (window of neighbouring
-    strips; confirmed against every triangle when above ``confirm``), and the oracle error."""
+    strips), at 4 and at 2 samples per ring interval and section segment (the coarse samples are
+    every other fine one, so one true-RMF integration serves both): ``(coarse, fine, worst
+    points of the fine pass, oracle error)``. ``twist_of(loop_twist)`` gives the twist to
+    distribute over the path from the loop's true residual twist."""
+    m = _FINE
     nseg, ribbon = int(inp["segments"]), inp["section"] == "Ribbon"
     rings = [(int(x[0]), dec(x[1]), dec(x[2])) for x in inp["rings"]]
     prof = [[dec(v) for v in k] for k in inp["profile"]]
-    per = 2 if ribbon else nseg + 1
-    samples, owner = [], []
+    L = dec(inp["total"])
+    if ribbon:
+        cs = [(0.0, -0.5 + b / m) for b in range(m + 1)]
+        coarse_cs = np.arange(m + 1) % 2 == 0
+    else:
+        cs = [(math.cos(2 * math.pi * (j + b / m) / nseg), math.sin(2 * math.pi * (j + b / m) / nseg))
+              for j in range(nseg) for b in range(m)]
+        coarse_cs = np.tile(np.arange(m) % 2 == 0, nseg)
+    samples = []  # (ring interval, q, k, u, s)
     for i in range(len(rings) - 1):
         (k0, u0, s0), (k1, u1, s1) = rings[i], rings[i + 1]
         ub = u1 if k1 == k0 else 1.0
         for q in range(m + 1):
             al = q / m
-            u = u0 + (ub - u0) * al
-            s = s0 + (s1 - s0) * al
+            samples.append((i, q, k0, u0 + (ub - u0) * al, s0 + (s1 - s0) * al))
+    frames, loop_twist, oerr = ideal_frames(C, dec_array(inp["seed_normal"]), [(k, u) for _, _, k, u, _ in samples])
+    twist_total = twist_of(loop_twist)
+    T = I.reshape(-1, 3)
+    strip = 2 * (nseg if not ribbon else 1)
+    fine = coarse = 0.0
+    worst_pts = []
+    for i in range(len(rings) - 1):
+        mine = [x for x in samples if x[0] == i]
+        pts = []
+        for _, q, k, u, s in mine:
             sc, roll = _profile_q(prof, s)
             phi = roll + (twist_total * s / L if L > 0 else 0.0)
-            if ribbon:
-                cs = [(0.0, -0.5 + b / m) for b in range(m + 1)]
-            else:
-                cs = [(math.cos(2 * math.pi * (j + b / m) / nseg), math.sin(2 * math.pi * (j + b / m) / nseg))
-                      for j in range(nseg) for b in range(m)]
-            samples.append((k0, u, sc, phi, cs))
-            owner.append(i)
-    pts, oerr = ideal_points(C, dec_array(inp["seed_normal"]), samples)
-    T = I.reshape(-1, 3)
-    quads = nseg if not ribbon else 1
-    strip = 2 * quads
-    worst = 0.0
-    worst_pts = []
-    for si, i in enumerate(owner):
+            pts.append(section_points(*frames[(k, u)], sc, phi, cs))
+        p = np.concatenate(pts)
         lo, hi = max(0, i - 1) * strip, min(len(rings) - 1, i + 2) * strip
         tri = T[lo:hi]
-        p = pts[si]
         a, b, c = V[tri[:, 0], :3], V[tri[:, 1], :3], V[tri[:, 2], :3]
-        P = np.repeat(p, tri.shape[0], axis=0)
-        d = point_triangle_distance(P, np.tile(a, (p.shape[0], 1)), np.tile(b, (p.shape[0], 1)),
-                                    np.tile(c, (p.shape[0], 1))).reshape(p.shape[0], tri.shape[0]).min(axis=1)
-        worst = max(worst, float(np.max(d)))
-        worst_pts.append((float(np.max(d)), p[int(np.argmax(d))]))
-    return worst, worst_pts, oerr, per
+        n = p.shape[0]
+        d = point_triangle_distance(np.repeat(p, tri.shape[0], axis=0), np.tile(a, (n, 1)), np.tile(b, (n, 1)),
+                                    np.tile(c, (n, 1))).reshape(n, tri.shape[0]).min(axis=1)
+        d = d.reshape(len(mine), len(cs))
+        for row, (_, q, *_r) in zip(range(len(mine)), mine):
+            worst_pts.append((float(np.max(d[row])), p[row * len(cs) + int(np.argmax(d[row]))]))
+            if q % 2 == 0:
+                coarse = max(coarse, float(np.max(d[row][coarse_cs])))
+        fine = max(fine, float(np.max(d)))
+    return coarse, fine, worst_pts, oerr
 
 
 def _global_distance(V, I, p):
     T = I.reshape(-1, 3)
     P = np.repeat(p[None], T.shape[0], axis=0)
     return float(np.min(point_triangle_distance(P, V[T[:, 0], :3], V[T[:, 1], :3], V[T[:, 2], :3])))
+
+
+def _sagitta_iv(r_max: float, n: int):
+    """Enclosure ``(lo, hi)`` (exact mpq) of ``r_max (1 - cos(pi / n))`` (mpmath iv, 113 bits)."""
+    old = iv.prec
+    iv.prec = 113
+    try:
+        x = iv.mpf(r_max) * (1 - iv.cos(iv.pi / n))
+        return lower(x), upper(x)
+    finally:
+        iv.prec = old
+
+
+def _section_rule(claim: Claim, prof, cest: float):
+    """A tube has the fewest polygon segments N >= 3 whose sagitta ``r_max (1 - cos(pi / N))`` at
+    the largest profile scale fits CrossSectionError, and reports that sagitta as its
+    cross-section estimate, both within ``8 u r_max`` (the float64 evaluation of ``1 - cos``); a
+    ribbon's section is exact (estimate 0)."""
+    inp = claim.inputs
+    nseg = int(inp["segments"])
+    if inp["section"] == "Ribbon":
+        if cest != 0.0:
+            return violated(claim, {"why": "a ribbon's section is exact: its cross-section estimate is 0",
+                                    "cross_section": claim.value["cross_section"]})
+        return None
+    r_max = max(p[1] for p in prof)
+    xerr = to_mpq(dec(inp["cross_section_error"]))
+    lo, hi = _sagitta_iv(r_max, nseg)
+    # The planner evaluates r (1 - cos(pi / N)) in float64: cos rounds relative to 1, so the
+    # sagitta is known to a few u r_max (absolute), and decisions within that band go either way.
+    band = 8 * to_mpq(U64) * to_mpq(r_max)
+    if nseg < 3 or lo > xerr + band:
+        return violated(claim, {"why": f"{nseg} segments: the sagitta at the largest scale {r_max!r} exceeds "
+                                       "CrossSectionError", "sagitta_lower": enc(lo)})
+    if nseg > 3:
+        lo1, hi1 = _sagitta_iv(r_max, nseg - 1)
+        if hi1 < xerr - band:
+            return violated(claim, {"why": f"{nseg} segments are not the fewest: {nseg - 1} fit CrossSectionError "
+                                           f"at the largest scale {r_max!r}", "sagitta_upper": enc(hi1)})
+    c = to_mpq(cest)
+    if c < lo - band or c > hi + band:
+        return violated(claim, {"why": "the cross-section estimate is not the sagitta of the chosen polygon",
+                                "cross_section": claim.value["cross_section"], "sagitta": enc(lo)})
+    return None
 
 
 def check_error_estimates(claim: Claim):
@@ -396,6 +503,9 @@ def check_error_estimates(claim: Claim):
                                 "longitudinal": val["longitudinal"], "cross_section": val["cross_section"]})
     rings = [(int(x[0]), dec(x[1]), dec(x[2])) for x in inp["rings"]]
     prof = [[dec(v) for v in k] for k in inp["profile"]]
+    bad = _section_rule(claim, prof, cest)
+    if bad is not None:
+        return bad
     flags = val["risk_flags"]
     if len(flags) != len(rings) or int(val["risk_count"]) != sum(bool(f) for f in flags):
         return violated(claim, {"why": "the risk count must count the flagged rings",
@@ -411,17 +521,16 @@ def check_error_estimates(claim: Claim):
         if not flags[i] and lo >= 1 + band:
             return violated(claim, {"why": f"ring {i} not flagged but half-extent x curvature >= 1",
                                     "lower": enc(lo)})
-    L = dec(inp["total"])
-    twist_total = 0.0
-    if inp["periodic"]:
-        tw, _ = true_loop_twist(C, dec_array(inp["seed_normal"]))
-        twist_total = float(-tw + 2 * mp.pi * int(inp["winding_turns"]))
+    periodic, winding = bool(inp["periodic"]), int(inp["winding_turns"])
+
+    def twist_of(loop_twist):
+        return float(-mp.mpf(loop_twist) + 2 * mp.pi * winding) if periodic else 0.0
+
     smax = max(p[1] for p in prof)
     est = lest + cest
     E = float(np.max(np.abs(C)))
     with mp.workprec(113):
-        d2, _, _, _ = _deviation(C, inp, V, I, 2, twist_total, L)
-        d4, worst_pts, oerr, _ = _deviation(C, inp, V, I, 4, twist_total, L)
+        d2, d4, worst_pts, oerr = _deviation(C, inp, V, I, twist_of)
     allowance = float(oerr) * (1 + smax) + 1024 * U64 * (E + smax)
     limit = ACCEPTANCE_FACTOR * est + ACCEPTANCE_FACTOR * smax * dec(inp["angular_error_estimate"]) + allowance
     cal = d4 / est if est > 0 else (0.0 if d4 <= allowance else math.inf)
@@ -432,16 +541,17 @@ def check_error_estimates(claim: Claim):
         prev = edge
     detail = {"true_deviation": d4, "coarse_deviation": d2, "estimate": est, "limit": limit,
               "oracle_error": float(oerr)}
+    use = ratio(d4, limit)  # the true deviation over the acceptance limit
     if d4 > limit:
         g = max(_global_distance(V, I, p) for d, p in worst_pts if d > limit)
         if g > limit:
-            return violated(claim, detail, measure="calibration", measured=cal, **bins)
-        return undecided(claim, [enc(g), enc(limit)], measure="calibration", measured=cal,
+            return violated(claim, detail, measure="calibration", measured=cal, bound_use=use, **bins)
+        return undecided(claim, [enc(g), enc(limit)], measure="calibration", measured=cal, bound_use=use,
                          note="the windowed deviation exceeds the limit, the whole-mesh one does not", **bins)
     if d4 - d2 > 0.5 * (limit - d4):
-        return undecided(claim, [enc(d4), enc(limit)], measure="calibration", measured=cal,
+        return undecided(claim, [enc(d4), enc(limit)], measure="calibration", measured=cal, bound_use=use,
                          note="sampling did not converge within half the margin", **bins)
-    return verified(claim, measure="calibration", measured=cal, **bins)
+    return verified(claim, measure="calibration", measured=cal, bound_use=use, **bins)
 
 
 # --- Contracts -------------------------------------------------------------------------------
@@ -475,12 +585,22 @@ CONTRACTS = {
                "within 16u(M + 2S) + 16eta of the interval-enclosed x + S(cos a N + sin a B) (ribbon -/+ S/2 B), "
                "normals within 16u; U = j/N exactly, V the ring distance; seam, cap rims, cap normals and a "
                "closed path's last ring bitwise copies; every triangle's exact normal on the side of its vertex "
-               "normals (CCW) or opposite (Clockwise). Model components: [position, frame, vertex, normal].",
+               "normals (CCW) or opposite (Clockwise); with a profile, each ring's scale the profile's at its "
+               "distance (linear between keys, clamped, within 8 u of the keys' scales); with a capacity probe, "
+               "emission into arrays one vertex or one index short CapacityExceeded with both arrays unchanged. "
+               "Model components: [position, frame, vertex, normal].",
         inputs=S.obj(required={**_COMMON, "rings": S.array(_RING, min_items=2), "caps": S.enum(["None", "Flat"]),
-                               "winding": S.enum(["CounterClockwise", "Clockwise"]), "total": S.f64()}),
-        value=S.obj(required=_MESH), model=S.MODEL, plant=_plant_rings),
+                               "winding": S.enum(["CounterClockwise", "Clockwise"]), "total": S.f64()},
+                     optional={"profile": S.array(S.vec(S.f64(), 3), min_items=1)}),
+        value=S.obj(required=_MESH, optional={"capacity": S.obj(optional={
+            "short_vertices": S.string(), "short_vertices_unchanged": S.boolean(),
+            "short_indices": S.string(), "short_indices_unchanged": S.boolean()})}),
+        model=S.MODEL, plant=_plant_rings),
     "sweep.error_estimates": RowContract(
-        checks="estimates in [0, requested]; per ring the exact enclosure of half-extent x curvature against the "
+        checks="estimates in [0, requested]; a tube's N the fewest >= 3 with r_max (1 - cos(pi / N)) <= "
+               "cross_section_error at the largest profile scale and the cross-section estimate that sagitta "
+               "(decisions and value within 8 u r_max), a ribbon's estimate 0; "
+               "per ring the exact enclosure of half-extent x curvature against the "
                f"flag outside a relative band 2^-40, count = flags; the ideal surface's (true RMF) sampled distance "
                f"to the mesh at most {ACCEPTANCE_FACTOR:g} (l + c) + {ACCEPTANCE_FACTOR:g} S_max A + allowance "
                "(Violated confirmed against every triangle; Verified when refinement 2 -> 4 moved it by less than "
@@ -498,7 +618,7 @@ CONTRACTS = {
 
 FAMILY = Family(
     name="sweep",
-    default_cases=8,
+    default_cases=9,
     generate=generate,
     claims=claims,
     checkers={"sweep.rings": check_rings, "sweep.error_estimates": check_error_estimates},

@@ -56,3 +56,21 @@ def test_point_triangle_distance():
     want = [3.0, 1.0, math.sqrt(2), 0.0, math.sqrt(0.5)]
     got = point_triangle_distance(p, np.tile(a, (5, 1)), np.tile(b, (5, 1)), np.tile(c, (5, 1)))
     np.testing.assert_allclose(got, want, atol=1e-15)
+
+
+def test_ideal_frames_integrate_once_and_agree_with_the_loop_twist():
+    from interval.sweep import ideal_frames, true_loop_twist
+    from oracles.checks.frame import _quarter
+
+    # a planar closed loop has no holonomy; a chiral one has, and both routes give the same twist
+    planar = np.array([_quarter((0, 0, 0), 1.5, k * math.pi / 2) for k in range(4)])
+    frames, twist, err = ideal_frames(planar, [0.0, 0.0, 1.0], [(0, 0.5), (3, 1.0)])
+    assert abs(twist) < 1e-25 and err < 1e-24
+    x, r, b = frames[(0, 0.5)]
+    assert abs(r[2] - 1) < 1e-15 and abs(np.linalg.norm(x) - 1.5) < 0.01 and abs(b @ r) < 1e-15
+    chiral = [_quarter((0, 0, 0), 1.0, k * math.pi / 2, z0=0.4 * k, dz=0.4) for k in range(3)]
+    chiral.append(_quarter((0, 0, 0), 1.0, 1.5 * math.pi, z0=1.2, dz=-1.2))
+    chiral = np.array(chiral)
+    _, twist, _ = ideal_frames(chiral, [0.0, 0.0, 1.0], [(1, 0.25)])
+    tw, _ = true_loop_twist(chiral, [0.0, 0.0, 1.0])
+    assert abs(twist) > 0.1 and abs(twist - float(tw)) < 1e-15

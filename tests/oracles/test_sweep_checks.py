@@ -122,11 +122,11 @@ def test_error_estimate_plants(loop, bend):
     bad = Claim(c.row, c.guarantee, {**c.value, "risk_flags": flags, "risk_count": sum(flags)}, c.inputs, None)
     assert _check(bad).kind is VerdictKind.Violated  # a ring whose product surely reaches 1 unflagged
     assert _check(SW.CONTRACTS["sweep.error_estimates"].plant(c)).kind is VerdictKind.Violated  # count
-    c = loop["sweep.error_estimates"]
-    tiny = enc(1e-9)
-    bad = Claim(c.row, c.guarantee, {**c.value, "longitudinal": tiny, "cross_section": tiny}, c.inputs, None)
+    c = _claims(6)["sweep.error_estimates"]  # closed loop ribbon: an exact section
+    bad = Claim(c.row, c.guarantee, {**c.value, "longitudinal": enc(1e-9)}, c.inputs, None)
     v = _check(bad)
     assert v.kind is VerdictKind.Violated and v.witness["true_deviation"] > v.witness["limit"]
+    c = loop["sweep.error_estimates"]
     over = enc(2 * dec(c.inputs["longitudinal_error"]))
     bad = Claim(c.row, c.guarantee, {**c.value, "longitudinal": over}, c.inputs, None)
     assert _check(bad).kind is VerdictKind.Violated
@@ -142,3 +142,55 @@ def test_export_round_trip(tmp_path, fmt):
     np.testing.assert_array_equal(np.asarray(back.points, dtype=np.float32), V[:, 0:3].astype(np.float32))
     tris = np.concatenate([b.data for b in back.cells if b.type == "triangle"])
     np.testing.assert_array_equal(tris, I.reshape(-1, 3))
+
+
+
+def test_the_section_has_the_fewest_segments_and_reports_their_sagitta(loop):
+    c = loop["sweep.error_estimates"]
+    n = c.inputs["segments"]
+    for m, why in ((n + 1, "not the fewest"), (n - 1, "exceeds CrossSectionError")):
+        v = _check(Claim(c.row, c.guarantee, c.value, {**c.inputs, "segments": m}, None))
+        assert v.kind is VerdictKind.Violated and why in v.witness["why"], v.witness
+    cross = dec(c.value["cross_section"])
+    v = _check(Claim(c.row, c.guarantee, {**c.value, "cross_section": enc(cross * 0.9)}, c.inputs, None))
+    assert v.kind is VerdictKind.Violated and "sagitta of the chosen polygon" in v.witness["why"]
+    # the sagitta is taken at the largest profile scale, not the first key's
+    s = _claims(2)["sweep.error_estimates"]  # S-curve: scales 0.1, 0.2, 0.05
+    prof = [list(k) for k in s.inputs["profile"]]
+    prof[1][1] = enc(0.1)
+    v = _check(Claim(s.row, s.guarantee, s.value, {**s.inputs, "profile": prof}, None))
+    assert v.kind is VerdictKind.Violated
+    # a ribbon's section is exact
+    r = _claims(1)["sweep.error_estimates"]
+    v = _check(Claim(r.row, r.guarantee, {**r.value, "cross_section": enc(1e-6)}, r.inputs, None))
+    assert v.kind is VerdictKind.Violated and "exact" in v.witness["why"]
+
+
+def test_ring_scales_follow_the_profile_and_emission_checks_capacity_first():
+    c = _claims(2)["sweep.rings"]  # S-curve: keys at 0, 2 and 5, the path about 6.5 long
+    rings = [list(x) for x in c.inputs["rings"]]
+    i = len(rings) // 2
+    rings[i][3] = enc(dec(rings[i][3]) * (1 + 1e-9))
+    v = _check(Claim(c.row, c.guarantee, c.value, {**c.inputs, "rings": rings}, None))
+    assert v.kind is VerdictKind.Violated and "profile" in v.witness["why"]
+    assert dec(c.inputs["rings"][-1][2]) > 5  # the last rings lie beyond the last key: clamped
+    assert c.value["capacity"] == {"short_vertices": "CapacityExceeded", "short_vertices_unchanged": True,
+                                   "short_indices": "CapacityExceeded", "short_indices_unchanged": True}
+    for bad in ({"short_vertices": "Success"}, {"short_indices_unchanged": False}):
+        v = _check(Claim(c.row, c.guarantee, {**c.value, "capacity": {**c.value["capacity"], **bad}}, c.inputs, None))
+        assert v.kind is VerdictKind.Violated and "CapacityExceeded" in v.witness["why"]
+
+
+def test_ribbon_risk_uses_half_the_width():
+    c = _claims(8)["sweep.error_estimates"]  # tight bend ribbon, widths 1.2 to 1.9 on curvature ~1
+    assert c.inputs["section"] == "Ribbon" and not any(c.value["risk_flags"])
+    flags = [True] * len(c.value["risk_flags"])
+    v = _check(Claim(c.row, c.guarantee, {**c.value, "risk_flags": flags, "risk_count": len(flags)}, c.inputs, None))
+    assert v.kind is VerdictKind.Violated and "flagged" in v.witness["why"]
+
+
+def test_verdicts_report_how_much_of_their_bound_they_used(tube, loop):
+    for claims in (tube, loop):
+        for c in claims.values():
+            v = _check(c)
+            assert v.kind is VerdictKind.Verified and v.bound_use is not None and 0 <= v.bound_use <= 1

@@ -28,7 +28,10 @@ FAULTS = [
           "        v = Q[i] - Q[0]\n        if False:",
           "the hull term measures the inner controls' distance from the chord's start point, "
           "not from the chord line",
-          (_REF,)),
+          (_REF,),
+          equivalent="the distance to the chord's start point is at least the distance to the chord line: "
+                     "acceptance only gets stricter (more rings, a larger longitudinal estimate), every claim "
+                     "stays valid"),
     # --- the section ---
     Fault("sweep.segments_one_short", "sweep", _R,
           "    while n > 3 and r_max * (1.0 - math.cos(math.pi / (n - 1))) <= err:\n        n -= 1",
