@@ -281,3 +281,41 @@ def test_tangent_of_a_float32_producer_whose_speed_squares_underflow(a):
     bound = EM.tangent_bound(EM.span_magnitude(P), float(s), U32)
     assert err2 > Q(U32) ** 2, "the case must lose more than a unit roundoff"
     assert math.isinf(bound) or err2 <= Q(bound) ** 2
+
+
+def test_eta_is_keyword_only_and_u_may_be_named():
+    """``eta`` is never positional (a third positional argument is a mistake, not an eta), and
+    ``u`` may be passed by name."""
+    for f, args in ((EM.position_bound, (1.0,)), (EM.derivative_bound, (1.0,)), (EM.second_derivative_bound, (1.0,)),
+                    (EM.tangent_bound, (1.0, 3.0)), (EM.gap_bound, (1.0,)), (EM.difference_bound, (1.0, 2.0)),
+                    (EM.knot_interval_bound, (1.0,)), (EM.relative_bound, (1.0,)),
+                    (EM.hermite_bound, (np.ones(3), np.ones(3), 1.0))):
+        with pytest.raises(TypeError):
+            f(*args, U32, 0.0)
+        assert np.all(np.asarray(f(*args, u=U32)) == np.asarray(f(*args, U32)))
+        assert np.all(np.asarray(f(*args, u=U32, eta=0.0)) <= np.asarray(f(*args, U32)))
+
+
+@pytest.mark.parametrize("u", [U64, U32])
+@pytest.mark.parametrize("factor", [1.5, 2.5, 4.0])
+def test_tangent_bound_near_the_vacuous_speed(u, factor):
+    """Close to speed = e the bound is most sensitive to e itself (a few ulps of e show)."""
+    E = 1.0
+    e_exact = root_hi(Q(3)) * (16 * Q(u) * 6 * Q(E) + 16 * ETA[u])
+    speed = float(e_exact * Q(factor))
+    b = EM.tangent_bound(E, speed, u)
+    lo, hi = _tangent_formula(E, speed, u, ETA[u])
+    assert hi <= Q(b) <= lo * (1 + Fraction(1, 2**46))
+
+
+@pytest.mark.parametrize("u", [U64, U32])
+def test_catmull_rom_bound_with_knot_intervals_below_one(u):
+    # chords 1/4 and 1/16: knot intervals 1/2 and 1/4 exactly, S = 3/4 (a margin applied as a
+    # power instead of a factor would shrink S below its exact value)
+    pts = np.array([[0, 0, 0], [0, 0, 0.25], [0, 0, 0.3125]], dtype=float)
+    assert_rounded_up(EM.catmull_rom_bound(pts, u), 64 * Q(u) * (Q(0.3125) + Q(3, 4) ** 2), "catmull-rom S<1",
+                      slack=Fraction(1, 2**45))
+    # a chord of 2**-40: knot interval 2**-20 and S**2 = W (the margin's form shows at 100 u)
+    pts = np.array([[0, 0, 0], [0, 0, 2.0**-40]], dtype=float)
+    assert_rounded_up(EM.catmull_rom_bound(pts, u), 64 * Q(u) * (Q(2) ** -40 + Q(2) ** -40), "catmull-rom tiny",
+                      slack=Fraction(1, 2**45))

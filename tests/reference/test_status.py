@@ -291,7 +291,8 @@ def test_outcome_ok_is_success_only():
 
 @pytest.mark.parametrize("obj,field", [
     (tol(), "position_error"), (lim(), "max_spans"), (S.GeometryDiagnostic(GS.Degenerate, "m"), "message"),
-    (S.SegmentParameter(1, 0.5), "span_index"), (S.Outcome(GS.Success), "value")])
+    (S.SegmentParameter(1, 0.5), "span_index"), (S.Outcome(GS.Success), "value"),
+    (S.PathDistance(2.0), "value"), (S.TrackTime(3.0), "seconds")])
 def test_value_types_are_frozen_and_slotted(obj, field):
     with pytest.raises(dataclasses.FrozenInstanceError):
         setattr(obj, field, getattr(obj, field))
