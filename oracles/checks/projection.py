@@ -35,11 +35,14 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from fractions import Fraction
+from typing import Optional
 
 import gmpy2
 import numpy as np
 
-from interval.context import lower, upper
+from interval.arb_projection import decide_lower_bound as arb_decide
+from interval.arb_projection import sqrt_down, sqrt_up
 from interval.projection import enclose_min_distance, exact_squared_distance
 from reference import kernel as K
 from reference.context import F64
@@ -62,19 +65,21 @@ from reference.query import (
 from reference.status import GuaranteeClass as G
 
 from .. import schema as S
-from ..decide import Decision, refine
-from ..errormodel import resolve
+from ..decide import Decision, enclosures_overlap, refine
+from ..errormodel import ratio, resolve
 from ..family import Family, RowContract
-from ..model import Claim, dec, dec_array, enc, undecided, verified, violated
+from ..model import Claim, dec, dec_array, enc, oracle_fault, undecided, verified, violated
 from .path import LIMITS, tolerance
 
 __all__ = ["FAMILY", "BUDGET", "SPLITS", "make_case", "make_claim", "generate", "claims",
            "check_strict", "check_approximate", "evaluation_bound", "path_view", "CONTRACTS",
            "plant_strict", "plant_approximate"]
 
-# Interval precisions the checkers may spend, with the box splits allowed at each.
+# Interval precisions the branch and bound may spend, with the box splits allowed at each.
 BUDGET = (113, 256)
 SPLITS = {113: 4000, 256: 20000}
+# Root-ball precisions of the exact root isolation (interval.arb_projection), in order.
+ARB_BUDGET = (128, 256, 1024)
 
 
 # --- Corpus ----------------------------------------------------------------------------------
@@ -164,6 +169,118 @@ def _named(rng) -> list:
     ]
 
 
+def _line(a, b) -> np.ndarray:
+    """A straight span from ``a`` to ``b`` with evenly spaced controls (one (4, 3) span)."""
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    return np.stack([a + (b - a) * t for t in (0.0, 1 / 3, 2 / 3, 1.0)])
+
+
+def _gap_tie_case(name, source, point, iterations) -> dict:
+    """A case whose ProjectionGap equals exactly what the search reaches after ``iterations``
+    splits (the fast path's own BudgetExceeded diagnostic, ``achieved``): the stopping rule
+    ("fits": ``<=``) must stop there and meet the gap; a ``<`` rule runs out of work with its
+    own Gap equal to ProjectionGap."""
+    probe = make_case(name, source, np.zeros(3), point, 1e-12, max_iterations=iterations)
+    view = path_view(probe)
+    s = ProjectionScratch()
+    s.try_reserve(compute_projection_scratch_capacity(view, iterations).value)
+    out = try_project_point(view, ProjectionQuery(probe["point"], iterations), s, ProjectionResult())
+    gap = out.diagnostic.achieved if out.diagnostic is not None and out.diagnostic.achieved else 1e-3
+    return make_case(name, source, np.zeros(3), point, gap, max_iterations=iterations,
+                     approx_iterations=iterations)
+
+
+def _adversarial(rng) -> list:
+    """Cases shaped to reach what random ones rarely do (issue 17): straight and nearly straight
+    spans far from the origin with points on them at non-dyadic parameters (the computed
+    subsegment controls' error decides the bounds), far points whose origin subtraction is
+    inexact right at a span start (the search stops at once on the whole span's bounds),
+    joints that are acceptable but not best, points equidistant from several spans, exact
+    mirror ties with fractional origins, a ProjectionGap equal to a reached gap (the stopping
+    rule's tie), a search stopped by float64 resolution, a terminal endpoint out of budget, a
+    power-of-two magnitude. Deterministic in ``rng``."""
+    out = []
+    # Straight and nearly straight spans far from the origin, points on them at non-dyadic u.
+    for i, (mag, bend) in enumerate(((3e5, 0.0), (1e6, 0.0), (2e5, 1e-3), (7e5, 1e-6))):
+        a = rng.uniform(-1, 1, 3) * mag
+        b = a + rng.normal(size=3) * mag * 1e-3
+        src = _line(a, b)
+        src[1:3] += rng.normal(size=(2, 3)) * mag * 1e-3 * bend
+        for j, u in enumerate((0.3, 1 / 3, 0.7071067811865476)):
+            p = K.cubic_point(F64, src, np.float64(u))
+            p = p + (0.0 if j < 2 else rng.normal(size=3) * mag * 1e-13)
+            out.append(make_case(f"far_straight_{i}_{j}", src[None], [0, 0, 0], p, 8e-9 * mag / 3e5 + 2e-9,
+                                 approx_iterations=64))
+    # A reversal inside a span: collinear controls that run back past the span start, so the
+    # curve leaves its chord segment [P0, P3]; points beside the overshoot.
+    rev = np.array([[[0.0, 0, 0], [-1.0, 0, 0], [2.0, 0, 0], [1.0, 0, 0]]])
+    for i, p in enumerate(([-0.5, 0.01, 0.0], [1.4, -0.02, 0.01], [-0.2, 0.3, 0.0])):
+        out.append(make_case(f"reversal_span_{i}", rev, [0, 0, 0], p, 1e-8))
+    # Cancelling controls: an exactly straight, evenly parametrised line through the chunk
+    # origin at a non-dyadic u*, the point at the origin (on the curve, |q| = 0, so the point's
+    # enclosure adds nothing). The computed subsegment controls near u* are differences of
+    # controls of magnitude ~1e5: only their error term keeps the bounds below the minimum 0.
+    lines = [(Fraction(1, 3), (90000, 30000, -60000)), (Fraction(1, 5), (50000, -20000, 35000)),
+             (Fraction(2, 7), (-70000, 49000, 21000)), (Fraction(3, 10), (40000, 70000, -90000))]
+    for den in (3, 5, 7, 9, 11, 13, 17, 19):  # more directions and u* = a / den, from the seed
+        a = int(rng.integers(1, den))
+        lines.append((Fraction(a, den), tuple(int(x) * den * 10 for x in rng.integers(-2000, 2000, 3))))
+    for i, (us, D) in enumerate(lines):
+        Dv = np.array(D, dtype=np.float64)
+        src = np.stack([Dv * float(k - 3 * us) for k in range(4)])
+        out.append(make_case(f"cancelling_line_{i}", src[None], [0, 0, 0], [0.0, 0.0, 0.0], 4e-9,
+                             approx_iterations=80))
+    # A far straight axis-aligned span; the point beyond its start, the origin fractional so
+    # that point - origin rounds: the whole span's box and capsule are tight at once.
+    for i in range(6):
+        x0 = float(rng.integers(100000, 200000))
+        y0, z0 = float(rng.integers(-70000, 70000)), float(rng.integers(-70000, 70000))
+        src = _line([x0, y0, z0], [x0 + 3, y0, z0])
+        origin = np.round(rng.uniform(0.05, 0.95, 3), 2)
+        p = np.array([x0 - rng.uniform(0.2, 0.6), y0 + rng.uniform(-0.4, 0.4), z0 + rng.uniform(-0.4, 0.4)])
+        out.append(make_case(f"far_span_start_{i}", src[None], origin, p, 4e-9, approx_iterations=0))
+    # A joint that is acceptable but not best: span 1 bulges towards the point past the joint.
+    kink = np.array([_line([0, 0, 0], [1, 0, 0]), [[1, 0, 0], [1.3, 0.3, 0], [1.2, 0.7, 0], [1, 1, 0]]])
+    # Gaps about 1.2 (1.05 for the last) times |p - joint| - min: the search finds a better
+    # point on span 1 while the joint (1, 0) still fits, and the earliest rule names the joint.
+    for i, (p, gap) in enumerate((([1.5, 0.05, 0.0], 0.1336), ([1.4, 0.02, 0.01], 0.1044),
+                                  ([1.45, -0.01, 0.0], 0.0941), ([1.1, -0.02, 0.0], 0.016))):
+        out.append(make_case(f"joint_acceptable_not_best_{i}", kink, [0, 0, 0], p, gap))
+    # Equidistant from several spans: a regular zigzag's apexes, the point above them.
+    zig = np.array([_line([k, (-1) ** k * 0.5, 0], [k + 1, (-1) ** (k + 1) * 0.5, 0]) for k in range(4)])
+    out.append(make_case("equidistant_zigzag", zig, [0, 0, 0], [2.0, 0.0, 3.0], 1e-6))
+    out.append(make_case("equidistant_circle_axis", _circle(), [0, 0, 0], [0, 0, 0.75], 1e-4, closed=True))
+    # Exact mirror ties (span 1 is span 0 reflected in x = 0 and reversed), fractional origins in
+    # y and z (x stays 0: the mirror plane holds the chunk origin).
+    for i in range(4):
+        c = rng.uniform(-3, 3, (4, 3)).round(3)
+        c[:, 0] = -np.abs(c[:, 0]) - 0.5
+        c[3, 0] = 0.0
+        mirror = np.stack([c, (c * [-1.0, 1.0, 1.0])[::-1]])
+        origin = np.array([0.0, rng.integers(-8, 8) / 4, rng.integers(-8, 8) / 4])
+        p = np.array([0.0, rng.uniform(-4, 4), rng.uniform(-4, 4)])
+        out.append(make_case(f"tie_mirror_{i}", mirror, origin, p, float(10.0 ** rng.integers(-9, -4)),
+                             approx_iterations=int(rng.integers(4, 40))))
+    # The stopping rule's tie: ProjectionGap equal to the gap reached after a few splits.
+    arc = np.array([[[0.0, 0, 0], [1.0, 1, 0], [2.0, 1, 0], [3.0, 0, 0]]])
+    out.append(_gap_tie_case("gap_tie_arc", arc, [1.2, 2.0, 0.0], 3))
+    out.append(_gap_tie_case("gap_tie_spec", _spec_example(), [1.5, 0.3, 0.2], 5))
+    # Out of float64 resolution: far from the origin with a gap below the rounding slack.
+    shift = np.array([3e3, -2e3, 1e3])
+    out.append(make_case("resolution_exhausted", _spec_example() + shift, [0, 0, 0],
+                         np.array([1.0, 2.0, 0.1]) + shift, 1e-12, approx_iterations=4096))
+    # The terminal endpoint is the answer, with too little work to find anything close.
+    ex = _spec_example()
+    tangent = ex[2, 3] - ex[2, 2]
+    for i, it in enumerate((0, 1, 2)):
+        out.append(make_case(f"beyond_terminal_{i}", ex, [0, 0, 0], ex[2, 3] + tangent * (0.5 + i), 1e-9,
+                             max_iterations=it, approx_iterations=it))
+    # Power-of-two magnitudes: controls at +-2^17, the point 2^-3 off a joint.
+    p2 = np.array([_line([2.0**17, 0, 0], [2.0**17, 2.0**17, 0]), _line([2.0**17, 2.0**17, 0], [0, 2.0**17, 0])])
+    out.append(make_case("power_of_two_joint", p2, [0, 0, 0], [2.0**17 + 0.125, 2.0**17 + 0.125, 0], 2.0**-20))
+    return out
+
+
 def _random_case(rng, i):
     n = int(rng.integers(1, 9))
     scale = float(10.0 ** rng.uniform(-2, 3))
@@ -195,7 +312,7 @@ def _random_case(rng, i):
 def generate(seed: int, n: int) -> list:
     """``n`` cases: the named ones first, then random ones. Deterministic in ``seed``."""
     rng = np.random.default_rng([seed, 6])
-    cases = _named(rng)[:n]
+    cases = (_named(rng) + _adversarial(rng))[:n]
     i = 0
     while len(cases) < n:
         cases.append(_random_case(rng, i))
@@ -205,7 +322,8 @@ def generate(seed: int, n: int) -> list:
 
 def make_claim(row, guarantee, view, case, result, max_iterations, extra=None) -> Claim:
     """The claim of one projection result; ``inputs`` holds exactly what the checkers read (the
-    path's closedness is not among them: the curve, and so the truth, is the same set of spans)."""
+    path's closedness does not change the truth, the same set of spans, but it decides whether
+    the terminal endpoint is a candidate)."""
     value = {"span": result.parameter.span_index, "u": enc(result.parameter.u),
              "distance": enc(result.distance), "lower_bound": enc(result.lower_bound),
              "gap": enc(result.gap), "is_gap_met": bool(result.is_gap_met),
@@ -214,7 +332,7 @@ def make_claim(row, guarantee, view, case, result, max_iterations, extra=None) -
         value.update(extra)
     inputs = {"controls": enc(view.controls), "origin": enc(view.origin),
               "point": enc(case["point"]), "projection_gap": enc(view.tolerance.projection_gap),
-              "max_iterations": int(max_iterations)}
+              "max_iterations": int(max_iterations), "is_closed": bool(view.is_closed)}
     return Claim(row, guarantee, value, inputs)
 
 
@@ -242,7 +360,21 @@ def claims(case) -> list:
 # --- Checkers --------------------------------------------------------------------------------
 
 
-def _inputs(claim: Claim):
+@dataclasses.dataclass(frozen=True)
+class _Decoded:
+    """A claim's decoded inputs and value."""
+
+    controls: np.ndarray
+    origin: np.ndarray
+    point: np.ndarray
+    gap: float
+    span: int
+    nums: dict
+    met: bool
+    closed: Optional[bool]  # None: the claim does not say (the terminal-endpoint rules are skipped)
+
+
+def _inputs(claim: Claim) -> _Decoded:
     """Decode a claim's inputs and value (ValueError/KeyError/TypeError when malformed)."""
     inp, val = claim.inputs, claim.value
     if not isinstance(val, dict):
@@ -258,6 +390,9 @@ def _inputs(claim: Claim):
     gap = dec(inp["projection_gap"])
     if not (math.isfinite(gap) and gap > 0):
         raise ValueError("projection_gap must be finite and positive")
+    closed = inp.get("is_closed")
+    if closed is not None and not isinstance(closed, bool):
+        raise TypeError("is_closed must be a boolean")
     span = val["span"]
     if isinstance(span, bool) or not isinstance(span, int):
         raise TypeError("span must be an int")
@@ -269,12 +404,13 @@ def _inputs(claim: Claim):
             raise TypeError(f"{name} must be a nonnegative int")
     nums = {k: dec(val[k]) for k in ("u", "distance", "lower_bound", "gap")}
     nums["iterations"], nums["max_iterations"] = iterations, budget
-    return controls, origin, point, gap, span, nums, val["is_gap_met"]
+    return _Decoded(controls, origin, point, gap, span, nums, val["is_gap_met"], closed)
 
 
-def _domain_failures(controls, span, nums) -> dict:
-    """What both rows demand of any result: an existing parameter, finite values, the budget."""
-    n = controls.shape[0]
+def _domain_failures(d: _Decoded) -> dict:
+    """What both rows demand of any result: an existing parameter that is a candidate of the
+    spec's search, finite values, the budget."""
+    n, span, nums = d.controls.shape[0], d.span, d.nums
     if not 0 <= span < n or not (math.isfinite(nums["u"]) and 0.0 <= nums["u"] <= 1.0):
         return {"parameter_outside_domain": {"span": span, "u": enc(nums["u"]), "span_count": n}}
     if not all(math.isfinite(nums[k]) for k in ("distance", "lower_bound", "gap")):
@@ -282,67 +418,245 @@ def _domain_failures(controls, span, nums) -> dict:
     if nums["iterations"] > nums["max_iterations"]:
         return {"iterations_exceed_budget": {"iterations": nums["iterations"],
                                              "max_iterations": nums["max_iterations"]}}
+    if nums["u"] == 1.0 and (span < n - 1 or d.closed is True):
+        # Span ends are never candidates; only an open path's terminal endpoint is (n - 1, 1).
+        # A minimum at a joint is named by the outgoing span at u = 0 (the closing joint of a
+        # closed path by (0, 0)).
+        return {"span_end_is_not_a_candidate": {"span": span, "u": enc(nums["u"]), "span_count": n,
+                                                "is_closed": d.closed}}
     return {}
 
 
-def _exact_failures(controls, origin, point, gap, span, nums, met) -> dict:
-    """The strict row's exact conditions; a nonempty dict names the first that fails."""
-    bad = _domain_failures(controls, span, nums)
-    if bad:
-        return bad
-    if not met:
-        return {"is_gap_met": False}
-    D, L, Gp, g = (gmpy2.mpq(nums["distance"]), gmpy2.mpq(nums["lower_bound"]),
-                   gmpy2.mpq(nums["gap"]), gmpy2.mpq(gap))
-    if Gp > g:
-        return {"gap_exceeds_projection_gap": {"gap": enc(Gp), "projection_gap": enc(g)}}
+def _gap_failures(d: _Decoded) -> dict:
+    """``Distance - LowerBound <= Gap`` exactly (every result reports Gap as that bound)."""
+    D, L, Gp = gmpy2.mpq(d.nums["distance"]), gmpy2.mpq(d.nums["lower_bound"]), gmpy2.mpq(d.nums["gap"])
     if D - L > Gp:
         return {"gap_below_distance_minus_lower_bound": {"difference": enc(D - L), "gap": enc(Gp)}}
-    f = exact_squared_distance(controls, origin, point, span, nums["u"])
+    return {}
+
+
+def _exact_failures(d: _Decoded) -> dict:
+    """The strict row's exact conditions; a nonempty dict names the first that fails."""
+    bad = _domain_failures(d)
+    if bad:
+        return bad
+    if not d.met:
+        return {"is_gap_met": False}
+    D, Gp, g = gmpy2.mpq(d.nums["distance"]), gmpy2.mpq(d.nums["gap"]), gmpy2.mpq(d.gap)
+    if Gp > g:
+        return {"gap_exceeds_projection_gap": {"gap": enc(Gp), "projection_gap": enc(g)}}
+    bad = _gap_failures(d)
+    if bad:
+        return bad
+    f = exact_squared_distance(d.controls, d.origin, d.point, d.span, d.nums["u"])
     if D < 0 or D * D < f:
         return {"distance_below_exact_distance_at_parameter": {"distance_sq": enc(D * D),
                                                                 "exact_distance_sq": enc(f)}}
     return {}
 
 
-def _witness(e) -> dict:
-    span, u = e.witness
-    return {"span": span, "u": enc(u), "distance_sq_upper": enc(e.upper_sq)}
+# --- The earliest rule -----------------------------------------------------------------------
+# Spec: the span starts and an open path's terminal endpoint are candidates; any candidate within
+# the gap of the global lower bound is acceptable; the result is the earliest by span, then
+# parameter; symmetric minima return the earlier one; a minimum at a joint is named by the
+# outgoing span at u = 0. What a checker can refute from a claim (docs/decisions.md "Projection:
+# what the earliest rule lets a checker refute"): candidates that every conforming search has
+# (span starts, the terminal endpoint), with their Distance bounded by the Rounded evaluation
+# allowance ``evaluation_bound``, and exact mirror twins.
+
+# Relative room for an implementation's upward-rounded ``Distance - LowerBound`` (two ulps and
+# more): a candidate counts as certainly acceptable only with this much to spare.
+_ROOM = gmpy2.mpq(1, 2**48)
 
 
-def _decide_lower_bound(controls, origin, point, gap, lb) -> Decision:
-    """Whether ``LowerBound <= min distance`` (the oracle's branch and bound, over BUDGET)."""
+def _fixed_candidates(d: _Decoded):
+    """The candidates every conforming search has, ``(span, u, control row)``: the span starts,
+    and the terminal endpoint when the claim says the path is open."""
+    n = d.controls.shape[0]
+    out = [(k, 0, 0) for k in range(n)]
+    if d.closed is False:
+        out.append((n - 1, 1, 3))
+    return out
 
-    def at(prec):
-        e = enclose_min_distance(controls, origin, point, prec, threshold=max(lb, 0.0),
-                                 target=gap / 16, max_splits=SPLITS[prec])
-        return Decision(e.decided, prec, e)
 
-    return refine(at, BUDGET)
+def _candidate_bound(claim: Claim, d: _Decoded, k: int, row: int):
+    """``(f, R)``: the exact squared distance at the control point ``controls[k, row]`` and the
+    Rounded allowance of an implementation's Distance there (the claim's model, or the
+    project's :func:`evaluation_bound`)."""
+    q = [gmpy2.mpq(float(p)) - gmpy2.mpq(float(o)) for p, o in zip(d.point, d.origin)]
+    P = d.controls[k, row].astype(np.float64)
+    f = sum((gmpy2.mpq(float(P[c])) - q[c]) ** 2 for c in range(3))
+    dist = math.sqrt(float(f)) * (1 + 2.0**-40)
+    R = resolve(claim, lambda u, eta: evaluation_bound(d.controls, d.origin, d.point, k, dist, u, eta),
+                constant=EVAL_K).scalar()
+    return f, R
 
 
-def _judge_strict(claim: Claim, decoded, **extra):
-    controls, origin, point, gap, span, nums, met = decoded
-    bad = _exact_failures(controls, origin, point, gap, span, nums, met)
+def _certainly_below(f, bound) -> bool:
+    """Whether ``sqrt(f) <= bound`` (exact; False for a nonpositive bound unless f is 0)."""
+    return bound >= 0 and f <= bound * bound
+
+
+def _mirror_twin(d: _Decoded):
+    """An earlier span that is an exact mirror image of the claimed span in a coordinate plane
+    through the chunk origin, with the query point on that plane: ``(k, c)`` or None. Then
+    ``|B_k(1 - t) - q| = |B_span(t) - q|`` for every t, exactly."""
+    u = d.nums["u"]
+    if not u > 0.0:
+        return None  # (span, 0)'s twin (k, 1) is not a candidate
+    q = [gmpy2.mpq(float(p)) - gmpy2.mpq(float(o)) for p, o in zip(d.point, d.origin)]
+    rev = d.controls[d.span][::-1]
+    for c in range(3):
+        if q[c] != 0:
+            continue
+        M = rev.copy()
+        M[:, c] = -M[:, c]
+        for k in range(d.span):
+            if np.array_equal(d.controls[k], M):
+                return k, c
+    return None
+
+
+def _earliest_failures(claim: Claim, d: _Decoded) -> dict:
+    """A met gap: no candidate that every search has is certainly acceptable and earlier than the
+    result, and the result is not the later of two exact mirror twins."""
+    L, g, u = gmpy2.mpq(d.nums["lower_bound"]), gmpy2.mpq(d.gap), gmpy2.mpq(d.nums["u"])
+    for k, cu, row in _fixed_candidates(d):
+        if not (k < d.span or (k == d.span and cu < u)):
+            continue
+        f, R = _candidate_bound(claim, d, k, row)
+        if _certainly_below(f, L + g * (1 - _ROOM) - R):
+            return {"earlier_acceptable_candidate": {
+                "span": k, "u": cu, "distance_sq": enc(f), "allowance": enc(R), "lower_bound": enc(L),
+                "result": {"span": d.span, "u": enc(d.nums["u"])}}}
+    twin = _mirror_twin(d)
+    if twin is not None:
+        k, c = twin
+        return {"mirror_twin_is_earlier": {"span": k, "u": enc(1 - u), "mirror_axis": c,
+                                           "result": {"span": d.span, "u": enc(d.nums["u"])}}}
+    return {}
+
+
+def _best_failures(claim: Claim, d: _Decoded) -> dict:
+    """An unmet gap: the result is the earliest *best* candidate. No candidate every search has
+    is certainly better (its Distance below the claimed one), and no exact mirror twin is
+    earlier; a Gap that fits ProjectionGap means the search had met it."""
+    D, Gp, g = gmpy2.mpq(d.nums["distance"]), gmpy2.mpq(d.nums["gap"]), gmpy2.mpq(d.gap)
+    if Gp <= g:
+        return {"gap_met_but_reported_unmet": {"gap": enc(Gp), "projection_gap": enc(g)}}
+    for k, cu, row in _fixed_candidates(d):
+        f, R = _candidate_bound(claim, d, k, row)
+        bound = D * (1 - _ROOM) - R
+        if bound > 0 and f < bound * bound:
+            return {"better_candidate": {"span": k, "u": cu, "distance_sq": enc(f), "allowance": enc(R),
+                                         "distance": enc(D), "result": {"span": d.span, "u": enc(d.nums["u"])}}}
+    twin = _mirror_twin(d)
+    if twin is not None:
+        k, c = twin
+        return {"mirror_twin_is_earlier": {"span": k, "u": enc(1 - gmpy2.mpq(d.nums["u"])), "mirror_axis": c,
+                                           "result": {"span": d.span, "u": enc(d.nums["u"])}}}
+    return {}
+
+
+# --- The truth: two independent oracles ------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class _Truth:
+    """Both oracles' answer to ``LowerBound <= min``: ``holds`` (three-valued), the precision
+    that decided, bounds ``lo_sq <= min f <= hi_sq`` (the tighter of the two), a witness for a
+    refutation, and an OracleFault's enclosures when the two disagree."""
+
+    holds: Optional[bool]
+    prec: int
+    lo_sq: object
+    hi_sq: object
+    witness: Optional[dict]
+    fault: Optional[dict]
+    splits: int
+
+
+def _truth(d: _Decoded) -> _Truth:
+    """Decide ``LowerBound <= min distance`` by exact real-root isolation (``interval.arb_projection``,
+    the default: faster at equal rigour, docs/decisions.md "Projection: two oracles"), and
+    cross-check its enclosure against the interval branch and bound (``interval.projection``):
+    disjoint or empty enclosures, opposite decisions, or an oracle that raises on a well-formed
+    claim are an oracle fault (the claim is not judged)."""
+    lb = d.nums["lower_bound"]
+    try:
+        holds, a = arb_decide(d.controls, d.origin, d.point, lb, ARB_BUDGET)
+    except _ORACLE_ERRORS as exc:
+        return _Truth(None, ARB_BUDGET[0], None, None, None, {"arb_root_isolation": f"raised {exc!r}"[:300]}, 0)
+    try:
+        b = enclose_min_distance(d.controls, d.origin, d.point, BUDGET[0], target=d.gap / 16,
+                                 max_splits=SPLITS[BUDGET[0]])
+        bb = None
+        if holds is None:  # the branch and bound decides what the balls could not (or reports)
+            bb = refine(lambda prec: _bb_at(d, prec), BUDGET)
+            holds, b = bb.holds, bb.enclosure
+    except _ORACLE_ERRORS as exc:
+        return _Truth(None, BUDGET[0], None, None, None, {"interval_branch_and_bound": f"raised {exc!r}"[:300]}, 0)
+    A, B = (a.lower_sq, a.upper_sq), (b.lower_sq, b.upper_sq)
+    fault = None
+    if A[0] > A[1] or B[0] > B[1] or not enclosures_overlap(A, B):
+        fault = {"arb_root_isolation": [enc(A[0]), enc(A[1])], "interval_branch_and_bound": [enc(B[0]), enc(B[1])]}
+    elif bb is None and b.decided is not None and holds is not None and b.decided != holds:
+        fault = {"arb_root_isolation": {"holds": holds}, "interval_branch_and_bound": {"holds": b.decided}}
+    if fault is not None:
+        return _Truth(None, a.prec, None, None, None, fault, b.splits)
+    lo, hi = max(A[0], B[0]), min(A[1], B[1])
+    witness = None
+    if holds is False:  # a replayable curve point closer than LowerBound, float64 u preferred
+        T2 = gmpy2.mpq(lb) ** 2
+        (span, u), f = min(((a.witness64, a.upper64_sq), (a.witness, a.upper_sq), (b.witness, b.upper_sq)),
+                           key=lambda w: (not w[1] < T2, not isinstance(w[0][1], float)))
+        witness = {"span": span, "u": enc(u), "distance_sq_upper": enc(f)}
+    return _Truth(holds, a.prec if bb is None else bb.prec, lo, hi, witness, None, b.splits)
+
+
+# What an oracle may raise on a well-formed claim only if it is broken (inputs are validated
+# before): an oracle fault, never a malformed claim.
+_ORACLE_ERRORS = (ValueError, ArithmeticError, TypeError, IndexError, KeyError)
+
+
+def _bb_at(d: _Decoded, prec: int) -> Decision:
+    e = enclose_min_distance(d.controls, d.origin, d.point, prec, threshold=max(d.nums["lower_bound"], 0.0),
+                             target=d.gap / 16, max_splits=SPLITS[prec])
+    return Decision(e.decided, prec, e)
+
+
+def _enclosure(t: _Truth) -> list:
+    return [enc(sqrt_down(t.lo_sq)), enc(sqrt_up(t.hi_sq))]
+
+
+def _judge_strict(claim: Claim, d: _Decoded, **extra):
+    bad = _exact_failures(d)
     if bad:
         return violated(claim, bad, note="an exact condition of the strict projection fails", **extra)
-    lb = nums["lower_bound"]
-    d = _decide_lower_bound(controls, origin, point, gap, lb)
-    e = d.enclosure
-    used = (nums["distance"] - float(lower(e.distance))) / gap
-    enclosure = [enc(lower(e.distance)), enc(upper(e.distance))]
-    if d.holds is True:
-        return verified(claim, measure="gap_used", measured=used, prec=d.prec,
-                        note="LowerBound <= min shown; Distance <= min + gap follows", splits=e.splits, **extra)
-    if d.holds is False:
-        return violated(claim, {"lower_bound_above_minimum": _witness(e), "lower_bound": enc(lb)},
-                        prec=d.prec, note="a curve point is closer than the claimed LowerBound", **extra)
-    return undecided(claim, enclosure, prec=d.prec, note="LowerBound <= min not decided within the budget",
-                     **extra)
+    bad = _earliest_failures(claim, d)
+    if bad:
+        return violated(claim, bad, note="the result is not the earliest acceptable candidate", **extra)
+    t = _truth(d)
+    if t.fault is not None:
+        return oracle_fault(claim, t.fault, prec=t.prec)
+    D, L, g = gmpy2.mpq(d.nums["distance"]), gmpy2.mpq(d.nums["lower_bound"]), gmpy2.mpq(d.gap)
+    # (Distance - min) / gap, from the enclosure's lower end: an upper estimate.
+    used = ratio(max(D - sqrt_down(t.lo_sq), 0), g)
+    if t.holds is True:
+        return verified(claim, measure="gap_used", measured=used, bound_use=used, prec=t.prec,
+                        note="LowerBound <= min shown; Distance <= min + gap follows", splits=t.splits, **extra)
+    if t.holds is False:
+        over = 1.0 + ratio(max(L - sqrt_up(t.hi_sq), 0), g)
+        return violated(claim, {"lower_bound_above_minimum": t.witness, "lower_bound": enc(d.nums["lower_bound"])},
+                        bound_use=over, prec=t.prec, note="a curve point is closer than the claimed LowerBound",
+                        **extra)
+    return undecided(claim, _enclosure(t), bound_use=used, prec=t.prec,
+                     note="LowerBound <= min not decided within the budget", **extra)
 
 
 def check_strict(claim: Claim):
-    """``projection.strict``: exact conditions, then ``LowerBound <= min`` by the oracle."""
+    """``projection.strict``: exact conditions, the earliest rule, then ``LowerBound <= min`` by two
+    independent oracles."""
     return _judge_strict(claim, _inputs(claim))
 
 
@@ -378,44 +692,52 @@ def evaluation_bound(controls, origin, point, span: int, distance, u: float, eta
 def check_approximate(claim: Claim):
     """``projection.approximate``: what an Approximate result still promises (module docstring):
     a met gap passes every strict check; otherwise the distance is the Rounded distance at the
-    returned parameter and the lower bound does not exceed the true minimum."""
-    decoded = _inputs(claim)
-    controls, origin, point, gap, span, nums, met = decoded
+    returned parameter, Gap covers Distance - LowerBound and exceeds ProjectionGap, no candidate
+    every search has is certainly better, and the lower bound does not exceed the true minimum."""
+    d = _inputs(claim)
     rg = claim.value["result_guarantee"]
     if rg not in ("Certified", "Approximate"):
         raise ValueError(f"result_guarantee {rg!r} is neither Certified nor Approximate")
-    gap_met = {"gap_met": int(met)}
-    bad = _domain_failures(controls, span, nums)
+    gap_met = {"gap_met": int(d.met)}
+    bad = _domain_failures(d)
     if bad:
         return violated(claim, bad, note="the approximate result names no valid parameter or value", **gap_met)
-    if (rg == "Certified") != met:
-        return violated(claim, {"result_guarantee": rg, "is_gap_met": met},
+    if (rg == "Certified") != d.met:
+        return violated(claim, {"result_guarantee": rg, "is_gap_met": d.met},
                         note="IsGapMet false must come with Guarantee Approximate, true with Certified", **gap_met)
-    if met:
-        return _judge_strict(claim, decoded, **gap_met)
-    D = gmpy2.mpq(nums["distance"])
-    resolved = resolve(claim, lambda u, eta: evaluation_bound(controls, origin, point, span, nums["distance"], u, eta),
-                       constant=EVAL_K)
+    if d.met:
+        return _judge_strict(claim, d, **gap_met)
+    D = gmpy2.mpq(d.nums["distance"])
+    resolved = resolve(claim, lambda u, eta: evaluation_bound(d.controls, d.origin, d.point, d.span,
+                                                              d.nums["distance"], u, eta), constant=EVAL_K)
     R = resolved.scalar()
     extra = {**gap_met, **resolved.extra()}
-    f = exact_squared_distance(controls, origin, point, span, nums["u"])
+    f = exact_squared_distance(d.controls, d.origin, d.point, d.span, d.nums["u"])
+    err = max(D - sqrt_down(f), sqrt_up(f) - D, 0)  # |Distance - exact distance|, rounded up
+    use = ratio(err, R)
     hi, lo = D + R, D - R
     if hi < 0 or hi * hi < f or (lo > 0 and lo * lo > f):
         return violated(claim, {"distance_not_at_parameter": {"distance": enc(D), "exact_distance_sq": enc(f),
-                                                             "bound": enc(R)}},
+                                                             "bound": enc(R)}}, bound_use=use,
                         note="Distance differs from the exact distance at the returned parameter by more "
                              "than the evaluation's Rounded error", **extra)
-    d = _decide_lower_bound(controls, origin, point, gap, nums["lower_bound"])
-    e = d.enclosure
-    if d.holds is False:
-        return violated(claim, {"lower_bound_above_minimum": _witness(e), "lower_bound": enc(nums["lower_bound"])},
-                        prec=d.prec, note="a curve point is closer than the claimed LowerBound", **extra)
-    if d.holds is None:
-        return undecided(claim, [enc(lower(e.distance)), enc(upper(e.distance))], prec=d.prec,
+    bad = _gap_failures(d) or _best_failures(claim, d)
+    if bad:
+        return violated(claim, bad, bound_use=use, note="the approximate result is not the earliest best "
+                        "candidate, or its Gap does not fit what it reports", **extra)
+    t = _truth(d)
+    if t.fault is not None:
+        return oracle_fault(claim, t.fault, prec=t.prec)
+    if t.holds is False:
+        return violated(claim, {"lower_bound_above_minimum": t.witness, "lower_bound": enc(d.nums["lower_bound"])},
+                        bound_use=use, prec=t.prec, note="a curve point is closer than the claimed LowerBound",
+                        **extra)
+    if t.holds is None:
+        return undecided(claim, _enclosure(t), bound_use=use, prec=t.prec,
                          note="LowerBound <= min not decided within the budget", **extra)
-    at = math.sqrt(float(f)) * (1 + 2.0**-50)  # an upper estimate, for the report only
-    ratio = (at - float(lower(e.distance))) / gap
-    return verified(claim, measure="true_gap_ratio", measured=ratio, prec=d.prec,
+    # (exact distance at Parameter - min) / gap: an upper estimate, for the report only.
+    true_gap = ratio(max(sqrt_up(f) - sqrt_down(t.lo_sq), 0), gmpy2.mpq(d.gap))
+    return verified(claim, measure="true_gap_ratio", measured=true_gap, bound_use=use, prec=t.prec,
                     note="Approximate: distance at the parameter and LowerBound <= min shown", **extra)
 
 
@@ -428,6 +750,8 @@ _INPUTS = S.obj(required={
     "point": S.vec(S.f64(), 3),
     "projection_gap": S.f64(positive=True),
     "max_iterations": S.integer(minimum=0),
+}, optional={
+    "is_closed": S.boolean(),  # absent: the terminal-endpoint rules are not checked
 })
 _RESULT = {
     "span": S.integer(minimum=0),
@@ -483,22 +807,30 @@ def plant_approximate(claim: Claim) -> Claim:
 
 CONTRACTS = {
     "projection.strict": RowContract(
-        checks=("Certified strict projection: 0 <= span < n, 0 <= u <= 1, Iterations <= MaxIterations, "
-                "IsGapMet, Gap <= ProjectionGap and Distance - LowerBound <= Gap exactly, "
-                "Distance^2 >= |q - B_span(u)|^2 in exact rationals (q = point - origin), and "
-                "LowerBound <= min_u |q - B(u)| shown by an interval branch and bound over Bernstein "
-                "ranges of |B(u) - q|^2 (113 then 256 bits)."),
+        checks=("Certified strict projection: 0 <= span < n, 0 <= u <= 1 with u = 1 only at an open path's "
+                "terminal endpoint (span n - 1), Iterations <= MaxIterations, IsGapMet, Gap <= ProjectionGap "
+                "and Distance - LowerBound <= Gap exactly, Distance^2 >= |q - B_span(u)|^2 in exact "
+                "rationals (q = point - origin); the earliest rule: no span start (k, 0) before (span, u) "
+                "with |q - P_k0| + R_k <= LowerBound + ProjectionGap (1 - 2^-48) (R_k the evaluation "
+                "allowance of the approximate row), and no exact mirror twin (an earlier span equal to this "
+                "one reversed and reflected in a coordinate plane through the origin that holds q) unless "
+                "u = 0; and LowerBound <= min_u |q - B(u)| shown by exact real-root isolation of "
+                "d/du |B(u) - q|^2 (python-flint Arb, 128/256/1024 bits), cross-checked by an interval "
+                "branch and bound over Bernstein ranges (113 then 256 bits): disjoint enclosures are an "
+                "oracle fault."),
         inputs=_INPUTS,
         value=S.obj(required=_RESULT),
         plant=plant_strict,
     ),
     "projection.approximate": RowContract(
-        checks=("Approximate projection: the parameter exists and Iterations <= MaxIterations; "
-                "Guarantee is Approximate iff IsGapMet is false; with IsGapMet true every strict check "
-                "applies; otherwise |Distance - |q - B_span(u)|| <= R with R = sum_c (2 e_c + 4u|q_c|) "
-                "+ 4u|Distance| + 16 eta, e_c = 16u E_c + 16 eta (E_c the span's largest control "
-                "magnitude; u = 2^-53 unless a model is declared), and LowerBound <= the true minimum "
-                "(interval branch and bound)."),
+        checks=("Approximate projection: the parameter exists (u = 1 only at an open path's terminal endpoint) "
+                "and Iterations <= MaxIterations; Guarantee is Approximate iff IsGapMet is false; with IsGapMet "
+                "true every strict check applies; otherwise |Distance - |q - B_span(u)|| <= R with "
+                "R = sum_c (2 e_c + 4u|q_c|) + 4u|Distance| + 16 eta, e_c = 16u E_c + 16 eta (E_c the span's "
+                "largest control magnitude; u = 2^-53 unless a model is declared), Distance - LowerBound <= "
+                "Gap, Gap > ProjectionGap, the earliest best candidate: no span start (nor, on an open path, "
+                "the terminal endpoint) with |q - P| + R_k < Distance (1 - 2^-48) and no earlier exact "
+                "mirror twin, and LowerBound <= the true minimum (the strict row's two oracles)."),
         inputs=_INPUTS,
         value=S.obj(required={**_RESULT, "result_guarantee": S.enum(["Certified", "Approximate"])}),
         plant=plant_approximate,

@@ -100,10 +100,10 @@ def test_gap_below_distance_minus_lower_bound_is_violated():
     assert v.kind is VerdictKind.Violated and "gap_below_distance_minus_lower_bound" in v.witness
 
 
-def test_a_lower_bound_equal_to_an_attained_minimum_is_undecided(monkeypatch):
-    # Line from (0,0,0) to (3,0,0), point (1.5, 2, 0): min 2 exactly at u = 1/2. The claim
-    # LowerBound = Distance = 2 is true, but intervals cannot show f >= 4 around u = 1/2.
-    monkeypatch.setattr(PJ, "SPLITS", {113: 300, 256: 300})
+def test_a_lower_bound_equal_to_a_rational_attained_minimum_is_verified():
+    # Line from (0,0,0) to (3,0,0), point (1.5, 2, 0): min 2 exactly at u = 1/2. Intervals cannot
+    # show f >= 4 around u = 1/2, but the root isolation finds the exact critical point
+    # (f'(1/2) = 0 in rationals), so LowerBound = min = 2 is shown.
     line = [[[0.0, 0, 0], [1.0, 0, 0], [2.0, 0, 0], [3.0, 0, 0]]]
     c = Claim("projection.strict", G.Certified,
               {"span": 0, "u": enc(0.5), "distance": enc(2.0), "lower_bound": enc(2.0), "gap": enc(0.0),
@@ -111,7 +111,38 @@ def test_a_lower_bound_equal_to_an_attained_minimum_is_undecided(monkeypatch):
               {"controls": enc(line), "origin": enc([0.0, 0, 0]), "point": enc([1.5, 2.0, 0]),
                "projection_gap": enc(1e-6), "is_closed": False, "max_iterations": 8})
     v = check_claim(c)
-    assert v.kind is VerdictKind.Undecided and v.enclosure is not None
+    assert v.kind is VerdictKind.Verified and v.bound_use == 0.0
+
+
+def test_a_lower_bound_too_close_to_an_irrational_minimum_is_undecided(monkeypatch):
+    # An arc whose nearest point to (1.2, 2, 0) is irrational; LowerBound 2^-50 (relative) below
+    # the true minimum. With 16-bit root balls (f within ~1e-8) and 10 splits (boxes 2^-10
+    # wide) neither oracle can separate them.
+    monkeypatch.setattr(PJ, "SPLITS", {113: 10, 256: 10})
+    monkeypatch.setattr(PJ, "ARB_BUDGET", (16,))
+    arc = [[[0.0, 0, 0], [1.0, 1, 0], [2.0, 1, 0], [3.0, 0, 0]]]
+    point = [1.2, 2.0, 0.0]
+    from interval.arb_projection import enclose_min_distance_arb, sqrt_down
+
+    m = enclose_min_distance_arb(np.array(arc, dtype=np.float32), np.zeros(3), np.array(point), 256)
+    lb = float(sqrt_down(m.lower_sq)) * (1 - 2.0**-50)
+    u = m.witness64[1]  # the nearest point, rounded to a float64 parameter
+    c = Claim("projection.strict", G.Certified,
+              {"span": 0, "u": enc(u), "distance": enc(lb + 1e-7), "lower_bound": enc(lb), "gap": enc(2e-7),
+               "is_gap_met": True, "iterations": 1},
+              {"controls": enc(arc), "origin": enc([0.0, 0, 0]), "point": enc(point),
+               "projection_gap": enc(1e-6), "is_closed": False, "max_iterations": 8})
+    assert gmpy2.mpq(lb + 1e-7) ** 2 >= exact_squared_distance_of(c)
+    v = check_claim(c)
+    assert v.kind is VerdictKind.Undecided and v.enclosure is not None, (v.kind, v.note, v.witness)
+
+
+def exact_squared_distance_of(c: Claim):
+    from interval.projection import exact_squared_distance
+
+    i = c.inputs
+    return exact_squared_distance(dec_array(i["controls"]).astype("float32"), dec_array(i["origin"]),
+                                  dec_array(i["point"]), c.value["span"], dec(c.value["u"]))
 
 
 def test_a_claim_relabelled_as_another_class_is_violated():
@@ -220,7 +251,8 @@ def test_evaluation_bound_is_the_documented_formula():
 def test_a_declared_float32_model_widens_the_distance_bound_and_is_reported():
     c = approx_claim()
     d = dec(c.value["distance"])
-    off = with_value(c, distance=d * (1 + 2.0**-30))  # far beyond binary64, inside float32
+    d2 = d * (1 + 2.0**-30)  # far beyond binary64, inside float32; the Gap still covers it
+    off = with_value(c, distance=d2, gap=float(np.nextafter(d2 - dec(c.value["lower_bound"]), np.inf)))
     assert check_claim(off).kind is VerdictKind.Violated
     declared = Claim(off.row, off.guarantee, off.value, off.inputs, {"name": "f32 port", "u": "0x1p-24"})
     v = check_claim(declared)
@@ -253,7 +285,8 @@ def test_every_corpus_claim_validates_against_its_row_schema():
 
 
 @pytest.mark.parametrize("mutate,where", [
-    (lambda d: d["inputs"].update(is_closed=False), "inputs"),  # a field no checker reads
+    (lambda d: d["inputs"].update(closed=False), "inputs"),  # a field no checker reads
+    (lambda d: d["inputs"].update(is_closed=1), "inputs.is_closed"),
     (lambda d: d["value"].update(spn=0), "value"),
     (lambda d: d["inputs"].update(controls=[[["0x1.999999999999ap-4"] * 3] * 4]), "inputs.controls"),
     (lambda d: d["value"].update(result_guarantee="Estimated"), "value.result_guarantee"),
@@ -269,15 +302,38 @@ def test_the_schema_rejects_unread_fields_and_bad_values(mutate, where):
 
 
 def test_every_schema_field_is_read_by_the_checker():
-    # Removing any field the schema describes makes the checker fail on the claim: nothing in
-    # the schema is decoration.
+    # Removing any required field the schema describes makes the checker fail on the claim:
+    # nothing in the schema is decoration. The one optional field, is_closed, is read by the
+    # terminal-endpoint rules (next test).
     for c in (strict_claim(), approx_claim()):
         for part in ("inputs", "value"):
             for key in getattr(c, part):
+                if (part, key) == ("inputs", "is_closed"):
+                    continue
                 d = copy.deepcopy(c.to_json())
                 del d[part][key]
                 with pytest.raises((KeyError, ValueError, TypeError)):
                     PJ.FAMILY.checkers[c.row](Claim.from_json(d))
+
+
+def test_is_closed_decides_whether_the_terminal_endpoint_is_a_candidate():
+    # A point beyond the end of an open line: the terminal endpoint (0, 1) is the answer. On a
+    # closed path it would be no candidate (the closing joint is named (0, 0)); without
+    # is_closed the checker cannot tell and does not judge that rule.
+    line = [[[0.0, 0, 0], [1.0, 0, 0], [2.0, 0, 0], [3.0, 0, 0]], [[3.0, 0, 0], [2.0, 1, 0], [1.0, 1, 0], [0.0, 0, 0]]]
+    base = Claim("projection.strict", G.Certified,
+                 {"span": 1, "u": enc(1.0), "distance": enc(1.0), "lower_bound": enc(1.0 - 2e-7), "gap": enc(4e-7),
+                  "is_gap_met": True, "iterations": 0},
+                 {"controls": enc(line), "origin": enc([0.0, 0, 0]), "point": enc([-1.0, 0, 0]),
+                  "projection_gap": enc(1e-6), "max_iterations": 8})
+    closed = Claim(base.row, base.guarantee, base.value, {**base.inputs, "is_closed": True})
+    v = check_claim(closed)
+    assert v.kind is VerdictKind.Violated and "span_end_is_not_a_candidate" in v.witness
+    # Span 0's start is the same point, earlier, and certainly acceptable: the earliest rule
+    # names (0, 0) whether or not the path is closed.
+    for c in (base, Claim(base.row, base.guarantee, base.value, {**base.inputs, "is_closed": False})):
+        v = check_claim(c)
+        assert v.kind is VerdictKind.Violated and "earlier_acceptable_candidate" in v.witness, v.witness
 
 
 def test_generate_is_deterministic_and_starts_with_the_named_cases():
@@ -316,3 +372,132 @@ def test_cli_fails_the_halved_approximate_claim(tmp_path):
     assert cli(["check", str(path), "--out", str(tmp_path / "a")]) == 0
     write_claims(path, [c, planted], "test")
     assert cli(["check", str(path), "--out", str(tmp_path / "b")]) == 1
+
+
+# --- The earliest rule, the best rule and the stopping rule ------------------------------------
+
+
+def _claim_of(name, row="projection.strict"):
+    case = {c["name"]: c for c in PJ.generate(1, 120)}[name]
+    return [c for c in PJ.claims(case) if c.row == row][0]
+
+
+def _exact_distance(claim, span, u):
+    from interval.projection import exact_squared_distance
+
+    i = claim.inputs
+    return exact_squared_distance(dec_array(i["controls"]).astype("float32"), dec_array(i["origin"]),
+                                  dec_array(i["point"]), span, u)
+
+
+def _up_sqrt(f) -> float:
+    """A float64 at least sqrt(f) (exact rational f)."""
+    x = float(np.sqrt(float(f)))
+    while gmpy2.mpq(x) ** 2 < f:
+        x = float(np.nextafter(x, np.inf))
+    return x
+
+
+def test_a_later_better_candidate_in_place_of_an_acceptable_joint_is_violated():
+    # The joint (1, 0) fits the gap; a better point of span 1 is later: returning it breaks the
+    # earliest rule although every bound it carries is true.
+    c = _claim_of("joint_acceptable_not_best_0")
+    assert (c.value["span"], dec(c.value["u"])) == (1, 0.0)
+    assert check_claim(c).kind is VerdictKind.Verified
+    u = 0.21357  # near the true nearest point (the oracle's witness, rounded)
+    d = _up_sqrt(_exact_distance(c, 1, u))
+    lb = dec(c.value["lower_bound"])
+    planted = with_value(c, u=u, distance=d, gap=float(np.nextafter(d - lb, np.inf)))
+    v = check_claim(planted)
+    assert v.kind is VerdictKind.Violated and v.witness["earlier_acceptable_candidate"]["span"] == 1
+    assert v.witness["earlier_acceptable_candidate"]["u"] == 0
+
+
+def test_the_later_mirror_twin_is_violated():
+    c = _claim_of("tie_mirrored_spans")
+    k, u = c.value["span"], dec(c.value["u"])
+    assert k == 0 and 0 < u < 1 and check_claim(c).kind is VerdictKind.Verified
+    # The twin (1, 1 - u) is at exactly the same distance: only the earliest rule refutes it.
+    assert _exact_distance(c, 1, 1 - u) == _exact_distance(c, 0, u)
+    v = check_claim(with_value(c, span=1, u=1 - u))
+    assert v.kind is VerdictKind.Violated and v.witness["mirror_twin_is_earlier"]["span"] == 0
+
+
+def test_a_joint_named_by_the_incoming_span_is_violated():
+    c = _claim_of("outside_corner_joint")
+    assert (c.value["span"], dec(c.value["u"])) == (1, 0.0)
+    # (0, 1) is the same point (the corner joint), but span ends are never candidates.
+    assert _exact_distance(c, 0, 1.0) == _exact_distance(c, 1, 0.0)
+    v = check_claim(with_value(c, span=0, u=1.0))
+    assert v.kind is VerdictKind.Violated and "span_end_is_not_a_candidate" in v.witness
+
+
+def test_an_unmet_gap_whose_gap_fits_is_violated():
+    # A claim out of work must report a Gap above ProjectionGap: one that fits was met.
+    c = _claim_of("budget_too_small", "projection.approximate")
+    assert c.value["is_gap_met"] is False
+    d = dec(c.value["distance"])
+    g = dec(c.inputs["projection_gap"])
+    planted = with_value(c, lower_bound=d - g / 2, gap=g)
+    v = check_claim(planted)
+    assert v.kind is VerdictKind.Violated and "gap_met_but_reported_unmet" in v.witness
+
+
+def test_an_unmet_result_worse_than_a_span_start_is_violated():
+    c = _claim_of("budget_too_small", "projection.approximate")
+    n = len(c.inputs["controls"])
+    f = [_exact_distance(c, k, 0.0) for k in range(n)]
+    worst = max(range(n), key=lambda k: f[k])
+    assert f[worst] > min(f) * 1.01  # a real difference, far above any rounding
+    d = _up_sqrt(f[worst])
+    lb = min(dec(c.value["lower_bound"]), d)
+    planted = with_value(c, span=worst, u=0.0, distance=d, lower_bound=lb,
+                         gap=float(np.nextafter(d - lb, np.inf)))
+    v = check_claim(planted)
+    assert v.kind is VerdictKind.Violated and "better_candidate" in v.witness, v.witness
+
+
+def test_an_unmet_gap_below_distance_minus_lower_bound_is_violated():
+    c = _claim_of("budget_too_small", "projection.approximate")
+    d, lb = dec(c.value["distance"]), dec(c.value["lower_bound"])
+    v = check_claim(with_value(c, gap=(d - lb) / 2))
+    assert v.kind is VerdictKind.Violated and "gap_below_distance_minus_lower_bound" in v.witness
+
+
+def test_verdicts_report_how_much_of_their_bound_they_used():
+    s = check_claim(_claim_of("spec_example"))
+    assert s.kind is VerdictKind.Verified and s.bound_use == s.measured and 0 <= s.bound_use <= 1
+    a = check_claim(_claim_of("budget_too_small", "projection.approximate"))
+    assert a.kind is VerdictKind.Verified and 0 <= a.bound_use <= 1  # |Distance - exact| / R
+    c = strict_claim()
+    m = true_min(c)
+    v = check_claim(with_value(c, lower_bound=m * (1 + 1e-7), gap=4e-7))
+    assert v.kind is VerdictKind.Violated and "lower_bound_above_minimum" in v.witness and v.bound_use > 1
+
+
+def test_disagreeing_oracles_are_an_oracle_fault_never_a_verdict(monkeypatch):
+    import interval.projection as IP
+
+    real = IP.enclose_min_distance
+
+    def shifted(*args, **kw):  # a branch and bound that encloses the wrong minimum
+        e = real(*args, **kw)
+        return dataclasses.replace(e, lower_sq=e.lower_sq * 4 + 1, upper_sq=e.upper_sq * 4 + 2)
+
+    import dataclasses
+
+    monkeypatch.setattr(PJ, "enclose_min_distance", shifted)
+    for c in (strict_claim(), approx_claim()):
+        v = check_claim(c)
+        assert v.kind is VerdictKind.OracleFault, (v.kind, v.note)
+        enc_ = v.witness["enclosures"]
+        assert set(enc_) == {"arb_root_isolation", "interval_branch_and_bound"}
+
+
+def test_an_oracle_that_raises_is_an_oracle_fault(monkeypatch):
+    def broken(*args, **kw):
+        raise ZeroDivisionError("planted")
+
+    monkeypatch.setattr(PJ, "arb_decide", broken)
+    v = check_claim(strict_claim())
+    assert v.kind is VerdictKind.OracleFault and "arb_root_isolation" in v.witness["enclosures"]
