@@ -356,6 +356,9 @@ sorted_pair = st.tuples(finite, finite).map(sorted)
 @example([-0.0, 5e-324])
 @example([1e200, 1e300])
 @example([-F64_MAX, F64_MAX])
+@example([-0.75, -0.25])
+@example([-0.5, -0.5])
+@example([-3.0, -1.5])
 def test_square_range_encloses(pair):
     lo, hi = pair
     qlo, qhi = Fraction(lo), Fraction(hi)
@@ -367,6 +370,8 @@ def test_square_range_encloses(pair):
     assert_encloses(slo, shi, ex_hi, f"square_range upper end {pair}")
     if ex_lo == ex_hi:  # a point range: the bounds are a few ulps from the square
         assert_tight(slo, shi, ex_lo, "square_range")
+    if not qlo <= 0 <= qhi:  # zero outside the range: the lower end is the smaller square, not 0
+        assert_tight(slo, slo, ex_lo, "square_range lower end")
 
 
 @given(sorted_pair, sorted_pair)
