@@ -176,7 +176,8 @@ class PathView:
         tolerance, limits: the profile and limits the path was prepared with.
         max_magnitude: E, the largest magnitude of the narrowed controls. Exact.
         narrowing_error: the largest narrowing error, rounded up. Exact.
-        position_floor: ``max(2 ulp32(E), narrowing_error)``. Exact.
+        position_floor: ``2 ulp32(E) + narrowing_error`` rounded up to float64
+            (``reference.status.compute_position_floor``). Exact.
         joints: the joint records, by joint index (closing joint first on a closed path).
     """
 

@@ -824,7 +824,8 @@ def _nonfinite_violation(claim: Claim, r: Resolved):
 
 def _exact_ratio(claimed: np.ndarray, truth, bound):
     """(holds, ratio, worst error) of ``max |claimed - truth| <= bound`` in exact rationals."""
-    errs = [abs(to_mpq(float(c)) - t) for c, t in zip(np.ravel(claimed), np.ravel(truth))]
+    # gmpy2.mpq of a finite float is exact (callers reject nonfinite claims first).
+    errs = [abs(gmpy2.mpq(c) - t) for c, t in zip(np.ravel(claimed).tolist(), np.ravel(truth))]
     worst = max(errs) if errs else gmpy2.mpq(0)
     b = to_mpq(bound)
     return worst <= b, error_ratio(worst, b), worst

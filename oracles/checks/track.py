@@ -174,6 +174,18 @@ def _mixed_magnitudes_case(rng):
     return _case("keys of mixed magnitudes", keys, qs)
 
 
+def _reduced_onto_a_key_case(rng):
+    """A first key 2^-60 s before zero and keys at 1 s and 2 s: Loop reduces t = 3, 5, 7, ... to
+    1 - 2^-60, 1 - 2^-59, ..., inside span 0 but rounding to the key at 1 s in float64 (a span
+    search on the rounded time lands in span 1, a hair before its start)."""
+    L, H = TrackInterpolation.Linear, TrackInterpolation.Hermite
+    keys = [_key(-(2.0**-60), rng.normal(), mo=rng.normal(), kind=H), _key(1.0, rng.normal(), kind=L),
+            _key(2.0, rng.normal())]
+    qs = [(float(t), p, s) for t in (3.0, 5.0, 7.0, -1.0, 1e6 + 1.0) for p in (_P.Loop, _P.PingPong)
+          for s in (SpanSide.Outgoing, SpanSide.Incoming)]
+    return _case("reduced times a hair before a key", keys, qs)
+
+
 def generate(seed: int, n: int) -> list:
     """``n`` track cases, named corner cases first. Deterministic in ``seed``."""
     specials = [
@@ -191,6 +203,7 @@ def generate(seed: int, n: int) -> list:
         _mixed_magnitudes_case,
         lambda r: _random_case(r, "wide spans, slopes dominating the scale", width_exp=(3.0, 6.0), vexp=(-3, -1),
                                mexp=1.0),
+        _reduced_onto_a_key_case,
     ]
     cases = []
     for k in range(n):

@@ -424,3 +424,14 @@ def test_a_classification_that_is_not_the_decision_on_its_own_values_is_violated
         for lower_level in ("C0", "G1", "C1"):
             v = check_claim(replace(c, dict(c.value, continuity=lower_level)))
             assert v.kind is X and "levels_of_the_claimed_values" in v.witness, (lower_level, v.witness)
+
+
+@pytest.mark.xfail(strict=True, reason="known bug (issue 17 report): Catmull-Rom waypoints about 1e-157 apart "
+                                       "square to binary64 subnormals; the knot intervals lose their precision "
+                                       "and reference.error_model.catmull_rom_bound has no underflow term")
+def test_catmull_rom_waypoints_whose_squared_distances_underflow():
+    rng = np.random.default_rng(3)
+    pts = np.cumsum(rng.normal(size=(4, 3)) * 1e-157, axis=0)
+    case = {"kind": "catmull_rom", "name": "underflowing squares", "points": pts, "closed": False,
+            "coincidence": 0.0}
+    assert all(check_claim(c).kind is V for c in path_checks.claims(case))

@@ -247,3 +247,16 @@ def test_the_value_bound_is_16_u_s_with_the_scale_of_the_spec():
     near = check_claim(claim(60))
     assert near.kind is V and abs(near.measured - 60 / 70) < 1e-12  # a scale without h would refute it
     assert check_claim(claim(71)).kind is X
+
+
+def test_the_pingpong_turning_points_are_forward():
+    # docs/decisions.md "Tracks: Step spans, span sides and policies": tau = 0 and tau = L are
+    # forward. Keys 0 -> 4 over 2 s (L = 2); t = 2 + 4k lands on the far end (tau = L), t = 4k on
+    # the start (tau = 0): reflected is false at both, derivative +2, values 4 and 0.
+    keys = [[enc(0.0), enc(0.0), enc(0.0), enc(0.0), "Linear"], [enc(2.0), enc(4.0), enc(0.0), enc(0.0), "Linear"]]
+    for t, value in ((6.0, 4.0), (-2.0, 4.0), (8.0, 0.0)):
+        inputs = {"keys": keys, "time": enc(t), "policy": "PingPong", "side": "Outgoing"}
+        forward = {"value": enc(value), "derivative": enc(2.0), "span": 0, "reflected": False}
+        assert check_claim(Claim("track.values", G.Rounded, forward, inputs)).kind is V, t
+        back = {**forward, "derivative": enc(-2.0), "reflected": True}
+        assert check_claim(Claim("track.values", G.Rounded, back, inputs)).kind is X, t

@@ -257,3 +257,37 @@ def test_step_span_accepts_any_jump_over_a_tiny_width():
     assert ev(v, 5e-301).value.value == 0.0 and ev(v, 1e-300).value.value == big
     linear = [TrackKey(0.0, 0.0, interpolation=TI.Linear), TrackKey(1e-300, big)]
     assert try_prepare_track(linear, LIMITS).status is S.OutOfRange  # (v1 - v0) / h overflows
+
+
+def test_loop_reduction_is_exact_when_the_period_is_not_a_float64():
+    # L = 0.3 - 0.1 (the two float64 key times, exactly) is no float64: a float reduction of a
+    # time 5e9 periods away drifts by about 5e9 * 1e-17; the exact one lands where Fractions say.
+    keys = [TrackKey(0.1, 0.0, interpolation=TI.Linear), TrackKey(0.3, 1.0)]
+    v = prepared(keys)
+    t = 1e9 + 0.0625
+    first, L = Fraction(0.1), Fraction(0.3) - Fraction(0.1)
+    x = ((Fraction(t) - first) % L) / L
+    s = ev(v, t, P.Loop).value
+    assert s.span_index == 0 and s.u == float(x)
+    assert abs(Fraction(s.value) - x) <= 4 * Fraction(U64)  # value = u on this span
+
+
+def test_linear_key_values_are_exact_between_keys_of_mixed_magnitudes():
+    # v0 + u (v1 - v0) at u = 1 loses 1e-20 next to 1e20 (the difference rounds to -1e20);
+    # key values are Exact, so the right key's value must come back bit for bit.
+    big, small = np.float32(1e20), np.float32(1e-20)
+    v = prepared([TrackKey(0.0, big, interpolation=TI.Linear), TrackKey(1.0, small, interpolation=TI.Linear),
+                  TrackKey(2.0, big)])
+    assert ev(v, 1.0, side=INC).value.value == float(small)
+    assert ev(v, 1.0, side=OUT).value.value == float(small)
+    assert ev(v, 2.0, side=INC).value.value == float(big)
+
+
+def test_a_reduced_time_a_hair_before_a_key_stays_in_the_earlier_span():
+    # Keys at -2^-60, 1 and 2 (L = 2 + 2^-60): Loop maps t = 3 to -2^-60 + (3 + 2^-60 - L) =
+    # 1 - 2^-60, inside span 0, though it rounds to the key at 1 in float64.
+    v = prepared([TrackKey(-(2.0**-60), 0.0, interpolation=TI.Linear), TrackKey(1.0, 1.0, interpolation=TI.Linear),
+                  TrackKey(2.0, 5.0)])
+    s = ev(v, 3.0, P.Loop).value
+    x = (1 - Fraction(2) ** -60 + Fraction(2) ** -60) / (1 + Fraction(2) ** -60)
+    assert s.span_index == 0 and s.u == float(x) and s.derivative_per_second == float(1 / (1 + Fraction(2) ** -60))
