@@ -5,25 +5,45 @@ Rows and what their checkers show, from ``claim.inputs`` alone (the exact truth 
 ``reference.triangle_surface`` and ``docs/decisions.md``, is evaluated here from exact
 quantities):
 
+Bands (spec 004: a computed boundary value within the tolerance plus its rounding uncertainty is
+ambiguous, an exact 0 or 1 is accepted, one ambiguous facet rejects the query). For a facet's
+boundary quantities (``t``, ``1 - t``, the three weights) the oracle has the exact value ``X``
+and the model's bound ``R`` of the computed value's error (under the exactness clause the
+computed ``t`` itself). A quantity is certainly *inside its band* when ``R < |X| <= tol``, and
+certainly *not a miss* when ``X - R >= -tol``. A facet whose exact box meets the segment's, whose
+crossing branch is certain (not near-parallel by the documented band widened twice) and none of
+whose quantities can be a miss is *forced in*: a hit or ambiguous in every conforming run; if one
+of its quantities is certainly inside its band, it is *forced into a band* and the query must be
+Ambiguous. A surface spec 004 makes ``TriangleSurface.new`` reject (a facet of zero area, one with
+``G + 32u <= tol``, a coordinate beyond ``2^1000``) or a query it rejects makes every claim
+Violated.
+
 * ``triangle.first_hit`` (Rounded). A hit ``(t, triangle, position)``: the claimed facet is
   crossed (not parallel, error model bounded), ``t`` is within ``R_t`` of the exact crossing
   ``T`` (equal to ``RN(T)`` for an axis-aligned facet with exact coordinate differences, where
   the computation is correctly rounded), the exact weights are ``>= -R_l``, the position is
-  within ``R_pos``; and the order is consistent with the model: no facet ``j`` with an exact
-  contact could have computed a smaller parameter (``T_j + R_j < t``), nor a lower-index facet
-  an equal one (``T_j + R_j <= t``), and no exact contact lies earlier than ``t - tol`` on a facet
-  the model cannot bound. A miss: no exact contact lies deeper than ``tol`` inside every
-  barycentric and segment boundary (counter ``missed_within_band`` for shallower ones).
+  within ``R_pos``; band conformance: none of its quantities is certainly inside its band; the
+  earliest rule: no lower-index bitwise duplicate of the facet (it computes the same parameter,
+  and ties keep the lowest index), no facet forced into a band, no facet forced in or with an
+  exact contact that computes a smaller parameter (``T_j + R_j < t``) or, at a lower index, an
+  equal one (``T_j + R_j <= t``), and no exact contact earlier than ``t - tol`` on a facet the
+  model cannot bound. A miss: no exact contact deeper than ``tol`` inside every barycentric and
+  segment boundary, and no facet forced in (counter ``missed_within_band`` for exact contacts
+  within the band).
 * ``triangle.barycentric`` (Rounded): every weight ``>= 0`` and within ``R_l`` of the exact one.
 * ``triangle.normal_facing`` (Rounded normal, exact facing): ``|n - N|_2 <= theta`` (three-valued:
   ``|N|`` is irrational) and the facing is the exact sign of ``N0 . (e - s)``.
 * ``triangle.ambiguity`` (Certified). A published hit or miss: no facet is exactly coplanar with
-  the segment and overlapping it, and no facet with an exact contact is one the model cannot
-  bound (both must make the query ambiguous). An ambiguous query: the named facet's exact
-  configuration can put a computed quantity inside its band (Verified), cannot even with the
-  model widened eightfold (Violated), or lies between (Undecided). Counters: ``queries``,
-  ``ambiguous``, ``exactly_resolvable`` (ambiguous although exact arithmetic decides the query:
-  no exact coplanar overlap) and ``exact_contact``.
+  the segment and overlapping it, no facet with an exact contact is one the model cannot bound,
+  no facet with an exact contact is within the tolerance of parallel to the segment
+  (``|N . d| / (|N| |d|) <= tol`` with the heights' rounding on top), and no facet is forced into
+  a band (each must make the query ambiguous). An ambiguous query: the named facet's exact
+  configuration can put a computed quantity inside its band (Verified; an exactly computed 0 or
+  1 under the exactness clause is accepted, never inside), cannot even with the model widened
+  eightfold (Violated), or lies between (Undecided). Counters: ``queries``, ``ambiguous``,
+  ``exactly_resolvable`` (ambiguous although exact arithmetic decides the query: no exact
+  coplanar overlap) and ``exact_contact``. It judges against the binary64 reference model (the
+  row is Certified and declares none).
 
 Claim formats (``CONTRACTS`` holds their JSON Schemas): ``inputs`` ``{"vertices": [[hex]*3]*V,
 "triangles": [[int]*3]*T, "tolerance": hex, "start": [hex]*3, "end": [hex]*3}``, and for
@@ -1059,44 +1079,76 @@ def _exact_quantity(verts, tri, s, e, name: str):
 
 
 def _tune(verts, tri, s, e, name: str, target: float, below: bool):
-    """Translate the segment along one axis by a whole number of ulps so that the exact quantity
-    lands at or just below ``target`` (``below``), or nearest to it. Returns ``(s, e)``."""
+    """Move the segment's endpoints by whole ulps so that the exact quantity lands at or just
+    below ``target`` (``below``: as close under it as a search finds), or nearest to it.
+
+    The quantity is nearly affine in the two endpoints' shifts: moving ``s`` by ``i`` ulps along
+    one axis and ``e`` by ``j`` ulps along another changes it by about ``a i + b j``. A coarse
+    translation first brings it near the target, then a search over ``i`` with the best ``j``
+    for each reaches far below one ulp's effect (the lattice ``a i + b j`` is dense), and the
+    best few candidates are confirmed on exact values. Returns ``(s, e)``."""
     goal = _mpq(target)
 
-    def at(axis, step, n):
-        v = np.zeros(3)
-        v[axis] = n * step
-        s2, e2 = s + v, e + v
-        return s2, e2, _exact_quantity(verts, tri, s2, e2, name)
+    def value(s2, e2):
+        return _exact_quantity(verts, tri, s2, e2, name)
 
-    x0 = _exact_quantity(verts, tri, s, e, name)
+    def moved(p, axis, n):
+        q = p.copy()
+        q[axis] = q[axis] + n * math.ulp(max(abs(p[axis]), 2.0**-40))
+        return q
+
+    x0 = value(s, e)
     if x0 is None:
         return s, e
+    # Coarse: translate the whole segment along its most effective axis.
     best = None
     for axis in range(3):
-        step = math.ulp(max(abs(s[axis]), abs(e[axis]), 2.0**-40))
-        _, _, x1 = at(axis, step, 1024)
-        if x1 is None or x1 == x0:
-            continue
-        slope = (x1 - x0) / 1024
-        if best is None or abs(slope) > abs(best[2]):
-            best = (axis, step, slope)
+        x1 = value(moved(s, axis, 1024), moved(e, axis, 1024))
+        if x1 is not None and x1 != x0 and (best is None or abs(x1 - x0) > abs(best[1])):
+            best = (axis, (x1 - x0) / 1024)
     if best is None:
         return s, e
-    axis, step, slope = best
-    n0 = 0
-    x = x0
-    pick = (s, e, x0)
+    axis, slope = best
     for _ in range(3):
-        n0 = n0 + int((goal - x) / slope)
-        cands = [at(axis, step, n) for n in range(n0 - 3, n0 + 4)]
-        cands = [c for c in cands if c[2] is not None]
-        ok = [c for c in cands if c[2] <= goal] if below else cands
-        if not ok:
+        n = int((goal - x0) / slope)
+        s, e = moved(s, axis, n), moved(e, axis, n)
+        x0 = value(s, e)
+        if x0 is None or abs(goal - x0) < 64 * abs(slope):
+            break
+    if x0 is None:
+        return s, e
+    # Fine: the slopes of each endpoint's most effective axis.
+    slopes = []
+    for which in (0, 1):
+        cand = None
+        for ax in range(3):
+            s2, e2 = (moved(s, ax, 256), e) if which == 0 else (s, moved(e, ax, 256))
+            x1 = value(s2, e2)
+            if x1 is not None and x1 != x0 and (cand is None or abs(x1 - x0) > abs(cand[1])):
+                cand = (ax, (x1 - x0) / 256)
+        if cand is None:
+            return s, e
+        slopes.append(cand)
+    (ax_s, a_), (ax_e, b_) = slopes
+    scored = []
+    for i in range(-300, 301):
+        j = (goal - x0 - a_ * i) / b_
+        for jj in (math.floor(j), math.floor(j) + 1) if below else (round(j),):
+            est = x0 + a_ * i + b_ * jj
+            if below and est > goal:
+                continue
+            scored.append((abs(goal - est), i, jj))
+    scored.sort()
+    pick, pick_gap = (s, e), (goal - x0 if (not below or x0 <= goal) else None)
+    for _, i, jj in scored[:12]:
+        s2, e2 = moved(s, ax_s, i), moved(e, ax_e, jj)
+        x = value(s2, e2)
+        if x is None or (below and x > goal):
             continue
-        pick = max(ok, key=lambda c: c[2]) if below else min(ok, key=lambda c: abs(c[2] - goal))
-        x = pick[2]
-    return pick[0], pick[1]
+        gap = abs(goal - x)
+        if pick_gap is None or gap < pick_gap:
+            pick, pick_gap = (s2, e2), gap
+    return pick
 
 
 def _facet(rng, sliver: bool) -> np.ndarray:
@@ -1178,6 +1230,26 @@ def _near_parallel_case(rng, tol: float, factor: float) -> TriangleCase:
     return TriangleCase(f"near-parallel x{factor} tol {tol:.0e}", F, np.array([[0, 1, 2]]), s, e, tol)
 
 
+def _far_offset_case(rng, factor: float) -> TriangleCase:
+    """A segment a million times the facet's size, crossing its interior at an angle just above
+    the near-parallel band (``factor`` times the heights' rounding term, smallest tolerance): the
+    computed parameter's error, carried along d, puts the computed contact offset far from the
+    facet although the exact crossing is well inside it (a far offset that must be ambiguous)."""
+    F = _facet(rng, False)
+    nrm = np.cross(F[1] - F[0], F[2] - F[0])
+    nrm /= np.linalg.norm(nrm)
+    d = _unit(rng)
+    d = d - (d @ nrm) * nrm
+    d /= np.linalg.norm(d)
+    tol = 32 * 2.0**-52
+    # Band: tol |d| + 4 (eta_s + eta_e) with eta ~ 120u |w| and |w| ~ |d| / 2 at each end.
+    sin_a = factor * (tol + 4 * 120 * 2.0**-53)
+    p = point_on_facet(*F, rng.dirichlet([4, 4, 4]))
+    length = 1e6
+    s, e = segment_through(p, (d + nrm * sin_a) * length, 0.5, 0.5)
+    return TriangleCase(f"far offset x{factor}", F, np.array([[0, 1, 2]]), s, e, tol)
+
+
 def _hierarchy_tie_case() -> TriangleCase:
     """Enough facets that the query runs through the facet hierarchy (``BVH_MIN_TRIANGLES``), all
     meeting the segment's box: facet 0 and the last facet are bitwise duplicates crossed first
@@ -1240,6 +1312,8 @@ def _adversarial_cases(seed: int) -> list[TriangleCase]:
     cases.append(TriangleCase("short first edge", Q, one, np.array([2e-5, 0.25, -1]), np.array([2e-5, 0.25, 1]), 1e-3))
     cases.append(TriangleCase("collinear facet", np.array([[0.0, 0, 0], [1, 1, 1], [3, 3, 3]]), one,
                               np.array([-1.0, 0, 0]), np.array([1.0, 0, 0])))
+    for factor in (1.5, 2.0, 3.0, 5.0):
+        cases.append(_far_offset_case(rng, factor))
     cases.append(_hierarchy_tie_case())
     return cases
 
@@ -1391,10 +1465,13 @@ _ROUNDED_MODEL = ("R_t, R_pos, R_l and theta are the documented binary64 model (
 CONTRACTS = {
     "triangle.first_hit": RowContract(
         checks=("first_hit: the value's stamp equals the caller's; a miss: no exact contact deeper than tol inside "
-                "every barycentric and segment boundary; a hit: the facet is crossed at a bounded parameter, "
+                "every barycentric and segment boundary and no facet forced in (every boundary quantity X >= -tol + R: "
+                "a hit or ambiguous in every conforming run); a hit: the facet is crossed at a bounded parameter, "
                 "|t - T| <= R_t (t = RN(T) on an axis-aligned facet with exact differences), every exact weight "
-                ">= -R_l, |position - P(T)|_inf <= R_pos, and no facet j has an exact contact computable earlier "
-                "(T_j + R_j < t) or equal at a lower index. " + _ROUNDED_MODEL + "."),
+                ">= -R_l, |position - P(T)|_inf <= R_pos, none of its boundary quantities certainly inside its band "
+                "(R < |X| <= tol), and the earliest rule: no lower-index bitwise duplicate, no facet forced into a "
+                "band, no facet j forced in or with an exact contact computable earlier (T_j + R_j < t) or equal at a "
+                "lower index. " + _ROUNDED_MODEL + "."),
         inputs=_FIRST_HIT_INPUTS,
         value=S.any_of(
             S.obj(required={"outcome": S.const("hit"), "t": S.f64(), "triangle": S.integer(minimum=0),
@@ -1423,9 +1500,11 @@ CONTRACTS = {
     ),
     "triangle.ambiguity": RowContract(
         checks=("ambiguity: a published hit or miss has no facet exactly coplanar with the segment and overlapping "
-                "it and no exact contact on a facet the model cannot bound; an ambiguous query's named facet can "
-                "put a computed quantity inside its band with the model widened 2x (Verified), cannot even at 8x "
-                "(Violated), else Undecided."),
+                "it, no exact contact on a facet the model cannot bound or within the tolerance of parallel to the "
+                "segment, and no facet forced into a band (every boundary quantity X >= -tol + R and one with "
+                "R < |X| <= tol); an ambiguous query's named facet can put a computed quantity inside its band with "
+                "the model widened 2x (Verified; an exactly computed 0 or 1 is accepted), cannot even at 8x "
+                "(Violated), else Undecided. Claims on a surface admission must reject are Violated."),
         inputs=_INPUTS,
         value=S.any_of(S.obj(required={"outcome": S.enum(["hit", "miss"])}),
                        S.obj(required={"outcome": S.const("ambiguous"), "triangle": S.integer(minimum=0)})),

@@ -57,6 +57,20 @@ class TestHandCases:
         c = segment_contact(exact_facet(*CUBE_FACE_Z0), (-1, 1, 0), (1, -1, 0))  # through (0,0,0) only
         assert c.kind == "coplanar" and c.t_enter == c.t_exit == Fr(1, 2) and c.depth == 0
 
+    def test_coplanar_depth_maximum_between_the_ends(self):
+        # y = 1/2, x = -1 + 6t: weights (1/2, 1/2 - x, x), contact for x in [0, 1/2], t in [1/6, 1/4].
+        # min(x, 1/2 - x, t) = min(6t - 1, 3/2 - 6t, t) is largest where t = 3/2 - 6t: t = 3/14,
+        # depth 3/14 (the midpoint 5/24 gives only 5/24).
+        c = segment_contact(exact_facet(*CUBE_FACE_Z0), (-1, 0.5, 0), (5, 0.5, 0))
+        assert c.kind == "coplanar" and (c.t_enter, c.t_exit) == (Fr(1, 6), Fr(1, 4))
+        assert c.depth == Fr(3, 14)
+
+    def test_coplanar_line_outside_a_constant_weight(self):
+        # y = 2 in the plane z = 0: the weight 1 - y = -1 is constant along the segment, so no
+        # contact although the other two weights are both nonnegative for x in [0, 2].
+        c = segment_contact(exact_facet(*CUBE_FACE_Z0), (-1, 2, 0), (3, 2, 0))
+        assert c.kind == "none" and c.parallel and c.t_enter is None
+
     def test_coplanar_miss(self):
         c = segment_contact(exact_facet(*CUBE_FACE_Z0), (2, 0, 0), (3, 0, 0))
         assert c.kind == "none" and c.parallel
@@ -169,6 +183,19 @@ def test_sqrt_bounds_bracket_tightly(p, q, k):
     assert lo * lo <= x <= hi * hi
     if x > 0:
         assert (hi - lo) <= hi * gmpy2.mpq(1, 2**60)
+
+
+@pytest.mark.parametrize("q, expect", [
+    (Fr(1, 2**1075) + Fr(1, 2**1134), 2.0**-1074),  # above half the smallest subnormal: rounds up
+    (Fr(1, 2**1075), 0.0),  # exactly half: ties to even (zero)
+    (Fr(3, 2**1075) - Fr(1, 2**1140), 2.0**-1074),  # just below 1.5 subnormal steps
+    (Fr(2**53 - 1, 2**1075) + Fr(1, 2**1180), float(Fr(2**53 - 1, 2**1075) + Fr(1, 2**1180))),
+])
+def test_nearest_float_rounds_once_at_subnormals(q, expect):
+    # Rounding to 53 bits first and then to the subnormal grid (double rounding) gets these
+    # wrong; Python's Fraction -> float rounds once, correctly.
+    assert float(q) == expect
+    assert nearest_float(gmpy2.mpq(q.numerator, q.denominator)) == expect
 
 
 def test_sqrt_of_squares_is_exact():
