@@ -1009,7 +1009,7 @@ CONTRACTS = {
 
 FAMILY = Family(
     name="frame",
-    default_cases=26,
+    default_cases=24,
     generate=generate,
     claims=claims,
     checkers={"frame.regularity": check_regularity, "frame.vectors": check_vectors,
