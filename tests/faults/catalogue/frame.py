@@ -110,8 +110,8 @@ FAULTS = [
           (_REF,)),
     # --- the oracle ---
     Fault("frame.oracle_taylor_tolerance", "frame", _I,
-          "small = small + 1 if mp.sqrt(size2) * hk < tol else 0",
-          "small = small + 1 if mp.sqrt(size2) * hk < tol * 1e12 else 0",
+          "tol2 = tol * tol",
+          "tol2 = (tol * 1e12) ** 2",
           "the RMF Taylor series is truncated at a tolerance 1e12 times too loose",
           (_ORACLE,)),
     Fault("frame.oracle_joint_rotation", "frame", _I,
