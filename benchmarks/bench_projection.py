@@ -1,13 +1,14 @@
 """Projection benchmark: certified ``try_project_point`` against a dense-sampling-plus-
-``scipy.optimize`` baseline, on paths of 1 to 1,000 spans, measured in one run.
+``scipy.optimize`` baseline, on paths of 1 to 1,000 spans, measured in one run; optionally the
+cost per claim of the ledger's two projection oracles.
 
     python benchmarks/bench_projection.py [--sizes 1 10 100 1000] [--queries 40] [--gap 1e-6]
-                                          [--seed 1] [--repeat 3] [--json FILE]
+                                          [--seed 1] [--repeat 3] [--json FILE] [--oracles N]
 
 For each path size the same query points go to
 
-* ``try_project_point`` with the default ``argmin`` selector and with the ``heap`` selector
-  (the two split the same intervals in the same order; only the bookkeeping differs);
+* ``try_project_point`` (its compiled search is warmed up first: the one-time numba compilation
+  is reported separately, not timed per query);
 * the baseline: every span sampled at ``--samples`` parameters (vectorised numpy), the best
   ``--basins`` samples refined by ``scipy.optimize.minimize_scalar`` (bounded, ``xatol``
   1e-12) inside their neighbouring sample interval. The baseline certifies nothing; it
@@ -17,6 +18,12 @@ For each path size the same query points go to
 Ratios are fast path / baseline queries per second from the same run on the same machine;
 each timing is the process CPU time (the machine may be shared), best of ``--repeat``
 interleaved runs.
+
+``--oracles N``: the ledger's oracles on the claims of the first N cases of the default
+projection corpus, process CPU time per claim: exact real-root isolation
+(``interval.arb_projection.decide_lower_bound``, the default decision) and the interval branch
+and bound (``interval.projection.enclose_min_distance``, as the decision it was before and as
+the cross-check it is now).
 """
 
 from __future__ import annotations
@@ -73,16 +80,55 @@ def query_points(view, n: int, rng):
     return K.cubic_point(F64, P, u) + view.origin + rng.normal(size=(n, 3)) * 0.5
 
 
-def bench_fast(view, points, selector: str):
+def bench_fast(view, points):
     s = ProjectionScratch()
     s.try_reserve(compute_projection_scratch_capacity(view, MAX_ITERATIONS).value)
     r = ProjectionResult()
     out = []
     t0 = time.process_time()
     for p in points:
-        status = try_project_point(view, ProjectionQuery(p, MAX_ITERATIONS), s, r, selector=selector).status
+        status = try_project_point(view, ProjectionQuery(p, MAX_ITERATIONS), s, r).status
         out.append((status.value, r.distance, r.lower_bound, r.iterations))
     return time.process_time() - t0, out
+
+
+def warm_up(view, point) -> float:
+    """Compile the search (first call in this process); its CPU seconds."""
+    t0 = time.process_time()
+    bench_fast(view, [point])
+    return time.process_time() - t0
+
+
+def bench_oracles(cases: int) -> dict:
+    """CPU milliseconds per claim of the projection oracles on the default corpus's first cases."""
+    import oracles.checks.projection as PJ
+    from interval.arb_projection import decide_lower_bound
+    from interval.projection import enclose_min_distance
+    from oracles.decide import Decision, refine
+    from oracles.model import dec, dec_array
+
+    claims = [c for case in PJ.generate(1, cases) for c in PJ.claims(case)]
+    t_arb = t_bb = t_cross = 0.0
+    same = 0
+    for c in claims:
+        i = c.inputs
+        C, O, P = dec_array(i["controls"], np.float32), dec_array(i["origin"]), dec_array(i["point"])
+        gap, lb = dec(i["projection_gap"]), dec(c.value["lower_bound"])
+        t = time.process_time()
+        holds, _ = decide_lower_bound(C, O, P, lb, PJ.ARB_BUDGET)
+        t_arb += time.process_time() - t
+        t = time.process_time()
+        d = refine(lambda prec: Decision(enclose_min_distance(
+            C, O, P, prec, threshold=max(lb, 0.0), target=gap / 16, max_splits=PJ.SPLITS[prec]).decided, prec),
+            PJ.BUDGET)
+        t_bb += time.process_time() - t
+        t = time.process_time()
+        enclose_min_distance(C, O, P, PJ.BUDGET[0], target=gap / 16, max_splits=PJ.SPLITS[PJ.BUDGET[0]])
+        t_cross += time.process_time() - t
+        same += holds == d.holds
+    n = len(claims)
+    return {"claims": n, "root_isolation_ms": 1e3 * t_arb / n, "branch_and_bound_decision_ms": 1e3 * t_bb / n,
+            "branch_and_bound_cross_check_ms": 1e3 * t_cross / n, "same_decision": same}
 
 
 def bench_baseline(view, points, samples: int, basins: int):
@@ -122,42 +168,52 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--repeat", type=int, default=3, help="timings are the best of this many runs")
     ap.add_argument("--json", default=None)
+    ap.add_argument("--oracles", type=int, default=0, metavar="N",
+                    help="also time the ledger's two oracles on the first N default-corpus cases")
     args = ap.parse_args(argv)
     rng = np.random.default_rng(args.seed)
     rows = []
     print(f"gap {args.gap:g}, {args.queries} queries per size, baseline {args.samples} samples/span "
           f"+ {args.basins} bounded refinements")
-    print(f"{'spans':>6} {'argmin q/s':>11} {'heap q/s':>9} {'baseline q/s':>13} {'ratio':>7} "
-          f"{'heap/argmin':>11} {'iters':>6} {'ok':>5} {'baseline reached gap':>21}")
+    compile_s = None
     for n in args.sizes:
         view, _ = make_path(n, args.gap, rng)
         pts = query_points(view, max(4, args.queries if n < 1000 else args.queries // 2), rng)
-        ta = th = tb = np.inf
+        if compile_s is None:
+            compile_s = warm_up(view, pts[0])
+            print(f"first call (numba compilation of the search): {compile_s:.1f} s CPU")
+            print(f"{'spans':>6} {'ours q/s':>9} {'baseline q/s':>13} {'ratio':>7} {'iters':>6} {'ok':>5} "
+                  f"{'baseline reached gap':>21}")
+        ta = tb = np.inf
         for _ in range(args.repeat):  # interleaved, best of: the machine may be shared
-            t, fa = bench_fast(view, pts, "argmin")
+            t, fa = bench_fast(view, pts)
             ta = min(ta, t)
-            t, fh = bench_fast(view, pts, "heap")
-            th = min(th, t)
-            assert fa == fh, "the two selectors must agree"
             t, fb = bench_baseline(view, pts, args.samples, args.basins)
             tb = min(tb, t)
         ok = [x for x in fa if x[0] == "Success"]
         reached = sum(1 for (st, d, lb, _), b in zip(fa, fb) if st == "Success" and b - lb <= args.gap)
-        row = {"spans": n, "queries": len(pts), "argmin_qps": len(pts) / ta, "heap_qps": len(pts) / th,
-               "baseline_qps": len(pts) / tb, "ratio": tb / ta, "heap_over_argmin": ta / th,
+        row = {"spans": n, "queries": len(pts), "ours_qps": len(pts) / ta,
+               "baseline_qps": len(pts) / tb, "ratio": tb / ta,
                "mean_iterations": float(np.mean([x[3] for x in fa])), "success": len(ok),
                "baseline_reached_gap": reached}
         rows.append(row)
-        print(f"{n:6d} {row['argmin_qps']:11.1f} {row['heap_qps']:9.1f} {row['baseline_qps']:13.1f} "
-              f"{row['ratio']:7.2f} {row['heap_over_argmin']:11.2f} {row['mean_iterations']:6.1f} "
-              f"{len(ok):3d}/{len(pts):<3d} {reached:10d}/{len(ok)}")
+        print(f"{n:6d} {row['ours_qps']:9.1f} {row['baseline_qps']:13.1f} {row['ratio']:7.2f} "
+              f"{row['mean_iterations']:6.1f} {len(ok):3d}/{len(pts):<3d} {reached:10d}/{len(ok)}")
         # benchmarks/run_all.py's summary row (issue 18 target: >= 2x the baseline).
         print("BENCH-ROW " + json.dumps({
-            "bench": "projection", "case": f"{n} spans", "metric": "queries/s", "ours": row["argmin_qps"],
+            "bench": "projection", "case": f"{n} spans", "metric": "queries/s", "ours": row["ours_qps"],
             "peer_name": "dense sampling + scipy", "peer": row["baseline_qps"], "ratio": row["ratio"],
             "target": ">= 2x baseline", "met": row["ratio"] >= 2.0}))
+    result = {"gap": args.gap, "compile_s": compile_s, "rows": rows}
+    if args.oracles:
+        o = bench_oracles(args.oracles)
+        result["oracles"] = o
+        print(f"oracles on {o['claims']} claims of the first {args.oracles} default-corpus cases (CPU ms/claim): "
+              f"root isolation {o['root_isolation_ms']:.2f}, branch and bound as a decision "
+              f"{o['branch_and_bound_decision_ms']:.2f}, as the cross-check {o['branch_and_bound_cross_check_ms']:.2f}; "
+              f"same decision {o['same_decision']}/{o['claims']}")
     if args.json:
-        Path(args.json).write_text(json.dumps({"gap": args.gap, "rows": rows}, indent=1) + "\n")
+        Path(args.json).write_text(json.dumps(result, indent=1) + "\n")
     return 0
 
 

@@ -38,16 +38,16 @@ the interval to split has no float64 midpoint strictly inside it.
 
 from __future__ import annotations
 
-import heapq
 import math
 from dataclasses import dataclass, field
 
 import numpy as np
+from numba import njit
+from numba.extending import register_jitable
 
-from . import kernel as K
-from .context import F64
+from . import fp
 from .error_model import subsegment_error_bound
-from .fp import U64, add_hi, div_hi, div_lo, hypot_hi, hypot_lo, mul_hi, mul_lo, sub_hi, sub_lo
+from .fp import U64, add_hi, add_lo, div_hi, div_lo, hypot_hi, mul_hi, mul_lo, sqrt_hi, sqrt_lo, sub_hi, sub_lo
 from .path import PathView
 from .status import (
     GeometryStatus,
@@ -76,7 +76,16 @@ MAX_ITERATIONS = 2**31 - 1  # the engine's 32-bit counts, as WorkLimits
 MAX_SCRATCH_ENTRIES = 2**31 - 1
 MAX_QUERY_MAGNITUDE = 2.0**500  # |q|^2 stays far below the float64 range
 
-_EXACT = np.zeros(3)  # the error of float32 controls read exactly
+# reference.fp's outward-rounding helpers, compiled into the search as they are (numba compiles
+# their own source when the kernel calls them): one implementation of Certified arithmetic.
+for _helper in (fp.down, fp.up, fp.add_lo, fp.add_hi, fp.sub_lo, fp.sub_hi, fp.mul_lo, fp.mul_hi,
+                fp.div_lo, fp.div_hi, fp.sqrt_lo, fp.sqrt_hi):
+    register_jitable(_helper)
+
+_PRODUCT_UNDERFLOW = 4.0 * 2.0**-1074
+# |x*| from the norm of x = fl(x*) (componentwise relative error u'): factors with margin.
+_SHRINK = 1.0 - 4.0 * U64
+_GROW = 1.0 + 4.0 * U64
 
 
 # --- Scratch, query, result ------------------------------------------------------------------
@@ -95,12 +104,12 @@ class ProjectionScratch:
     """
 
     __slots__ = ("capacity", "iv_span", "iv_u0", "iv_u1", "iv_lb", "cand_span", "cand_u",
-                 "cand_ub", "heap")
+                 "cand_ub", "mask", "work")
 
     def __init__(self):
         self.capacity = 0
         self._allocate(0)
-        self.heap: list = []  # only the benchmark's heap selector uses it
+        self.work = np.zeros((7, 3), dtype=np.float64)  # one split's seven blossom values
 
     def _allocate(self, n: int) -> None:
         self.iv_span = np.zeros(n, dtype=np.intp)
@@ -110,6 +119,11 @@ class ProjectionScratch:
         self.cand_span = np.zeros(n, dtype=np.intp)
         self.cand_u = np.zeros(n, dtype=np.float64)
         self.cand_ub = np.zeros(n, dtype=np.float64)
+        self.mask = np.zeros(n, dtype=np.bool_)
+
+    def _arrays(self) -> tuple:
+        return (self.iv_span, self.iv_u0, self.iv_u1, self.iv_lb, self.cand_span, self.cand_u,
+                self.cand_ub, self.mask)
 
     def try_reserve(self, capacity: int) -> Outcome:
         """``TryReserve``: make room for ``capacity`` entries (a no-op when it already has).
@@ -127,13 +141,12 @@ class ProjectionScratch:
         capacity = int(capacity)
         if capacity <= self.capacity:
             return success(self.capacity)
-        saved = (self.iv_span, self.iv_u0, self.iv_u1, self.iv_lb, self.cand_span, self.cand_u,
-                 self.cand_ub)
+        saved = self._arrays()
         try:
             self._allocate(capacity)
         except MemoryError:
             (self.iv_span, self.iv_u0, self.iv_u1, self.iv_lb, self.cand_span, self.cand_u,
-             self.cand_ub) = saved
+             self.cand_ub, self.mask) = saved
             return failure(GeometryStatus.BudgetExceeded,
                            f"cannot reserve {capacity} projection entries", field="capacity",
                            value=float(capacity))
@@ -200,41 +213,307 @@ def compute_projection_scratch_capacity(view: PathView, max_iterations: int) -> 
     return success(view.span_count + 1 + int(max_iterations))
 
 
-# --- Certified bounds ------------------------------------------------------------------------
+# --- Certified bounds (compiled) ---------------------------------------------------------------
+# The search runs in one compiled kernel (numba; docs/decisions.md "Projection: one compiled
+# search"). Its Certified arithmetic is reference.fp's outward-rounded helpers themselves,
+# compiled into the kernel (register_jitable above): no second copy of them. numba without
+# fastmath keeps binary64 semantics and evaluation order (no fused multiply-adds), and
+# error_model="numpy" gives IEEE inf/nan on a division by zero instead of an exception.
+
+_JIT = dict(cache=False, error_model="numpy", nogil=True)
+_NAN = math.nan
 
 
-def _box_lower(q_lo, q_hi, box_lo, box_hi):
-    """Lower bound of the distance between the boxes ``[q_lo, q_hi]`` and ``[box_lo, box_hi]``
-    (each (..., 3)): per component the outward-rounded separation, clamped at 0. Certified."""
-    sep = np.maximum(np.maximum(sub_lo(box_lo, q_hi), sub_lo(q_lo, box_hi)), 0.0)
-    return hypot_lo(sep)
+@njit(**_JIT)
+def _norm_lo(x, y, z):
+    """``reference.fp.hypot_lo`` of three components (the same operations in the same order)."""
+    x, y, z = abs(x), abs(y), abs(z)
+    return sqrt_lo(add_lo(add_lo(mul_lo(x, x), mul_lo(y, y)), mul_lo(z, z)))
 
 
-def _product_errors(a, b):
-    """Bounds of the rounding errors of ``fl(a x b)`` (per component) and ``fl(a . b)`` where
-    ``a = fl(a*)``, ``b = fl(b*)`` are rounded differences of exact float64 points (each
-    (..., 3)). Certified.
+@njit(**_JIT)
+def _norm_hi(x, y, z):
+    """``reference.fp.hypot_hi`` of three components."""
+    x, y, z = abs(x), abs(y), abs(z)
+    return sqrt_hi(add_hi(add_hi(mul_hi(x, x), mul_hi(y, y)), mul_hi(z, z)))
 
-    With ``u`` the float64 unit roundoff, ``|a - a*| <= u' |a|`` (``u' = u / (1 - u)``). The
-    kernel's cross product rounds each component ``a_i b_j - a_j b_i`` three times and its dot
-    product rounds ``(a0 b0 + a1 b1) + a2 b2`` five times, so each result is within
-    ``(5u + 4u') S <= 10u S`` of the exact one, where ``S`` sums the ``|a_i b_j|`` products it
-    uses; plus ``4 * 2**-1074`` for subnormal products.
+
+@njit(**_JIT)
+def _box_lower(qlo, qhi, blo0, blo1, blo2, bhi0, bhi1, bhi2):
+    """Lower bound of the distance between the boxes ``[qlo, qhi]`` and ``[blo, bhi]``: per
+    component the outward-rounded separation, clamped at 0. Certified."""
+    s0 = np.maximum(np.maximum(sub_lo(blo0, qhi[0]), sub_lo(qlo[0], bhi0)), 0.0)
+    s1 = np.maximum(np.maximum(sub_lo(blo1, qhi[1]), sub_lo(qlo[1], bhi1)), 0.0)
+    s2 = np.maximum(np.maximum(sub_lo(blo2, qhi[2]), sub_lo(qlo[2], bhi2)), 0.0)
+    return _norm_lo(s0, s1, s2)
+
+
+@njit(**_JIT)
+def _product_error(S):
+    """Bound of the rounding error of a cross product component (``a_i b_j - a_j b_i``, three
+    roundings) or a dot product (``(a0 b0 + a1 b1) + a2 b2``, five roundings) of rounded
+    differences ``a = fl(a*)``, ``b = fl(b*)`` of exact float64 points, given ``S`` (rounded up),
+    the sum of the ``|a_i b_j|`` products it uses. With ``u`` the unit roundoff and
+    ``|a - a*| <= u' |a|`` (``u' = u / (1 - u)``), each result is within ``(5u + 4u') S <= 10u S``
+    of the exact one, plus ``4 * 2**-1074`` for subnormal products. Certified."""
+    return add_hi(mul_hi(10.0 * U64, S), _PRODUCT_UNDERFLOW)
+
+
+@njit(**_JIT)
+def _cross_norm(y0, y1, y2, d0, d1, d2, upper):
+    """A lower (or, with ``upper``, an upper) bound of ``|y* x d*|`` for the exact vectors whose
+    rounded values are ``y``, ``d``: the cross product in the kernel's order, each component
+    widened by :func:`_product_error`. Certified."""
+    ay0, ay1, ay2, ad0, ad1, ad2 = abs(y0), abs(y1), abs(y2), abs(d0), abs(d1), abs(d2)
+    c0, c1, c2 = abs(y1 * d2 - y2 * d1), abs(y2 * d0 - y0 * d2), abs(y0 * d1 - y1 * d0)
+    e0 = _product_error(add_hi(mul_hi(ay1, ad2), mul_hi(ay2, ad1)))
+    e1 = _product_error(add_hi(mul_hi(ay2, ad0), mul_hi(ay0, ad2)))
+    e2 = _product_error(add_hi(mul_hi(ay0, ad1), mul_hi(ay1, ad0)))
+    if upper:
+        return _norm_hi(add_hi(c0, e0), add_hi(c1, e1), add_hi(c2, e2))
+    return _norm_lo(np.maximum(sub_lo(c0, e0), 0.0), np.maximum(sub_lo(c1, e1), 0.0),
+                    np.maximum(sub_lo(c2, e2), 0.0))
+
+
+@njit(**_JIT)
+def _dot(y0, y1, y2, d0, d1, d2):
+    """``fl(y . d)`` in the kernel's order and the :func:`_product_error` bound of its error."""
+    t = (y0 * d0 + y1 * d1) + y2 * d2
+    return t, _product_error(add_hi(add_hi(mul_hi(abs(y0), abs(d0)), mul_hi(abs(y1), abs(d1))),
+                                    mul_hi(abs(y2), abs(d2))))
+
+
+@njit(**_JIT)
+def _segment_lower(y0, y1, y2, z0, z1, z2, d0, d1, d2, dn_lo, dn_hi):
+    """Lower bound of the distance from the exact point whose rounded differences to the
+    chord's ends are ``y = X - A`` and ``z = X - B`` to the exact chord segment ``[A, B]`` (``d =
+    B - A`` rounded; ``dn_lo <= |d*| <= dn_hi``). Certified.
+
+    Cross products ``y x d``, ``z x d`` and dot products ``y . d``, ``z . d`` are within
+    :func:`_product_error` of the exact ones, and ``|x*|`` lies within a factor ``1 -+ 4u`` of
+    the norm of ``x = fl(x*)``. The bound is the endpoint's distance where the foot of the
+    perpendicular is certainly outside the segment, else the line's (a lower bound in every
+    case). Both bases are used, so that swapping the chord's ends changes nothing."""
+    if not dn_lo > 0:  # a zero chord (B == A exactly) is a point: the endpoint's distance
+        return mul_lo(_norm_lo(y0, y1, y2), _SHRINK)
+    ta, ta_err = _dot(y0, y1, y2, d0, d1, d2)
+    if add_hi(ta, ta_err) < 0:  # the foot is certainly before A
+        return mul_lo(_norm_lo(y0, y1, y2), _SHRINK)
+    tb, tb_err = _dot(z0, z1, z2, d0, d1, d2)
+    if sub_lo(tb, tb_err) > 0:  # certainly after B
+        return mul_lo(_norm_lo(z0, z1, z2), _SHRINK)
+    return div_lo(np.maximum(_cross_norm(y0, y1, y2, d0, d1, d2, False),
+                             _cross_norm(z0, z1, z2, d0, d1, d2, False)), dn_hi)
+
+
+@njit(**_JIT)
+def _segment_upper(y0, y1, y2, z0, z1, z2, d0, d1, d2, dn_lo, dn_hi):
+    """Upper bound of the same distance (see :func:`_segment_lower`): the smaller endpoint
+    distance, or the line's where the foot is certainly inside the segment. Certified."""
+    a_hi = mul_hi(_norm_hi(y0, y1, y2), _GROW)
+    if not dn_lo > 0:
+        return a_hi
+    b_hi = mul_hi(_norm_hi(z0, z1, z2), _GROW)
+    ta, ta_err = _dot(y0, y1, y2, d0, d1, d2)
+    tb, tb_err = _dot(z0, z1, z2, d0, d1, d2)
+    if sub_lo(ta, ta_err) >= 0 and add_hi(tb, tb_err) <= 0:  # the foot is certainly inside
+        line_hi = div_hi(np.minimum(_cross_norm(y0, y1, y2, d0, d1, d2, True),
+                                    _cross_norm(z0, z1, z2, d0, d1, d2, True)), dn_lo)
+        return np.minimum(np.minimum(a_hi, b_hi), line_hi)
+    return np.minimum(np.minimum(a_hi, b_hi), np.inf)
+
+
+@njit(**_JIT)
+def _hull_lower(qlo, qhi, qc, qr, Q, e0, e1, e2, cut):
+    """Lower bound of the distance from the exact query point to a cubic arc whose computed
+    controls ``Q`` (4, 3) are within ``e`` per component of its exact controls. Certified.
+
+    The arc lies in the convex hull of its exact controls. Two bounds of the distance to that
+    hull, the larger is returned:
+
+    * the box: the controls' box widened by ``e`` (the spec's control-hull box);
+    * the chord capsule: ``Q1`` and ``Q2`` lie within ``delta`` of the chord segment
+      ``[Q0, Q3]``, so the computed hull does too (the segment is convex), and the exact hull
+      lies within ``|e|`` of the computed one: the distance is at least
+      ``dist(q.c, segment) - delta - |e| - q.r``. ``delta`` shrinks quadratically with the
+      interval and the segment distance tends to the curve's, so this bound converges
+      quadratically, where the box's converges linearly.
+
+    A box bound above ``cut`` (the best candidate's Distance, an upper bound of the minimum) is
+    returned alone: such an interval is never the smallest, so its capsule could change nothing.
     """
-    aa, bb = np.abs(a), np.abs(b)
-    S_cross = add_hi(mul_hi(aa[..., _J], bb[..., _K]), mul_hi(aa[..., _K], bb[..., _J]))
-    ab = mul_hi(aa, bb)
-    S_dot = add_hi(add_hi(ab[..., 0], ab[..., 1]), ab[..., 2])
-    return (add_hi(mul_hi(10.0 * U64, S_cross), _PRODUCT_UNDERFLOW),
-            add_hi(mul_hi(10.0 * U64, S_dot), _PRODUCT_UNDERFLOW))
+    lb = _box_lower(qlo, qhi,
+                    sub_lo(min(Q[0, 0], Q[1, 0], Q[2, 0], Q[3, 0]), e0),
+                    sub_lo(min(Q[0, 1], Q[1, 1], Q[2, 1], Q[3, 1]), e1),
+                    sub_lo(min(Q[0, 2], Q[1, 2], Q[2, 2], Q[3, 2]), e2),
+                    add_hi(max(Q[0, 0], Q[1, 0], Q[2, 0], Q[3, 0]), e0),
+                    add_hi(max(Q[0, 1], Q[1, 1], Q[2, 1], Q[3, 1]), e1),
+                    add_hi(max(Q[0, 2], Q[1, 2], Q[2, 2], Q[3, 2]), e2))
+    if lb > cut:
+        return lb
+    d0, d1, d2 = Q[3, 0] - Q[0, 0], Q[3, 1] - Q[0, 1], Q[3, 2] - Q[0, 2]
+    dn_lo, dn_hi = mul_lo(_norm_lo(d0, d1, d2), _SHRINK), mul_hi(_norm_hi(d0, d1, d2), _GROW)
+    q_lo = _segment_lower(qc[0] - Q[0, 0], qc[1] - Q[0, 1], qc[2] - Q[0, 2],
+                          qc[0] - Q[3, 0], qc[1] - Q[3, 1], qc[2] - Q[3, 2], d0, d1, d2, dn_lo, dn_hi)
+    h1 = _segment_upper(Q[1, 0] - Q[0, 0], Q[1, 1] - Q[0, 1], Q[1, 2] - Q[0, 2],
+                        Q[1, 0] - Q[3, 0], Q[1, 1] - Q[3, 1], Q[1, 2] - Q[3, 2], d0, d1, d2, dn_lo, dn_hi)
+    h2 = _segment_upper(Q[2, 0] - Q[0, 0], Q[2, 1] - Q[0, 1], Q[2, 2] - Q[0, 2],
+                        Q[2, 0] - Q[3, 0], Q[2, 1] - Q[3, 1], Q[2, 2] - Q[3, 2], d0, d1, d2, dn_lo, dn_hi)
+    delta = np.maximum(h1, h2)
+    capsule = sub_lo(sub_lo(sub_lo(q_lo, delta), _norm_hi(e0, e1, e2)), qr)
+    return np.maximum(lb, capsule)
 
 
-_J = [1, 2, 0]
-_K = [2, 0, 1]
-_PRODUCT_UNDERFLOW = 4.0 * 2.0**-1074
-# |x*| from the norm of x = fl(x*) (componentwise relative error u'): factors with margin.
-_SHRINK = 1.0 - 4.0 * U64
-_GROW = 1.0 + 4.0 * U64
+@njit(**_JIT)
+def _point_upper(qlo, qhi, blo0, blo1, blo2, bhi0, bhi1, bhi2):
+    """Upper bound of the distance from the exact query point to any point of the box
+    ``[blo, bhi]``. Certified."""
+    f0 = np.maximum(abs(sub_lo(qlo[0], bhi0)), abs(sub_hi(qhi[0], blo0)))
+    f1 = np.maximum(abs(sub_lo(qlo[1], bhi1)), abs(sub_hi(qhi[1], blo1)))
+    f2 = np.maximum(abs(sub_lo(qlo[2], bhi2)), abs(sub_hi(qhi[2], blo2)))
+    return _norm_hi(f0, f1, f2)
+
+
+@njit(**_JIT)
+def _lerp(a, b, t):
+    # (1 - t) a + t b, kernel.py's _lerp in F64: exact at t = 0 and t = 1.
+    return (1.0 - t) * a + t * b
+
+
+@njit(**_JIT)
+def _blossom_into(P, t1, t2, t3, out, row):
+    """``out[row] = f(t1, t2, t3)``: ``kernel.cubic_blossom`` in F64 (de Casteljau with one
+    parameter per level, the same operations in the same order; tested bit for bit)."""
+    for c in range(3):
+        a0, a1, a2 = _lerp(P[0, c], P[1, c], t1), _lerp(P[1, c], P[2, c], t1), _lerp(P[2, c], P[3, c], t1)
+        b0, b1 = _lerp(a0, a1, t2), _lerp(a1, a2, t2)
+        out[row, c] = _lerp(b0, b1, t3)
+
+
+@njit(**_JIT)
+def _far_first(x, y, z):
+    """``(x, y, z)`` stably sorted by decreasing distance from 1/2 (exact for dyadic values)."""
+    kx, ky, kz = -abs(x - 0.5), -abs(y - 0.5), -abs(z - 0.5)
+    if ky < kx:
+        x, y, kx, ky = y, x, ky, kx
+    if kz < ky:
+        y, z, ky, kz = z, y, kz, ky
+        if ky < kx:
+            x, y, kx, ky = y, x, ky, kx
+    return x, y, z
+
+
+@njit(**_JIT)
+def _halves(P, a, m, b, out):
+    """The controls of ``[a, m]`` and ``[m, b]`` into ``out`` (7, 3): the seven blossom values
+    ``f(a,a,a), f(a,a,m), ..., f(b,b,b)`` of ``P`` (rows 0-3 the left half, 3-6 the right).
+
+    Each blossom's arguments are applied farthest from 1/2 first. That order is the same for
+    the mirrored parameters ``1 - t``, and with dyadic parameters ``1 - t`` is exact, so a span
+    and its reversed copy give bit-identical values: the search treats mirror-symmetric paths
+    symmetrically and its tie rule (earlier span first) then decides symmetric minima.
+    """
+    args = ((a, a, a), (a, a, m), (a, m, m), (m, m, m), (m, m, b), (m, b, b), (b, b, b))
+    for r in range(7):
+        t1, t2, t3 = _far_first(args[r][0], args[r][1], args[r][2])
+        _blossom_into(P, t1, t2, t3, out, r)
+
+
+# --- The search (compiled) ---------------------------------------------------------------------
+
+_SUCCESS, _BUDGET, _RESOLUTION, _OVERFLOW = 0, 1, 2, 3
+
+
+@njit(**_JIT)
+def _earliest(spans, us, mask, count):
+    """Index of the earliest entry by (span, u) among ``mask[:count]`` (-1 when none)."""
+    j = -1
+    for i in range(count):
+        if mask[i] and (j < 0 or spans[i] < spans[j] or (spans[i] == spans[j] and us[i] < us[j])):
+            j = i
+    return j
+
+
+@njit(**_JIT)
+def _smallest(iv_span, iv_u0, iv_lb, m):
+    """The live interval with the smallest lower bound; ties by earlier span, then u0."""
+    i = 0
+    for j in range(1, m):
+        if iv_lb[j] < iv_lb[i] or (iv_lb[j] == iv_lb[i] and (iv_span[j] < iv_span[i] or (
+                iv_span[j] == iv_span[i] and iv_u0[j] < iv_u0[i]))):
+            i = j
+    return i
+
+
+@njit(**_JIT)
+def _search(P, E, closed, qlo, qhi, qc, qr, gap, max_iterations,
+            iv_span, iv_u0, iv_u1, iv_lb, cand_span, cand_u, cand_ub, mask, work):
+    """The branch and bound over control-hull boxes, in the caller's scratch (capacity checked
+    before; an overflow is reported, never written). ``P`` (n, 4, 3) float64 copies of the
+    float32 controls, ``E`` (n, 3) their ``subsegment_error_bound``.
+
+    Returns ``(status, lower_bound, iterations, candidates, pick, gap_reached, interval)``:
+    ``pick`` the result's candidate index (the earliest acceptable one when the gap is met, else
+    the earliest best one), ``interval`` the last one selected."""
+    n = P.shape[0]
+    cap = iv_span.shape[0]
+    # Initial candidates: span starts and an open path's terminal endpoint, exact points.
+    for k in range(n):
+        cand_span[k], cand_u[k] = k, 0.0
+        cand_ub[k] = _point_upper(qlo, qhi, P[k, 0, 0], P[k, 0, 1], P[k, 0, 2], P[k, 0, 0], P[k, 0, 1], P[k, 0, 2])
+    c = n
+    if not closed:
+        cand_span[c], cand_u[c] = n - 1, 1.0
+        cand_ub[c] = _point_upper(qlo, qhi, P[n - 1, 3, 0], P[n - 1, 3, 1], P[n - 1, 3, 2],
+                                  P[n - 1, 3, 0], P[n - 1, 3, 1], P[n - 1, 3, 2])
+        c += 1
+    best = cand_ub[0]
+    for j in range(1, c):
+        best = min(best, cand_ub[j])
+    # Initial intervals: whole spans with their exact control boxes (float32 controls: e = 0).
+    for k in range(n):
+        iv_span[k], iv_u0[k], iv_u1[k] = k, 0.0, 1.0
+        iv_lb[k] = _hull_lower(qlo, qhi, qc, qr, P[k], 0.0, 0.0, 0.0, best)
+    m = n
+    it = 0
+    while True:
+        i = _smallest(iv_span, iv_u0, iv_lb, m)
+        lbmin = iv_lb[i]
+        reached = sub_hi(best, lbmin)
+        if reached <= gap:
+            status = _SUCCESS
+            break
+        if it >= max_iterations:
+            status = _BUDGET
+            break
+        k, a, b = iv_span[i], iv_u0[i], iv_u1[i]
+        mid = 0.5 * (a + b)
+        if not (a < mid and mid < b):
+            status = _RESOLUTION
+            break
+        if m >= cap or c >= cap:
+            return _OVERFLOW, lbmin, it, c, -1, reached, i
+        _halves(P[k], a, mid, b, work)
+        e0, e1, e2 = E[k, 0], E[k, 1], E[k, 2]
+        iv_u1[i], iv_lb[i] = mid, _hull_lower(qlo, qhi, qc, qr, work[0:4], e0, e1, e2, best)
+        iv_span[m], iv_u0[m], iv_u1[m] = k, mid, b
+        iv_lb[m] = _hull_lower(qlo, qhi, qc, qr, work[3:7], e0, e1, e2, best)
+        x, y, z = work[3, 0], work[3, 1], work[3, 2]  # f(mid, mid, mid) = B(mid)
+        ub = _point_upper(qlo, qhi, sub_lo(x, e0), sub_lo(y, e1), sub_lo(z, e2),
+                          add_hi(x, e0), add_hi(y, e1), add_hi(z, e2))
+        cand_span[c], cand_u[c], cand_ub[c] = k, mid, ub
+        m += 1
+        c += 1
+        best = min(best, ub)
+        it += 1
+    # The result: any candidate whose Distance - LowerBound fits the gap is acceptable; the
+    # earliest acceptable one by span, then u. Out of work: the earliest best one.
+    for j in range(c):
+        mask[j] = sub_hi(cand_ub[j], lbmin) <= gap if status == _SUCCESS else cand_ub[j] == best
+    return status, lbmin, it, c, _earliest(cand_span, cand_u, mask, c), reached, i
+
+
+# --- The query point ------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -251,73 +530,6 @@ class _Point:
 def _enclose_point(point, origin) -> _Point:
     lo, hi, c = sub_lo(point, origin), sub_hi(point, origin), point - origin
     return _Point(lo, hi, c, float(hypot_hi(np.maximum(sub_hi(hi, c), sub_hi(c, lo)))))
-
-
-def _hull_lower(q: _Point, Q, e):
-    """Lower bound of the distance from the exact query point to a cubic arc whose computed
-    controls ``Q`` (..., 4, 3) are within ``e`` (3,) or (..., 3) per component of its exact
-    controls. Certified.
-
-    The arc lies in the convex hull of its exact controls. Two bounds of the distance to that
-    hull, the larger is returned:
-
-    * the box: the controls' box widened by ``e`` (the spec's control-hull box);
-    * the chord capsule: ``Q1`` and ``Q2`` lie within ``delta`` of the chord segment
-      ``[Q0, Q3]``, so the computed hull does too (the segment is convex), and the exact hull
-      lies within ``|e|`` of the computed one: the distance is at least
-      ``dist(q.c, segment) - delta - |e| - q.r``. ``delta`` shrinks quadratically with the
-      interval and the segment distance tends to the curve's, so this bound converges
-      quadratically, where the box's converges linearly.
-
-    Segment distances take the endpoint's distance where the foot of the perpendicular is
-    certainly outside the segment, else the line's (a lower bound in every case); the inner
-    controls' distances are bounded above by their endpoint distances, and by the line's
-    where the foot is certainly inside.
-    """
-    lb = _box_lower(q.lo, q.hi, sub_lo(Q.min(axis=-2), e), add_hi(Q.max(axis=-2), e))
-    A, B = Q[..., 0:1, :], Q[..., 3:4, :]
-    d = B - A  # (..., 1, 3)
-    X = np.concatenate([np.broadcast_to(q.c, A.shape), Q[..., 1:3, :]], axis=-2)  # q, Q1, Q2
-    xa, xb = X - A, X - B
-    Y = np.stack([xa, xb])  # both endpoints as bases, so that swapping them changes nothing
-    c = K.cross(F64, Y, d)
-    t = K.dot(F64, Y, d)
-    c_err, t_err = _product_errors(Y, d)
-    cc = np.abs(c)
-    # Norms of (q, Q1, Q2) x chord from each base, X - A, X - B and the chord, each rounded
-    # the way it is used.
-    lo = hypot_lo(np.concatenate([np.maximum(sub_lo(cc[0], c_err[0]), 0.0),
-                                  np.maximum(sub_lo(cc[1], c_err[1]), 0.0), xa, xb, d], axis=-2))
-    hi = hypot_hi(np.concatenate([add_hi(cc[0], c_err[0]), add_hi(cc[1], c_err[1]), xa, xb, d], axis=-2))
-    ta, tb, ta_err, tb_err = t[0], t[1], t_err[0], t_err[1]
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        dn_lo, dn_hi = mul_lo(lo[..., 12:13], _SHRINK), mul_hi(hi[..., 12:13], _GROW)
-        line_lo = div_lo(np.maximum(lo[..., 0:3], lo[..., 3:6]), dn_hi)
-        line_hi = div_hi(np.minimum(hi[..., 0:3], hi[..., 3:6]), dn_lo)
-        a_lo, a_hi = mul_lo(lo[..., 6:9], _SHRINK), mul_hi(hi[..., 6:9], _GROW)
-        b_lo, b_hi = mul_lo(lo[..., 9:12], _SHRINK), mul_hi(hi[..., 9:12], _GROW)
-        before = add_hi(ta, ta_err) < 0  # the foot is certainly before Q0
-        after = sub_lo(tb, tb_err) > 0  # certainly after Q3
-        inside = (sub_lo(ta, ta_err) >= 0) & (add_hi(tb, tb_err) <= 0)
-        seg_lo = np.where(before, a_lo, np.where(after, b_lo, line_lo))
-        seg_hi = np.minimum(np.minimum(a_hi, b_hi), np.where(inside, line_hi, np.inf))
-        # A zero chord (Q3 == Q0 exactly) is a point: its distances are the endpoint's.
-        point_chord = ~(dn_lo > 0)
-        seg_lo = np.where(point_chord, a_lo, seg_lo)
-        seg_hi = np.where(point_chord, a_hi, seg_hi)
-        delta = np.maximum(seg_hi[..., 1], seg_hi[..., 2])
-        capsule = sub_lo(sub_lo(sub_lo(seg_lo[..., 0], delta), hypot_hi(e)), q.r)
-    return np.maximum(lb, capsule)
-
-
-def _point_upper(q: _Point, b_lo, b_hi):
-    """Upper bound of the distance from the exact query point to any point of the box
-    ``[b_lo, b_hi]`` (..., 3). Certified."""
-    far = np.maximum(np.abs(sub_lo(q.lo, b_hi)), np.abs(sub_hi(q.hi, b_lo)))
-    return hypot_hi(far)
-
-
-# --- The search ------------------------------------------------------------------------------
 
 
 def _check_arguments(view, query, scratch, result) -> Outcome:
@@ -343,18 +555,20 @@ def _check_arguments(view, query, scratch, result) -> Outcome:
     return success(point)
 
 
-@dataclass(frozen=True)
-class _Search:
-    """What a search reached: status, lower bound, iterations, candidate count, achieved gap."""
-
-    status: GeometryStatus
-    lower_bound: float
-    iterations: int
-    candidates: int
-    message: str = ""
+def precision_floor(view: PathView, q_lo, q_hi) -> float:
+    """The rounding slack every bound carries at a query point: ``hypot`` over components of
+    ``(q_hi - q_lo) + 2 * subsegment_error_bound(E)``, E the path's largest control magnitude
+    per component. Strict projection is UnsupportedPrecision when this is not below the gap.
+    Certified (rounded up)."""
+    return _floor(subsegment_error_bound(view.controls), q_lo, q_hi)
 
 
-def _project(view, query, scratch, result, strict: bool, selector: str) -> Outcome:
+def _floor(E, q_lo, q_hi) -> float:
+    e = E.reshape(-1, 3).max(axis=0)
+    return float(hypot_hi(add_hi(sub_hi(q_hi, q_lo), mul_hi(2.0, e))))
+
+
+def _project(view, query, scratch, result, strict: bool) -> Outcome:
     checked = _check_arguments(view, query, scratch, result)
     if not checked.ok:
         return checked
@@ -367,26 +581,30 @@ def _project(view, query, scratch, result, strict: bool, selector: str) -> Outco
                        "the chunk-relative query point exceeds 2**500; its squared distance "
                        "would overflow", field="point")
     q = _enclose_point(point, view.origin)
-    floor = precision_floor(view, q.lo, q.hi)
+    P = view.controls.astype(np.float64)  # the float32 controls, exactly
+    E = subsegment_error_bound(P)  # (n, 3): each span's blossom error bound
+    floor = _floor(E, q.lo, q.hi)
     if strict and not floor < gap:
         return failure(GeometryStatus.UnsupportedPrecision,
                        f"rounding slack {floor!r} at this point is not below projection_gap "
                        f"{gap!r}; choose a nearer chunk origin or a larger gap",
                        field="projection_gap", value=floor)
-    run = _search(view, int(query.max_iterations), scratch, q, gap, selector)
-    met = run.status is GeometryStatus.Success
+    status, lb, it, count, j, reached, i = _search(
+        P, E, bool(view.is_closed), q.lo, q.hi, q.c, q.r, gap, int(query.max_iterations),
+        *scratch._arrays(), scratch.work)
+    if status == _OVERFLOW:  # the capacity check above makes this unreachable
+        raise RuntimeError("projection scratch overflow: the capacity formula and the search disagree")
+    met = status == _SUCCESS
     if strict and not met:
-        return failure(run.status, run.message, field="max_iterations" if run.status is
-                       GeometryStatus.BudgetExceeded else "projection_gap",
-                       achieved=float(sub_hi(scratch.cand_ub[:run.candidates].min(), run.lower_bound)))
-    c, lb = run.candidates, run.lower_bound
-    ub = scratch.cand_ub[:c]
-    if met:
-        pick = sub_hi(ub, lb) <= gap  # acceptable candidates
-    else:
-        pick = ub == ub.min()  # approximate: the best ones
-    j = _earliest(scratch.cand_span[:c], scratch.cand_u[:c], pick)
-    distance = float(ub[j])
+        if status == _BUDGET:
+            return failure(GeometryStatus.BudgetExceeded,
+                           f"gap {float(reached)!r} after {it} iterations exceeds projection_gap {gap!r}",
+                           field="max_iterations", achieved=float(reached))
+        k, a, b = int(scratch.iv_span[i]), float(scratch.iv_u0[i]), float(scratch.iv_u1[i])
+        return failure(GeometryStatus.UnsupportedPrecision,
+                       f"span {k}: [{a!r}, {b!r}] has no float64 midpoint; gap {float(reached)!r} "
+                       f"cannot reach {gap!r}", field="projection_gap", achieved=float(reached))
+    distance = float(scratch.cand_ub[j])
     # Everything is computed; write the caller's result in one step.
     result.parameter = SegmentParameter(int(scratch.cand_span[j]), float(scratch.cand_u[j]))
     result.distance = distance
@@ -394,127 +612,15 @@ def _project(view, query, scratch, result, strict: bool, selector: str) -> Outco
     result.gap = float(sub_hi(distance, lb))
     result.is_gap_met = bool(met)
     result.guarantee = GuaranteeClass.Certified if met else GuaranteeClass.Approximate
-    result.iterations = run.iterations
+    result.iterations = int(it)
     return success(result)
-
-
-def precision_floor(view: PathView, q_lo, q_hi) -> float:
-    """The rounding slack every bound carries at a query point: ``hypot`` over components of
-    ``(q_hi - q_lo) + 2 * subsegment_error_bound(E)``, E the path's largest control magnitude
-    per component. Strict projection is UnsupportedPrecision when this is not below the gap.
-    Certified (rounded up)."""
-    e = subsegment_error_bound(view.controls.reshape(-1, 4, 3)).max(axis=0)
-    return float(hypot_hi(add_hi(sub_hi(q_hi, q_lo), mul_hi(2.0, e))))
-
-
-def _earliest(spans, us, mask) -> int:
-    """Index of the earliest entry by (span, u) among ``mask``."""
-    k = spans[mask].min()
-    at = mask & (spans == k)
-    u = us[at].min()
-    return int(np.flatnonzero(at & (us == u))[0])
-
-
-def _search(view: PathView, max_iterations: int, s: ProjectionScratch, q: _Point, gap: float,
-            selector: str) -> _Search:
-    n = view.span_count
-    P32 = view.controls
-    # Initial intervals: whole spans with their exact control boxes.
-    s.iv_span[:n] = np.arange(n)
-    s.iv_u0[:n] = 0.0
-    s.iv_u1[:n] = 1.0
-    s.iv_lb[:n] = _hull_lower(q, P32.astype(np.float64), _EXACT)
-    m = n
-    # Initial candidates: span starts and an open path's terminal endpoint, exact points.
-    starts = P32[:, 0, :].astype(np.float64)
-    s.cand_span[:n] = np.arange(n)
-    s.cand_u[:n] = 0.0
-    s.cand_ub[:n] = _point_upper(q, starts, starts)
-    c = n
-    if not view.is_closed:
-        end = P32[n - 1, 3, :].astype(np.float64)
-        s.cand_span[c], s.cand_u[c] = n - 1, 1.0
-        s.cand_ub[c] = _point_upper(q, end, end)
-        c += 1
-    best = float(s.cand_ub[:c].min())
-    heap = s.heap
-    if selector == "heap":
-        heap.clear()
-        heap.extend((float(s.iv_lb[i]), i, 0.0, i) for i in range(n))
-        heapq.heapify(heap)
-    it = 0
-    while True:
-        if selector == "heap":
-            lbmin, _, _, i = heap[0]
-        else:
-            i = _smallest(s, m)
-            lbmin = float(s.iv_lb[i])
-        if sub_hi(best, lbmin) <= gap:
-            return _Search(GeometryStatus.Success, lbmin, it, c)
-        if it >= max_iterations:
-            return _Search(GeometryStatus.BudgetExceeded, lbmin, it, c,
-                           f"gap {float(sub_hi(best, lbmin))!r} after {it} iterations exceeds "
-                           f"projection_gap {gap!r}")
-        k, a, b = int(s.iv_span[i]), float(s.iv_u0[i]), float(s.iv_u1[i])
-        mid = 0.5 * (a + b)
-        if not a < mid < b:
-            return _Search(GeometryStatus.UnsupportedPrecision, lbmin, it, c,
-                           f"span {k}: [{a!r}, {b!r}] has no float64 midpoint; gap "
-                           f"{float(sub_hi(best, lbmin))!r} cannot reach {gap!r}")
-        if selector == "heap":
-            heapq.heappop(heap)
-        P = P32[k].astype(np.float64)
-        Q = _halves(P, a, mid, b)  # (2, 4, 3): the controls of [a, mid] and [mid, b]
-        e = subsegment_error_bound(P)
-        lbs = _hull_lower(q, Q, e)
-        s.iv_u1[i], s.iv_lb[i] = mid, lbs[0]
-        s.iv_span[m], s.iv_u0[m], s.iv_u1[m], s.iv_lb[m] = k, mid, b, lbs[1]
-        b_mid = Q[1, 0]  # f(mid, mid, mid) = B(mid)
-        ub = float(_point_upper(q, sub_lo(b_mid, e), add_hi(b_mid, e)))
-        s.cand_span[c], s.cand_u[c], s.cand_ub[c] = k, mid, ub
-        if selector == "heap":
-            heapq.heappush(heap, (float(lbs[0]), k, a, i))
-            heapq.heappush(heap, (float(lbs[1]), k, mid, m))
-        m += 1
-        c += 1
-        best = min(best, ub)
-        it += 1
-
-
-def _halves(P, a: float, m: float, b: float):
-    """The controls of ``[a, m]`` and ``[m, b]`` (2, 4, 3): the seven blossom values
-    ``f(a,a,a), f(a,a,m), ..., f(b,b,b)`` of ``P`` in one kernel call.
-
-    Each blossom's arguments are applied farthest from 1/2 first. That order is the same for
-    the mirrored parameters ``1 - t``, and with dyadic parameters ``1 - t`` is exact, so a
-    span and its reversed copy give bit-identical values: the search treats mirror-symmetric
-    paths symmetrically and its tie rule (earlier span first) then decides symmetric minima.
-    """
-    T = np.array([sorted(t, key=_far_first) for t in ((a, a, a), (a, a, m), (a, m, m), (m, m, m),
-                                               (m, m, b), (m, b, b), (b, b, b))])
-    f = K.cubic_blossom(F64, P, T[:, 0], T[:, 1], T[:, 2])
-    return np.stack([f[0:4], f[3:7]])
-
-
-def _far_first(t: float) -> float:
-    return -abs(t - 0.5)  # exact for dyadic t
-
-
-def _smallest(s: ProjectionScratch, m: int) -> int:
-    """The live interval with the smallest lower bound; ties by earlier span, then u0."""
-    lb = s.iv_lb[:m]
-    i = int(np.argmin(lb))
-    ties = lb == lb[i]
-    if np.count_nonzero(ties) > 1:
-        i = _earliest(s.iv_span[:m], s.iv_u0[:m], ties)
-    return i
 
 
 # --- Public entry points ---------------------------------------------------------------------
 
 
 def try_project_point(view: PathView, query: ProjectionQuery, scratch: ProjectionScratch,
-                      result: ProjectionResult, *, selector: str = "argmin") -> Outcome:
+                      result: ProjectionResult) -> Outcome:
     """``TryProjectPoint``: the certified closest point of the path to ``query.point``.
 
     Args:
@@ -522,9 +628,6 @@ def try_project_point(view: PathView, query: ProjectionQuery, scratch: Projectio
         query: point (asset coordinates) and iteration budget.
         scratch: reserved with at least :func:`compute_projection_scratch_capacity` entries.
         result: caller-owned; written only on success.
-        selector: ``"argmin"`` (over the live slice, the default) or ``"heap"`` (heapq); both
-            split the same intervals in the same order (benchmarked in
-            ``benchmarks/bench_projection.py``).
 
     Returns:
         ``Outcome(result)``. ``distance``, ``lower_bound`` and ``gap`` are Certified:
@@ -535,11 +638,11 @@ def try_project_point(view: PathView, query: ProjectionQuery, scratch: Projectio
         UnsupportedPrecision (see the module docstring), BudgetExceeded (the gap is not met
         after ``max_iterations`` splits; the diagnostic's ``achieved`` is the gap reached).
     """
-    return _project(view, query, scratch, result, True, _selector(selector))
+    return _project(view, query, scratch, result, True)
 
 
 def project_point_approximate(view: PathView, query: ProjectionQuery, scratch: ProjectionScratch,
-                              result: ProjectionResult, *, selector: str = "argmin") -> Outcome:
+                              result: ProjectionResult) -> Outcome:
     """``ProjectPointApproximate``: the same search, but out of work (iterations or float64
     resolution) it returns its earliest best candidate with ``is_gap_met = False`` and
     guarantee Approximate (``distance``, ``lower_bound`` and ``gap`` are then reported, not
@@ -551,10 +654,4 @@ def project_point_approximate(view: PathView, query: ProjectionQuery, scratch: P
         ``Outcome(result)``; fails only for InvalidArgument, CapacityExceeded and a point
         beyond ``MAX_QUERY_MAGNITUDE`` (UnsupportedPrecision), with ``result`` unchanged.
     """
-    return _project(view, query, scratch, result, False, _selector(selector))
-
-
-def _selector(name: str) -> str:
-    if name not in ("argmin", "heap"):
-        raise ValueError(f"selector must be 'argmin' or 'heap', not {name!r}")
-    return name
+    return _project(view, query, scratch, result, False)

@@ -181,11 +181,16 @@ def _gap_tie_case(name, source, point, iterations) -> dict:
     ("fits": ``<=``) must stop there and meet the gap; a ``<`` rule runs out of work with its
     own Gap equal to ProjectionGap."""
     probe = make_case(name, source, np.zeros(3), point, 1e-12, max_iterations=iterations)
-    view = path_view(probe)
-    s = ProjectionScratch()
-    s.try_reserve(compute_projection_scratch_capacity(view, iterations).value)
-    out = try_project_point(view, ProjectionQuery(probe["point"], iterations), s, ProjectionResult())
-    gap = out.diagnostic.achieved if out.diagnostic is not None and out.diagnostic.achieved else 1e-3
+    gap = 1e-3
+    try:  # a fast path that crashes here crashes again on the case itself: a producer error there
+        view = path_view(probe)
+        s = ProjectionScratch()
+        s.try_reserve(compute_projection_scratch_capacity(view, iterations).value)
+        out = try_project_point(view, ProjectionQuery(probe["point"], iterations), s, ProjectionResult())
+        if out.diagnostic is not None and getattr(out.diagnostic, "achieved", None):
+            gap = float(out.diagnostic.achieved)
+    except Exception:  # noqa: BLE001 - the corpus must not depend on the producer working
+        pass
     return make_case(name, source, np.zeros(3), point, gap, max_iterations=iterations,
                      approx_iterations=iterations)
 
@@ -232,7 +237,7 @@ def _adversarial(rng) -> list:
                              approx_iterations=80))
     # A far straight axis-aligned span; the point beyond its start, the origin fractional so
     # that point - origin rounds: the whole span's box and capsule are tight at once.
-    for i in range(6):
+    for i in range(10):
         x0 = float(rng.integers(100000, 200000))
         y0, z0 = float(rng.integers(-70000, 70000)), float(rng.integers(-70000, 70000))
         src = _line([x0, y0, z0], [x0 + 3, y0, z0])

@@ -193,17 +193,36 @@ def test_closed_circle_centre_is_equidistant():
     assert r.lower_bound <= 1.0 <= r.distance + 1e-16
 
 
-def test_selectors_agree_bit_for_bit():
-    v = view_of(_spec_example(), 1e-9)
-    s = reserved(v, 4096)
-    rng = np.random.default_rng(3)
-    for p in rng.uniform(-2, 10, (12, 3)):
-        a, b = ProjectionResult(), ProjectionResult()
-        sa = try_project_point(v, ProjectionQuery(p, 4096), s, a, selector="argmin").status
-        sb = try_project_point(v, ProjectionQuery(p, 4096), s, b, selector="heap").status
-        assert sa is sb and snapshot(a) == snapshot(b)
-    with pytest.raises(ValueError):
-        try_project_point(v, ProjectionQuery([0, 0, 0], 1), s, ProjectionResult(), selector="scan")
+def test_compiled_blossoms_are_the_kernels_bit_for_bit():
+    # The search's compiled blossom (reference.query._halves) must be kernel.cubic_blossom in
+    # F64 to the bit: subsegment_error_bound's analysis is of that evaluation.
+    from reference import kernel as K
+    from reference.context import F64
+    from reference.query import _far_first, _halves
+
+    rng = np.random.default_rng(5)
+    out = np.zeros((7, 3))
+    for _ in range(200):
+        P = (rng.normal(size=(4, 3)) * 10.0 ** rng.uniform(-3, 6)).astype(np.float32).astype(np.float64)
+        a = float(rng.integers(0, 2**20)) / 2**21
+        b = a + float(rng.integers(2, 2**20)) / 2**21
+        m = 0.5 * (a + b)
+        _halves(P, a, m, b, out)
+        for r, t in enumerate(((a, a, a), (a, a, m), (a, m, m), (m, m, m), (m, m, b), (m, b, b), (b, b, b))):
+            t1, t2, t3 = sorted(t, key=lambda x: -abs(x - 0.5))  # farthest from 1/2 first, stable
+            assert _far_first(*t) == (t1, t2, t3)
+            want = K.cubic_blossom(F64, P, np.float64(t1), np.float64(t2), np.float64(t3))
+            assert np.array_equal(out[r], want), (r, t)
+
+
+def test_compiled_norms_are_fp_hypot_bit_for_bit():
+    from reference.fp import hypot_hi, hypot_lo
+    from reference.query import _norm_hi, _norm_lo
+
+    rng = np.random.default_rng(6)
+    with np.errstate(over="ignore"):  # squares beyond float64 saturate (lo) or overflow (hi)
+        for v in rng.normal(size=(300, 3)) * 10.0 ** rng.uniform(-300, 300, (300, 1)):
+            assert _norm_lo(*v) == hypot_lo(v) and _norm_hi(*v) == hypot_hi(v)
 
 
 # --- Approximate -----------------------------------------------------------------------------
