@@ -438,3 +438,14 @@ def test_ulp_at_binade_edges_vectorised():
     assert fp.ulp32(xs).tolist() == [2.0**-149, 2.0**-149, 2.0**104, 2.0**104]
     ys = np.array([2.0**-1022, 5e-324, F64_MAX, 1.0])
     assert fp.ulp64(ys).tolist() == [5e-324, 5e-324, 2.0**971, 2.0**-52]
+
+
+def test_ulp_of_a_value_beyond_the_format_is_nan():
+    """A magnitude that narrows to inf has no spacing: NaN, so a position floor computed from it
+    cannot look finite (float32 max itself has its binade's spacing)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        for x in (1e39, -1e39, np.inf):
+            assert np.isnan(fp.ulp32(x))
+        assert np.isnan(fp.ulp64(np.inf))
+        out = fp.ulp32(np.array([np.inf, F32_MAX]))
+    assert np.isnan(out[0]) and out[1] == 2.0**104
