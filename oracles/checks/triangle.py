@@ -66,6 +66,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import zlib
 from dataclasses import dataclass
 from functools import lru_cache
@@ -104,7 +105,7 @@ from .. import schema as S
 from ..errormodel import ETA_OF_U, resolve
 from ..errormodel import ratio as ratio_of
 from ..family import Family, RowContract
-from ..model import Claim, dec, dec_array, enc, undecided, verified, violated
+from ..model import Claim, dec, enc, undecided, verified, violated
 
 __all__ = ["FAMILY", "CONTRACTS", "TriangleCase", "Analysis", "FacetModel", "analyse", "facet_model", "models_at",
            "cube_mesh", "point_on_facet", "segment_through", "nudge", "case_claims", "case_inputs", "case_stamp",
@@ -282,40 +283,78 @@ class Analysis:
         self.vertices, self.triangles, self.tolerance = vertices, triangles, tolerance
         self.start, self.end = start, end
         self.S, self.E = exact_point(start), exact_point(end)
-        Q = [tuple(_mpq(x) for x in v) for v in vertices]  # finite floats: exact rationals
         d2 = sum((y - x) ** 2 for x, y in zip(self.S, self.E))
         self.dn_lo, self.dn_up = sqrt_down(d2), sqrt_up(d2)
-        self.facets = []
-        for t in triangles:
-            try:
-                self.facets.append(facet_of_points(*(Q[i] for i in t)))
-            except ValueError:  # exactly zero area: admission must reject it
-                self.facets.append(None)
-        lo = tuple(min(x, y) for x, y in zip(start, end))
-        hi = tuple(max(x, y) for x, y in zip(start, end))
-        self.candidates = []
+        # Exact comparisons of floats: the facets whose box meets the segment's. The scale m of
+        # each facet is the largest component of its rounded edges (IEEE subtraction, as the
+        # fast path computes it). Plain floats: the meshes are small, numpy's overhead is not.
+        lo = [min(x, y) for x, y in zip(start, end)]
+        hi = [max(x, y) for x, y in zip(start, end)]
+        self.candidates, self._m, self._edges = [], [], []
         for j, t in enumerate(triangles):
             a, b, c = (vertices[i] for i in t)
             if all(max(a[k], b[k], c[k]) >= lo[k] and min(a[k], b[k], c[k]) <= hi[k] for k in range(3)):
                 self.candidates.append(j)
+            e1 = (b[0] - a[0], b[1] - a[1], b[2] - a[2])
+            e2 = (c[0] - a[0], c[1] - a[1], c[2] - a[2])
+            self._edges.append((e1, e2))
+            self._m.append(max(abs(e1[0]), abs(e1[1]), abs(e1[2]), abs(e2[0]), abs(e2[1]), abs(e2[2])))
         self._candidate_set = frozenset(self.candidates)
-        self._contacts, self._models = {}, {}
+        self._Q = {}
+        self._facets, self._contacts, self._models = {}, {}, {}
         self.rejected = self._admission()
+
+    def _point(self, i: int) -> tuple:
+        q = self._Q.get(i)
+        if q is None:
+            q = self._Q[i] = tuple(_mpq(x) for x in self.vertices[i])  # finite floats: exact
+        return q
+
+    def facet(self, j: int) -> Optional[ExactFacet]:
+        """The exact facet ``j`` (None when its area is exactly zero)."""
+        if j in self._facets:
+            return self._facets[j]
+        try:
+            f = facet_of_points(*(self._point(i) for i in self.triangles[j]))
+        except ValueError:  # exactly zero area: admission must reject it
+            f = None
+        self._facets[j] = f
+        return f
+
+    @property
+    def facets(self) -> list:
+        return [self.facet(j) for j in range(len(self.triangles))]
+
+    def scale(self, j: int):
+        """The fast path's scale ``m`` of facet ``j`` (exact rational of a float)."""
+        return _mpq(self._m[j])
 
     def _admission(self):
         big = [p for p in (self.start, self.end) if max(abs(x) for x in p) > MAX_COORDINATE]
         if big:
             return ("OutOfRange", None, "a segment endpoint exceeds |x| <= 2^1000: the query must be OutOfRange")
         for i, v in enumerate(self.vertices):
-            if max(abs(x) for x in v) > MAX_COORDINATE:
+            if max(abs(v[0]), abs(v[1]), abs(v[2])) > MAX_COORDINATE:
                 return ("OutOfRange", None, f"vertex {i} exceeds |x| <= 2^1000: TriangleSurface.new must reject it")
-        for j, f in enumerate(self.facets):
+        # A float estimate of the normalized cross magnitude (within 30u of the exact G, as the
+        # fast path's own) clears most facets; those near or below the threshold, and every
+        # m == 0 facet, are decided exactly: G + 32u <= tol means every conforming binary64
+        # admission rejects the facet.
+        clear = float(self.tolerance) + 64 * U
+        for j, ((e1, e2), m) in enumerate(zip(self._edges, self._m)):
+            if m > 0:
+                x0, x1, x2 = e1[0] / m, e1[1] / m, e1[2] / m
+                y0, y1, y2 = e2[0] / m, e2[1] / m, e2[2] / m
+                n0, n1, n2 = x1 * y2 - x2 * y1, x2 * y0 - x0 * y2, x0 * y1 - x1 * y0
+                g = math.sqrt(n0 * n0 + n1 * n1 + n2 * n2)
+                if g > clear:
+                    continue
+            f = self.facet(j)
             if f is None:
                 return ("Degenerate", j, f"facet {j} has zero area: TriangleSurface.new must reject it")
-            # The computed normalized cross magnitude g is within G_SLACK u of the exact G: a
-            # facet with G + 32u <= tol is rejected by every conforming binary64 admission.
-            m = _m_float(f)
-            if sqrt_up(f.norm2) / (m * m) + 32 * _U_Q <= self.tolerance:
+            mq = self.scale(j)
+            c = (self.tolerance - 32 * _U_Q) * mq * mq  # G + 32u <= tol  <=>  |N0| <= c
+            if c > 0 and f.norm2 <= c * c:
                 return ("IllConditioned", j,
                         f"facet {j}: normalized cross product below the tolerance; TriangleSurface.new must reject it")
         return None
@@ -324,7 +363,7 @@ class Analysis:
         """The exact contact of the segment with facet ``j``."""
         c = self._contacts.get(j)
         if c is None:
-            f = self.facets[j]
+            f = self.facet(j)
             if f is None:
                 raise ValueError(f"facet {j} is degenerate")
             c = self._contacts[j] = contact_of_points(f, self.S, self.E, j)
@@ -334,17 +373,17 @@ class Analysis:
         """The reference error model (binary64) of facet ``j`` for this segment."""
         m = self._models.get(j)
         if m is None:
-            m = self._models[j] = facet_model(self.facets[j], self.contact(j), self.start, self.end,
-                                              exact=(self.S, self.E))
+            m = self._models[j] = facet_model(self.facet(j), self.contact(j), self.start, self.end,
+                                              exact=(self.S, self.E), m=self.scale(j))
         return m
 
     @property
     def contacts(self) -> list:
-        return [self.contact(j) for j in range(len(self.facets))]
+        return [self.contact(j) for j in range(len(self.triangles))]
 
     @property
     def models(self) -> list:
-        return [self.model(j) for j in range(len(self.facets))]
+        return [self.model(j) for j in range(len(self.triangles))]
 
     def hits(self) -> list:
         """The exact contacts (point or coplanar) in facet order."""
@@ -406,11 +445,12 @@ def _down(x):
     return _mpq((n << -e) // d, 1 << -e)
 
 
-def facet_model(f: ExactFacet, ct: ExactContact, s, e, u=None, tiny=None, *, exact=None) -> FacetModel:
+def facet_model(f: ExactFacet, ct: ExactContact, s, e, u=None, tiny=None, *, exact=None, m=None) -> FacetModel:
     """Evaluate the documented error model of one facet for segment ``s -> e`` (exact floats)
     at unit roundoff ``u`` and underflow slack ``tiny`` (exact mpq; default the fast path's
     binary64 ``U`` and ``TINY``; a declared model passes its own, ``tiny = 2^14 eta``).
-    ``exact``: the segment's endpoints as exact rationals, when the caller has them already.
+    ``exact``: the segment's endpoints as exact rationals, ``m`` the facet's scale, when the
+    caller has them already.
 
     Every bound is an exact rational; intermediate upper (lower) bounds are rounded up (down) to
     64-bit dyadics (:func:`_up`, :func:`_down`), so each is a valid bound, at most a relative
@@ -418,7 +458,7 @@ def facet_model(f: ExactFacet, ct: ExactContact, s, e, u=None, tiny=None, *, exa
     _u = _U_Q if u is None else _mpq(u)
     _tiny = _TINY_Q if tiny is None else _mpq(tiny)
     S, E = (exact_point(s), exact_point(e)) if exact is None else exact
-    m = _m_float(f)
+    m = _m_float(f) if m is None else m
     G_lo = _down(sqrt_down(f.norm2) / (m * m))
     theta = _up(_normal_k * _u / G_lo)
     th = _up(_mpq(1001, 1000) * theta + 6 * _u)
@@ -465,16 +505,26 @@ def facet_model(f: ExactFacet, ct: ExactContact, s, e, u=None, tiny=None, *, exa
     return FacetModel(theta, (eta_s, eta_e), d_lo, r_t, r_l, r_pos, exact_t)
 
 
+# float.hex's own output (what enc writes), read by float.fromhex exactly; any other number text
+# goes through the claim grammar (oracles.model.dec).
+_CANONICAL_HEX = re.compile(r"^-?0x(?:1\.[0-9a-f]{13}p[+-][0-9]{1,4}|0\.0p\+0|0\.[0-9a-f]{13}p-1022)$")
+
+
+def _dec(x) -> float:
+    """:func:`~oracles.model.dec` of one claim number, with a fast path for canonical hex."""
+    if isinstance(x, str) and _CANONICAL_HEX.match(x):
+        return float.fromhex(x)
+    return dec(x)
+
+
 def _decode_points(v, name: str) -> list:
-    """Float triples of a list of encoded 3-vectors (exact; canonical hex takes the fast path)."""
+    """Float triples of a list of encoded 3-vectors (exact), all finite."""
     if not isinstance(v, list) or not v or not all(isinstance(p, list) and len(p) == 3 for p in v):
         raise ValueError(f"{name} must be a nonempty list of three encoded floats each")
-    arr = dec_array(v)
-    if arr.shape != (len(v), 3):
-        raise ValueError(f"{name} must be a list of three encoded floats each")
-    if not np.all(np.isfinite(arr)):
+    out = [(_dec(p[0]), _dec(p[1]), _dec(p[2])) for p in v]
+    if not all(math.isfinite(x) for p in out for x in p):
         raise ValueError(f"{name}: a coordinate is not finite")
-    return [tuple(p) for p in arr.tolist()]
+    return out
 
 
 def _decode_point(v, name):
@@ -497,7 +547,7 @@ def _analyse_json(key: str) -> Analysis:
         if any(not 0 <= i < len(verts) for i in t):
             raise ValueError(f"triangle {t!r} has an index outside [0, {len(verts)})")
         tris.append(tuple(t))
-    tol = dec(inputs["tolerance"])
+    tol = _dec(inputs["tolerance"])
     if not math.isfinite(tol) or tol <= 0:
         raise ValueError("tolerance must be a positive finite float")
     s, e = _decode_point(inputs["start"], "start"), _decode_point(inputs["end"], "end")
@@ -536,12 +586,12 @@ class _Models:
         m = self._m.get(j)
         if m is None:
             an = self.an
-            m = self._m[j] = facet_model(an.facets[j], an.contact(j), an.start, an.end, self.u, self.tiny,
-                                         exact=(an.S, an.E))
+            m = self._m[j] = facet_model(an.facet(j), an.contact(j), an.start, an.end, self.u, self.tiny,
+                                         exact=(an.S, an.E), m=an.scale(j))
         return m
 
     def __len__(self) -> int:
-        return len(self.an.facets)
+        return len(self.an.triangles)
 
 
 class _Reference:
@@ -554,7 +604,7 @@ class _Reference:
         return self.an.model(j)
 
     def __len__(self) -> int:
-        return len(self.an.facets)
+        return len(self.an.triangles)
 
 
 @lru_cache(maxsize=256)
@@ -661,7 +711,7 @@ def _forced(an: Analysis, j: int, models=None, ratio=1) -> Optional[tuple]:
     """``(in_band, quantities)`` when facet ``j`` is forced in (a hit or ambiguous in every
     conforming run): ``in_band`` lists the quantities certainly inside their band (then the
     query must be Ambiguous). None when the facet is not forced in."""
-    if j not in an._candidate_set or an.facets[j] is None:
+    if j not in an._candidate_set or an.facet(j) is None:
         return None
     ct = an.contact(j)
     if ct.parallel:
@@ -696,7 +746,7 @@ def _near_parallel_overlap(an: Analysis, j: int) -> bool:
     ct = an.contact(j)
     if ct.kind != "point":
         return False
-    f, md = an.facets[j], an.model(j)
+    f, md = an.facet(j), an.model(j)
     d_up = abs(ct.he - ct.hs) / sqrt_down(f.norm2)
     return (d_up + md.eta[0] + md.eta[1]) * (1 + 8 * _U_Q) <= an.tolerance * an.dn_lo * (1 - 8 * _U_Q)
 
@@ -777,8 +827,10 @@ def check_first_hit(claim: Claim):
                                      "be beyond its band); a miss is not allowed", missed_within_band=shallow)
         return verified(claim, note="no exact contact outside the bands", missed_within_band=shallow)
     i = _triangle_of(v, an)
-    t_c = dec(v["t"])
-    pos = exact_point(tuple(dec(x) for x in v["position"]))
+    t_c = _dec(v["t"])
+    if not isinstance(v["position"], list) or len(v["position"]) != 3:
+        raise ValueError("position must be three encoded floats")
+    pos = exact_point(tuple(_dec(x) for x in v["position"]))
     ct = an.contact(i)
     if ct.parallel or an.model(i).r_t is None:
         return violated(claim, {"triangle": i, "parallel": ct.parallel},
@@ -891,7 +943,7 @@ def check_barycentric(claim: Claim):
     w = v["weights"]
     if not isinstance(w, list) or len(w) != 3:
         raise ValueError("weights must be three encoded floats")
-    wq = [_mpq(dec(x)) for x in w]
+    wq = [_mpq(_dec(x)) for x in w]
     rej = _rejected(claim, an)
     if rej is not None:
         return rej
@@ -917,12 +969,12 @@ def check_normal_facing(claim: Claim):
     an = analyse(claim.inputs)
     v = claim.value
     i = _triangle_of(v, an)
-    n = exact_point(tuple(dec(x) for x in v["normal"]))
+    n = exact_point(tuple(_dec(x) for x in v["normal"]))
     facing = Facing(v["facing"])
     rej = _rejected(claim, an)
     if rej is not None:
         return rej
-    f, ct = an.facets[i], an.contact(i)
+    f, ct = an.facet(i), an.contact(i)
     if ct.facing == 0:
         return violated(claim, {"facing": v["facing"]}, note="the segment is exactly parallel to the facet: no facing")
     truth = Facing.Front if ct.facing < 0 else Facing.Back
@@ -1088,9 +1140,13 @@ def _tune(verts, tri, s, e, name: str, target: float, below: bool):
     for each reaches far below one ulp's effect (the lattice ``a i + b j`` is dense), and the
     best few candidates are confirmed on exact values. Returns ``(s, e)``."""
     goal = _mpq(target)
+    facet = exact_facet(*(verts[i] for i in tri))
 
     def value(s2, e2):
-        return _exact_quantity(verts, tri, s2, e2, name)
+        c = segment_contact(facet, s2, e2)
+        if c.parallel:
+            return None
+        return c.t if name == "t" else 1 - c.t if name == "1 - t" else c.bary[int(name[-1])]
 
     def moved(p, axis, n):
         q = p.copy()
@@ -1130,14 +1186,17 @@ def _tune(verts, tri, s, e, name: str, target: float, below: bool):
             return s, e
         slopes.append(cand)
     (ax_s, a_), (ax_e, b_) = slopes
+    # The search ranks candidates in floats (relative to the gap, so without cancellation);
+    # the best are confirmed on exact values below.
+    gap0, fa, fb = float(goal - x0), float(a_), float(b_)
     scored = []
     for i in range(-300, 301):
-        j = (goal - x0 - a_ * i) / b_
+        j = (gap0 - fa * i) / fb
         for jj in (math.floor(j), math.floor(j) + 1) if below else (round(j),):
-            est = x0 + a_ * i + b_ * jj
-            if below and est > goal:
+            rest = gap0 - fa * i - fb * jj
+            if below and rest < 0:
                 continue
-            scored.append((abs(goal - est), i, jj))
+            scored.append((abs(rest), i, jj))
     scored.sort()
     pick, pick_gap = (s, e), (goal - x0 if (not below or x0 <= goal) else None)
     for _, i, jj in scored[:12]:
