@@ -321,7 +321,12 @@ def render(by_module: dict, equivalents: dict, command: str, seconds: float) -> 
     runs = sorted({(m["date"], m["command"]) for muts in by_module.values() for m in muts if "command" in m})
     lines = [BEGIN, "", f"Generated {today} by `{command}` (cosmic-ray {_cr_version()}) from these runs "
              f"({seconds / 60:.0f} min of wall time in all, on this machine under shared load):", ""]
-    lines += [f"- {d}: `{c}`" for d, c in runs] + ["",
+    import re
+    # the runs' JSON files by name only: no machine paths in the document
+    def bare(c):
+        return re.sub(r"[^ ]*/([^/ ]+[.]json)", lambda m: m.group(1), c)
+
+    lines += [f"- {d}: `{bare(c)}`" for d, c in runs] + ["",
              "| module | mutants (after skipping) | judged | killed | raw score | documented equivalents "
              "| score without equivalents | survivors | skipped (type-invalid) |",
              "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
@@ -434,6 +439,8 @@ def main(argv=None) -> int:
         seconds = time.monotonic() - t0
     cmd = "python mutation/run.py" + (f" -j {args.jobs}" if args.jobs != 2 else "") + \
         ("" if set(args.module) == set(MODULES) else " --module " + " ".join(args.module)) + " --write-doc"
+    if args.from_json:
+        cmd = "python mutation/run.py --from-json " + " ".join(Path(f).name for f in args.from_json) + " --write-doc"
     block = render(by_module, equivalents, cmd, seconds)
     print(block)
     if args.survivors:
