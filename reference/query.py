@@ -29,6 +29,15 @@ Result rule: any candidate whose ``Distance - LowerBound`` fits the gap is accep
 result is the earliest acceptable one by span, then parameter. Midpoints are interior, so an
 exact joint is only ever a candidate as the outgoing span's ``u = 0``.
 
+Implementation: the search (bounds, selection, candidates and the result rule) is one
+compiled numba kernel working in the caller's scratch (docs/decisions.md "Projection: one
+compiled search"); ``reference.fp``'s outward-rounding helpers are compiled into it as they
+are, and its blossoms and norms are ``kernel.cubic_blossom`` and ``fp.hypot_lo``/``hypot_hi``
+to the bit (tested). The search is compiled on first use in a process (no on-disk cache, so a
+change to ``reference.fp`` always takes effect). An interval whose box bound already exceeds the
+best candidate's Distance keeps that bound alone: it can never be the smallest, so its capsule
+could change nothing.
+
 Precision (``UnsupportedPrecision``): before any work, when the widening every bound carries
 at this point, ``hypot(width of q's enclosure + 2 * subsegment_error_bound(E))`` with E the
 path's largest control magnitude, is at least ``projection_gap`` (the gap could be met only by

@@ -4,31 +4,46 @@
 Corpus: deterministic in the seed. The first cases are named: the spec's example, points on
 the curve, at and near a cusp, equidistant from two mirrored spans (ties), outside a corner
 joint, far away, near and far from a large chunk origin, the centre of a closed near-circle,
-a degenerate (point) span, and a budget too small to meet the gap; the rest are random chains
+a degenerate (point) span, and a budget too small to meet the gap. Then adversarial shapes
+(``_adversarial``, issue 17): straight and nearly straight spans far from the origin and
+cancelling straight lines through the origin with points on them at non-dyadic u, far points
+whose origin subtraction is inexact right at a span start, acceptable-but-not-best joints,
+reversals inside a span, points equidistant from several spans, exact mirror ties with
+fractional origins, a ProjectionGap equal to a reached gap, a search stopped by float64
+resolution, a terminal endpoint out of budget, a power-of-two joint. The rest are random chains
 of 1 to 8 spans at scales 1e-2 to 1e3 around centres up to 1e5, with points near the curve,
 inside its box or far away, and gaps from 1e-7 to 1e-2 of the scale.
 
 Claim ``inputs`` (both rows): ``controls`` the prepared float32 controls (n, 4, 3) as hex,
-``origin`` and ``point`` (3,) float64 hex, ``projection_gap`` hex, ``max_iterations``.
+``origin`` and ``point`` (3,) float64 hex, ``projection_gap`` hex, ``max_iterations``, and
+optionally ``is_closed`` (without it the terminal-endpoint rules are not checked).
 ``value``: ``span``, ``u``, ``distance``, ``lower_bound``, ``gap`` (hex), ``is_gap_met``,
 ``iterations`` and, for the approximate row, ``result_guarantee``. Every field is read by the
 checkers (the contracts' schemas, ``CONTRACTS``, admit nothing else).
 
-Checkers recompute the truth from the inputs alone (``interval.projection``):
+Checkers recompute the truth from the inputs alone, with two independent oracles
+(``interval.arb_projection``: exact real-root isolation, the default decision;
+``interval.projection``: the interval branch and bound, the cross-check; disjoint enclosures
+are an OracleFault):
 
-* strict: exact rational checks that the parameter exists, ``Iterations <= MaxIterations``,
-  ``Gap <= ProjectionGap``, ``Distance - LowerBound <= Gap`` and ``Distance^2 >= |q - B(u)|^2``;
-  then the interval branch and bound shows ``min f >= LowerBound^2`` (refined over ``BUDGET``).
-  Together these give ``LowerBound <= min <= exact distance at Parameter <= Distance <= min +
-  ProjectionGap``. The measure ``gap_used`` is an upper estimate of ``(Distance - min) /
+* strict: exact rational checks that the parameter is a candidate (``0 <= u <= 1``, ``u = 1``
+  only at an open path's terminal endpoint), ``Iterations <= MaxIterations``, ``Gap <=
+  ProjectionGap``, ``Distance - LowerBound <= Gap`` and ``Distance^2 >= |q - B(u)|^2``; the
+  earliest rule (no span start before the result certainly fits the gap, no earlier exact
+  mirror twin; docs/decisions.md); then ``min f >= LowerBound^2`` by the oracles. Together these
+  give ``LowerBound <= min <= exact distance at Parameter <= Distance <= min + ProjectionGap``.
+  The measure and ``bound_use`` ``gap_used`` is an upper estimate of ``(Distance - min) /
   ProjectionGap``.
-* approximate: what still holds when work runs out. The parameter exists, ``Iterations <=
-  MaxIterations``, the guarantee is Approximate exactly when ``IsGapMet`` is false (Certified
+* approximate: what still holds when work runs out. The parameter is a candidate, ``Iterations
+  <= MaxIterations``, the guarantee is Approximate exactly when ``IsGapMet`` is false (Certified
   when it is true); a claim with ``IsGapMet`` true must pass every strict check; otherwise
   ``|Distance - |q - B(u)|| <= R`` (the Rounded error of evaluating the distance at the
-  returned parameter, :func:`evaluation_bound`, or the claim's declared model) and
-  ``LowerBound <= min`` (the same branch and bound). The measure ``true_gap_ratio`` is an upper
-  estimate of ``(exact distance at Parameter - min) / ProjectionGap``.
+  returned parameter, :func:`evaluation_bound`, or the claim's declared model; ``bound_use`` is
+  the error over R), ``Distance - LowerBound <= Gap``, ``Gap > ProjectionGap`` (a gap that fits
+  was met), the earliest best candidate (no span start or open terminal endpoint certainly
+  better, no earlier mirror twin) and ``LowerBound <= min`` (the same oracles). The measure
+  ``true_gap_ratio`` is an upper estimate of ``(exact distance at Parameter - min) /
+  ProjectionGap``.
 """
 
 from __future__ import annotations
@@ -378,6 +393,11 @@ class _Decoded:
     met: bool
     closed: Optional[bool]  # None: the claim does not say (the terminal-endpoint rules are skipped)
 
+    def __iter__(self):
+        """Unpacks as ``(controls, origin, point, gap, span, nums, met)`` (what
+        ``oracles.explain`` reads)."""
+        return iter((self.controls, self.origin, self.point, self.gap, self.span, self.nums, self.met))
+
 
 def _inputs(claim: Claim) -> _Decoded:
     """Decode a claim's inputs and value (ValueError/KeyError/TypeError when malformed)."""
@@ -622,6 +642,19 @@ def _truth(d: _Decoded) -> _Truth:
 # What an oracle may raise on a well-formed claim only if it is broken (inputs are validated
 # before): an oracle fault, never a malformed claim.
 _ORACLE_ERRORS = (ValueError, ArithmeticError, TypeError, IndexError, KeyError)
+
+
+def _decide_lower_bound(controls, origin, point, gap, lb) -> Decision:
+    """``LowerBound <= min distance`` by the interval branch and bound alone (113, then 256 bits),
+    its enclosure a :class:`interval.projection.MinDistanceEnclosure`: the chain
+    ``oracles.explain`` shows for a strict claim (the checkers use :func:`_truth`)."""
+
+    def at(prec):
+        e = enclose_min_distance(controls, origin, point, prec, threshold=max(lb, 0.0),
+                                 target=gap / 16, max_splits=SPLITS[prec])
+        return Decision(e.decided, prec, e)
+
+    return refine(at, BUDGET)
 
 
 def _bb_at(d: _Decoded, prec: int) -> Decision:

@@ -385,3 +385,25 @@ def test_closed_path_names_its_closing_joint_by_span_zero():
     r = ProjectionResult()  # just below the joint the minimum is on the last span, near u = 1
     assert try_project_point(v, ProjectionQuery([1.5, -1e-3, 0.0], 4096), reserved(v, 4096), r).ok
     assert r.parameter.span_index == 3 and r.parameter.u > 0.99
+
+
+@pytest.mark.parametrize("us,D", [
+    (Fraction(1, 5), (50000, -20000, 35000)), (Fraction(2, 7), (-70000, 49000, 21000)),
+    (Fraction(1, 3), (90000, 30000, -60000)), (Fraction(3, 10), (40000, 70000, -90000)),
+    (Fraction(4, 9), (-81000, 27000, 63000)), (Fraction(5, 11), (33000, -99000, 44000)),
+])
+def test_points_on_cancelling_lines_get_a_zero_lower_bound(us, D):
+    # An evenly parametrised straight line through the origin at u* = us, the query point at the
+    # origin: it is on the curve (B(u*) = 0 exactly, float32 integers), so the minimum is 0 and
+    # LowerBound must be 0. The computed subsegment controls near u* are differences of controls
+    # of magnitude ~1e5; only their error term keeps the bounds at 0.
+    src = np.array([[[float(d * (k - 3 * us)) for d in D] for k in range(4)]])
+    assert all(d * (k - 3 * us) == int(d * (k - 3 * us)) for d in D for k in range(4))  # integers
+    assert np.array_equal(src.astype(np.float32).astype(np.float64), src)
+    v = view_of(src, 4e-9)
+    for fn in (try_project_point, project_point_approximate):
+        r = ProjectionResult()
+        assert fn(v, ProjectionQuery([0.0, 0.0, 0.0], 200), reserved(v, 200), r).ok
+        assert r.is_gap_met and r.lower_bound == 0.0
+        f = exact_sq_distance(v.controls, [0.0, 0.0, 0.0], r.parameter.span_index, r.parameter.u)
+        assert Fraction(r.distance) ** 2 >= f and r.distance <= 4e-9
