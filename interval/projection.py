@@ -272,13 +272,13 @@ def _halve(ctx, C, half):
 
 
 def _narrow(L, U, target: float) -> bool:
-    """Whether ``sqrt(U) - sqrt(L) <= target`` (float steering only; bounds stay exact)."""
-    fu, fl = float(U), float(L)
-    return math.sqrt(max(fu, 0.0)) - math.sqrt(max(fl, 0.0)) <= target
+    """Whether ``sqrt(U) - sqrt(L) <= target`` (steering only, in MPFR's wide exponent range so
+    that squared distances beyond float64 never overflow; the bounds stay exact)."""
+    su, sl = gmpy2.sqrt(gmpy2.mpfr(max(U, _ZERO))), gmpy2.sqrt(gmpy2.mpfr(max(L, _ZERO)))
+    return su - sl <= target
 
 
 def _target_cut(U, target: float):
     """Boxes whose lower bound is below this still matter for a ``target``-wide enclosure."""
-    su = math.sqrt(max(float(U), 0.0))
-    cut = max(su - target / 2, 0.0)
+    cut = max(gmpy2.sqrt(gmpy2.mpfr(max(U, _ZERO))) - target / 2, gmpy2.mpfr(0))
     return _mpq(cut * cut)

@@ -511,7 +511,7 @@ def _candidate_bound(claim: Claim, d: _Decoded, k: int, row: int):
     q = [gmpy2.mpq(float(p)) - gmpy2.mpq(float(o)) for p, o in zip(d.point, d.origin)]
     P = d.controls[k, row].astype(np.float64)
     f = sum((gmpy2.mpq(float(P[c])) - q[c]) ** 2 for c in range(3))
-    dist = math.sqrt(float(f)) * (1 + 2.0**-40)
+    dist = sqrt_up(f)  # exact (squares beyond float64 stay finite)
     R = resolve(claim, lambda u, eta: evaluation_bound(d.controls, d.origin, d.point, k, dist, u, eta),
                 constant=EVAL_K).scalar()
     return f, R

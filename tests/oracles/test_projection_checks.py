@@ -501,3 +501,23 @@ def test_an_oracle_that_raises_is_an_oracle_fault(monkeypatch):
     monkeypatch.setattr(PJ, "arb_decide", broken)
     v = check_claim(strict_claim())
     assert v.kind is VerdictKind.OracleFault and "arb_root_isolation" in v.witness["enclosures"]
+
+
+def test_extreme_magnitudes_never_crash_the_checkers():
+    # Issue 17 item 5: squared distances far beyond float64 (points near 2^1000, controls at the
+    # float32 maximum) are judged, never raised on.
+    big = np.array([[[0, 0, 0], [1, 0, 0], [2, 0, 0], [3e38, 0, 0]]], dtype=np.float32)
+    for point, span, u, d in (([1e300, 1e300, 0.0], 0, 0.0, 1.5e300), ([-2.0**400, 0.0, 0.0], 0, 0.0, 2.0**400)):
+        for row, extra in (("projection.strict", {}), ("projection.approximate", {"result_guarantee": "Certified"})):
+            c = Claim(row, G.Certified if row.endswith("strict") else G.Approximate,
+                      {"span": span, "u": enc(u), "distance": enc(d), "lower_bound": enc(d * (1 - 2.0**-40)),
+                       "gap": enc(d * 2.0**-39), "is_gap_met": True, "iterations": 0, **extra},
+                      {"controls": enc(big), "origin": enc([0.0, 0, 0]), "point": enc(point),
+                       "projection_gap": enc(d * 2.0**-38), "max_iterations": 0, "is_closed": False})
+            v = check_claim(c)
+            assert v.kind in (VerdictKind.Verified, VerdictKind.Violated, VerdictKind.Undecided), (v.kind, v.witness)
+    # The fast path's own claim for a point 2^400 away (approximate: strict refuses the precision).
+    case = PJ.make_case("far", PJ._spec_example(), [0, 0, 0], [2.0**400, -3.0, 1.0], 1e-6, approx_iterations=4)
+    for c in PJ.claims(case):
+        v = check_claim(c)
+        assert v.kind is VerdictKind.Verified, (c.row, v.note, v.witness)
