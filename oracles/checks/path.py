@@ -3,19 +3,32 @@ derivatives, tangents, conversions and continuity values (Rounded).
 
 Corpus: deterministic in the seed. The first cases are named corner cases (large origins,
 float32 rounding ties, a floor that fails by one ulp, near-threshold continuity, closed paths,
-near-coincident Catmull-Rom waypoints, Hermite sources); the rest are random chains of spans
-in world coordinates up to 1e7 with a chunk origin nearby and spans down to 1e-3.
+near-coincident Catmull-Rom waypoints, Hermite sources), then adversarial shapes of the
+precision steps and decisions (issue 17): fractional origins whose subtraction rounds and
+whose floor sum is inexact, position errors exactly at and one ulp below the floor, a relative
+position error at the floor, E a power of two and just below one, all-subnormal controls,
+subnormal double-rounding ties, continuity thresholds equal to the stored values, Catmull-Rom
+waypoints exactly at the coincidence distance, a Hermite source from the origin; the rest are
+random chains of spans in world coordinates up to 1e7 with a chunk origin nearby and spans
+down to 1e-3. Evaluation claims name their request (the whole prepared path, span, u, policy,
+side), inside the domain, at both sides of every boundary, and outside it under Reject, Clamp
+and Wrap, so span sides and policies are judged too; sampling answers the same requests and
+is a second claim only where it differs from evaluation.
 
 Checkers recompute every truth from ``claim.inputs`` alone:
 
 * Exact rows replay narrowing in rational arithmetic (``interval.narrowing``) and compare
   values exactly (a signed zero equals zero: rationals carry no sign of zero).
+* Requests are resolved exactly (:func:`exact_request_point`); a claim evaluated elsewhere, a
+  value where the request names no point, or a status where it names one is Violated.
 * Rounded rows measure ``|claimed - truth|`` against ``reference.error_model``'s formula,
   recomputed by the checker from the inputs at the unit roundoff and eta of the claim's
   declared model (``oracles.errormodel.resolve``: ``{"u": ...}``, ``k``, or an explicit
-  ``bound``), else at binary64; verdicts carry the declared/reference ratio. Truth: exact QQ
-  kernels for polynomial quantities, IV kernels with precision refinement where square roots
-  enter, and MPFR's correctly rounded ``atan2`` with directed rounding for angles.
+  ``bound``), else at binary64; verdicts carry the declared/reference ratio and ``bound_use``
+  (error / bound). Truth: exact QQ kernels for polynomial quantities, exact rationals with
+  MPFR's directed square root for tangents, IV kernels with precision refinement where other
+  square roots enter, and MPFR's correctly rounded ``atan2`` with directed rounding for angles.
+  A joint's class must also be the threshold decision on its own claimed values.
 
 ``CONTRACTS`` holds each row's case-file fields (JSON Schema), the sentence the ledger prints
 for it, and a planted false claim. The fast path's claims carry no model and only the fields
@@ -243,7 +256,7 @@ def _repeated_closing_waypoint_case(rng):
 def _floor_by_one_ulp_case(rng):
     """position_error one float64 ulp below the floor: UnsupportedPrecision."""
     case = _random_path_case(rng, "floor minus one ulp", magnitude=1e5)
-    floor = _floor_estimate(case["source"], case["origin"])
+    floor = _exact_floor(case["source"], case["origin"])
     case["tol"] = {"position_error": float(np.nextafter(floor, 0)), "continuity_position": 1e-3}
     return case
 
@@ -256,26 +269,46 @@ def _exact_floor(source, origin) -> float:
     return replay_position_floor(source, origin)[0]
 
 
-def _inexact_sum(source, origin) -> bool:
-    """Whether the floor's sum 2 ulp32(E) + N is inexact in float64 and some subtraction
-    ``source - origin`` is too (the narrowing error then carries a two_sum tail)."""
-    floor, E = replay_position_floor(source, origin)
-    exact = 2 * exact_ulp32(np.float32(E)) + to_mpq(replay_narrowing_error(source, origin))
+def _floor_sensitivity(source, origin) -> tuple[bool, bool]:
+    """Which roundings of the floor this source exposes, from the exact replay:
+
+    * the sum 2 ulp32(E) + N is inexact with its nearest float64 below it (rounding the sum to
+      nearest instead of up gives another floor);
+    * rounding the narrowing error N to nearest instead of up changes the floor (its exact
+      value lies just above N's nearest float64 and the sum just above a float64).
+
+    Both need a subtraction ``source - origin`` that rounds (N then carries the tail)."""
+    _, E = replay_position_floor(source, origin)
     rel = [to_mpq(float(s)) - to_mpq(float(o)) for s, o in zip(np.ravel(source), np.resize(origin, source.size))]
-    tails = any(q != to_mpq(float(round_nearest_f64(q))) for q in rel)
-    return tails and to_mpq(floor) != exact
+    if all(q == to_mpq(float(round_nearest_f64(q))) for q in rel):
+        return False, False
+    two_ulp = 2 * exact_ulp32(np.float32(E))
+    n_up = to_mpq(replay_narrowing_error(source, origin))
+    n_exact = max(abs(to_mpq(float(n)) - q) for n, q in zip(replay_narrowing(source, origin).ravel().tolist(), rel))
+    exact = two_ulp + n_up
+    sum_rounding = to_mpq(round_nearest_f64(exact)) < exact
+    n_rounding = round_up_f64(two_ulp + to_mpq(round_nearest_f64(n_exact))) != round_up_f64(exact)
+    return sum_rounding, n_rounding
 
 
 def _fractional_origin_case(rng, name="fractional origin, inexact floor sum", factor=None):
-    """A chunk origin with a full 53-bit fraction near sources of magnitude 1 to 1e4: the
-    float64 subtraction rounds, the narrowing error carries the rounding's tail, and the
-    floor's sum 2 ulp32(E) + N is inexact in float64 (drawn until the oracle says so)."""
-    for _ in range(50):
-        origin = rng.uniform(-1, 1, 3) * float(10.0 ** rng.uniform(-2, 0))
+    """A chunk origin of tiny fractions (1e-7 to 1e-5, bits down to 2^-77) under sources of
+    magnitude 1e2 to 1e4: the float64 subtraction rounds, the narrowing error carries the
+    rounding's tail down to the origin's last bit, and the floor's sum 2 ulp32(E) + N spans
+    more than 53 bits: drawn until both roundings of the floor show (``_floor_sensitivity``)."""
+    first = None
+    for _ in range(200):
+        origin = rng.uniform(-1, 1, 3) * float(10.0 ** rng.uniform(-7, -5))
         n = int(rng.integers(1, 4))
-        src = _chain(rng, n, np.zeros(3), float(10.0 ** rng.uniform(0, 3)), False)
-        if _inexact_sum(src, origin):
+        src = _chain(rng, n, np.zeros(3), float(10.0 ** rng.uniform(2, 4)), False)
+        sens = _floor_sensitivity(src, origin)
+        if all(sens):
             break
+        if sens[0] and first is None:
+            first = (origin, n, src)
+    else:
+        if first is not None:
+            origin, n, src = first
     floor = _exact_floor(src, origin)
     pe = floor * (factor if factor is not None else float(rng.choice([1.0, 2.0, 8.0])))
     return _path_case(name, src, 10.0 ** rng.uniform(-1, 1, n), origin, False,
@@ -1596,22 +1629,29 @@ CONTRACTS = {
     "path.interior_positions": RowContract(
         checks="|claimed - B(u)| per component <= 16 u E + 16 eta (reference.error_model.position_bound), "
                "B(u) the exact cubic Bezier point of the float32 controls at the float64 parameter u, "
-               "in exact rationals; " + _EVAL_MODEL_NOTE + "; model components: 1.",
+               "in exact rationals. With a request (the prepared path, span, u, policy, side), the point "
+               "is the one it names, decided exactly (span sides at exact boundaries; Reject, Clamp, "
+               "Wrap outside the domain); controls and u, when given too, must be that point bit for "
+               "bit; a request that names no point claims its status (InvalidDomain, InvalidArgument) "
+               "and no value; " + _EVAL_MODEL_NOTE + "; model components: 1.",
         inputs=_eval_inputs(), value=S.any_of(S.vec(_F64V, 3), _NO_POINT), model=S.MODEL,
         plant=_plant_position),
     "path.derivatives": RowContract(
         checks="|first - B'(u)| <= 16 u (6E) + 16 eta and |second - B''(u)| <= 16 u (24E) + 16 eta per "
-               "component, exact rational truth; " + _EVAL_MODEL_NOTE + "; model components: "
-               "[first, second].",
+               "component, exact rational truth, at the point a request names (as for positions); "
+               + _EVAL_MODEL_NOTE + "; model components: [first, second].",
         inputs=_eval_inputs(),
         value=S.obj(required={"first": S.vec(_F64V, 3), "second": S.vec(_F64V, 3)}), model=S.MODEL,
         plant=_plant_derivative),
     "path.tangents": RowContract(
-        checks="|tangent - B'(u)/|B'(u)|| (Euclidean) <= 2e/(s - e) + 16u with s the true speed |B'(u)| "
-               "(its smallest enclosed value) and e = sqrt(3) (16 u 6E + 16 eta), capped at 4 where "
-               "s <= e, IV truth refined up to 1024 bits; a tangent is also Violated when s + e < "
-               "minimum_speed, and a claimed Degenerate when s > minimum_speed + e; "
-               + _EVAL_MODEL_NOTE + "; model components: [tangent, speed error e].",
+        checks="|tangent - B'(u)/|B'(u)|| (Euclidean) <= (2e + r)/((s - e - r)(1 - 4u)) + 16u + 16 eta "
+               "(reference.error_model.tangent_bound) with s the true speed |B'(u)| (its float64 lower "
+               "bound), e = sqrt(3) (16 u 6E + 16 eta) and r = sqrt(2 eta), capped at 4 where s <= e + r; "
+               "truth: B'(u) in exact rationals and s by MPFR's square root rounded down and up, refined "
+               "up to 1024 bits; a tangent is also Violated when s + e + r < minimum_speed, and a claimed "
+               "Degenerate when s > minimum_speed + e + r. With a request, the point is the one it "
+               "names exactly (as for positions); " + _EVAL_MODEL_NOTE
+               + "; model components: [tangent, speed error e + r].",
         inputs=_eval_inputs({"minimum_speed": S.f64(nonnegative=True)}),
         value=S.any_of(S.obj(required={"tangent": S.vec(_F64V, 3)}),
                        S.obj(required={"status": S.enum(["Degenerate"])})),
@@ -1638,12 +1678,15 @@ CONTRACTS = {
         model=S.MODEL, plant=_plant_conversion),
     "path.continuity_values": RowContract(
         checks="Each joint value within its model against IV truth (MPFR atan2 for the angle): "
-               "position_gap 16u|gap| + 2^-1074; tangent_angle 16u (2 + 4/(|a+b| - 16u)) capped at 4 "
+               "position_gap 16u|gap| + sqrt(2 eta); tangent_angle 16u (2 + 4/(|a+b| - 16u)) capped at 4 "
                "(NaN exactly when a derivative is zero); derivative_difference 16u (6E_in/w_in + "
-               "6E_out/w_out); derivative_scale 16u|scale| + sqrt(2 eta) + that; the second-derivative "
-               "pair the same with 24E/w^2; the continuity class equals the exact one unless the "
-               "deciding test lies within its rounding band. u, eta of the declared model, else "
-               "binary64; model components: the six values in that order.",
+               "6E_out/w_out) + 16 eta; derivative_scale 16u|scale| + sqrt(2 eta) + that; the "
+               "second-derivative pair the same with 24E/w^2. The continuity class must be the threshold "
+               "decision on the claimed values themselves (G1: angle <= continuity_angle exactly; C1, C2: "
+               "difference <= threshold x scale as the exact product, the product rounded at u, or the "
+               "quotient difference/scale rounded at u), and equal the exact class unless the deciding "
+               "test lies within its rounding band. u, eta of the declared model, else binary64; model "
+               "components: the six values in that order.",
         inputs=S.obj(required={"P_in": _CONTROLS, "P_out": _CONTROLS, "w_in": S.f64(positive=True),
                                "w_out": S.f64(positive=True), "continuity_angle": S.f64(nonnegative=True),
                                "continuity_derivative": S.f64(nonnegative=True),

@@ -202,7 +202,7 @@ def generate(seed: int, n: int) -> list:
         _cancelling_case,
         _mixed_magnitudes_case,
         lambda r: _random_case(r, "wide spans, slopes dominating the scale", width_exp=(3.0, 6.0), vexp=(-3, -1),
-                               mexp=1.0),
+                               mexp=3.0),
         _reduced_onto_a_key_case,
     ]
     cases = []
