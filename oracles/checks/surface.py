@@ -7,15 +7,21 @@ patch), a four-patch tube, a cube of six patches, planar and curved grids of 2x2
 patches (patch order, ids and each patch's parametrization shuffled), networks far from the
 origin (up to 1e7, chunk origin nearby), degenerate patches (a collapsed side, a pole shared
 by unjoined patches), near-threshold normals and near-C1 edges, and one faulty network per
-InvalidTopology cause; then random grids. Joins of the generated grids are found by the
-generator (equal float64 side curves, directly or reversed), never by the code under test.
+InvalidTopology cause, normal thresholds exactly at the computed |Su| and sine, a near-C1 edge
+(relative difference a quarter of the threshold, absolute far above it) beside an edge with zero
+cross-boundary derivatives, and a large curved grid (derivatives near 1e4); then random grids.
+Joins of the generated grids are found by the generator (equal float64 side curves, directly
+or reversed, read through the oracle's side table), never by the code under test.
 
 Checkers recompute every truth from ``claim.inputs`` alone:
 
 * ``surface.shared_edges`` and ``surface.corners``: the narrowing is replayed in rationals
   (``interval.narrowing``) and the topology rebuilt by ``interval.surface.exact_topology``; the
   claimed records (or the claimed InvalidTopology rule and join) must equal the oracle's
-  exactly (values compared as rationals: a signed zero equals zero).
+  exactly (values compared as rationals: a signed zero equals zero). A TryMapEdgeParameter
+  claim (one per network: up to four shared edges and a boundary edge at s = 0, 1, 1/4, 1/3,
+  0.7, 2^-60) gives each incidence, owner first, exactly the (u, v) of s, or of fl64(1 - s) on a
+  reversed incidence.
 * ``surface.evaluation``: samples (position and all partials) against exact rational values,
   per component within ``reference.surface.evaluation_bounds``; unit normals against interval
   enclosures of ``N / |N|`` within ``normal_bound``; edge continuity values within
@@ -23,7 +29,11 @@ Checkers recompute every truth from ``claim.inputs`` alone:
   (``oracles.errormodel.resolve``), else the reference model at binary64. The Degenerate /
   IllConditioned decision and ``is_c1`` must agree with the decision on exact values unless the
   exact quantity lies within its error bound of the threshold (the band of docs/decisions.md,
-  "Surfaces: decision bands"), where either answer is accepted and counted.
+  "Surfaces: decision bands"), where either answer is accepted and counted; and each decision
+  must be its rule applied exactly to the values it was made on: ``is_c1`` to the claimed
+  difference and scale (within one rounding of the product), a normal's status to its claimed
+  decision values (``|Su|``, ``|Sv|``, ``|Su x Sv|`` within their error bounds of exact, the
+  sine their quotient within 4 u). ``bound_use`` is the error over its bound.
 """
 
 from __future__ import annotations

@@ -8,9 +8,13 @@ twisted patch, the cube and the one- and four-patch tubes, the spec's reversed t
 a collapsed side and a pole of four unjoined patches (degenerate: singular normals and
 triangles with two equal positions, Report), a nearly collapsed side (thin triangles), a grid far from the origin (1e7), planar and
 curved grids, Visual meshes that ask for a normal angle, and a Visual mesh that accepts a
-coarser grid at its max level; then random small grids. Each
-case's profile asks for a position error of a few percent of the network's extent (never below
-its position floor), so grids stay small enough for the exact oracle.
+coarser grid at its max level; then the refinement rule's cases (the twisted patch at one and at
+two exact near-ties, an anisotropic near-tie, a rounded planar patch owning its edge beside a
+curved one), the budget failures (Strict stopped by max_level, a cell-test budget below the
+rule's need), Reject and Report on IllConditioned normals, a planar Reject mesh and a collapsed
+U0 side; then random small grids. Each case's profile asks for a position error of a few
+percent of the network's extent (never below its position floor), so grids stay small enough
+for the exact oracle; the corpus's cell-test budget is ``CORPUS_CELL_TESTS``.
 
 Checkers recompute every truth from ``claim.inputs`` alone (``interval.tessellation``,
 ``interval.surface``, ``interval.narrowing``):
@@ -20,19 +24,27 @@ Checkers recompute every truth from ``claim.inputs`` alone (``interval.tessellat
   emitted float32 vertices along the (u0, v0)-(u1, v1) diagonal): Verified when every upper
   enclosure is at most the claimed bound, Violated at a point where ``|S - T|`` exceeds it,
   else Undecided. The measure is the tightness ``true max / claimed bound`` (a lower estimate:
-  the largest exact value found), counted into bins.
+  the largest exact value found), counted into bins, and the verdict's ``bound_use``. With the
+  profile's position error, ``is_within_position_error`` must be ``bound <= position_error``
+  and a mesh that accepts no coarser grid must be within it. Grids above ``MAX_EXACT_CELLS``
+  are Undecided at once.
 * ``tessellation.shared_positions``: the topology is replayed exactly; every patch grid is
   complete, vertex positions are bitwise copies of their shared positions, two vertices share
   a position index exactly when they are the same corner record, the same canonical sample of
   one edge, or the same grid point; shared edges have equal along-edge levels (no T-junction);
   corner positions equal the exact corners; the triangles are the two counterclockwise
   triangles of every cell; every mesh edge is used by two triangles, or by one on a boundary
-  side (closed networks: watertight).
+  side (closed networks: watertight); the degenerate-triangle and singular-normal counts are
+  exact and a Reject mesh has neither; with the profile the levels are the refinement rule's
+  (:func:`replay_levels`, on enclosures of the exact first two cell terms widened by the
+  implementation's allowance; Undecided inside it), and a claimed BudgetExceeded of max_level
+  or max_cell_tests must be the rule's.
 * ``tessellation.normal_angle``: every triangle's face normal (exact, from the emitted
   vertices) against the true normal ``Su x Sv`` over the triangle: Violated when some exact
   sample is farther than ``ACCEPTANCE_FACTOR`` times the estimate plus the triangle's
   rounding slack; Verified when a convex-cone test on Bernstein coefficients shows every
-  normal within it; the calibration ``true / estimate`` (sampled at 113 bits) is the measure.
+  normal within it; the calibration ``true / estimate`` (sampled at 113 bits) is the measure,
+  its ratio to ``ACCEPTANCE_FACTOR`` the ``bound_use``.
 """
 
 from __future__ import annotations
@@ -207,11 +219,17 @@ _SPECIALS = [
     # Statuses: Strict stopped by max_level and Reject on singular normals fail (no claims);
     # Reject on a regular patch succeeds; a collapsed U0 side counts its degenerate triangles.
     lambda r: _with_mesh(twisted_case(r), rel=0.01, max_level=1),
+    lambda r: _with_mesh(twisted_case(r), rel=0.2, max_cell_tests=3),
     lambda r: _with_mesh(ill_conditioned_case(r), rel=0.3, degeneracy="Reject"),
     lambda r: _with_mesh(ill_conditioned_case(r), rel=0.3),
     lambda r: _with_mesh(planar_case(r), rel=1e-3, degeneracy="Reject"),
     lambda r: _with_mesh(collapsed_u0_case(r), rel=0.03),
 ]
+
+
+# The corpus's cell-test budget: its cases need at most 542, and a refinement that blows a grid
+# up then fails fast (a BudgetExceeded claim the replay judges) instead of running for hours.
+CORPUS_CELL_TESTS = 1 << 12
 
 
 def generate(seed: int, n: int) -> list:
@@ -220,9 +238,12 @@ def generate(seed: int, n: int) -> list:
     for k in range(n):
         rng = np.random.default_rng([seed, k, 11])
         if k < len(_SPECIALS):
-            cases.append(_SPECIALS[k](rng))
+            case = _SPECIALS[k](rng)
         else:
-            cases.append(_with_mesh(_small_grid(rng, "random grid"), rel=float(rng.choice([0.03, 0.05]))))
+            case = _with_mesh(_small_grid(rng, "random grid"), rel=float(rng.choice([0.03, 0.05])))
+        lim = case["mesh"]["limits"]
+        lim["max_cell_tests"] = min(lim["max_cell_tests"], CORPUS_CELL_TESTS)
+        cases.append(case)
     return cases
 
 
@@ -251,7 +272,18 @@ def _grid_of(mv, rec) -> np.ndarray:
 def claims(case) -> list:
     """Run the fast path on one case and return its claims."""
     view, prof, out = build_case(case)
-    if view is None or not out.ok:
+    if view is None:
+        return []
+    profile = {"precision": prof.precision.value, "position_error": enc(prof.position_error),
+               "normal_angle_error": enc(prof.normal_angle_error), "coarser": bool(prof.is_coarser_mesh_accepted),
+               "degeneracy": prof.degeneracy.value, "max_level": int(prof.limits.max_level),
+               "max_cell_tests": int(prof.limits.max_cell_tests)}
+    if not out.ok:
+        # a refinement budget failure is a claim too: the rule must really exceed the budget
+        if out.status.value == "BudgetExceeded" and out.diagnostic.field in ("max_level", "max_cell_tests"):
+            return [Claim("tessellation.shared_positions", G.Exact,
+                          {"status": out.status.value, "field": out.diagnostic.field},
+                          {**SF._network_inputs(case), "profile": profile})]
         return []
     mv = out.value
     result = []
@@ -264,9 +296,6 @@ def claims(case) -> list:
                              "level_v": rec.level_v, "grid": enc(_grid_of(mv, rec)),
                              "position_error": enc(prof.position_error), "accepts_coarser": coarser}))
     net = SF._network_inputs(case)
-    profile = {"precision": prof.precision.value, "position_error": enc(prof.position_error),
-               "normal_angle_error": enc(prof.normal_angle_error), "coarser": coarser,
-               "degeneracy": prof.degeneracy.value, "max_level": int(prof.limits.max_level)}
     result.append(Claim("tessellation.shared_positions", G.Exact, {
         "levels": [[r.level_u, r.level_v] for r in mv.report.patches],
         "positions": enc(mv.positions), "vertex_positions": enc(mv.vertex_positions),
@@ -375,6 +404,8 @@ def check_shared_positions(claim: Claim):
     topo = exact_topology(ids, narrowed, joins)
     if isinstance(topo, TopologyFailure):
         return violated(claim, {"why": f"the network is InvalidTopology ({topo.rule}): no mesh can exist"})
+    if "status" in claim.value:
+        return _check_budget_failure(claim, narrowed, topo)
     v = claim.value
     n = len(ids)
     levels = [(int(x[0]), int(x[1])) for x in v["levels"]]
@@ -558,6 +589,7 @@ class _Replay:
     def __init__(self, controls, target: float, top: int):
         self.C, self.target, self.top = controls, target, top
         self.cache = {}
+        self.tests = 0  # cells of every grid evaluated once (docs/decisions.md: the cell-test count)
         self.allow = [_allowance(c) for c in controls]
 
     def crit(self, p, lu, lv):
@@ -566,6 +598,7 @@ class _Replay:
             if max(lu, lv) > REPLAY_MAX_LEVEL:
                 raise _Ambiguous(f"patch {p}: level ({lu}, {lv}) beyond the replay's {REPLAY_MAX_LEVEL}")
             lo, hi = cell_term_enclosures(self.C[p], lu, lv)
+            self.tests += (1 << lu) * (1 << lv)
             w = 1 + 2.0**-50  # the two quotients' rounding
             self.cache[key] = (float(np.max(lo)) / self.target / w,
                                (float(np.max(hi)) + self.allow[p]) / self.target * w)
@@ -605,8 +638,8 @@ def _along(levels, p, side):
     return levels[p][1] if side in ("U0", "U1") else levels[p][0]
 
 
-def replay_levels(controls, topo, target: float, max_level: int):
-    """``(levels, met)`` the spec's rule gives: every patch from (0, 0), the direction whose
+def replay_levels(controls, topo, target: float, max_level: int, counted: bool = False):
+    """``(levels, met)`` (and the cell-test count when ``counted``) the spec's rule gives: every patch from (0, 0), the direction whose
     refinement gives the clearly smaller normalized bound (below ``CLEAR_FACTOR`` times the
     other's), near-ties the coarser direction then u; then each shared edge takes the larger of
     its two along-edge levels and the patches whose levels changed are refined again, until the
@@ -632,7 +665,32 @@ def replay_levels(controls, topo, target: float, max_level: int):
                         levels[p] = (lu, m) if side in ("U0", "U1") else (m, lv)
                         pending.add(p)
                         again = True
-    return levels, met
+    return (levels, met, rp.tests) if counted else (levels, met)
+
+
+def _check_budget_failure(claim, narrowed, topo):
+    """A claimed BudgetExceeded of the refinement: the rule must exceed ``max_cell_tests`` (field
+    max_cell_tests) or stop a patch at ``max_level`` without meeting the position error and
+    without a coarser mesh accepted (field max_level)."""
+    v, profile = claim.value, claim.inputs.get("profile")
+    if v.get("status") != "BudgetExceeded" or v.get("field") not in ("max_level", "max_cell_tests") or not profile:
+        raise ValueError("a failure claim is BudgetExceeded of max_level or max_cell_tests, with the profile")
+    if profile["precision"] == "Visual" and dec(profile["normal_angle_error"]) > 0:
+        return undecided(claim, None, note="a Visual normal angle: the refinement is not replayed")
+    try:
+        want, met, tests = replay_levels(narrowed.astype(np.float64), topo, dec(profile["position_error"]),
+                                         int(profile["max_level"]), counted=True)
+    except _Ambiguous as why:
+        return undecided(claim, None, note=f"refinement rule: {why}")
+    over = "max_cell_tests" in profile and tests > int(profile["max_cell_tests"])
+    stopped = any(not ok for ok in met) and not profile["coarser"]
+    # (both may hold: the build fails at whichever comes first, so either is accepted then)
+    if v["field"] == "max_cell_tests" and over or v["field"] == "max_level" and stopped:
+        return verified(claim, measure="mismatches", measured=0, note=f"BudgetExceeded ({v['field']}) replayed: "
+                        f"{tests} cell tests, levels {want}")
+    return violated(claim, {"why": "the refinement rule does not exceed this budget", "claimed": v,
+                            "cell_tests": tests, "max_cell_tests": profile.get("max_cell_tests"),
+                            "levels": want, "met": met})
 
 
 def _check_levels(claim, narrowed, topo, levels, profile):
@@ -644,9 +702,14 @@ def _check_levels(claim, narrowed, topo, levels, profile):
     if not target > 0:
         return None
     try:
-        want, met = replay_levels(narrowed.astype(np.float64), topo, target, int(profile["max_level"]))
+        want, met, tests = replay_levels(narrowed.astype(np.float64), topo, target, int(profile["max_level"]),
+                                         counted=True)
     except _Ambiguous as why:
         return undecided(claim, None, note=f"refinement rule: {why}")
+    if "max_cell_tests" in profile and tests > int(profile["max_cell_tests"]):
+        return violated(claim, {"why": "the rule's refinement evaluates more cells than max_cell_tests, so the build "
+                                       "must fail (BudgetExceeded)", "cell_tests": tests,
+                                "max_cell_tests": profile["max_cell_tests"]})
     for p, ok in enumerate(met):
         if not ok and not profile["coarser"]:
             return violated(claim, {"why": "the rule stops this patch at max_level without meeting the position "
@@ -744,6 +807,9 @@ def _plant_position_bound(claim):
 
 
 def _plant_shared_positions(claim):
+    if "status" in claim.value:  # the other budget: the rule does not exceed both
+        other = {"max_level": "max_cell_tests", "max_cell_tests": "max_level"}[claim.value["field"]]
+        return _replace(claim, value={**claim.value, "field": other})
     vp = [list(p) for p in claim.value["vertex_positions"]]
     vp[0][0] = enc(float(np.nextafter(np.float32(dec(vp[0][0])), np.float32(np.inf))))
     return _replace(claim, value={**claim.value, "vertex_positions": vp})
@@ -763,7 +829,8 @@ _BOUND_INPUTS = S.obj(required=_GRID["properties"],
 _PROFILE = S.obj(required={"precision": S.enum(["Strict", "Visual"]), "position_error": S.f64(nonnegative=True),
                            "normal_angle_error": S.f64(nonnegative=True), "coarser": S.boolean(),
                            "degeneracy": S.enum(["Reject", "Report"]),
-                           "max_level": S.integer(minimum=0, maximum=24)})
+                           "max_level": S.integer(minimum=0, maximum=24)},
+                 optional={"max_cell_tests": S.integer(minimum=0)})
 _MESH_INPUTS = S.obj(required=_NETWORK["properties"], optional={"profile": _PROFILE})
 
 CONTRACTS = {
@@ -785,7 +852,7 @@ CONTRACTS = {
                "with the profile, the levels equal the refinement rule's, replayed on enclosures of the exact first "
                "two cell terms widened by sqrt(3) (ulp32(2E) + 256 u E) (clearly smaller below 7/8 of the other "
                "direction, near-ties the coarser then u, shared edges at the larger level), undecided inside them.",
-        inputs=_MESH_INPUTS, value=S.obj(required={
+        inputs=_MESH_INPUTS, value=S.any_of(S.obj(required={
             "levels": S.array(S.vec(S.integer(minimum=0, maximum=24), 2), min_items=1),
             "positions": S.matrix(S.f32(), [None, 3]), "vertex_positions": S.matrix(S.f32(), [None, 3]),
             "vertex_position_index": S.array(_INDEX), "vertex_patch": S.array(_INDEX),
@@ -793,6 +860,7 @@ CONTRACTS = {
             optional={"vertex_status": S.array(S.integer(minimum=0, maximum=2)),
                       "singular_normal_count": S.integer(minimum=0),
                       "degenerate_triangle_count": S.integer(minimum=0)}),
+            S.obj(required={"status": S.const("BudgetExceeded"), "field": S.enum(["max_level", "max_cell_tests"])})),
         plant=_plant_shared_positions),
     "tessellation.normal_angle": RowContract(
         checks="Every triangle's exact face normal stays within 4 x the estimate + 4 sqrt(3) ulp32(E) / altitude of "

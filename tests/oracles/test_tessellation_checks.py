@@ -274,11 +274,22 @@ def test_degeneracy_counts_and_reject_are_checked():
     assert check_claim(reject).kind is X
 
 
-def test_strict_stopped_by_max_level_and_reject_on_singular_normals_fail():
-    stopped = next(c for c in T.generate(1, T.FAMILY.default_cases)
-                   if c["name"] == "bilinear twisted patch" and c["mesh"]["precision"] == "Strict"
+def test_budget_failures_are_claims_judged_by_the_rule():
+    """Strict stopped by max_level and a cell-test budget below the rule's needs fail with
+    BudgetExceeded, and those failures are claims the replay confirms; the other budget, or a
+    budget the rule does not exceed, is Violated. Reject on singular normals fails (no claim)."""
+    cases = T.generate(1, T.FAMILY.default_cases)
+    stopped = next(c for c in cases if c["name"] == "bilinear twisted patch" and c["mesh"]["precision"] == "Strict"
                    and c["mesh"]["limits"]["max_level"] == 1)
-    assert T.build_case(stopped)[2].status.value == "BudgetExceeded" and T.claims(stopped) == []
+    small = next(c for c in cases if c["mesh"]["limits"]["max_cell_tests"] == 3)
+    for case, field in ((stopped, "max_level"), (small, "max_cell_tests")):
+        assert T.build_case(case)[2].diagnostic.field == field
+        (x,) = T.claims(case)
+        assert x.value == {"status": "BudgetExceeded", "field": field} and check_claim(x).kind is V
+        assert check_claim(T.CONTRACTS[x.row].plant(x)).kind is X
+    (x,) = T.claims(small)
+    roomy = Claim(x.row, x.guarantee, x.value, {**x.inputs, "profile": {**x.inputs["profile"], "max_cell_tests": 5}})
+    assert check_claim(roomy).kind is X  # the rule needs 5 cell tests: (0, 0), (1, 0) and (0, 1)
     rejected = _case_named("every normal IllConditioned", degeneracy="Reject")
     assert T.build_case(rejected)[2].status.value == "Degenerate" and T.claims(rejected) == []
 

@@ -98,9 +98,10 @@ FAULTS = [
           (_T_REF,)),
     Fault("tessellation.vertices_evaluated_per_patch", "tessellation", _REF,
           "    vpos = positions[vidx]\n",
-          "    vpos = K.bicubic_point(F64, view.controls[vpatch].astype(np.float64), vpar[:, 0].astype(np.float64),\n"
-          "                           vpar[:, 1].astype(np.float64)).astype(np.float32)\n",
-          "Each vertex position is evaluated on its own patch instead of copying its shared position.",
+          "    from .context import F32\n"
+          "    vpos = K.bicubic_point(F32, view.controls[vpatch], vpar[:, 0], vpar[:, 1])\n",
+          "The vertex buffer re-evaluates each vertex on its own patch in float32 instead of copying its "
+          "shared position bitwise.",
           (_T_REF,)),
     Fault("tessellation.other_diagonal", "tessellation", _REF,
           "cells = np.stack([np.stack([a00, a10, a11], -1), np.stack([a00, a11, a01], -1)], axis=-2)",
