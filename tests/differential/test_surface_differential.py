@@ -18,7 +18,7 @@ either side. Properties:
 from __future__ import annotations
 
 import numpy as np
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings, strategies as st, target
 
 from oracles.checks import surface as SF
 from oracles.ledger import check_claim
@@ -81,6 +81,9 @@ def test_every_claim_is_verified(net):
     case, _ = net
     cs = SF.claims(case)
     assert {c.row for c in cs} == {"surface.shared_edges", "surface.corners", "surface.evaluation"}
+    use = 0.0
     for c in cs:
         v = check_claim(c)
         assert v.kind is VerdictKind.Verified, (c.row, c.inputs.get("kind"), v.note, v.witness)
+        use = max(use, v.bound_use or 0.0)
+    target(use, label="largest bound_use of the evaluation claims")  # search towards the models
