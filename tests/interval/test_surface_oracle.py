@@ -105,6 +105,22 @@ def test_tube_and_rules():
     assert exact_topology([1], bent[None], [(0, "U0", 0, "U1", False)]) == TopologyFailure("mismatched_curve", 0)
 
 
+def test_reversed_join_crosses_its_corners():
+    """The spec's example: patch 0's U1 side is patch 1's U0 side run backwards (s2 = 1 - s1),
+    so patch 0's corner U1V0 (s = 0) meets patch 1's U0V1 (s = 1) and U1V1 meets U0V0: by hand,
+    six corner records, two of them shared; the reversed incidence is recorded."""
+    a = _face((0, 0, 0), (1, 0, 0), (0, 1, 0))
+    b = _face((3, 0, 0), (1, 0, 0), (0, 1, 0))[:, ::-1]  # v reversed: its U0 runs from y = 3 to 0
+    topo = exact_topology([10, 20], np.stack([a, b]), [(0, "U1", 1, "U0", True)])
+    assert not isinstance(topo, TopologyFailure)
+    shared = [c["incidences"] for c in topo.corners if len(c["incidences"]) == 2]
+    assert shared == [[(0, 10, "U1V0"), (1, 20, "U0V1")], [(0, 10, "U1V1"), (1, 20, "U0V0")]]
+    assert len(topo.corners) == 6
+    (edge,) = [e for e in topo.edges if len(e["incidences"]) == 2]
+    assert edge["incidences"] == [(0, 10, "U1", False), (1, 20, "U0", True)]
+    assert edge["orientation_consistent"] is False  # the spec's reversed join flips the normal
+
+
 u_, v_ = sympy.symbols("u v")
 
 
