@@ -776,14 +776,14 @@ def check_normal_angle(claim: Claim):
                 if ok is False and theta > 1.5:
                     ok = None  # beyond 1.5 rad only shown, not beyond theta
                 if ok is False:
-                    cal = true_lo / est if est > 0 else math.inf
+                    cal = ratio(true_lo, est) if est > 0 else math.inf
                     return violated(claim, {"patch": pi_, "cell": [a, b], "why": "the true normal leaves "
                                             f"{ACCEPTANCE_FACTOR} x estimate + slack", "allowed": theta,
                                             "true_at_least": true_lo}, measure="calibration",
                                     measured=cal, bound_use=cal / ACCEPTANCE_FACTOR)
                 if ok is None:
                     return undecided(claim, [true_lo, None], note=f"patch {pi_} cell ({a}, {b}) undecided")
-    cal = true_lo / est if est > 0 else 0.0
+    cal = ratio(true_lo, est) if est > 0 else 0.0
     bin_ = next(name for lim, name in _CAL_BINS if cal < lim)
     # bound_use: the measured factor over the acceptance factor (a lower estimate: sampled)
     return verified(claim, measure="calibration", measured=cal, note=f"true angle at least {true_lo:.3g} rad",
