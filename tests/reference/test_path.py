@@ -488,3 +488,52 @@ def test_span_source_type_errors_are_programmer_errors():
     src = PathSource([PathSpanSource(THREE[0], 1.0)], 1)
     with pytest.raises(TypeError):
         try_prepare_path(src, "not a preparation")
+
+
+# --- Issue 17: rules a planted fault broke unnoticed by the tests above -------------------------
+
+
+def test_outgoing_at_the_last_interior_boundary_selects_the_last_span(path):
+    v = path.view()
+    # (1, 1) is the boundary between spans 1 and 2: Outgoing selects span 2 at u = 0, (6, 0, 0).
+    got = try_evaluate_path(v, SegmentParameter(1, 1.0), side=SpanSide.Outgoing, with_derivatives=True).value
+    assert np.array_equal(got.position, [6, 0, 0])
+    assert np.array_equal(got.first, [3, 0, 3])  # 3 (P1 - P0) of span 2, not of span 1
+
+
+def test_wrap_before_the_domain_takes_the_floored_fraction():
+    ring = np.array([[[0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0]],
+                     [[0, 1, 0], [-1, 1, 0], [-1, 0, 0], [0, 0, 0]]], dtype=np.float64)
+    v = prepare(ring, closed=True).value.view()
+    # x = 0 - 0.25 wraps to 2 - 0.25 = 1.75: span 1 at u = 0.75 (floor, not truncation toward 0).
+    got = try_evaluate_path(v, SegmentParameter(0, -0.25), BP.Wrap).value
+    b = [Fraction(1, 4) ** 3, 3 * Fraction(3, 4) * Fraction(1, 4) ** 2, 3 * Fraction(3, 4) ** 2 * Fraction(1, 4),
+         Fraction(3, 4) ** 3]
+    want = [float(sum(bi * Fraction(float(c)) for bi, c in zip(b, ring[1, :, k]))) for k in range(3)]
+    assert np.allclose(got, want, rtol=0, atol=1e-15)
+    far = try_evaluate_path(v, SegmentParameter(0, -1e6 - 0.375), BP.Wrap).value  # x mod 2 = 1.625
+    assert np.allclose(far, try_evaluate_path(v, SegmentParameter(1, 0.625)).value, rtol=0, atol=0)
+
+
+def test_joint_thresholds_met_with_equality_give_c2():
+    # A straight joint along x: incoming legs of 1 (d_in = 3), outgoing legs of 2 (d_out = 6),
+    # zero second derivatives, widths 1: angle 0, |d_in - d_out| = 3 = 0.5 x max(|d|) = 0.5 x 6,
+    # |s_in - s_out| = 0 = 0 x 0. With thresholds (0, 0.5, 0) every test holds with equality,
+    # so the class is C2 (the tests are <=, and the derivative test is relative to the scale).
+    ctrl = np.array([[[0, 0, 0], [1, 0, 0], [2, 0, 0], [3, 0, 0]],
+                     [[3, 0, 0], [5, 0, 0], [7, 0, 0], [9, 0, 0]]], dtype=np.float64)
+    out = prepare(ctrl, tolerance=tol(continuity_position=0.5, angle=0.0, derivative=0.5, second=0.0))
+    assert out.ok, out.diagnostic
+    rec = try_get_joint_continuity(out.value.view(), 1).value
+    assert (rec.tangent_angle, rec.derivative_difference, rec.derivative_scale) == (0.0, 3.0, 6.0)
+    assert (rec.second_derivative_difference, rec.second_derivative_scale) == (0.0, 0.0)
+    assert rec.continuity is JointContinuity.C2
+
+
+def test_tangent_is_normalised_in_float64():
+    # B' = (3, 3, 0) everywhere on this line: the unit tangent is (1/sqrt 2, 1/sqrt 2, 0); 3 over
+    # the float64 norm fl(sqrt 18) is within 2 ulps of 1/sqrt 2, a float32 norm is ~1e-8 off.
+    line = np.array([[[0, 0, 0], [1, 1, 0], [2, 2, 0], [3, 3, 0]]], dtype=np.float64)
+    v = prepare(line).value.view()
+    t = try_evaluate_path_tangent(v, SegmentParameter(0, 0.3), 1e-9).value
+    assert abs(t[0] - math.sqrt(0.5)) <= 2.0**-52 and t[0] == t[1] and t[2] == 0.0
