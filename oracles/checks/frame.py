@@ -499,9 +499,11 @@ def check_regularity(claim: Claim):
         u, f = d.witness
         return violated(claim, {"why": f"not {what}", "u": enc(u), "speed_squared": enc(f),
                                 "minimum_speed": claim.inputs["minimum_speed"]}, measure="oracle_pieces",
-                        measured=d.pieces)
+                        measured=d.pieces, bound_use=ratio(s2, f) if regular else ratio(f, s2))
     return undecided(claim, [enc(d.bound), enc(to_mpq(ms) ** 2)], measure="oracle_pieces", measured=d.pieces,
-                     note=f"{what} not decided in the piece budget")
+                     note=f"{what} not decided in the piece budget",
+                     bound_use=(ratio(s2, max(d.bound, 0)) if regular else ratio(max(d.bound, 0), s2))
+                     if d.bound is not None else None)
 
 
 def _iv_vec(ctx, x):
