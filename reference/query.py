@@ -465,7 +465,9 @@ def _search(P, E, closed, qlo, qhi, qc, qr, gap, max_iterations,
     ``pick`` the result's candidate index (the earliest acceptable one when the gap is met, else
     the earliest best one), ``interval`` the last one selected."""
     n = P.shape[0]
-    cap = iv_span.shape[0]
+    cap = min(iv_span.shape[0], cand_span.shape[0], mask.shape[0])
+    if n + (0 if closed else 1) > cap:  # never written out of bounds, whatever the caller checked
+        return _OVERFLOW, 0.0, 0, 0, -1, np.inf, 0
     # Initial candidates: span starts and an open path's terminal endpoint, exact points.
     for k in range(n):
         cand_span[k], cand_u[k] = k, 0.0

@@ -407,3 +407,22 @@ def test_points_on_cancelling_lines_get_a_zero_lower_bound(us, D):
         assert r.is_gap_met and r.lower_bound == 0.0
         f = exact_sq_distance(v.controls, [0.0, 0.0, 0.0], r.parameter.span_index, r.parameter.u)
         assert Fraction(r.distance) ** 2 >= f and r.distance <= 4e-9
+
+
+def test_the_compiled_search_never_writes_past_its_scratch():
+    # The capacity check happens before the kernel; the kernel checks again and reports an
+    # overflow instead of writing out of bounds (numba does not bounds-check).
+    from reference.error_model import subsegment_error_bound
+    from reference.query import _OVERFLOW, _enclose_point, _search
+
+    v = view_of(_spec_example(), 1e-12)
+    P = v.controls.astype(np.float64)
+    q = _enclose_point(np.array([1.0, 2.0, 0.1]), v.origin)
+    for cap, iterations in ((0, 0), (3, 0), (3 + 1 + 5 - 1, 5)):  # none, no terminal, one split short
+        s = ProjectionScratch()
+        s.try_reserve(cap)
+        guard = [a.copy() for a in s._arrays()]
+        out = _search(P, subsegment_error_bound(P), False, q.lo, q.hi, q.c, q.r, 1e-12, iterations,
+                      *s._arrays(), s.work)
+        assert out[0] == _OVERFLOW
+        assert all(a.shape == g.shape for a, g in zip(s._arrays(), guard))
