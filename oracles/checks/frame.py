@@ -523,7 +523,7 @@ def _vectors_reference(E: float, speed: float, sine: float | None):
     orthonormality residual, handedness residual, seed normal (Euclidean)]."""
     def ref(u, eta):
         pos = to_mpq(EM.position_bound(E, u, eta=eta))
-        tb = EM.tangent_bound(E, speed, u)
+        tb = EM.tangent_bound(E, speed, u, eta=eta)
         tang = to_mpq(min(tb, 4.0))
         k = to_mpq(FRAME_VECTOR_K) * to_mpq(u)
         seed = to_mpq(4) if sine is None or not sine > 0 else min(
