@@ -830,7 +830,10 @@ def check_first_hit(claim: Claim):
     t_c = _dec(v["t"])
     if not isinstance(v["position"], list) or len(v["position"]) != 3:
         raise ValueError("position must be three encoded floats")
-    pos = exact_point(tuple(_dec(x) for x in v["position"]))
+    pos_f = tuple(_dec(x) for x in v["position"])
+    if not all(math.isfinite(x) for x in (t_c, *pos_f)):
+        return violated(claim, {"t": v["t"], "position": v["position"]}, note="a hit with a nonfinite t or position")
+    pos = exact_point(pos_f)
     ct = an.contact(i)
     if ct.parallel or an.model(i).r_t is None:
         return violated(claim, {"triangle": i, "parallel": ct.parallel},
@@ -943,10 +946,13 @@ def check_barycentric(claim: Claim):
     w = v["weights"]
     if not isinstance(w, list) or len(w) != 3:
         raise ValueError("weights must be three encoded floats")
-    wq = [_mpq(_dec(x)) for x in w]
+    wf = [_dec(x) for x in w]
     rej = _rejected(claim, an)
     if rej is not None:
         return rej
+    if not all(math.isfinite(x) for x in wf):
+        return violated(claim, {"weights": w}, note="a nonfinite barycentric weight")
+    wq = [_mpq(x) for x in wf]
     if any(x < 0 for x in wq):
         return violated(claim, {"weights": w}, note="a negative barycentric weight")
     ct = an.contact(i)
@@ -969,11 +975,16 @@ def check_normal_facing(claim: Claim):
     an = analyse(claim.inputs)
     v = claim.value
     i = _triangle_of(v, an)
-    n = exact_point(tuple(_dec(x) for x in v["normal"]))
+    if not isinstance(v["normal"], list) or len(v["normal"]) != 3:
+        raise ValueError("normal must be three encoded floats")
+    n_f = tuple(_dec(x) for x in v["normal"])
     facing = Facing(v["facing"])
     rej = _rejected(claim, an)
     if rej is not None:
         return rej
+    if not all(math.isfinite(x) for x in n_f):
+        return violated(claim, {"normal": v["normal"]}, note="a nonfinite normal")
+    n = exact_point(n_f)
     f, ct = an.facet(i), an.contact(i)
     if ct.facing == 0:
         return violated(claim, {"facing": v["facing"]}, note="the segment is exactly parallel to the facet: no facing")
@@ -1210,15 +1221,17 @@ def _tune(verts, tri, s, e, name: str, target: float, below: bool):
     return pick
 
 
-def _facet(rng, sliver: bool) -> np.ndarray:
+def _facet(rng, sliver) -> np.ndarray:
     """Three vertices near the origin: a generic facet, or a sliver (normalized cross product
-    between about 1e-3 and 3e-2, so that the normal's rounding error is large but bounded)."""
+    between about 1e-3 and 3e-2, so that the normal's rounding error is large but bounded;
+    ``sliver`` a number ``k``: between ``10^k`` and ``10^(k + 1)``)."""
     a = rng.uniform(-1, 1, 3)
     b = a + _unit(rng) * rng.uniform(0.5, 1.5)
     if sliver:
         perp = np.cross(b - a, _unit(rng))
         perp /= np.linalg.norm(perp)
-        c = a + (b - a) * rng.uniform(0.2, 0.8) + perp * np.linalg.norm(b - a) * 10.0 ** rng.uniform(-3, -1.5)
+        c = a + (b - a) * rng.uniform(0.2, 0.8) + perp * np.linalg.norm(b - a) * 10.0 ** (
+            rng.uniform(-3, -1.5) if sliver is True else rng.uniform(sliver, sliver + 1))
     else:
         c = a + _unit(rng) * rng.uniform(0.5, 1.5)
         if np.linalg.norm(np.cross(b - a, c - a)) < 0.1:
@@ -1234,7 +1247,7 @@ def _witness(p, direction) -> np.ndarray:
     return np.array([p + 3 * u1, p - 1.5 * u1 + 2.6 * u2, p - 1.5 * u1 - 2.6 * u2])
 
 
-def _band_case(rng, name: str, where: str, tol: float, sliver: bool, long: bool = False) -> TriangleCase:
+def _band_case(rng, name: str, where: str, tol: float, sliver, long: bool = False) -> TriangleCase:
     """One facet with boundary quantity ``name`` placed ``where`` ("mid": tol/2 inside the band,
     "out": -tol/2 just beyond the boundary, "edge": at or just below tol), and a second facet the
     segment crosses cleanly (so a policy that publishes another facet's hit shows). ``long``: a
@@ -1272,7 +1285,7 @@ def _band_case(rng, name: str, where: str, tol: float, sliver: bool, long: bool 
     tris = np.array([[0, 1, 2], [3, 4, 5]], dtype=np.int64)
     band = tris[0] if first else tris[1]
     s, e = _tune(verts, band, s, e, name, target, below=(where == "edge"))
-    kind = ("sliver" if sliver else "generic") + (", long" if long else "")
+    kind = ("sliver" if sliver is True else f"sliver 1e{sliver}" if sliver else "generic") + (", long" if long else "")
     return TriangleCase(f"band {name} {where} ({kind}, tol {tol:.0e})", verts, tris, s, e, tol)
 
 
@@ -1339,6 +1352,10 @@ def _adversarial_cases(seed: int) -> list[TriangleCase]:
         cases.append(_band_case(rng, name, "edge", 1e-12, sliver=False))
         for _ in range(2):
             cases.append(_band_case(rng, name, "edge", 1e-6, sliver=False, long=True))
+        # On slivers just above the admission threshold the normal's own error (about u / G,
+        # across the sliver) dominates the far endpoint's height, hence the parameter near 1.
+        for tol in {"t": (1e-6, 1e-4), "1 - t": (1e-6,) * 8}.get(name, ()):
+            cases.append(_band_case(rng, name, "edge", tol, sliver=round(math.log10(tol)) + 0.5))
     for tol, factor in ((1e-9, 0.125), (1e-6, 0.125), (1e-4, 0.25), (1e-12, 0.125), (1e-6, 4.0)):
         cases.append(_near_parallel_case(rng, tol, factor))
     # Coplanar segments that touch a facet without entering it: a vertex, an edge, an end on an edge.

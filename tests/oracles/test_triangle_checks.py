@@ -298,6 +298,16 @@ class TestAdmission:
         assert v.kind is VerdictKind.Violated and v.witness["status"] == "Degenerate"
 
 
+def test_nonfinite_values_are_violated_not_malformed():
+    # A producer that publishes NaN weights, t or normal makes a false claim, not an unreadable one.
+    for row, field, bad in (("triangle.barycentric", "weights", ["nan", "0x0p+0", "0x1p+0"]),
+                            ("triangle.normal_facing", "normal", ["0x1p+0", "inf", "0x0p+0"]),
+                            ("triangle.first_hit", "t", "nan")):
+        c = honest(CROSS, row)
+        v = check_claim(Claim(c.row, c.guarantee, {**c.value, field: bad}, c.inputs))
+        assert v.kind is VerdictKind.Violated and "nonfinite" in v.note, (row, v.note)
+
+
 def test_model_bounds_round_outward():
     import gmpy2
 
