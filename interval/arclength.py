@@ -53,6 +53,7 @@ __all__ = [
     "speed_squared_coefficients",
     "enclose_arc_length",
     "enclose_prefix_length",
+    "cauchy_tail",
 ]
 
 _mpq = gmpy2.mpq
@@ -219,6 +220,20 @@ def _analytic_radius(a: list):
     return None
 
 
+def cauchy_tail(r, R, M2, N: int, prec: int):
+    """An upper bound (an ``iv.mpf`` whose upper end is used) of the integral over ``[-r, r]``
+    of the Taylor tail ``sum_{k >= N} g_k t^k`` when Cauchy's estimate ``|g_k| <= M / R^k``
+    holds (``M^2 = M2``, ``0 < r < R``, N even). Certified.
+
+    Odd terms integrate to zero over the symmetric piece; the even ones are at most
+    ``2 M r^(k+1) / (R^k (k + 1)) <= 2 r M q^k / (N + 1)`` with ``q = r / R``, and their sum is
+    the geometric series ``2 r M q^N / ((N + 1)(1 - q^2))``.
+    """
+    q = r / R
+    tail_q = 2 * r * q**N / ((N + 1) * (1 - q * q))  # exact rational factor of the tail
+    return iv_from_mpq(tail_q, prec) * iv.sqrt(iv_from_mpq(M2, prec))
+
+
 class _Integrator:
     """The Taylor integrator for one cubic at one precision."""
 
@@ -275,9 +290,7 @@ class _Integrator:
             num += H[k] * rn ** (k + 1) * rd ** (N - k - 1) * D ** (N - 2 - k) * (L // (k + 1))
         S_exact = _mpq(num, rd**N * D ** (N - 2) * L)
         S = iv_from_mpq(S_exact, prec) * 2 * iv.sqrt(iv_from_mpq(ac[0], prec))
-        tail_q = 2 * r * q**N / ((N + 1) * (1 - q * q))  # exact rational factor of the tail
-        tail = iv_from_mpq(tail_q, prec) * iv.sqrt(iv_from_mpq(M2, prec))
-        t = tail._mpi_[1]
+        t = cauchy_tail(r, R, M2, N, prec)._mpi_[1]
         return S + iv.make_mpf((libmp.mpf_neg(t), t)), False
 
 

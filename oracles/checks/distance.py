@@ -4,11 +4,12 @@ and TotalEstimate / PrefixEstimate / DistanceBound.Estimate (Estimated).
 Corpus: deterministic in the seed. The first cases are named shapes that real faults need to be
 seen (see ``SPECIALS``): exactly straight spans far from the chunk origin queried at
 non-dyadic parameters (where a chord or polygon without its subsegment widening crosses the
-truth), nearly straight spans, powers of two, a fractional origin (inexact source - origin),
+truth), nearly straight spans, lines whose parameter reverses (at rational and irrational u),
+powers of two, a fractional origin (inexact source - origin),
 zero-length runs at the start, inside and at the end, targets on
 and one float beside every stored boundary estimate (and just below span ends, where a
-bisection ends at u = 1), a distance_error equal to the float sum of the leaf gaps (where only
-the path-order recheck keeps the Certified gap within it), a zero-speed ease endpoint, an
+bisection ends at u = 1), a distance_error just below the Certified gap of a map that met a
+looser one (where only the upward-rounded path-order recheck keeps the accepted gap within it), a zero-speed ease endpoint, an
 interior cusp and a near-cusp, a closed path with Wrap targets, a path far from the world
 origin, a tiny path. The rest are random chains of 1 to 4 spans with ``distance_error`` between
 1e-5 and 1e-2 of the path's length.
@@ -25,7 +26,7 @@ Arb misses its width, the Taylor enclosure is used. Precision and width are refi
 * ``distance.length_bounds`` / ``distance.prefix_bounds``: the true length (of a leaf
   ``[u0, u1]`` of one span, or the prefix ``L(span, u)``) lies in ``[lower, upper]``, and the
   total's width is at most ``distance_error`` (the build's acceptance, after its path-order
-  recheck). Measured ``(upper - lower) / distance_error``; bound use: how far the truth sits
+  recheck); a leaf is a dyadic ``[j 2^-d, (j + 1) 2^-d]`` (midpoint splits). Measured ``(upper - lower) / distance_error``; bound use: how far the truth sits
   from the interval's centre towards an end (1 at an end).
 * ``distance.inversion_residual``: ``|L(parameter) - target| <= residual_bound <=
   distance_error`` with the target recomputed exactly from the query, and the resolution
@@ -192,6 +193,20 @@ def _nearly_straight(rng):
                  probes=[(i % 2, u) for i, u in enumerate(_non_dyadic(rng, 8))])
 
 
+def _reversing_lines(rng):
+    # Spans along a line whose parameter reverses: at u = 1/4 and 3/4 (x controls 0, 3, -2, 1:
+    # B' is proportional to (4u - 1)(4u - 3)) and at u = 1/sqrt 2 (0, -1, -2, -1). The arc
+    # length is the total variation, not the chord.
+    d1 = np.array([1.0, 2.0, 2.0]) * 0.5
+    d2 = np.array([0.0, 3.0, -4.0]) * 0.25
+    a = np.array([64.0, -32.0, 16.0])
+    s1 = a + np.array([0.0, 3.0, -2.0, 1.0])[:, None] * d1
+    s2 = s1[3] + np.array([0.0, -1.0, -2.0, -1.0])[:, None] * d2
+    return _case("lines that reverse", np.stack([s1, s2]), 1e-5,
+                 extra_targets=[("fraction", f) for f in (0.2, 0.5, 0.8)],
+                 probes=[(0, 0.25), (0, 0.6), (1, 0.7071), (1, 0.9)])
+
+
 def _powers_of_two(rng):
     # Controls at powers of two (magnitudes exactly at binade edges), a power-of-two
     # distance_error and power-of-two targets.
@@ -224,21 +239,27 @@ def _boundary_neighbours(rng):
     # ends the bisection can end at u = 1 (an exact boundary then names the outgoing span).
     return _case("targets on and beside stored boundaries", _chain(rng, 3, 1.0), 1e-3,
                  extra_targets=[("boundary", i) for i in range(0, 400, 5)]
-                 + [("beside", i) for i in range(0, 400, 5)] + [("span end", k) for k in range(3)])
+                 + [("beside", i) for i in range(0, 400, 5)])
 
 
 def _recheck(rng):
-    # distance_error equal to the float sum of the leaf gaps of a build that just met a looser
-    # one: the running sum then meets it, but the Certified gap summed in path order (outward
-    # rounded) exceeds it, so only the recheck keeps the accepted gap within distance_error.
+    # distance_error just below the exact Certified gap TotalUpper - TotalLower of a build that
+    # met a looser one: at that leaf set the running float sum of gaps (and its fsum refresh)
+    # meets it, but the path-order Certified gap does not, so only an upward-rounded recheck
+    # keeps the accepted total within distance_error.
     src = _chain(rng, 3, 1.0)
-    case = _case("distance_error at the float sum of the leaf gaps", src, 1e-4)
+    case = _case("distance_error just below the Certified gap", src, 1e-4)
     prep = _prepare(case)
     if prep.ok:
         built = try_build_distance_map(prep.value.view(), DistancePreparation(LIMITS))
         if built.ok:
             v = built.value.view()
-            case["distance_error"] = math.fsum((v.leaf_upper - v.leaf_lower).tolist())
+            gap = to_mpq(v.total_upper) - to_mpq(v.total_lower)
+            err = float(gap)
+            if to_mpq(err) >= gap:
+                err = float(np.nextafter(err, -np.inf))
+            if err > math.fsum((v.leaf_upper - v.leaf_lower).tolist()):
+                case["distance_error"] = err
     return case
 
 
@@ -260,7 +281,7 @@ def _stationary(rng):
 def _closed(rng):
     src = _chain(rng, 3, 1.0)
     src[-1, 3] = src[0, 0]
-    return _case("closed path", src, 1e-4, closed=True, extra_targets=[("wrap", f) for f in (-0.25, 1.5, 7.25, -3.0)])
+    return _case("closed path", src, 1e-4, closed=True, extra_targets=[("wrap", f) for f in (-0.25, 1.5, 7.25, -3.0, 1e6 + 0.3, -(2.0**40) - 0.6)])
 
 
 def _straight(rng):
@@ -308,7 +329,7 @@ def _random_case(rng):
 
 # Named shapes first (the adversarial ones early), then random chains.
 SPECIALS = (_straight_far, _zero_runs, _boundary_neighbours, _recheck, _straight_axis, _nearly_straight,
-            _powers_of_two, _fractional_origin, _ease, _stationary, _closed, _straight, _cusp,
+            _reversing_lines, _powers_of_two, _fractional_origin, _ease, _stationary, _closed, _straight, _cusp,
             _near_cusp, _far, _tiny, _tight)
 
 
@@ -423,16 +444,25 @@ def claims(case) -> list:
     targets = [(float(pe[int(rng.integers(0, m + 1))]), BoundaryPolicy.Reject),
                (0.0, BoundaryPolicy.Reject), (T, BoundaryPolicy.Reject),
                (float(rng.random() * T), BoundaryPolicy.Reject), (float(rng.random() * T), BoundaryPolicy.Reject),
-               (-1.0 - T, BoundaryPolicy.Clamp), (2.0 * T + 1.0, BoundaryPolicy.Clamp)]
-    for kind, x in case["extra_targets"]:
+               (-1.0 - T, BoundaryPolicy.Clamp), (2.0 * T + 1.0, BoundaryPolicy.Clamp),
+               (-0.5, BoundaryPolicy.Reject), (1.5 * T + 1.0, BoundaryPolicy.Reject)]  # InvalidDomain: no claim
+    # Every interior span end: the bisection ends at u = 1 (renamed to the outgoing span) for a
+    # target just above the estimate at the last float before it, when that is below the end's
+    # stored estimate.
+    extra = list(case["extra_targets"]) + [("span end", k) for k in range(n - 1)]
+    for kind, x in extra:
         if kind == "boundary" and x <= m:
             targets.append((float(pe[x]), BoundaryPolicy.Reject))
         elif kind == "beside" and x <= m:
             targets += [(float(np.nextafter(pe[x], -np.inf)), BoundaryPolicy.Clamp),
                         (float(np.nextafter(pe[x], np.inf)), BoundaryPolicy.Clamp)]
-        elif kind == "span end" and x < n:
+        elif kind == "span end" and x < n - 1:
             j = int(dmap.span_first_leaf[x + 1])
-            targets.append((float(np.nextafter(pe[j], -np.inf)), BoundaryPolicy.Clamp))
+            last = try_bound_distance(path, dmap, SegmentParameter(x, float(np.nextafter(1.0, 0.0))))
+            if last.ok:
+                t = float(np.nextafter(last.value.estimate, np.inf))
+                if t < pe[j]:
+                    targets.append((t, BoundaryPolicy.Clamp))
         elif kind == "wrap" and path.is_closed:
             targets.append((float(x * T), BoundaryPolicy.Wrap))
         elif kind == "fraction":
@@ -626,13 +656,26 @@ def _check_bounds(claim: Claim):
                      note="the length enclosure straddles a claimed bound at the precision budget")
 
 
+def _dyadic(u0: float, u1: float) -> bool:
+    """Whether ``[u0, u1]`` is ``[j 2^-d, (j + 1) 2^-d]``: a leaf made by midpoint splits."""
+    w = to_mpq(u1) - to_mpq(u0)
+    if w <= 0 or w.numerator != 1 or w.denominator & (w.denominator - 1):
+        return False
+    return (to_mpq(u0) / w).denominator == 1
+
+
 @_oracle_faults
 def check_length_bounds(claim: Claim):
     """Certified: the true length of the leaf (``range = leaf``: span, u0, u1) or of the whole
     path (``range = total``: the prefix at the path end) lies in ``[lower, upper]``; a total's
-    width is at most ``distance_error``."""
+    width is at most ``distance_error``; a leaf is a midpoint subdivision of its span."""
     if claim.inputs.get("range") not in ("leaf", "total"):
         raise ValueError("range must be 'leaf' or 'total'")
+    if claim.inputs["range"] == "leaf":
+        u0, u1 = dec(claim.inputs["u0"]), dec(claim.inputs["u1"])
+        if 0.0 <= u0 <= u1 <= 1.0 and not _dyadic(u0, u1):
+            return violated(claim, {"u0": claim.inputs["u0"], "u1": claim.inputs["u1"]},
+                            note="a leaf is split at its parameter midpoint: [u0, u1] must be [j 2^-d, (j + 1) 2^-d]")
     return _check_bounds(claim)
 
 
@@ -900,7 +943,8 @@ CONTRACTS = {
                 "(range total: the prefix at span n - 1, u = 1), lies in [lower, upper], shown by Arb's rigorous "
                 "Gauss-Legendre integration of the speed, cross-checked against Taylor integration with a Cauchy "
                 "remainder (disjoint enclosures: OracleFault), at 113, 256 then 1024 bits; a total's width is at "
-                "most distance_error; measured (upper - lower) / distance_error."),
+                "most distance_error; a leaf is [j 2^-d, (j + 1) 2^-d] (midpoint splits); measured "
+                "(upper - lower) / distance_error."),
         inputs=S.any_of(S.obj(required={**_ERR, **_LEAF}), S.obj(required={**_ERR, **_TOTAL})),
         value=_BOUNDS,
         plant=plant_bounds,

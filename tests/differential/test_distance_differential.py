@@ -6,12 +6,13 @@ a zero-speed ease endpoint or a stationary span; ``distance_error`` is 1e-5 to 1
 path's length. Targets: the corpus' own (stored boundary estimates, both ends, random, outside
 with Clamp) plus hypothesis fractions of TotalEstimate and, on closed paths, Wrap targets.
 Every claim (length, prefix and residual bounds Certified; estimates inside their intervals)
-must be Verified.
+must be Verified. Hypothesis steers towards each row's largest bound use (``target``): how
+close the truth came to the claimed bound.
 """
 
 from __future__ import annotations
 
-from hypothesis import example, given, settings, strategies as st
+from hypothesis import example, given, settings, strategies as st, target
 
 from oracles.checks import distance as D
 from oracles.ledger import check_claim
@@ -48,9 +49,13 @@ def distance_cases(draw):
 def test_every_distance_claim_is_verified(case):
     if case is None:
         case = D.generate(1, 1)[0]  # the zero-speed ease endpoint case
-    rows = set()
+    rows, use = set(), {}
     for claim in D.claims(case):
         v = check_claim(claim)
         rows.add(claim.row)
+        if v.bound_use is not None and v.bound_use == v.bound_use and v.bound_use != float("inf"):
+            use[claim.row] = max(use.get(claim.row, 0.0), v.bound_use)
         assert v.kind is VerdictKind.Verified, (claim.row, v.kind, v.note, v.witness, claim.inputs)
     assert not rows or rows >= {"distance.length_bounds", "distance.prefix_bounds", "distance.estimates"}
+    for row, x in sorted(use.items()):
+        target(x, label=row)

@@ -31,8 +31,8 @@ from reference.status import (
 )
 
 
-def tol(distance_error, continuity=1e-4):
-    return ToleranceProfile(position_error=1e-4, relative_position_error=0.0, asset_scale=1.0,
+def tol(distance_error, continuity=1e-4, position_error=1e-4):
+    return ToleranceProfile(position_error=position_error, relative_position_error=0.0, asset_scale=1.0,
                             continuity_position=continuity, continuity_angle=1e-3, continuity_derivative=1e-3,
                             continuity_second_derivative=1e-3, distance_error=distance_error,
                             projection_gap=1e-3, tangent_angle_error=1e-3, minimum_speed=1e-9,
@@ -49,10 +49,10 @@ def limits(**kw):
 LIM = limits()
 
 
-def path_of(src, distance_error=1e-3, revision=1, closed=False, continuity=1e-4):
+def path_of(src, distance_error=1e-3, revision=1, closed=False, continuity=1e-4, position_error=1e-4):
     src = np.asarray(src, dtype=np.float64)
     out = try_prepare_path(PathSource(spans_from_arrays(src, np.ones(len(src))), revision, closed),
-                           PathPreparation(tol(distance_error, continuity), LIM))
+                           PathPreparation(tol(distance_error, continuity, position_error), LIM))
     assert out.ok, out.diagnostic
     return out.value.view()
 
@@ -305,3 +305,117 @@ def test_bound_distance_at_boundaries_interiors_and_outside():
 
 def test_map_bytes():
     assert distance_map_bytes(10, 3) == 10 * LEAF_BYTES + 24 + 4 * 8
+
+
+# --- Faults the evidence ledger's corpus also targets (tests/faults/catalogue/distance.py) ----
+
+
+def test_straight_spans_far_from_the_origin_bracket_their_exact_length_at_non_dyadic_u():
+    # Controls a + k d (exact float32) near 1.2e4: B(u) = a + 3u d, so the prefix length at
+    # (0, u) is exactly 3 u |d| = 3 u 13/8 with d = (3, 4, 12) / 8. Only the subsegment widening
+    # keeps the computed chord and polygon of [0, u] on the right side of it.
+    a = np.array([12288.0, -8192.0, 4096.0])
+    d = np.array([3.0, 4.0, 12.0]) / 8
+    path = path_of([a + np.arange(4)[:, None] * d], 1e-9, position_error=0.1)
+    assert np.all(path.controls[0].astype(np.float64) == a + np.arange(4)[:, None] * d)
+    m = build(path)
+    rng = np.random.default_rng(5)
+    for u in list(rng.random(200)) + [1 / 3, 0.1, 0.7]:
+        b = try_bound_distance(path, m, SegmentParameter(0, float(u))).value
+        exact = 3 * Fraction(float(u)) * Fraction(13, 8)
+        assert Fraction(b.lower) <= exact <= Fraction(b.upper), u
+        assert b.lower <= b.estimate <= b.upper
+
+
+def test_a_straight_span_along_an_axis_far_away_brackets_its_length():
+    # Along y at x = 2^20, z = -2^19: the chord's x and z intervals straddle zero within the
+    # widening (their smallest magnitude is 0), so the lower bound stays below 3 u 2^-9.
+    x, z = 2.0**20, -(2.0**19)
+    src = np.array([[x, 0.0, z], [x, 2.0**-9, z], [x, 2.0**-8, z], [x, 3 * 2.0**-9, z]])
+    path = path_of([src], 1e-11, position_error=10.0)
+    m = build(path)
+    for u in np.linspace(0.01, 0.99, 23):
+        b = try_bound_distance(path, m, SegmentParameter(0, float(u))).value
+        exact = 3 * Fraction(float(u)) * Fraction(1, 2**9)
+        assert Fraction(b.lower) <= exact <= Fraction(b.upper), u
+
+
+def test_the_accepted_total_gap_fits_a_distance_error_just_below_a_certified_gap():
+    # distance_error just below the exact Certified gap of a map that met a looser one: the
+    # running float sum of gaps meets it there, the path-order (upward-rounded) recheck does not.
+    src = curvy(3, 7)
+    m0 = build(path_of(src, 1e-4))
+    gap = Fraction(m0.total_upper) - Fraction(m0.total_lower)
+    err = float(gap)
+    if Fraction(err) >= gap:
+        err = float(np.nextafter(err, -np.inf))
+    assert err > float(np.sum(m0.leaf_upper - m0.leaf_lower))
+    m = build(path_of(src, err))
+    assert Fraction(m.total_upper) - Fraction(m.total_lower) <= Fraction(err)
+    assert m.leaf_count > m0.leaf_count
+
+
+def _bracket_lower(m, r):
+    """The bisection's last short parameter: the result minus the leaf width over 2^iterations."""
+    k, u = r.parameter.span_index, r.parameter.u
+    if u == 0.0 and k > 0:
+        k, u = k - 1, 1.0  # a renamed u = 1
+    first, last = int(m.span_first_leaf[k]), int(m.span_first_leaf[k + 1])
+    i = first + int(np.searchsorted(m.leaf_u1[first:last], u, side="left"))
+    return k, u - (float(m.leaf_u1[i]) - float(m.leaf_u0[i])) * 2.0**-r.iterations
+
+
+def test_bisection_finds_the_earliest_parameter_whose_estimate_reaches_the_target():
+    path = path_of(curvy(3, 8), 1e-4)
+    m = build(path)
+    n = 0
+    for s in np.random.default_rng(2).random(150) * m.total_estimate:
+        r = try_resolve_distance(path, m, DistanceQuery(PathDistance(float(s)), P.Reject, 128)).value
+        assert r.bound.estimate >= s  # the result reaches the target
+        if r.iterations == 0:
+            continue
+        k, lo = _bracket_lower(m, r)
+        short = try_bound_distance(path, m, SegmentParameter(k, lo)).value
+        assert short.estimate < s  # the parameter just before it does not
+        n += 1
+    assert n >= 100
+
+
+def test_a_bisection_that_ends_at_a_span_end_names_the_outgoing_span():
+    n = 0
+    for seed in range(12):
+        path = path_of(curvy(3, seed), 1e-4)
+        m = build(path)
+        for k in range(2):
+            j = int(m.span_first_leaf[k + 1])
+            last = try_bound_distance(path, m, SegmentParameter(k, float(np.nextafter(1.0, 0.0)))).value
+            s = float(np.nextafter(last.estimate, np.inf))
+            if not s < m.prefix_estimate[j]:
+                continue
+            r = try_resolve_distance(path, m, DistanceQuery(PathDistance(s), P.Reject, 128)).value
+            # Estimates are not monotone to the last float, so the bisection may stop before the
+            # end; when it reaches u = 1 the result names the outgoing span.
+            assert (r.parameter.span_index, r.parameter.u) != (k, 1.0)
+            n += (r.parameter.span_index, r.parameter.u) == (k + 1, 0.0)
+    assert n >= 3
+
+
+def test_the_residual_covers_both_sides_of_the_prefix_bound():
+    path = path_of(curvy(2, 9), 1e-4)
+    m = build(path)
+    for s in list(np.random.default_rng(3).random(60) * m.total_estimate) + list(m.prefix_estimate[::5]):
+        r = try_resolve_distance(path, m, DistanceQuery(PathDistance(float(s)), P.Reject, 128)).value
+        R, b, t = Fraction(r.residual_bound), r.bound, Fraction(float(s))
+        assert R >= Fraction(b.upper) - t and R >= t - Fraction(b.lower)
+
+
+def test_wrap_many_periods_away_is_the_exact_remainder():
+    src = curvy(3, 4)
+    src[-1, 3] = src[0, 0]
+    path = path_of(src, 1e-3, closed=True)
+    m = build(path)
+    T = m.total_estimate
+    for s in ((1e6 + 0.3) * T, -(2.0**40) * T - 0.6 * T, 12345.678 * T):
+        r = try_resolve_distance(path, m, DistanceQuery(PathDistance(s), P.Wrap, 128)).value
+        exact = Fraction(s) - Fraction(T) * (Fraction(s) / Fraction(T)).__floor__()
+        assert abs(Fraction(r.distance.value) - exact) <= Fraction(r.residual_bound), s
