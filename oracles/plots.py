@@ -358,6 +358,11 @@ def plot_explanation(claim, ex: dict, path) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     if claim.row in ("path.interior_positions", "path.derivatives", "path.tangents"):
+        if "controls" not in claim.inputs or "u" not in claim.inputs:
+            from .explain import ExplainError
+
+            # A status claim (a request that names no point) has no curve to draw along.
+            raise ExplainError(f"no picture for this {claim.row} claim: its request names no span and u")
         _path_plot(plt, claim, ex, path)
     elif claim.row == "track.values":
         _track_plot(plt, claim, ex, path)

@@ -326,14 +326,16 @@ def main(argv=None) -> int:
     p.add_argument("--json", default=None, metavar="FILE", help="write the outcomes and the score as JSON")
     args = p.parse_args(argv)
     faults = catalogue()
-    broken = [why for f in faults if (why := f.check())]
-    if broken:
-        print("catalogue does not match the code:\n  " + "\n  ".join(broken), file=sys.stderr)
-        return 2
     try:
         chosen = select(faults, only=args.only, family=args.family, layer=args.layer)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
+        return 2
+    # Only the chosen faults must match the code (another area's catalogue may be mid-edit);
+    # tests/faults/test_catalogue.py holds the whole catalogue to that in the default suite.
+    broken = [why for f in chosen if (why := f.check())]
+    if broken:
+        print("catalogue does not match the code:\n  " + "\n  ".join(broken), file=sys.stderr)
         return 2
     if args.list:
         for f in chosen:

@@ -75,7 +75,7 @@ def path_f32():
     for case in P.generate(5, 16):
         if case["kind"] != "path":
             continue
-        positions = [c for c in P.claims(case) if c.row == "path.interior_positions"]
+        positions = [c for c in P.claims(case) if c.row == "path.interior_positions" and "controls" in c.inputs]
         for c in positions[::3]:
             for f in _f32_path_claims(c):
                 by_row.setdefault(f.row, []).append(f)
