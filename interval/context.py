@@ -18,6 +18,7 @@ Enclosure vocabulary (python-flint's): :func:`lower`, :func:`upper` (exact ``mpq
 from __future__ import annotations
 
 import contextlib
+import math
 from fractions import Fraction
 from functools import lru_cache
 
@@ -51,10 +52,17 @@ __all__ = [
 _mpq = gmpy2.mpq
 
 
+_MPQ = type(_mpq(0))
+
+
 def to_mpq(x) -> gmpy2.mpq:
     """Exact rational value of a float, numpy float, int, Fraction or mpq (nonfinite raises)."""
-    if isinstance(x, type(_mpq(0))):
+    if isinstance(x, _MPQ):
         return x
+    if type(x) is float:  # the common case, without numpy's scalar machinery
+        if not math.isfinite(x):
+            raise ValueError(f"nonfinite value {x!r} has no rational value")
+        return _mpq(x)
     if isinstance(x, (np.floating, float)):
         if not np.isfinite(x):
             raise ValueError(f"nonfinite value {x!r} has no rational value")
