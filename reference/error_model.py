@@ -138,7 +138,9 @@ def catmull_rom_bound(points, u: float = U64) -> float:
     """
     pts = np.asarray(points, dtype=np.float64)
     W = float(np.max(np.abs(pts)))
-    legs = np.sqrt(np.sqrt(np.sum(np.diff(pts, axis=0) ** 2, axis=1)))
+    dv = np.diff(pts, axis=0)
+    # hypot, not a sum of squares: chords of 1e-160 or 1e170 neither underflow nor overflow.
+    legs = np.sqrt(np.hypot(np.hypot(dv[:, 0], dv[:, 1]), dv[:, 2]))
     S = float(up(np.sum(legs) * (1 + 8 * U64)))
     return float(up(4 * K * u * add_hi(W, mul_hi(S, S))))
 

@@ -658,6 +658,13 @@ def try_convert_hermite(waypoints: Sequence[HermiteWaypoint], is_closed: bool,
     return success(spans)
 
 
+def _even_scale(v: np.ndarray) -> np.ndarray:
+    """Per row of ``v`` (m, 3), an even exponent k with ``2^k max|v|`` in [0.5, 2): ``2^k v``
+    squares without underflow or overflow (0 for a zero row)."""
+    _, e = np.frexp(np.max(np.abs(v), axis=1))
+    return -2 * (e // 2)
+
+
 def try_convert_centripetal_catmull_rom(points, is_closed: bool, coincidence_distance: float,
                                         out_controls, out_widths) -> Outcome:
     """``TryConvertCentripetalCatmullRom``: Bezier spans through waypoints with centripetal
@@ -690,7 +697,14 @@ def try_convert_centripetal_catmull_rom(points, is_closed: bool, coincidence_dis
     spans = n if is_closed else n - 1
     a = np.arange(spans)
     b = (a + 1) % n
-    chord = np.linalg.norm(P[b] - P[a], axis=1)
+    # Chords and knot intervals of 2^k-scaled differences (k even, exact both ways): their
+    # squares then neither underflow nor overflow, so waypoints 1e-160 apart keep their
+    # distance (unscaled, it squared to a subnormal or to 0); in the normal range the scaling
+    # commutes with every rounding and changes no bit.
+    diff = P[b] - P[a]  # rounded once, as the kernel's own b - a
+    k = _even_scale(diff)
+    scaled = np.ldexp(diff, k[:, None])
+    chord = np.ldexp(np.linalg.norm(scaled, axis=1), -k)
     close = np.flatnonzero(~(chord > coincidence_distance))
     if close.size:
         i = int(close[0])
@@ -700,7 +714,8 @@ def try_convert_centripetal_catmull_rom(points, is_closed: bool, coincidence_dis
     bad = _check_outputs(out_controls, out_widths, spans)
     if bad is not None:
         return bad
-    d = K.centripetal_knot_interval(F64, P[a], P[b])  # knot interval of span i
+    # knot interval of span i: |2^k (b - a)|^(1/2) = 2^(k/2) |b - a|^(1/2)
+    d = np.ldexp(K.centripetal_knot_interval(F64, np.zeros_like(scaled), scaled), -k // 2)
     m = np.empty_like(P)
     if is_closed:
         prev = (np.arange(n) - 1) % n

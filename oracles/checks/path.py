@@ -230,6 +230,8 @@ def generate(seed: int, n: int) -> list:
         _coincident_at_distance_case,
         lambda r: _random_path_case(r, "closed, Wrap", closed=True),
         _hermite_from_origin_case,
+        lambda r: _extreme_spacing_case(r, "waypoints 1e-160 apart", 1e-160),
+        lambda r: _extreme_spacing_case(r, "waypoints 1e170 apart", 1e170),
     ]
     for k in range(n):
         rng = np.random.default_rng([seed, k, 2])
@@ -417,6 +419,14 @@ def _coincident_at_distance_case(rng):
     pts[i + 1] = pts[i] + np.array([c, 0.0, 0.0])
     return {"kind": "catmull_rom", "name": "waypoints exactly at the coincidence distance", "points": pts,
             "closed": False, "coincidence": c}
+
+
+def _extreme_spacing_case(rng, name, spacing):
+    """Catmull-Rom waypoints whose squared distances leave binary64's normal range (subnormal or
+    beyond the largest float): a conversion that squares chords unscaled loses the knot
+    intervals (or calls distinct waypoints coincident) and its claims miss the model."""
+    pts = np.cumsum(rng.normal(size=(5, 3)), axis=0) * spacing
+    return {"kind": "catmull_rom", "name": name, "points": pts, "closed": False, "coincidence": 0.0}
 
 
 def _stationary_case(rng):

@@ -154,6 +154,18 @@ FAULTS = [
           "mag = p",
           "The Hermite control model 16 u |P|: the magnitude |h T| / 3 of the added term left out.",
           (_EMT,)),
+    Fault("path.catmull_rom_chords_unscaled", "path", _PATH,
+          "    k = _even_scale(diff)\n",
+          "    k = np.zeros(diff.shape[0], dtype=int)\n",
+          "Catmull-Rom chords and knot intervals from unscaled squares: waypoints 1e-160 apart square to "
+          "subnormals (or 0, and are called coincident), 1e170 apart to inf.",
+          (_CHK + "::test_catmull_rom_waypoints_whose_squared_distances_leave_the_normal_range",)),
+    Fault("path.catmull_rom_bound_legs_squared", "path", _EM,
+          "legs = np.sqrt(np.hypot(np.hypot(dv[:, 0], dv[:, 1]), dv[:, 2]))",
+          "legs = np.sqrt(np.sqrt(np.sum(dv ** 2, axis=1)))",
+          "The Catmull-Rom model's knot intervals from unscaled squares: inf at 1e170 spacing (a vacuous "
+          "bound), lost at 1e-160.",
+          (_CHK + "::test_catmull_rom_waypoints_whose_squared_distances_leave_the_normal_range",)),
     # --- Oracle faults (interval/narrowing.py)
     Fault("path.oracle_ulp32_subnormal_floor", "path", _NARROW,
           "k = max(e - 24, -149)",
