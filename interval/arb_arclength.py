@@ -61,9 +61,10 @@ __all__ = ["ArbEnclosure", "speed_factorization", "enclose_arc_length_arb", "enc
 
 _mpq = gmpy2.mpq
 
-# Arb's budget of integrand evaluations per piece (the default is 1000 * prec, far beyond
-# anything a well-conditioned piece needs).
-EVAL_LIMIT = 200_000
+# Arb's budget of integrand evaluations per piece: well-conditioned pieces need a few hundred
+# (the near-cusp span 1.2e3 over its 24 graded pieces); the cap bounds the time a pathological
+# case file can take (a piece that hits it returns a wider ball, reached = False).
+EVAL_LIMIT = 50_000
 
 
 @dataclass(frozen=True)

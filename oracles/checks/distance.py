@@ -15,7 +15,7 @@ origin, a tiny path. The rest are random chains of 1 to 4 spans with ``distance_
 1e-5 and 1e-2 of the path's length.
 
 Oracles. Arc lengths are enclosed by Arb's rigorous Gauss-Legendre integration
-(``interval.arb_arclength``, the default: 15-30 times faster) and cross-checked against the
+(``interval.arb_arclength``, the default: about 10 times faster per piece) and cross-checked against the
 Taylor oracle with its Cauchy remainder (``interval.arclength``): every piece either oracle is
 asked for (a whole span, a leaf, a partial span ``[0, u]``) is enclosed by both whenever it is
 cross-checked (``CROSS_CHECK``: every piece with a zero-speed point or on a line, and a
