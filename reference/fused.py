@@ -1,5 +1,5 @@
-"""Cubic kernels compiled to one fused float64 loop, for dense sampling. Rounded (bit-identical
-to the numpy kernels on ``F64``).
+"""Cubic kernels compiled to fused float64 numba code, for dense sampling and for compiled
+searches. Rounded (bit-identical to the numpy kernels on ``F64``).
 
 numpy evaluates a kernel of ``reference/kernel.py`` one operation at a time over whole arrays:
 about twenty passes over memory for a point. Here the same kernel is *recorded* once: it runs on
@@ -27,7 +27,7 @@ import numpy as np
 from . import kernel as K
 from .context import F64
 
-__all__ = ["REC", "record", "fused_sampler", "sample_spans"]
+__all__ = ["REC", "record", "fused_sampler", "row_kernel", "sample_spans"]
 
 
 class _Node:
@@ -94,21 +94,21 @@ class _Recording:
 REC = _Recording()
 
 
-def record(fn):
-    """The outputs (D nodes) of ``fn(REC, P, u)`` for symbolic controls ``P`` (4, D=3) and a
-    symbolic parameter ``u``: the recorded program of a cubic kernel."""
+def record(fn, scalars: tuple = ("u",)):
+    """The outputs (D nodes) of ``fn(REC, P, *scalars)`` for symbolic controls ``P`` (4, D=3)
+    named ``pjd`` and symbolic scalar parameters named as given: the recorded program of a
+    cubic kernel."""
     P = np.empty((4, 3), dtype=object)
     for j in range(4):
         for d in range(3):
             P[j, d] = _Node("leaf", (), f"p{j}{d}")
-    u = _Node("leaf", (), "u")
-    out = fn(REC, P, u)
+    out = fn(REC, P, *(_Node("leaf", (), name) for name in scalars))
     return list(np.asarray(out, dtype=object).reshape(-1))
 
 
-def _emit(outputs) -> str:
-    """Python source of ``f(C, ks, us, out)``: ``out[i] = kernel(controls C[ks[i]], us[i])``,
-    C float32 (n, 4, 3), one local per node in recorded (topological) order."""
+def _body(outputs, indent: str) -> tuple:
+    """``(lines, names)``: one assignment per recorded operation in recorded (topological)
+    order, and the local names of the outputs."""
     names: dict = {}
     lines: list = []
 
@@ -122,24 +122,49 @@ def _emit(outputs) -> str:
             names[id(n)] = repr(n.args[0])  # repr round-trips a float64 exactly
             return names[id(n)]
         args = [visit(a) for a in n.args]
-        v = f"t{len(lines)}"
+        v = f"_t{len(lines)}"  # underscore: never a leaf name
         expr = f"-{args[0]}" if n.op == "neg" else f"{args[0]} {n.op} {args[1]}"
-        lines.append(f"        {v} = {expr}")
+        lines.append(f"{indent}{v} = {expr}")
         names[id(n)] = v
         return v
 
     outs = [visit(n) for n in outputs]
+    return lines, outs
+
+
+def _controls(indent: str, index: str) -> list:
+    # Controls widen to float64 exactly, as the numpy path's astype(np.float64) does.
+    return [f"{indent}p{j}{d} = np.float64(C[{index}{j}, {d}])" for j in range(4) for d in range(3)]
+
+
+def _emit(outputs) -> str:
+    """Python source of ``f(C, ks, us, out)``: ``out[i] = kernel(controls C[ks[i]], us[i])``,
+    C float32 (n, 4, 3)."""
+    lines, outs = _body(outputs, " " * 8)
     head = ["def f(C, ks, us, out):",
             "    for i in range(us.shape[0]):",
             "        k = ks[i]",
-            "        u = us[i]"]
-    # Controls widen float32 -> float64 exactly, as the numpy path's astype(np.float64) does.
-    head += [f"        p{j}{d} = np.float64(C[k, {j}, {d}])" for j in range(4) for d in range(3)]
+            "        u = us[i]"] + _controls(" " * 8, "k, ")
     tail = [f"        out[i, {d}] = {v}" for d, v in enumerate(outs)]
     return "\n".join(head + lines + tail) + "\n"
 
 
+def _emit_row(outputs, scalars: tuple) -> str:
+    """Python source of ``f(C, *scalars, out, row)``: ``out[row] = kernel(C, *scalars)`` for one
+    span's controls C (4, 3)."""
+    lines, outs = _body(outputs, " " * 4)
+    head = [f"def f(C, {', '.join(scalars)}, out, row):"] + _controls(" " * 4, "")
+    tail = [f"    out[row, {d}] = {v}" for d, v in enumerate(outs)]
+    return "\n".join(head + lines + tail) + "\n"
+
+
 _LOCK = threading.Lock()
+
+
+def _compile(src: str, label: str):
+    scope = {"np": np}
+    exec(compile(src, f"<fused {label}>", "exec"), scope)  # noqa: S102 - our own generated source
+    return numba.njit(nogil=True)(scope["f"])
 
 
 @lru_cache(maxsize=None)
@@ -147,10 +172,17 @@ def fused_sampler(name: str):
     """The compiled sampler of kernel ``name`` (``"cubic_point"``, ``"cubic_derivative"``,
     ``"cubic_second_derivative"``): ``f(C, ks, us, out)``, compiled on first use."""
     with _LOCK:
-        src = _emit(record(getattr(K, name)))
-        scope = {"np": np}
-        exec(compile(src, f"<fused {name}>", "exec"), scope)  # noqa: S102 - our own generated source
-        return numba.njit(nogil=True)(scope["f"])
+        return _compile(_emit(record(getattr(K, name))), name)
+
+
+@lru_cache(maxsize=None)
+def row_kernel(name: str, scalars: tuple):
+    """Kernel ``name`` of one span as a numba function ``f(C, *scalars, out, row)`` writing
+    ``out[row, :3]``, callable from other numba code (``reference/query.py`` takes
+    ``cubic_blossom`` so; ``scalars = ("t1", "t2", "t3")``). Bit-identical to
+    ``kernel(F64, C, *scalars)``. Compiled when first called."""
+    with _LOCK:
+        return _compile(_emit_row(record(getattr(K, name), scalars), scalars), f"{name} row")
 
 
 def sample_spans(name: str, controls: np.ndarray, ks: np.ndarray, us: np.ndarray, out: np.ndarray) -> None:

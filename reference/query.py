@@ -57,6 +57,7 @@ from numba.extending import register_jitable
 from . import fp
 from .error_model import subsegment_error_bound
 from .fp import U64, add_hi, add_lo, div_hi, div_lo, hypot_hi, mul_hi, mul_lo, sqrt_hi, sqrt_lo, sub_hi, sub_lo
+from .fused import row_kernel
 from .path import PathView
 from .status import (
     GeometryStatus,
@@ -383,20 +384,9 @@ def _point_upper(qlo, qhi, blo0, blo1, blo2, bhi0, bhi1, bhi2):
     return _norm_hi(f0, f1, f2)
 
 
-@njit(**_JIT)
-def _lerp(a, b, t):
-    # (1 - t) a + t b, kernel.py's _lerp in F64: exact at t = 0 and t = 1.
-    return (1.0 - t) * a + t * b
-
-
-@njit(**_JIT)
-def _blossom_into(P, t1, t2, t3, out, row):
-    """``out[row] = f(t1, t2, t3)``: ``kernel.cubic_blossom`` in F64 (de Casteljau with one
-    parameter per level, the same operations in the same order; tested bit for bit)."""
-    for c in range(3):
-        a0, a1, a2 = _lerp(P[0, c], P[1, c], t1), _lerp(P[1, c], P[2, c], t1), _lerp(P[2, c], P[3, c], t1)
-        b0, b1 = _lerp(a0, a1, t2), _lerp(a1, a2, t2)
-        out[row, c] = _lerp(b0, b1, t3)
+# kernel.cubic_blossom itself, recorded and compiled by reference/fused.py (the same operations
+# in the same order, so the bits of the numpy kernel on F64): out[row] = f(t1, t2, t3).
+_blossom_into = row_kernel("cubic_blossom", ("t1", "t2", "t3"))
 
 
 @njit(**_JIT)

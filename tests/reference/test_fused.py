@@ -99,3 +99,16 @@ def test_the_recorded_programs_are_the_textbook_formulas():
 def test_a_recorded_value_cannot_be_branched_on():
     with pytest.raises(TypeError):
         bool(fused.record(K.cubic_point)[0])
+
+
+@settings(max_examples=examples(200, 5000), deadline=None)
+@given(C=st.lists(f32, min_size=12, max_size=12), t=st.lists(st.floats(0, 1), min_size=3, max_size=3))
+@example(C=[F32_MAX, -F32_MAX, F32_TINY] * 4, t=[0.0, 1.0, 0.5])
+def test_the_row_blossom_is_bit_identical_to_the_numpy_kernel(C, t):
+    """The blossom reference/query.py's compiled search calls is kernel.cubic_blossom's bits."""
+    P = np.array(C, dtype=np.float32).reshape(4, 3).astype(np.float64)
+    out = np.full((3, 3), np.nan)
+    with np.errstate(all="ignore"):
+        fused.row_kernel("cubic_blossom", ("t1", "t2", "t3"))(P, t[0], t[1], t[2], out, 1)
+        want = K.cubic_blossom(F64, P, t[0], t[1], t[2])
+    assert np.array_equal(_bits(out[1]), _bits(want)) and np.isnan(out[[0, 2]]).all()
