@@ -342,16 +342,9 @@ def enclose_prefix_length_arb(controls, span_index: int, u, prec: int, rel_width
         :class:`ArbEnclosure` of the sum (``reached`` when every part reached; ``value`` None
         when a part has no finite enclosure).
     """
-    C = np.asarray(controls, dtype=np.float64)
-    if C.ndim != 3 or C.shape[1:] != (4, 3):
-        raise ValueError("path controls must have shape (n, 4, 3)")
-    n = C.shape[0]
-    if not isinstance(span_index, (int, np.integer)) or isinstance(span_index, bool) \
-            or not 0 <= span_index < n:
-        raise ValueError(f"span index {span_index!r} out of range for {n} spans")
-    uq = _q(u)
-    if not 0 <= uq <= 1:
-        raise ValueError("u must lie in [0, 1]")
+    from .arclength import prefix_arguments
+
+    C, uq = prefix_arguments(controls, span_index, u)
     parts = [enclose_arc_length_arb(C[j], 0, 1, prec, rel_width) for j in range(span_index)]
     parts.append(enclose_arc_length_arb(C[span_index], 0, uq, prec, rel_width))
     pieces = sum(e.pieces for e in parts)

@@ -366,6 +366,23 @@ def _enclose(P: tuple, u0, u1, prec: int, rel_width: float, max_pieces: int, max
         return ArcLengthEnclosure(total, reached, len(pieces), crude, prec)
 
 
+def prefix_arguments(controls, span_index, u) -> tuple:
+    """``(C, u)``: a prefix-length request's controls as float64 (n, 4, 3) and ``u`` as an exact
+    rational in [0, 1], after checking them (ValueError); shared by both arc-length oracles,
+    which share nothing else."""
+    C = np.asarray(controls, dtype=np.float64)
+    if C.ndim != 3 or C.shape[1:] != (4, 3):
+        raise ValueError("path controls must have shape (n, 4, 3)")
+    n = C.shape[0]
+    if not isinstance(span_index, (int, np.integer)) or isinstance(span_index, bool) \
+            or not 0 <= span_index < n:
+        raise ValueError(f"span index {span_index!r} out of range for {n} spans")
+    uq = to_mpq(u)
+    if not 0 <= uq <= 1:
+        raise ValueError("u must lie in [0, 1]")
+    return C, uq
+
+
 def enclose_prefix_length(controls, span_index: int, u, prec: int, rel_width: float = 1e-15,
                           max_pieces: int = 4096) -> ArcLengthEnclosure:
     """Enclose the prefix arc length ``L(span_index, u)`` of a path: every whole span before
@@ -380,16 +397,7 @@ def enclose_prefix_length(controls, span_index: int, u, prec: int, rel_width: fl
     Returns:
         :class:`ArcLengthEnclosure` of the sum (``reached`` when every part reached).
     """
-    C = np.asarray(controls, dtype=np.float64)
-    if C.ndim != 3 or C.shape[1:] != (4, 3):
-        raise ValueError("path controls must have shape (n, 4, 3)")
-    n = C.shape[0]
-    if not isinstance(span_index, (int, np.integer)) or isinstance(span_index, bool) \
-            or not 0 <= span_index < n:
-        raise ValueError(f"span index {span_index!r} out of range for {n} spans")
-    uq = to_mpq(u)
-    if not 0 <= uq <= 1:
-        raise ValueError("u must lie in [0, 1]")
+    C, uq = prefix_arguments(controls, span_index, u)
     parts = [enclose_arc_length(C[j], 0, 1, prec, rel_width, max_pieces) for j in range(span_index)]
     parts.append(enclose_arc_length(C[span_index], 0, uq, prec, rel_width, max_pieces))
     return sum_enclosures(parts, prec)
