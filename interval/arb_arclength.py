@@ -56,6 +56,9 @@ import numpy as np
 from flint import acb, acb_poly, arb, ctx, fmpq, fmpq_poly
 from mpmath import iv, libmp
 
+# Input checks only (the request's shape and finiteness); the two oracles share no method.
+from .arclength import _exact_controls, prefix_arguments
+
 __all__ = ["ArbEnclosure", "speed_factorization", "enclose_arc_length_arb", "enclose_prefix_length_arb",
            "arb_to_iv", "EVAL_LIMIT"]
 
@@ -107,15 +110,6 @@ def _q(x) -> gmpy2.mpq:
     if hasattr(x, "numerator") and hasattr(x, "denominator"):
         return _mpq(int(x.numerator), int(x.denominator))
     raise TypeError(f"cannot read {type(x).__name__} as an exact parameter")
-
-
-def _exact_controls(controls) -> tuple:
-    P = np.asarray(controls, dtype=np.float64)
-    if P.shape != (4, 3):
-        raise ValueError(f"controls must have shape (4, 3), got {P.shape}")
-    if not np.all(np.isfinite(P)):
-        raise ValueError("controls must be finite")
-    return tuple(tuple(_mpq(float(x)) for x in row) for row in P)
 
 
 def _derivative_polys(P: tuple) -> list:
@@ -342,8 +336,6 @@ def enclose_prefix_length_arb(controls, span_index: int, u, prec: int, rel_width
         :class:`ArbEnclosure` of the sum (``reached`` when every part reached; ``value`` None
         when a part has no finite enclosure).
     """
-    from .arclength import prefix_arguments
-
     C, uq = prefix_arguments(controls, span_index, u)
     parts = [enclose_arc_length_arb(C[j], 0, 1, prec, rel_width) for j in range(span_index)]
     parts.append(enclose_arc_length_arb(C[span_index], 0, uq, prec, rel_width))

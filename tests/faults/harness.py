@@ -135,21 +135,27 @@ def catalogue() -> list:
     return out
 
 
-def _copy_project(dest: Path) -> None:
-    for name in COPIED:
+def copy_project(dest: Path, names=COPIED, ignore=IGNORED) -> None:
+    """Copy the project's ``names`` (folders and files) into ``dest``, the real tree untouched
+    (also ``mutation/run.py``'s copies)."""
+    dest.mkdir(parents=True, exist_ok=True)
+    for name in names:
         src = ROOT / name
         if src.is_dir():
-            shutil.copytree(src, dest / name, ignore=IGNORED)
+            shutil.copytree(src, dest / name, ignore=ignore)
         elif src.is_file():
             shutil.copy2(src, dest / name)
 
 
-def _env(tree: Path) -> dict:
+def child_env(tree: Path) -> dict:
+    """The environment of a child that runs the copy at ``tree``: its packages shadow an editable
+    install of the real tree, no bytecode is written, the tests run in their default (ci)
+    hypothesis profile, and this interpreter's scripts are on PATH."""
     env = dict(os.environ)
-    # The copy's packages must shadow an editable install of the real tree.
     env["PYTHONPATH"] = str(tree) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     env["PYTHONDONTWRITEBYTECODE"] = "1"
-    env.pop("HYPOTHESIS_PROFILE", None)  # the tests judge a fault in their default (ci) profile
+    env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
+    env.pop("HYPOTHESIS_PROFILE", None)
     return env
 
 
@@ -196,13 +202,13 @@ def judge(fault: Fault, *, tests: str = "survivors", python: str = sys.executabl
     with tempfile.TemporaryDirectory(prefix=f"fault-{fault.id}-") as tmp:
         tree = Path(tmp) / "project"
         tree.mkdir()
-        _copy_project(tree)
+        copy_project(tree)
         try:
             plant(fault, tree)
         except ValueError as e:
             out.ledger = f"error: {e}"
             return out
-        env = _env(tree)
+        env = child_env(tree)
         cmd = [python, "-m", "oracles", "ledger", "--out", str(Path(tmp) / "ledger")]
         for fam in fault.families:
             cmd += ["--family", fam]
