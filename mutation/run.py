@@ -37,7 +37,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.faults.harness import child_env, copy_project  # noqa: E402  (the same copies as the fault suite)
+from tests.faults.harness import child_env, copy_project, write_block  # noqa: E402  (the same copies as the fault suite)
 
 MODULES = ("fp", "error_model", "status")
 COPIED = ("reference", "interval", "oracles", "tests", "docs", "pyproject.toml", "mutation")
@@ -358,12 +358,8 @@ def _cr_version() -> str:
 
 
 def write_doc(block: str) -> None:
-    text = DOC.read_text()
-    if BEGIN not in text or END not in text:
-        raise SystemExit(f"{DOC} has no generated block markers")
-    head, rest = text.split(BEGIN, 1)
-    _, tail = rest.split(END, 1)
-    DOC.write_text(head + block + tail)
+    # render() prints the block with its markers; write_block puts them back.
+    write_block(DOC, BEGIN, END, block.replace(BEGIN, "").replace(END, ""))
 
 
 def main(argv=None) -> int:
