@@ -20,7 +20,7 @@ none should, so it is listed with its reason and left out of the score.
 Command (also ``tests/faults/test_fault_suite.py``, marker ``faults``)::
 
     python -m tests.faults [-j 2] [--tests never|survivors|always] [--layer reference|interval]
-                           [--family F] [--only ID ...] [--json FILE] [--write-doc]
+                           [--family F] [--only ID ...] [--json FILE [--resume]] [--write-doc]
     python -m tests.faults --from-json FILE --write-doc   # render a saved run
 
 ``--write-doc`` rewrites the generated block of ``docs/reliability.md`` (between its
@@ -38,6 +38,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -376,14 +377,31 @@ def markdown(outcomes: list, command: str, when: str, seconds: float) -> str:
 def _from_json(path: str) -> tuple:
     data = json.loads(Path(path).read_text())
     by_id = {f.id: f for f in catalogue()}
-    outs = []
-    for rec in data["outcomes"]:
-        f = by_id.get(rec["id"])
-        if f is None:
-            raise SystemExit(f"{path}: fault {rec['id']} is no longer in the catalogue")
-        extra = {k: rec[k] for k in ("violated_rows", "fault_rows", "failed_test") if k in rec}
-        outs.append(Outcome(f, rec["ledger"], rec["tests"], rec.get("seconds", 0.0), extra))
+    outs = [_outcome(rec, by_id, path) for rec in data["outcomes"]]
     return outs, data.get("command", "python -m tests.faults"), data.get("date", "?"), data.get("wall", 0.0)
+
+
+def _outcome(rec: dict, by_id: dict, where: str) -> Outcome:
+    f = by_id.get(rec["id"])
+    if f is None:
+        raise SystemExit(f"{where}: fault {rec['id']} is no longer in the catalogue")
+    extra = {k: rec[k] for k in ("violated_rows", "fault_rows", "failed_test") if k in rec}
+    return Outcome(f, rec["ledger"], rec["tests"], rec.get("seconds", 0.0), extra)
+
+
+def _resume(partial: Path) -> tuple:
+    """Outcomes already judged by an interrupted run (one JSON line each in ``partial``) and
+    the wall time that run had spent."""
+    if not partial.exists():
+        return {}, 0.0
+    by_id = {f.id: f for f in catalogue()}
+    done, spent = {}, 0.0
+    for line in partial.read_text().splitlines():
+        if line.strip():
+            rec = json.loads(line)
+            done[rec["id"]] = _outcome(rec, by_id, str(partial))
+            spent = max(spent, rec.get("elapsed", 0.0))
+    return done, spent
 
 
 def main(argv=None) -> int:
@@ -401,6 +419,8 @@ def main(argv=None) -> int:
     p.add_argument("--json", default=None, metavar="FILE", help="write the outcomes and the score as JSON")
     p.add_argument("--write-doc", action="store_true", help="rewrite the kill table in docs/reliability.md")
     p.add_argument("--from-json", default=None, metavar="FILE", help="render a saved run instead of running")
+    p.add_argument("--resume", action="store_true",
+                   help="with --json FILE: skip the faults an interrupted run already judged (FILE.partial)")
     args = p.parse_args(argv)
     if args.from_json:
         outcomes, command, when, wall = _from_json(args.from_json)
@@ -425,13 +445,25 @@ def main(argv=None) -> int:
         for f in chosen:
             print(f"{f.id:40} {f.layer:9} {f.family:14} {'(equivalent) ' if f.equivalent else ''}{f.what}")
         return 0
+    # Each outcome is also appended to FILE.partial as it arrives, so an interrupted run of
+    # hours loses one fault's work, not all of it (--resume picks it up).
+    partial = Path(args.json + ".partial") if args.json else None
+    done, spent = _resume(partial) if (partial and args.resume) else ({}, 0.0)
+    if partial and not args.resume:
+        partial.unlink(missing_ok=True)
+    lock = threading.Lock()
     t0 = time.monotonic()
 
     def progress(o):
         print(f"  {o.fault.id}: ledger {o.ledger}, tests {o.tests} ({o.seconds:.0f} s)", file=sys.stderr, flush=True)
+        if partial:
+            with lock, partial.open("a") as fh:
+                fh.write(json.dumps({**o.to_json(), "elapsed": spent + time.monotonic() - t0}) + "\n")
 
-    outcomes = run(chosen, jobs=args.jobs, tests=args.tests, progress=progress)
-    wall = time.monotonic() - t0
+    fresh = run([f for f in chosen if f.id not in done], jobs=args.jobs, tests=args.tests, progress=progress)
+    done.update((o.fault.id, o) for o in fresh)
+    outcomes = [done[f.id] for f in chosen]
+    wall = spent + time.monotonic() - t0
     print(kill_table(outcomes))
     print(f"({len(outcomes)} faults in {wall:.0f} s, {args.jobs} at a time)")
     command = "python -m tests.faults " + " ".join(argv if argv is not None else sys.argv[1:])
