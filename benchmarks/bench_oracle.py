@@ -60,7 +60,7 @@ def main(argv=None) -> int:
     ap.add_argument("--keep", default=None, help="keep the work directory here instead of a temporary one")
     a = ap.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
-        work = Path(a.keep) if a.keep else Path(tmp)
+        work = (Path(a.keep) if a.keep else Path(tmp)).resolve()
         base = work / "baseline"
         base.mkdir(parents=True, exist_ok=True)
         extract(a.baseline, base)

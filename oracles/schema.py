@@ -167,7 +167,29 @@ def _claim_number(validator, spec, instance, schema):
         yield ValidationError(f"{instance!r} must be nonnegative")
 
 
-_Validator = validators.extend(Draft202012Validator, {"claimNumber": _claim_number})
+def _items(validator, items, instance, schema):
+    """``items``, with arrays of plain claim numbers checked in one loop instead of one
+    validator per number (most of a case file is such arrays). Same errors: an item that is a
+    string or a number can fail only ``claimNumber``; any other item takes the general path."""
+    if (isinstance(instance, list) and isinstance(items, dict) and items.keys() == _PLAIN_NUMBER
+            and items["type"] == _NUMBER_TYPES and "prefixItems" not in schema):
+        spec = items["claimNumber"]
+        for index, x in enumerate(instance):
+            if isinstance(x, str) or validator.is_type(x, "number"):
+                for err in _claim_number(validator, spec, x, items):
+                    err._set(validator="claimNumber", validator_value=spec, instance=x, schema=items)
+                    err.schema_path.appendleft("claimNumber")
+                    err.path.appendleft(index)
+                    yield err
+            else:
+                yield from validator.descend(x, items, path=index)
+        return
+    yield from _ITEMS(validator, items, instance, schema)
+
+
+_PLAIN_NUMBER = {"type", "claimNumber"}
+_ITEMS = Draft202012Validator.VALIDATORS["items"]
+_Validator = validators.extend(Draft202012Validator, {"claimNumber": _claim_number, "items": _items})
 
 
 class FieldError(ValueError):
@@ -249,10 +271,42 @@ def _leaf_errors(err: ValidationError):
         yield err
 
 
+@lru_cache(maxsize=None)
+def _envelope_validator():
+    """The whole schema with each claim held to the envelope alone (its rows come next)."""
+    schema = case_file_schema()
+    defs = dict(schema["$defs"])
+    defs["claim"] = defs["claim"]["allOf"][0]
+    return _Validator({**schema, "$defs": defs})
+
+
+@lru_cache(maxsize=None)
+def _row_validator(row_id: str):
+    return _Validator({"$ref": f"#/$defs/{row_id}", "$defs": case_file_schema()["$defs"]})
+
+
+def _dispatched_errors(doc: Any):
+    """The errors of :func:`_validator` on ``doc``, found faster: the envelope pass, then each
+    claim against its own row's schema only, instead of asking every claim the ``if row == R``
+    of every row (three quarters of the time of reading a large case file). The published
+    schema is unchanged; ``tests/oracles/test_schema.py`` holds the two to the same errors."""
+    yield from _envelope_validator().iter_errors(doc)
+    claims = doc.get("claims") if isinstance(doc, dict) else None
+    if not isinstance(claims, list):
+        return
+    rows = case_file_schema()["$defs"]
+    for i, c in enumerate(claims):
+        rid = c.get("row") if isinstance(c, dict) else None
+        if isinstance(rid, str) and rid in rows and rid != "claim":
+            for err in _row_validator(rid).iter_errors(c):
+                err.path.extendleft([i, "claims"])  # as if found from the document's root
+                yield err
+
+
 def validate_document(doc: Any) -> list[FieldError]:
     """Every schema violation of a parsed case file, one per field, ordered by path."""
     out, seen = [], set()
-    for err in _validator().iter_errors(doc):
+    for err in _dispatched_errors(doc):
         for leaf in _leaf_errors(err):
             parts = list(leaf.absolute_path)
             path = field_path(parts)

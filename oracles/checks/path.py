@@ -80,7 +80,7 @@ from ..decide import DEFAULT_BUDGET, Decision, refine
 from ..errormodel import Resolved, resolve
 from ..errormodel import ratio as error_ratio
 from ..family import Family, RowContract
-from ..model import _CANONICAL_HEX, Claim, dec, dec_array, enc, undecided, verified, violated
+from ..model import Claim, dec, dec_array, enc, undecided, verified, violated
 
 __all__ = ["FAMILY", "tolerance", "LIMITS", "BUDGET"]
 
@@ -714,17 +714,11 @@ def check_position_floor(claim: Claim):
 
 def _controls_u(claim: Claim):
     P = dec_array(claim.inputs["controls"], np.float32)
-    u = _fdec(claim.inputs["u"])
+    u = dec(claim.inputs["u"])
     if P.shape != (4, 3) or not 0.0 <= u <= 1.0:
         raise ValueError("needs controls (4, 3) float32 and u in [0, 1]")
     return P, u
 
-
-def _fdec(x) -> float:
-    """``dec`` with a fast path for ``float.hex`` text (what ``enc`` writes)."""
-    if isinstance(x, str) and _CANONICAL_HEX.match(x):
-        return float.fromhex(x)
-    return dec(x)
 
 
 _PATH_POLICIES = ("Reject", "Clamp", "Wrap")
@@ -805,7 +799,7 @@ def _request(claim: Claim):
     closed = req["is_closed"]
     if not isinstance(closed, bool):
         raise ValueError("request.is_closed must be a boolean")
-    return path, exact_request_point(path.shape[0], closed, k, _fdec(req["u"]), req["policy"], req["side"])
+    return path, exact_request_point(path.shape[0], closed, k, dec(req["u"]), req["policy"], req["side"])
 
 
 def _evaluation_point(claim: Claim):
@@ -838,7 +832,7 @@ def _evaluation_point(claim: Claim):
     P = path[k]
     if "controls" in inp or "u" in inp:
         # The same text is the same value; other spellings are compared as values.
-        same = inp["controls"] == claim.inputs["request"]["path"][k] and _fdec(inp["u"]) == u
+        same = inp["controls"] == claim.inputs["request"]["path"][k] and dec(inp["u"]) == u
         if not same:
             Pc, uc = _controls_u(claim)
             same = _same_values(Pc, P) and uc == u

@@ -240,17 +240,10 @@ def claims(case) -> list:
 # --- Checker ---------------------------------------------------------------------------------
 
 
-def _number32(x) -> float:
-    if isinstance(x, str) and x.startswith(("0x", "-0x")):
-        v = float.fromhex(x)
-        if v.hex() == x and (v == 0.0 or float(np.float32(v)) == v) and abs(v) <= 3.4028234663852886e38:
-            return v  # canonical hex text of a float32: the common case, decided without Fractions
-    return number_as(x, "f32", finite=False)
-
 
 @lru_cache(maxsize=16)
 def _positions_of(key: tuple) -> tuple:
-    return tuple(tuple(_number32(x) for x in p) for p in key)
+    return tuple(tuple(number_as(x, "f32", finite=False) for x in p) for p in key)
 
 
 def _positions(claim: Claim) -> tuple:
@@ -274,7 +267,7 @@ def _request(claim: Claim):
     q = claim.inputs["query"]
     if not isinstance(q, list) or len(q) != 3:
         raise ValueError("query is a 3-vector")
-    q = tuple(_number32(x) for x in q)
+    q = tuple(number_as(x, "f32", finite=False) for x in q)
     k = claim.inputs["count"]
     if not isinstance(k, int) or isinstance(k, bool):
         raise ValueError("count is an integer")
@@ -322,7 +315,7 @@ def check_nearest(claim: Claim):
         return violated(claim, {"expected": expected, "claimed": value,
                                 "why": f"not {k} distinct indices in [0, {len(pos)}) with {k} distances"})
     try:
-        dist = [_number32(x) for x in raw]
+        dist = [number_as(x, "f32", finite=False) for x in raw]
     except NumberError as e:
         raise ValueError(f"distances: {e}") from None
     d = [as_rational(D[j]) for j in idx]
@@ -391,7 +384,7 @@ def _plant(c: Claim) -> Claim:
     else:
         # the nearest distance doubled and moved one unit further: far outside any bound
         dist = list(c.value["distances"])
-        x = _number32(dist[0])
+        x = number_as(dist[0], "f32", finite=False)
         dist[0] = enc(float(np.float32(2.0 * x + 1.0)))
         value = {**c.value, "distances": dist}
     return Claim(c.row, c.guarantee, value, c.inputs, c.model)

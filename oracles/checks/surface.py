@@ -530,18 +530,9 @@ def _inner_of(C, side):
 
 # --- Checkers: topology ----------------------------------------------------------------------
 
-def _leaf(x):
-    # enc's canonical hex text round-trips through float.fromhex exactly; anything else (decimal
-    # text, p/q, JSON numbers) goes through the claim number grammar of oracles.model.
-    if isinstance(x, str) and x.startswith(("0x", "-0x")):
-        f = float.fromhex(x)
-        if f.hex() == x:
-            return f
-    return dec(x)
-
 
 def _nested(x):
-    return [_nested(v) for v in x] if isinstance(x, list) else _leaf(x)
+    return [_nested(v) for v in x] if isinstance(x, list) else dec(x)
 
 
 def _array(x, dtype=np.float64) -> np.ndarray:

@@ -66,7 +66,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 import zlib
 from dataclasses import dataclass
 from functools import lru_cache
@@ -505,23 +504,11 @@ def facet_model(f: ExactFacet, ct: ExactContact, s, e, u=None, tiny=None, *, exa
     return FacetModel(theta, (eta_s, eta_e), d_lo, r_t, r_l, r_pos, exact_t)
 
 
-# float.hex's own output (what enc writes), read by float.fromhex exactly; any other number text
-# goes through the claim grammar (oracles.model.dec).
-_CANONICAL_HEX = re.compile(r"^-?0x(?:1\.[0-9a-f]{13}p[+-][0-9]{1,4}|0\.0p\+0|0\.[0-9a-f]{13}p-1022)$")
-
-
-def _dec(x) -> float:
-    """:func:`~oracles.model.dec` of one claim number, with a fast path for canonical hex."""
-    if isinstance(x, str) and _CANONICAL_HEX.match(x):
-        return float.fromhex(x)
-    return dec(x)
-
-
 def _decode_points(v, name: str) -> list:
     """Float triples of a list of encoded 3-vectors (exact), all finite."""
     if not isinstance(v, list) or not v or not all(isinstance(p, list) and len(p) == 3 for p in v):
         raise ValueError(f"{name} must be a nonempty list of three encoded floats each")
-    out = [(_dec(p[0]), _dec(p[1]), _dec(p[2])) for p in v]
+    out = [(dec(p[0]), dec(p[1]), dec(p[2])) for p in v]
     if not all(math.isfinite(x) for p in out for x in p):
         raise ValueError(f"{name}: a coordinate is not finite")
     return out
@@ -547,7 +534,7 @@ def _analyse_json(key: str) -> Analysis:
         if any(not 0 <= i < len(verts) for i in t):
             raise ValueError(f"triangle {t!r} has an index outside [0, {len(verts)})")
         tris.append(tuple(t))
-    tol = _dec(inputs["tolerance"])
+    tol = dec(inputs["tolerance"])
     if not math.isfinite(tol) or tol <= 0:
         raise ValueError("tolerance must be a positive finite float")
     s, e = _decode_point(inputs["start"], "start"), _decode_point(inputs["end"], "end")
@@ -827,10 +814,10 @@ def check_first_hit(claim: Claim):
                                      "be beyond its band); a miss is not allowed", missed_within_band=shallow)
         return verified(claim, note="no exact contact outside the bands", missed_within_band=shallow)
     i = _triangle_of(v, an)
-    t_c = _dec(v["t"])
+    t_c = dec(v["t"])
     if not isinstance(v["position"], list) or len(v["position"]) != 3:
         raise ValueError("position must be three encoded floats")
-    pos_f = tuple(_dec(x) for x in v["position"])
+    pos_f = tuple(dec(x) for x in v["position"])
     if not all(math.isfinite(x) for x in (t_c, *pos_f)):
         return violated(claim, {"t": v["t"], "position": v["position"]}, note="a hit with a nonfinite t or position")
     pos = exact_point(pos_f)
@@ -946,7 +933,7 @@ def check_barycentric(claim: Claim):
     w = v["weights"]
     if not isinstance(w, list) or len(w) != 3:
         raise ValueError("weights must be three encoded floats")
-    wf = [_dec(x) for x in w]
+    wf = [dec(x) for x in w]
     rej = _rejected(claim, an)
     if rej is not None:
         return rej
@@ -977,7 +964,7 @@ def check_normal_facing(claim: Claim):
     i = _triangle_of(v, an)
     if not isinstance(v["normal"], list) or len(v["normal"]) != 3:
         raise ValueError("normal must be three encoded floats")
-    n_f = tuple(_dec(x) for x in v["normal"])
+    n_f = tuple(dec(x) for x in v["normal"])
     facing = Facing(v["facing"])
     rej = _rejected(claim, an)
     if rej is not None:

@@ -370,3 +370,33 @@ def test_planted_claims_of_every_family_are_violated_in_a_file(tmp_path):
     lines = [json.loads(x) for x in (tmp_path / "v.jsonl").read_text().splitlines()]
     assert code == 1
     assert [r["verdict"] for r in lines] == ["Violated"] * len(rows), [(r["row"], r["verdict"]) for r in lines]
+
+
+def _published_schema_errors(doc) -> set:
+    """The errors of the shipped schema file (every claim asked every row's ``if``) under
+    jsonschema's own keywords plus ``claimNumber``: the reference for the dispatched validation
+    with the one-loop ``items`` that ``validate_document`` runs."""
+    from jsonschema import Draft202012Validator, validators
+
+    from oracles.schema import SCHEMA_PATH, _claim_number, _leaf_errors, field_path
+
+    plain = validators.extend(Draft202012Validator, {"claimNumber": _claim_number})
+    v = plain(json.loads(SCHEMA_PATH.read_text()))
+    return {(field_path(leaf.absolute_path), leaf.message) for err in v.iter_errors(doc) for leaf in _leaf_errors(err)}
+
+
+def test_dispatched_validation_finds_the_published_schemas_errors(mutation_pool):
+    from oracles.schema import validate_document
+
+    @settings(max_examples=examples(60, 1000), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(_mutation(mutation_pool), st.sampled_from(mutation_pool), st.booleans())
+    def run(m, honest, first):
+        d, _ = m
+        pair = [d, honest.to_json()] if first else [honest.to_json(), d]
+        doc = json.loads(json.dumps({"format": "claims/1", "claims": pair}))
+        got = {(e.path, e.message) for e in validate_document(doc)}
+        assert got == _published_schema_errors(doc)
+
+    run()
+    for doc in ({"format": "claims/1", "claims": "x"}, {"format": "claims/2"}, [], {"claims": [3, {"row": 3}]}):
+        assert {(e.path, e.message) for e in validate_document(doc)} == _published_schema_errors(doc)

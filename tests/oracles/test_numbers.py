@@ -126,3 +126,26 @@ def test_declared_over_reference_ratio_never_overflows():
     zero = Resolved([gmpy2.mpq(0)], [gmpy2.mpq(0)], {"bound": "0"}, 2.0**-53)
     assert zero.ratio == 1.0
     assert Resolved([gmpy2.mpq(3)], [gmpy2.mpq(2)], {"u": "0x1p-24"}, 2.0**-24).ratio == 1.5
+
+
+@pytest.mark.parametrize("text", ["0x1.0000000000001p-1070", "0x1.fffffffffffffp-1023", "-0x1.8000000000001p-1060"])
+def test_noncanonical_hex_in_the_subnormals_is_not_rounded(text):
+    # float.fromhex rounds these into the subnormals; the claim grammar reads hex text exactly,
+    # so the value (not a float64) must be refused, never silently rounded by a fast path.
+    q = Fraction(float.fromhex(text))
+    assert parse_number(text) != q
+    with pytest.raises(NumberError):
+        number_as(text, "f64")
+
+
+@given(st.floats(allow_nan=False, allow_infinity=False))
+def test_canonical_hex_reads_back_exactly_in_both_formats(x):
+    t = x.hex()
+    assert parse_number(t) == Fraction(x)
+    assert number_as(t, "f64") == x and math.copysign(1, number_as(t, "f64")) == math.copysign(1, x)
+    f32_exact = abs(x) <= 3.4028234663852886e38 and float(np.float32(x)) == x
+    if f32_exact:
+        assert number_as(t, "f32") == x
+    else:
+        with pytest.raises(NumberError):
+            number_as(t, "f32")
