@@ -244,7 +244,7 @@ def test_evaluation_bound_is_the_documented_formula():
     R = PJ.evaluation_bound(ctl, np.zeros(3), np.array([3.0, -1, 0]), 0, 0.5, u, eta)
     uq, eq = gmpy2.mpq(u), gmpy2.mpq(eta)
     e = [16 * uq * 4 + 16 * eq, 16 * uq * 2 + 16 * eq, 16 * eq]
-    expect = sum(2 * x for x in e) + 4 * uq * (3 + 1) + 4 * uq * gmpy2.mpq(1, 2) + 16 * eq
+    expect = sum(2 * x for x in e) + 6 * uq * (3 + 1) + 8 * uq * gmpy2.mpq(1, 2) + 16 * eq
     assert R == expect
 
 
