@@ -21,18 +21,8 @@ from interval.arb_projection import (
     sqrt_up,
     squared_distance_poly,
 )
+from tests.interval.test_projection_oracle import LINE, ZERO, random_path
 from tests.reference.test_query import exact_sq_distance
-
-LINE = np.array([[[0, 0, 0], [1, 0, 0], [2, 0, 0], [3, 0, 0]]], dtype=np.float32)
-ZERO = np.zeros(3)
-
-
-def random_path(seed, n=2):
-    rng = np.random.default_rng(seed)
-    P = np.cumsum(rng.normal(size=(n, 4, 3)), axis=1)
-    for k in range(1, n):
-        P[k] += P[k - 1, 3] - P[k, 0]
-    return P.astype(np.float32), rng.normal(size=3) * 2
 
 
 def _R(x) -> sympy.Rational:
