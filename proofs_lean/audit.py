@@ -364,7 +364,7 @@ LOCK_PATH = Path(tempfile.gettempdir()) / "proofs_lean-check.lock"
 # walking the largest proofs near its 4 GB memory; the same file passes on a rerun. Such a run
 # says nothing about the proofs, so it is retried, loudly; a Lean error is never retried.
 RUNTIME_FAULT = "hardware fault (error code:"
-RUNTIME_RETRIES = 6
+RUNTIME_RETRIES = 10
 
 
 def run_lean_command(cmd: list[str], cwd: Path, timeout: float = 1800) -> tuple[int, str]:
