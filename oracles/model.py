@@ -185,32 +185,27 @@ def number_as(x: Any, fmt: str = "f64", *, finite: bool = False) -> float:
     Raises :class:`NumberError` when ``x`` is not exactly representable in ``fmt`` (``"0.1"``
     is not a float64), overflows it, or is nonfinite where ``finite`` is demanded.
     """
-    v = _canonical_hex(x)
-    if v is not None:  # exactly a float64 already
-        if fmt == "f32" and not (abs(v) <= 3.4028234663852886e38 and float(np.float32(v)) == v):
-            raise NumberError(f"{_short(x)} is not exactly representable as float32")
-        if fmt not in ("f32", "f64"):
-            raise ValueError(f"unknown float format {fmt!r}")
-        return v
-    q = parse_number(x)
-    if isinstance(q, float):
-        if finite:
-            raise NumberError(f"{x!r} is not finite")
-        return q
-    try:
-        v = float(q)
-    except OverflowError:
-        raise NumberError(f"{_short(x)} overflows float64") from None
-    if Fraction(v) != q:
-        raise NumberError(f"{_short(x)} is not exactly representable as float64")
+    v = _canonical_hex(x)  # exactly a float64 already: the common case
+    if v is None:
+        q = parse_number(x)
+        if isinstance(q, float):
+            if finite:
+                raise NumberError(f"{x!r} is not finite")
+            return q
+        try:
+            v = float(q)
+        except OverflowError:
+            raise NumberError(f"{_short(x)} overflows float64") from None
+        if Fraction(v) != q:
+            raise NumberError(f"{_short(x)} is not exactly representable as float64")
+        if v == 0.0 and _negative_zero_text(x) or (isinstance(x, float) and v == 0.0 and math.copysign(1, x) < 0):
+            v = -0.0
     if fmt == "f32":
         w = np.float32(v) if abs(v) <= 3.4028234663852886e38 else np.float32(np.inf)
         if not np.isfinite(w) or float(w) != v:
             raise NumberError(f"{_short(x)} is not exactly representable as float32")
     elif fmt != "f64":
         raise ValueError(f"unknown float format {fmt!r}")
-    if v == 0.0 and _negative_zero_text(x) or (isinstance(x, float) and v == 0.0 and math.copysign(1, x) < 0):
-        return -0.0
     return v
 
 

@@ -257,11 +257,6 @@ def schema_text() -> str:
     return json.dumps(case_file_schema(), indent=1, sort_keys=True) + "\n"
 
 
-@lru_cache(maxsize=None)
-def _validator():
-    return _Validator(case_file_schema())
-
-
 def _leaf_errors(err: ValidationError):
     """The most specific errors: inside ``allOf``/``if-then``/``$ref`` the causes, not the wrapper."""
     if err.context:
@@ -272,33 +267,31 @@ def _leaf_errors(err: ValidationError):
 
 
 @lru_cache(maxsize=None)
-def _envelope_validator():
-    """The whole schema with each claim held to the envelope alone (its rows come next)."""
+def _validators() -> tuple:
+    """The validators :func:`validate_document` dispatches to, from one :func:`case_file_schema`:
+    the whole schema with each claim held to the envelope alone, and per row with a contract a
+    validator of that row's claim schema."""
     schema = case_file_schema()
-    defs = dict(schema["$defs"])
-    defs["claim"] = defs["claim"]["allOf"][0]
-    return _Validator({**schema, "$defs": defs})
-
-
-@lru_cache(maxsize=None)
-def _row_validator(row_id: str):
-    return _Validator({"$ref": f"#/$defs/{row_id}", "$defs": case_file_schema()["$defs"]})
+    defs = schema["$defs"]
+    envelope = defs["claim"]["allOf"][0]
+    rows = {rid: _Validator({"$ref": f"#/$defs/{rid}", "$defs": defs}) for rid in defs if rid != "claim"}
+    return _Validator({**schema, "$defs": {**defs, "claim": envelope}}), rows
 
 
 def _dispatched_errors(doc: Any):
-    """The errors of :func:`_validator` on ``doc``, found faster: the envelope pass, then each
+    """The errors of the whole schema on ``doc``, found faster: the envelope pass, then each
     claim against its own row's schema only, instead of asking every claim the ``if row == R``
     of every row (three quarters of the time of reading a large case file). The published
-    schema is unchanged; ``tests/oracles/test_schema.py`` holds the two to the same errors."""
-    yield from _envelope_validator().iter_errors(doc)
+    schema is unchanged; ``tests/oracles/test_casefile.py`` holds the two to the same errors."""
+    envelope, rows = _validators()
+    yield from envelope.iter_errors(doc)
     claims = doc.get("claims") if isinstance(doc, dict) else None
     if not isinstance(claims, list):
         return
-    rows = case_file_schema()["$defs"]
     for i, c in enumerate(claims):
         rid = c.get("row") if isinstance(c, dict) else None
-        if isinstance(rid, str) and rid in rows and rid != "claim":
-            for err in _row_validator(rid).iter_errors(c):
+        if isinstance(rid, str) and rid in rows:
+            for err in rows[rid].iter_errors(c):
                 err.path.extendleft([i, "claims"])  # as if found from the document's root
                 yield err
 

@@ -42,7 +42,7 @@ def pending_row(monkeypatch):
         monkeypatch.setattr(mod, "contract_for", no_contract)
     monkeypatch.setattr(C, "_contracts", lambda: {k: v for k, v in contracts.items() if k != rid})
     S.case_file_schema.cache_clear()
-    S._validator.cache_clear()
+    S._validators.cache_clear()
     yield rid
     S.case_file_schema.cache_clear()
-    S._validator.cache_clear()
+    S._validators.cache_clear()

@@ -300,7 +300,7 @@ def _adversarial(rng) -> list:
     out.append(make_case("power_of_two_joint", p2, [0, 0, 0], [2.0**17 + 0.125, 2.0**17 + 0.125, 0], 2.0**-20))
     # Query points hundreds of path sizes away, with a small approximate budget: the distance's
     # rounding is then mostly the norm's and the query point's, which an evaluation bound must
-    # cover (the first is the 10x soak run's witness, a closed two-span loop; the others put
+    # cover (the first is the 1e6-claim soak run's witness, a closed two-span loop; the others put
     # the point on an axis, where |q|_1 = |q| leaves the bound the least room).
     loop = np.vectorize(float.fromhex)([
         [["-0x1.ea670ep+1", "0x1.154928p+3", "0x1.f07af0p-3"], ["-0x1.6c932cp+1", "0x1.fa5138p+2", "0x1.76220cp+1"],
@@ -311,9 +311,9 @@ def _adversarial(rng) -> list:
                          [float.fromhex(x) for x in ("0x1.3b3cedad63994p+11", "-0x1.0a549b803eb73p+13",
                                                      "-0x1.d4c7a43d2f9d0p+8")],
                          float.fromhex("0x1.ba8331a9ece2dp-17"), closed=True, approx_iterations=19))
-    for i, axis in enumerate((0, 1, 2)):
+    for axis in range(3):
         far = np.zeros(3)
-        far[axis] = (-1) ** i * float(rng.uniform(3e3, 3e4))
+        far[axis] = (-1) ** axis * float(rng.uniform(3e3, 3e4))
         out.append(make_case(f"far_point_axis_{axis}", loop[:1] * 0.5, [0, 0, 0], far,
                              float(rng.uniform(1e-6, 1e-4)), approx_iterations=int(rng.integers(2, 12))))
     return out
@@ -737,7 +737,7 @@ def evaluation_bound(controls, origin, point, span: int, distance, u: float, eta
     ``2 e_c + 6 u |q_c|``, and the 1-norm of those bounds the 2-norm's change. The norm itself
     (three squares and two sums rounded up, a square root of input within ``9 u`` relative,
     rounded up) is within ``7.5 u`` relative, so ``8 u |Distance|``. (Until 2026-12-02 this read
-    ``4 u |q_c|`` and ``4 u |Distance|``, too small for a query point far from the path: the 10x
+    ``4 u |q_c|`` and ``4 u |Distance|``, too small for a query point far from the path: the 1e6-claim
     soak run found a correct result at 1.03 of that bound; see docs/decisions.md.)
     """
     P = [[gmpy2.mpq(float(x)) for x in row] for row in controls[span]]

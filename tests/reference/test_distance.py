@@ -266,11 +266,16 @@ def test_iteration_budget_and_policies():
     assert q(1.0, P.Clamp, -1).status is S.InvalidArgument
 
 
-def test_wrap_on_a_closed_path_is_the_exact_remainder():
+def _closed_loop():
+    """A closed three-span path of ``curvy`` spans and its distance map."""
     src = curvy(3, 4)
     src[-1, 3] = src[0, 0]
     path = path_of(src, 1e-3, closed=True)
-    m = build(path)
+    return path, build(path)
+
+
+def test_wrap_on_a_closed_path_is_the_exact_remainder():
+    path, m = _closed_loop()
     T = m.total_estimate
     q = lambda s: try_resolve_distance(path, m, DistanceQuery(PathDistance(s), P.Wrap, 128))
     for s in (T + 0.5, 3 * T + 0.25, -0.75, -2 * T - 0.125):
@@ -410,10 +415,7 @@ def test_the_residual_covers_both_sides_of_the_prefix_bound():
 
 
 def test_wrap_many_periods_away_is_the_exact_remainder():
-    src = curvy(3, 4)
-    src[-1, 3] = src[0, 0]
-    path = path_of(src, 1e-3, closed=True)
-    m = build(path)
+    path, m = _closed_loop()
     T = m.total_estimate
     for s in ((1e6 + 0.3) * T, -(2.0**40) * T - 0.6 * T, 12345.678 * T):
         r = try_resolve_distance(path, m, DistanceQuery(PathDistance(s), P.Wrap, 128)).value
