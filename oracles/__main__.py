@@ -2,7 +2,10 @@
 
     python -m oracles ledger [--cases N | --scale K] [--seed S] [--out DIR] [--family NAME ...] [CI options]
     python -m oracles claims [--cases N] [--seed S] [--family NAME ...] --out FILE
-    python -m oracles check FILE [--out DIR] [--force] [CI options]   # judge another implementation
+    python -m oracles check FILE [--out DIR] [--force] [--exact-numbers] [CI options]  # judge another implementation's claims
+    python -m oracles requests [--cases N | --scale K] [--seed S] [--family NAME ...] --out FILE  # the request set
+    python -m oracles answer REQUESTS --out FILE                      # our fast path's answers to a request set
+    python -m oracles check ANSWERS --requests REQUESTS [...]         # judge another implementation's answers
     python -m oracles schema [--out FILE] [--docs MD]                 # the case-file JSON Schema
     python -m oracles surface-queries                                 # spec 004's example records
     python -m oracles mesh-export INDEX --out FILE [--split]         # a tessellation case's mesh
@@ -14,7 +17,8 @@ CI options: ``--strict``, ``--verdicts FILE`` (one JSON line per claim), ``--jun
 ``--workers N`` / ``--scheduler ADDRESS`` judge on Dask (``oracles.distributed``, extra: dask).
 
 Exit status, in this order of precedence (``docs/casefile.md``):
-  1  any claim Violated (every Violated claim is reported, malformed claims or not);
+  1  any claim Violated (every Violated claim is reported, malformed claims or not), or any
+     request of the families in scope left unanswered (``check --requests``, ``ledger``);
   4  a fault of the verification itself: a checker raised (``CheckerError``), two independent
      oracles disagreed (``OracleFault``), or the fast path raised on a corpus case; those claims
      were not judged, everything else was, and the ledger is written;
@@ -34,6 +38,7 @@ import time
 from pathlib import Path
 
 EXIT_OK, EXIT_VIOLATED, EXIT_MALFORMED, EXIT_INCOMPLETE, EXIT_FAULT = 0, 1, 2, 3, 4
+CHECK_BLOCK = 2000  # claims of a case file judged together (a row's batch at a time)
 
 
 def _refuse_overwrite(out_dir: Path, run: dict, force: bool) -> str | None:
@@ -57,11 +62,17 @@ class _VerdictLines:
     def __init__(self, path):
         self.f = open(path, "w") if path else None
 
-    def verdict(self, index, v) -> None:
+    def verdict(self, index, v, request=None, label=None) -> None:
         if self.f is None:
             return
         rec = {"claim": index, "row": v.claim.row, "verdict": v.kind.value, "measure": v.measure,
                "measured": v.measured, "note": v.note}
+        if v.claim.id is not None:
+            rec["id"] = v.claim.id  # the claim's own label (claims/1 "id")
+        if request is not None:
+            rec["request"] = request
+        if label is not None:
+            rec["answer_id"] = label
         if v.witness is not None:
             rec["witness"] = v.witness
         if v.enclosure is not None:
@@ -72,55 +83,114 @@ class _VerdictLines:
 
     def malformed(self, err) -> None:
         if self.f is not None:
-            self.f.write(json.dumps({"claim": err.claim, "verdict": "Malformed", "path": err.path,
-                                     "message": err.message}, sort_keys=True) + "\n")
+            rec = {"claim": err.claim, "verdict": "Malformed", "path": err.path, "message": err.message}
+            if getattr(err, "id", None) is not None:
+                rec["id"] = err.id
+            self.f.write(json.dumps(rec, sort_keys=True) + "\n")
 
     def close(self) -> None:
         if self.f is not None:
             self.f.close()
 
 
-def _write_junit(path, ledger) -> None:
+class _Labels:
+    """The verdicts of labeled claims (a claim's ``id``), kept per claim for the JUnit report,
+    where each labeled claim is its own test case named by its label. ``label`` names an
+    answer's label where the claim itself has none."""
+
+    _FAULTS = ("Violated", "CheckerError", "OracleFault")
+
+    def __init__(self):
+        self.verdicts: dict = {}  # claim index -> record
+
+    def verdict(self, index, v, label=None) -> None:
+        label = v.claim.id if label is None else label
+        if label is None:
+            return
+        rec = {"id": label, "row": v.claim.row, "kind": v.kind.value, "note": v.note}
+        if v.kind.value in self._FAULTS:
+            rec.update(witness=v.witness, case=v.claim.inputs, claimed=v.claim.value)
+        self.verdicts[index] = rec
+
+    def label_of(self, index):
+        rec = self.verdicts.get(index)
+        return None if rec is None else rec["id"]
+
+
+def _write_junit(path, ledger, labels=None) -> None:
     """One test case per row with claims; one ``<failure>`` per Violated claim (the first
-    witnesses in the messages); malformed claims as ``<error>`` of a ``case-file`` test case."""
+    witnesses in the messages); malformed claims as ``<error>`` of a ``case-file`` test case.
+    A labeled claim (``id``) is a test case of its own, named by its label (class: its row),
+    and is left out of its row's test case; so is a labeled malformed claim (class ``casefile``)."""
     import xml.etree.ElementTree as ET
+    from collections import Counter
 
     from .ledger import decimal_view
     from .rows import ROWS
 
+    labels = labels or _Labels()
+    by_row: dict = {}
+    for idx, rec in labels.verdicts.items():
+        by_row.setdefault(rec["row"], []).append((idx, rec))
     suite = ET.Element("testsuite", name="evidence-ledger")
     tests = failures = errors = skipped = 0
     for r in ROWS:
         t = ledger.tallies[r.id]
-        if not t.claims:
-            continue
-        tests += 1
-        tc = ET.SubElement(suite, "testcase", classname=r.id.split(".")[0], name=r.id)
-        records = {rec["claim"]: rec for rec in t.violations}
-        for idx in t.violated_claims:
-            failures += 1
-            rec = records.get(idx)
-            msg = f"claim {idx} Violated" + (f": {rec['note']}" if rec and rec.get("note") else "")
-            fe = ET.SubElement(tc, "failure", message=msg, type="Violated")
-            if rec is not None:
-                fe.text = json.dumps(decimal_view({"witness": rec.get("witness"), "case": rec.get("case"),
-                                                   "claimed": rec.get("claimed")}), sort_keys=True)
-        frecs = {rec["claim"]: rec for rec in t.fault_records}
-        for idx in t.fault_claims:
-            errors += 1
-            rec = frecs.get(idx)
-            kind = rec["kind"] if rec else "CheckerError"
-            msg = f"claim {idx} {kind}" + (f": {rec['note']}" if rec and rec.get("note") else "")
-            ee = ET.SubElement(tc, "error", message=msg, type=kind)
-            if rec is not None:
-                ee.text = json.dumps(decimal_view({"witness": rec.get("witness"), "case": rec.get("case")}),
-                                     sort_keys=True)
-        if not t.violated and not t.faults and t.undecided:
-            skipped += 1
-            ET.SubElement(tc, "skipped", message=f"{t.undecided} of {t.claims} claims Undecided")
-        ET.SubElement(tc, "system-out").text = (f"{t.claims} claims: {t.verified} verified, "
-                                                f"{t.violated} violated, {t.undecided} undecided, "
-                                                f"{t.faults} faults")
+        mine = by_row.get(r.id, [])
+        kinds = Counter(rec["kind"] for _, rec in mine)
+        own = {"claims": t.claims - len(mine), "verified": t.verified - kinds["Verified"],
+               "violated": t.violated - kinds["Violated"], "undecided": t.undecided - kinds["Undecided"],
+               "faults": t.faults - kinds["CheckerError"] - kinds["OracleFault"]}
+        if own["claims"] > 0:
+            tests += 1
+            tc = ET.SubElement(suite, "testcase", classname=r.id.split(".")[0], name=r.id)
+            records = {rec["claim"]: rec for rec in t.violations}
+            for idx in t.violated_claims:
+                if idx in labels.verdicts:
+                    continue
+                failures += 1
+                rec = records.get(idx)
+                msg = f"claim {idx} Violated" + (f": {rec['note']}" if rec and rec.get("note") else "")
+                fe = ET.SubElement(tc, "failure", message=msg, type="Violated")
+                if rec is not None:
+                    fe.text = json.dumps(decimal_view({"witness": rec.get("witness"), "case": rec.get("case"),
+                                                       "claimed": rec.get("claimed")}), sort_keys=True)
+            frecs = {rec["claim"]: rec for rec in t.fault_records}
+            for idx in t.fault_claims:
+                if idx in labels.verdicts:
+                    continue
+                errors += 1
+                rec = frecs.get(idx)
+                kind = rec["kind"] if rec else "CheckerError"
+                msg = f"claim {idx} {kind}" + (f": {rec['note']}" if rec and rec.get("note") else "")
+                ee = ET.SubElement(tc, "error", message=msg, type=kind)
+                if rec is not None:
+                    ee.text = json.dumps(decimal_view({"witness": rec.get("witness"), "case": rec.get("case")}),
+                                         sort_keys=True)
+            if not own["violated"] and not own["faults"] and own["undecided"]:
+                skipped += 1
+                ET.SubElement(tc, "skipped", message=f"{own['undecided']} of {own['claims']} claims Undecided")
+            ET.SubElement(tc, "system-out").text = (f"{own['claims']} claims: {own['verified']} verified, "
+                                                    f"{own['violated']} violated, {own['undecided']} undecided, "
+                                                    f"{own['faults']} faults")
+        for idx, rec in mine:
+            tests += 1
+            tc = ET.SubElement(suite, "testcase", classname=r.id, name=rec["id"])
+            kind, note = rec["kind"], rec.get("note") or ""
+            msg = f"claim {idx} {kind}" + (f": {note}" if note else "")
+            if kind == "Violated":
+                failures += 1
+                ET.SubElement(tc, "failure", message=msg, type=kind).text = json.dumps(decimal_view(
+                    {"witness": rec.get("witness"), "case": rec.get("case"), "claimed": rec.get("claimed")}),
+                    sort_keys=True)
+            elif kind in ("CheckerError", "OracleFault"):
+                errors += 1
+                ET.SubElement(tc, "error", message=msg, type=kind).text = json.dumps(decimal_view(
+                    {"witness": rec.get("witness"), "case": rec.get("case")}), sort_keys=True)
+            elif kind == "Undecided":
+                skipped += 1
+                ET.SubElement(tc, "skipped", message=msg)
+            ET.SubElement(tc, "system-out").text = msg
     if ledger.producer_errors:
         tests += 1
         tc = ET.SubElement(suite, "testcase", classname="producer", name="fast-path")
@@ -128,11 +198,18 @@ def _write_junit(path, ledger) -> None:
             errors += 1
             ET.SubElement(tc, "error", message=str(e)[:500], type="ProducerError").text = \
                 json.dumps(e.to_json(), sort_keys=True)
-    if ledger.malformed:
+    unlabeled = [m for m in ledger.malformed if getattr(m, "id", None) is None]
+    if unlabeled:
         tests += 1
         tc = ET.SubElement(suite, "testcase", classname="casefile", name="case-file")
-        for m in ledger.malformed:
+        for m in unlabeled:
             errors += 1
+            ET.SubElement(tc, "error", message=str(m)[:500], type="Malformed")
+    for m in ledger.malformed:
+        if getattr(m, "id", None) is not None:
+            tests += 1
+            errors += 1
+            tc = ET.SubElement(suite, "testcase", classname="casefile", name=m.id)
             ET.SubElement(tc, "error", message=str(m)[:500], type="Malformed")
     suite.set("tests", str(tests))
     suite.set("failures", str(failures))
@@ -149,18 +226,21 @@ def _peak_rss_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
-def _finish(ledger, args) -> int:
-    """Print the summary, write the ledger (and JUnit), report, and choose the exit code."""
-    for line in ledger.summary_lines():
+def _finish(ledger, args, labels=None) -> int:
+    """Print the summary, write the ledger (and JUnit), report, and choose the exit code.
+    ``labels`` (:class:`_Labels`): the labeled claims' verdicts, for JUnit and the report."""
+    for line in ledger.summary_lines(all_rows=getattr(args, "all_rows", True)):
         print(line)
     pj, pm = ledger.write(args.out)
     print(f"wrote {pj} and {pm}")
     if args.junit:
-        _write_junit(args.junit, ledger)
+        _write_junit(args.junit, ledger, labels)
         print(f"wrote {args.junit}")
     for t in ledger.tallies.values():
         for idx in t.violated_claims[:20]:
-            print(f"violated: claim {idx} ({t.id})", file=sys.stderr)
+            label = labels.label_of(idx) if labels is not None else None
+            named = f" {json.dumps(label)}" if label is not None else ""
+            print(f"violated: claim {idx}{named} ({t.id})", file=sys.stderr)
         if t.violated > 20:
             print(f"violated: ... {t.violated - 20} more claims of {t.id} (see --verdicts or ledger.json)",
                   file=sys.stderr)
@@ -174,11 +254,15 @@ def _finish(ledger, args) -> int:
         print(f"fault: the fast path raised on {e}", file=sys.stderr)
     for m in ledger.malformed:
         print(f"malformed: {m}", file=sys.stderr)
+    for t in ledger.tallies.values():
+        if t.unanswered:
+            shown = ", ".join(t.unanswered_requests[:5])
+            print(f"unanswered: {t.unanswered} of {t.id} (first: {shown})", file=sys.stderr)
     unchecked = ledger.unchecked_rows()
     print(f"{ledger.judged} claims judged; {ledger.violated} violated, {ledger.undecided} undecided, "
-          f"{ledger.faults} faults, {len(ledger.malformed)} malformed; peak memory of this process "
-          f"{_peak_rss_mib():.0f} MiB")
-    if ledger.violated:
+          f"{ledger.faults} faults, {len(ledger.malformed)} malformed, {ledger.unanswered} unanswered; "
+          f"peak memory of this process {_peak_rss_mib():.0f} MiB")
+    if ledger.violated or ledger.unanswered:
         return EXIT_VIOLATED
     if ledger.faults:
         return EXIT_FAULT
@@ -262,11 +346,31 @@ def main(argv=None) -> int:
     pc.add_argument("--seed", type=int, default=1)
     pc.add_argument("--family", action="append", default=[])
     pc.add_argument("--out", required=True)
-    pk = sub.add_parser("check", help="judge the claims of a case file")
+    pr = sub.add_parser("requests", help="write the request set (requests/1): the corpus as requests, with "
+                                         "the status the spec demands of each step")
+    pr.add_argument("--cases", type=_nonnegative, default=None, help="requests per family (default: each family's own)")
+    pr.add_argument("--scale", type=_positive, default=1, metavar="K", help="K times every family's default count")
+    pr.add_argument("--seed", type=int, default=1)
+    pr.add_argument("--family", action="append", default=[], help="only these families")
+    pr.add_argument("--out", required=True)
+    pa = sub.add_parser("answer", help="answer a request set with our fast path (answers/1)")
+    pa.add_argument("requests")
+    pa.add_argument("--out", required=True)
+    pk = sub.add_parser("check", help="judge the claims of a case file, or (with --requests) an answer file")
     pk.add_argument("file")
+    pk.add_argument("--all-rows", action="store_true", help="print every ledger row (default: rows with claims)")
+    pk.add_argument("--requests", default=None, metavar="FILE",
+                    help="FILE is an answers/1 file answering this requests/1 file: judge statuses, values, "
+                         "rules and completeness")
     pk.add_argument("--out", default="check-out", help="directory for ledger.json and ledger.md")
+    pk.add_argument("--exact-numbers", action="store_true",
+                    help="refuse a decimal that is not exactly a value of its field's format (by default it "
+                         "is read as the nearest value, as JSON readers do)")
     _ci_options(pk)
-    ps = sub.add_parser("schema", help="print (or write) the case-file JSON Schema")
+    ps = sub.add_parser("schema", help="print (or write) the case-file JSON Schema (or, with --which, the "
+                                       "request or answer file's)")
+    ps.add_argument("--which", choices=["claims", "requests", "answers"], default="claims",
+                    help="claims/1 (default), requests/1 or answers/1")
     ps.add_argument("--out", default=None, help="write the schema here (oracles/casefile.schema.json ships it)")
     ps.add_argument("--docs", default=None, metavar="MD",
                     help="rewrite the generated row-field section of this Markdown file (docs/casefile.md)")
@@ -292,6 +396,8 @@ def main(argv=None) -> int:
     pe.add_argument("--steps", type=_nonnegative, default=40, help="trace rows shown in text (default 40)")
     pm = sub.add_parser("mesh-export", help="write a tessellation corpus case's mesh (OBJ, PLY, ...) with meshio")
     pm.add_argument("index", type=_nonnegative, help="the case index in the tessellation corpus")
+    pm.add_argument("--cases", type=_nonnegative, default=None,
+                    help="the corpus's case count (a ledger run's --cases; default: the family's own)")
     pm.add_argument("--out", required=True, help="the file; its suffix picks the format")
     pm.add_argument("--format", default=None, help="meshio format name (default: from the suffix)")
     pm.add_argument("--seed", type=int, default=1)
@@ -370,10 +476,24 @@ def main(argv=None) -> int:
         print(f"wrote {n} claims to {args.out}")
         return EXIT_OK
     if args.cmd == "check":
-        return _check(args)
+        return _check_answers(args) if args.requests else _check(args)
+    if args.cmd == "requests":
+        return _requests(args)
+    if args.cmd == "answer":
+        return _answer(args)
     if args.cmd == "schema":
         from .schema import schema_text
 
+        if args.which != "claims":
+            from .request import answers_schema, requests_schema
+
+            doc = requests_schema() if args.which == "requests" else answers_schema()
+            text = json.dumps(doc, indent=1, sort_keys=True) + "\n"
+            if args.out:
+                Path(args.out).write_text(text)
+            else:
+                sys.stdout.write(text)
+            return EXIT_OK
         if args.docs:
             from .casedoc import update_document
 
@@ -393,8 +513,14 @@ def main(argv=None) -> int:
 
         return main_explain(args)
     if args.cmd == "mesh-export":
+        from .ledger import case_count, select_families
         from .meshio_export import run_cli
 
+        n = case_count(select_families(["tessellation"])[0], args.cases)
+        if args.index >= n:
+            print(f"error: case {args.index} is outside the tessellation corpus ({n} cases, 0 to {n - 1}; "
+                  "--cases N names a larger run's corpus)", file=sys.stderr)
+            return EXIT_MALFORMED
         return run_cli(args)
     return EXIT_MALFORMED
 
@@ -406,20 +532,28 @@ def main(argv=None) -> int:
 
 def _check(args) -> int:
     from .casefile import CaseFileError, load_case_file
-    from .ledger import MALFORMED_ERRORS, Ledger, check_claim
+    from .ledger import Ledger
     from .schema import FieldError
 
     try:
-        cf = load_case_file(args.file)
+        cf = load_case_file(args.file, exact_numbers=args.exact_numbers)
     except CaseFileError as e:
         print(f"error: {e}", file=sys.stderr)
         return EXIT_MALFORMED
+    if cf.numbers.warning():
+        print(f"warning: {args.file}: {cf.numbers.warning()}", file=sys.stderr)
     run = {"command": "check", "source": str(args.file), "sha256": cf.sha256}
     refusal = _refuse_overwrite(Path(args.out), run, args.force)
     if refusal:
         print(f"error: {refusal}", file=sys.stderr)
         return EXIT_MALFORMED
     ledger = Ledger(seed=None, source=str(args.file), producer=cf.producer, run=run)
+    ledger.numbers = cf.numbers.to_json()
+    if args.junit and (args.workers is not None or args.scheduler is not None) and any(
+            c.id is not None for _, c in cf.claims):
+        print("error: --junit names labeled claims by their verdicts, which --workers / --scheduler do not "
+              "return one by one: judge this file without them", file=sys.stderr)
+        return EXIT_MALFORMED
     dask = _dask_cluster(args)
     if isinstance(dask, str):
         print(f"error: {dask}", file=sys.stderr)
@@ -433,36 +567,150 @@ def _check(args) -> int:
         ledger.malformed.sort(key=lambda e: (e.claim if e.claim is not None else -1, e.path))
         return _finish(ledger, args)
     lines = _VerdictLines(args.verdicts)
+    labels = _Labels()
     from .ledger import _Progress
 
-    bar = _Progress(cf.total)  # only on a terminal, like ledger
+    bar = _Progress(cf.total, unit="claims")  # a bar on a terminal, a line every 10 s in a log
     by_index: dict = {}
     for err in cf.malformed:
         by_index.setdefault(err.claim, []).append(err)
     claims = dict(cf.claims)
+    from .batch import check_claims
+
     try:
-        for index in range(cf.total):  # in file order, so the verdict lines follow the claims
-            for err in by_index.get(index, ()):
-                ledger.malformed.append(err)
-                lines.malformed(err)
-            claim = claims.get(index)
-            if claim is None:
-                bar.step("malformed")
-                continue
-            bar.step(claim.row)
-            try:
-                v = check_claim(claim)
-            except MALFORMED_ERRORS as e:
-                err = FieldError(f"claims[{index}]", f"{claim.row}: {type(e).__name__}: {e}", index)
-                ledger.malformed.append(err)
-                lines.malformed(err)
-                continue
-            ledger.add(v, index)
-            lines.verdict(index, v)
+        # In file order, a block at a time: each block's claims judged a row at a time
+        # (oracles.batch), the verdict lines written in file order.
+        for lo in range(0, cf.total, CHECK_BLOCK):
+            hi = min(cf.total, lo + CHECK_BLOCK)
+            idx = [i for i in range(lo, hi) if i in claims]
+            results = dict(zip(idx, check_claims([claims[i] for i in idx])))
+            for index in range(lo, hi):
+                for err in by_index.get(index, ()):
+                    ledger.malformed.append(err)
+                    lines.malformed(err)
+                if index not in results:
+                    continue
+                v, claim = results[index], claims[index]
+                if isinstance(v, BaseException):
+                    err = FieldError(f"claims[{index}]", f"{claim.row}: {type(v).__name__}: {v}", index, claim.id)
+                    ledger.malformed.append(err)
+                    lines.malformed(err)
+                    continue
+                ledger.add(v, index)
+                lines.verdict(index, v)
+                labels.verdict(index, v)
+            bar.step(claims[idx[-1]].row if idx else "malformed", hi - lo)
     finally:
         lines.close()
         bar.close()
     ledger.malformed.sort(key=lambda e: (e.claim if e.claim is not None else -1, e.path))
+    return _finish(ledger, args, labels)
+
+
+def _request_families(args):
+    from .ledger import case_count, select_families
+
+    fams = select_families(args.family)
+    if args.cases is not None and args.scale != 1:
+        raise ValueError("give --cases or --scale, not both")
+    old = [f.name for f in fams if not f.answers_requests]
+    if old and args.family:
+        raise ValueError(f"not yet in request form: {', '.join(old)}")
+    fams = [f for f in fams if f.answers_requests]
+    return [(f, case_count(f, args.cases, args.scale)) for f in fams]
+
+
+def _requests(args) -> int:
+    from . import __version__
+    from .request import write_requests
+
+    try:
+        plan = _request_families(args)
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return EXIT_MALFORMED
+    reqs = [r for f, n in plan for r in f.requests(args.seed, n)]
+    n = write_requests(args.out, reqs, seed=args.seed, corpus={f.name: n for f, n in plan},
+                       generated_by=f"ludus-geometry-reference {__version__}")
+    print(f"wrote {n} requests of {len(plan)} families to {args.out}")
+    return EXIT_OK
+
+
+def _answer(args) -> int:
+    """Our fast path answers a request file, through each family's adapter (``answers.py``)."""
+    from . import __version__
+    from .families import families
+    from .request import Answer, RequestFileError, read_requests, write_answers
+
+    try:
+        _, reqs = read_requests(args.requests)
+    except RequestFileError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return EXIT_MALFORMED
+    fams = {f.name: f for f in families()}
+    out, failed = [], 0
+    for r in reqs:
+        fam = fams.get(r.family)
+        if fam is None or not fam.answers_requests:
+            failed += 1
+            continue
+        try:
+            out.append(fam.answer(r))
+        except Exception as e:  # noqa: BLE001 - reported; the request stays unanswered
+            failed += 1
+            print(f"fault: the fast path raised on {r.id}: {type(e).__name__}: {e}", file=sys.stderr)
+    n = write_answers(args.out, out, producer=f"ludus-geometry-reference {__version__} (fast path)",
+                      families=sorted({r.family for r in reqs}))
+    print(f"wrote {n} answers to {args.out}" + (f"; {failed} requests not answered" if failed else ""))
+    return EXIT_FAULT if failed else EXIT_OK
+
+
+def _check_answers(args) -> int:
+    """``check ANSWERS --requests REQUESTS``: statuses, values, rules and completeness."""
+    from .contract import judge_answer_file
+    from .ledger import Ledger
+    from .request import RequestFileError, read_answers, read_requests
+
+    try:
+        rh, reqs = read_requests(args.requests)
+        ah, answers, malformed, _ = read_answers(args.file)
+    except RequestFileError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return EXIT_MALFORMED
+    if args.workers is not None or args.scheduler is not None:
+        print("error: --workers / --scheduler judge claims/1 files; answer files are judged in one process",
+              file=sys.stderr)
+        return EXIT_MALFORMED
+    import hashlib
+
+    digest = hashlib.sha256(Path(args.file).read_bytes()).hexdigest()
+    run = {"command": "check", "source": str(args.file), "sha256": digest, "requests": str(args.requests)}
+    refusal = _refuse_overwrite(Path(args.out), run, args.force)
+    if refusal:
+        print(f"error: {refusal}", file=sys.stderr)
+        return EXIT_MALFORMED
+    ledger = Ledger(seed=rh.get("seed"), source=str(args.file), producer=ah.get("producer"), run=run)
+    lines = _VerdictLines(args.verdicts)
+    for m in malformed:
+        lines.malformed(m)
+
+    def on_verdict(index, v, request, label):
+        lines.verdict(index, v, request=request, label=label)
+
+    from .ledger import _Progress
+
+    bar = _Progress(len(reqs), unit="requests")
+    try:
+        scope = judge_answer_file(reqs, ah, answers, ledger, malformed, on_verdict, bar.step)
+    finally:
+        lines.close()
+        bar.close()
+    ledger.malformed.extend(malformed)
+    ledger.run["scope"] = scope["scope"]
+    if scope["not_covered"]:
+        ledger.run["not_covered"] = scope["not_covered"]
+        print("not covered (the answer file does not declare them): "
+              + ", ".join(f"{f} ({n} requests)" for f, n in scope["not_covered"].items()), file=sys.stderr)
     return _finish(ledger, args)
 
 

@@ -90,7 +90,7 @@ def _nested(s: dict, path: str) -> list:
 
 def render_row_fields() -> str:
     """Markdown: per row with a contract, what is checked and a table of its fields."""
-    from .checks import contract_for
+    from .families import contract_for
 
     lines = [BEGIN, "", "*Generated from the rows' contracts by `python -m oracles schema --docs "
              "docs/casefile.md`; do not edit by hand.*", ""]

@@ -8,10 +8,15 @@ Format ``claims/1`` (documented field by field in ``docs/casefile.md``; JSON Sch
                  "value": ..., "inputs": {...}, "model": {...}}, ...]}
 
 Numbers follow the claim number grammar (``oracles.model.parse_number``): hex floats with
-``0x``, ``p/q`` rationals, decimal text and JSON numbers, all read exactly. A malformed file as
-a whole (not JSON, not an object, wrong format) raises :class:`CaseFileError`; a malformed
-claim is listed with its index and field path and the file's other claims are still judged,
-so that a malformed claim can never hide a Violated one.
+``0x`` and ``p/q`` rationals, read exactly, and decimals (decimal text and JSON numbers), read
+into a float field as the nearest value of its format, as any JSON reader reads them
+(``oracles.model.read_number``; with ``exact_numbers`` an inexact decimal is malformed). The
+reading happens here, once: a decimal in a float field is replaced by the hex text of the value
+read, so checkers receive exact numbers in one spelling, and :class:`NumberReport` counts the
+decimals read by rounding and names the first that are too short to identify a value. A
+malformed file as a whole (not JSON, not an object, wrong format) raises
+:class:`CaseFileError`; a malformed claim is listed with its index and field path and the
+file's other claims are still judged, so that a malformed claim can never hide a Violated one.
 """
 
 from __future__ import annotations
@@ -24,13 +29,49 @@ from pathlib import Path
 from typing import Iterable, Optional
 
 from .model import Claim
-from .schema import validate_document
+from .schema import field_path, read_document
 
-__all__ = ["FORMAT", "CaseFileError", "CaseFile", "load_case_file", "load_claims", "parse_case_text",
-           "write_claims"]
+__all__ = ["FORMAT", "CaseFileError", "CaseFile", "NumberReport", "load_case_file", "load_claims",
+           "parse_case_text", "read_claims", "write_claims"]
 
 FORMAT = "claims/1"
 MAX_BYTES = 1 << 30  # a larger file is refused rather than read into memory
+SHORT_PATHS_KEPT = 5  # paths of short decimals named in the report and the warning
+
+
+@dataclass(frozen=True)
+class NumberReport:
+    """How a file's numbers were read (in the claims that were read, not the malformed ones).
+
+    Attributes:
+        exact_numbers: read under ``--exact-numbers`` (inexact decimals are malformed).
+        rounded: decimals read by rounding: not exactly a value of their field's format.
+        short: of those, decimals with fewer significant digits than identify a value of the
+            format (``oracles.model.Reading.short``): they may not be the producer's values.
+        first_short: the paths of the first :data:`SHORT_PATHS_KEPT` short decimals.
+    """
+
+    exact_numbers: bool = False
+    rounded: int = 0
+    short: int = 0
+    first_short: tuple = ()
+
+    def to_json(self) -> dict:
+        return {"exact_numbers": self.exact_numbers, "read_by_rounding": self.rounded,
+                "short_decimals": self.short, "first_short": list(self.first_short)}
+
+    def warning(self) -> Optional[str]:
+        """The warning ``check`` prints when short decimals were read, else None."""
+        if not self.short:
+            return None
+        more = f" and {self.short - len(self.first_short)} more" if self.short > len(self.first_short) else ""
+        return (f"{self.short} of {self.rounded} decimals read by rounding have fewer significant digits "
+                "than identify a value of their field's format (17 for float64, 9 for float32), so they "
+                f"may not be the values the producer computed: {', '.join(self.first_short)}{more}. "
+                "A writer of the shortest decimal that reads back as the value (json.dump, repr, "
+                "std::to_chars, Ryu) writes such decimals only for values they identify; a writer of "
+                "fewer digits (printf(\"%g\"), std::cout's default of 6) loses the value: write 17 "
+                "significant digits (printf(\"%.17g\")) or hex floats (printf(\"%a\")).")
 
 
 class CaseFileError(ValueError):
@@ -48,6 +89,7 @@ class CaseFile:
             field path); claims with an error are not in ``claims``.
         sha256: digest of the file's bytes (identifies the run in the ledger).
         total: how many claims the file holds.
+        numbers: how its numbers were read (:class:`NumberReport`).
     """
 
     producer: Optional[str]
@@ -55,6 +97,7 @@ class CaseFile:
     malformed: list
     sha256: str
     total: int
+    numbers: NumberReport = NumberReport()
 
 
 def _no_duplicates(pairs):
@@ -81,8 +124,47 @@ def _normalize(x):
     return x
 
 
-def parse_case_text(data: bytes, name: str = "<case file>") -> CaseFile:
-    """Parse and validate a case file's bytes (see the module docstring)."""
+def _set_at(doc, parts, value) -> None:
+    for p in parts[:-1]:
+        doc = doc[p]
+    doc[parts[-1]] = value
+
+
+def read_claims(doc: dict, *, exact_numbers: bool = False) -> tuple[list, list, NumberReport]:
+    """Validate a parsed document's claims and read them: ``(claims, malformed, numbers)``
+    with ``claims`` the ``(index, Claim)`` of every well-formed claim (the decimals of its float
+    fields replaced, in ``doc`` itself, by the hex text of the values read), ``malformed``
+    one :class:`oracles.schema.FieldError` per violation (with the claim's ``id`` where it has a
+    readable one), envelope errors included (``claim`` None)."""
+    reading = read_document(doc, exact_numbers=exact_numbers)
+    items = doc.get("claims") if isinstance(doc, dict) else None
+    items = items if isinstance(items, list) else []
+    for e in reading.errors:
+        if e.claim is not None and e.claim < len(items) and isinstance(items[e.claim], dict):
+            label = items[e.claim].get("id")
+            e.id = label if isinstance(label, str) else None
+    bad = {e.claim for e in reading.errors}
+    rounded = short = 0
+    first: list = []
+    for parts, text, is_rounded, is_short in reading.readings:
+        if parts[1] in bad:
+            continue
+        _set_at(doc, parts, text)
+        rounded += is_rounded
+        if is_short:
+            short += 1
+            if len(first) < SHORT_PATHS_KEPT:
+                first.append(field_path(parts))
+    if any(e.claim is None for e in reading.errors):
+        claims = []
+    else:
+        claims = [(i, Claim.from_json(_normalize(item))) for i, item in enumerate(items) if i not in bad]
+    return claims, reading.errors, NumberReport(exact_numbers, rounded, short, tuple(first))
+
+
+def parse_case_text(data: bytes, name: str = "<case file>", *, exact_numbers: bool = False) -> CaseFile:
+    """Parse and validate a case file's bytes (see the module docstring); ``exact_numbers``
+    refuses decimals that are not exactly a value of their field's format."""
     digest = hashlib.sha256(data).hexdigest()
     try:
         doc = json.loads(data.decode("utf-8"), parse_float=Decimal, parse_constant=_reject_constant,
@@ -101,18 +183,17 @@ def parse_case_text(data: bytes, name: str = "<case file>") -> CaseFile:
         raise CaseFileError(f"{name}: format: expected \"{FORMAT}\", got {doc.get('format')!r}")
     if not isinstance(doc.get("claims"), list):
         raise CaseFileError(f"{name}: claims: must be a list")
-    errors = validate_document(doc)
+    claims, errors, numbers = read_claims(doc, exact_numbers=exact_numbers)
     envelope = [e for e in errors if e.claim is None]
     if envelope:
         raise CaseFileError(f"{name}: " + "; ".join(str(e) for e in envelope))
-    bad = {e.claim for e in errors}
-    claims = [(i, Claim.from_json(_normalize(item))) for i, item in enumerate(doc["claims"]) if i not in bad]
     producer = doc.get("producer")
-    return CaseFile(producer, claims, errors, digest, len(doc["claims"]))
+    return CaseFile(producer, claims, errors, digest, len(doc["claims"]), numbers)
 
 
-def load_case_file(path) -> CaseFile:
-    """Read, parse and validate a case file from disk."""
+def load_case_file(path, *, exact_numbers: bool = False) -> CaseFile:
+    """Read, parse and validate a case file from disk (``exact_numbers``: see
+    :func:`parse_case_text`)."""
     p = Path(path)
     try:
         if p.stat().st_size > MAX_BYTES:
@@ -120,7 +201,7 @@ def load_case_file(path) -> CaseFile:
         data = p.read_bytes()
     except OSError as e:
         raise CaseFileError(f"{path}: cannot read: {e}") from None
-    return parse_case_text(data, str(path))
+    return parse_case_text(data, str(path), exact_numbers=exact_numbers)
 
 
 def load_claims(path) -> list[Claim]:

@@ -107,7 +107,7 @@ _CORPUS_CACHE: dict = {}
 
 
 def _family(name: str):
-    from .checks import families
+    from .families import families
 
     for f in families():
         if f.name == name:
@@ -118,7 +118,7 @@ def _family(name: str):
 def _judge_chunk(ch: Chunk):
     """On a worker: generate the chunk's cases, judge their claims, return local tallies and
     the fast path's errors (``ProducerError``) in case order."""
-    from .ledger import RowTally, judge_case
+    from .ledger import RowTally, judge_cases
 
     t0 = time.process_time()
     fam = _family(ch.family)
@@ -131,20 +131,21 @@ def _judge_chunk(ch: Chunk):
         _CORPUS_CACHE[key] = fam.generate(ch.seed, ch.count)
     corpus = _CORPUS_CACHE[key]
     tallies: dict = {}
-    errors = []
     index = 0
-    for k in range(ch.first, ch.last):
-        def add(v, k=k):
-            nonlocal index
-            t = tallies.get(v.claim.row)
-            if t is None:
-                t = tallies[v.claim.row] = RowTally(v.claim.row)
-            t.add(v, index, (fam.name, k))
-            index += 1
 
-        err = judge_case(fam, corpus[k], k, add)
-        if err is not None:
-            errors.append(err)
+    def tally(row):
+        t = tallies.get(row)
+        if t is None:
+            t = tallies[row] = RowTally(row)
+        return t
+
+    def add(v, k):
+        nonlocal index
+        tally(v.claim.row).add(v, index, (fam.name, k))
+        index += 1
+
+    errors = judge_cases(fam, corpus[ch.first:ch.last], ch.first, add,
+                         lambda row, where: tally(row).add_unanswered(where))
     return tallies, index, errors, time.process_time() - t0
 
 

@@ -380,7 +380,21 @@ def trace_json(tape: Tape, out: TNum, fmt: str, name: str, limit: int = 400) -> 
     cone = set(a.cone)
     steps = [_step_json(tape, i, fmt, out_ulp, a.contributions[i], total, cone) for i in a.cone[-limit:]]
     dom = next((s for s in steps if s["index"] == a.dominant), None)
-    text = _dominant_text(dom) if dom else "no step rounds: the value is exact"
+    if dom is None and a.dominant is not None:  # beyond the steps listed
+        dom = _step_json(tape, a.dominant, fmt, out_ulp, a.contributions[a.dominant], total, cone)
+    rounding = [s for s in steps if s["local_ulps"]]
+    if dom is not None:
+        text = _dominant_text(dom)
+    elif not any(tape.steps[i].local != 0 for i in a.cone):
+        text = "no step rounds: the value is exact"
+    else:
+        # Roundings of opposite signs: removing any one alone would make the error larger, so
+        # no step is "the" dominant one; name the largest without calling the value exact.
+        count = sum(1 for i in a.cone if tape.steps[i].local != 0)
+        text = (f"{count} steps round and their errors cancel in part: no single one explains the output's "
+                "error (first order)")
+        if rounding:
+            text += "; the largest: " + _dominant_text(max(rounding, key=lambda s: abs(s["contribution"])))
     if dom is not None:
         # A cancellation downstream of the dominant step is what made its error large
         # relative to the result: name the strongest one.
@@ -838,7 +852,7 @@ def claim_from_file(path: str, index: int) -> Claim:
 def claim_from_corpus(row_id: str, case: int, seed: int, nth: int = 0) -> Claim:
     """The ``nth`` claim of ``row_id`` among the claims of corpus case ``case`` (the index in
     the row's family's ``generate(seed, default_cases)``, or beyond it when larger)."""
-    from .checks import families
+    from .families import families
 
     try:
         row(row_id)
@@ -940,7 +954,7 @@ def _track_query_claims(q: dict) -> list:
     from reference.status import SpanSide
     from reference.track import TrackInterpolation, TrackKey
 
-    from .checks import track as TR
+    from .families import track as TR
 
     keys = [TrackKey(dec(k[0]), np.float32(dec(k[1])), np.float32(dec(k[2])), np.float32(dec(k[3])),
                      TrackInterpolation(k[4])) for k in q["keys"]]
@@ -951,7 +965,7 @@ def _track_query_claims(q: dict) -> list:
 def _triangle_query_claims(q: dict) -> list:
     """``{"query": "triangle", "vertices", "triangles", "start", "end", "tolerance", "pick"}``
     (``pick``: a triangle row; default the first claim, ``triangle.first_hit``)."""
-    from .checks import triangle as TG
+    from .families import triangle as TG
 
     case = TG.TriangleCase("query", dec_array(q["vertices"]).reshape(-1, 3),
                            np.asarray(q["triangles"], dtype=np.int64).reshape(-1, 3),

@@ -31,6 +31,10 @@ class RowContract:
             error model), other rows leave it None (a claim with a model is then malformed).
         refutable: False for a property no oracle can refute; the ledger says so in words and
             counts none of its claims as verified.
+        oracles: the independent enclosure methods the checker uses for the truth, in words
+            (``("mpmath iv: Taylor quadrature", "FLINT Arb: acb.integral")``); a row enclosed
+            twice checks that the two overlap per claim (disjoint is an OracleFault). The ledger
+            header lists them per row.
     """
 
     checks: str
@@ -39,35 +43,71 @@ class RowContract:
     plant: Callable[[Claim], Claim]
     model: Optional[dict] = None
     refutable: bool = True
+    oracles: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
 class Family:
-    """A generator of deterministic cases and the checkers of its rows.
+    """A family's requests (or, in the older form, cases), our fast path's answers, and the
+    checkers of its rows.
 
     Attributes:
         name: short name (``"path"``).
-        default_cases: how many cases the built-in corpus draws by default.
-        generate: ``generate(seed, n) -> list`` of cases; deterministic in ``seed``. The first
-            cases should be the named corner cases (large origins, ties, ...), then random ones.
-        claims: ``claims(case) -> iterable of Claim``: runs the fast path on one case.
+        default_cases: how many requests (cases) the built-in corpus draws by default.
         checkers: ``{row_id: check(claim) -> Verdict}``, one per row the family evidences.
         contracts: ``{row_id: RowContract}``: the case-file fields and a planted false claim
             of every row the family checks.
         oracle_precisions: the interval precisions (bits) its checkers use, for the ledger header.
+        requests: ``requests(seed, n) -> list[oracles.request.Request]``, deterministic in
+            ``seed``, named corner cases first; each step's expected status decided from the spec.
+        answer: ``answer(request) -> oracles.request.Answer``: our fast path answering one request,
+            the adapter an outside implementation's answers stand in for.
+        batch_checkers: ``{row_id: check_batch(claims) -> [Verdict or exception]}``: a row's
+            claims judged together (``oracles.batch``); each claim must get the verdict its
+            single checker gives (an exception where that one raises a malformed error).
+        generate, claims: the older form, ``generate(seed, n) -> cases`` and ``claims(case) ->
+            claims``; a family with ``requests`` gets them derived (the requests, and the claims of
+            our answer), so ``explain``, ``claims`` and Dask see one shape.
+
+    Every family also owns the status row ``<name>.statuses`` (``oracles.contract``), whose
+    checker and contract are shared.
     """
 
     name: str
     default_cases: int
-    generate: Callable[[int, int], list]
-    claims: Callable[[Any], Iterable[Claim]]
     checkers: dict[str, Callable[[Claim], Verdict]]
     contracts: dict[str, RowContract] = field(default_factory=dict)
     oracle_precisions: tuple[int, ...] = field(default=())
+    batch_checkers: dict[str, Callable[[list], list]] = field(default_factory=dict)
+    requests: Optional[Callable[[int, int], list]] = None
+    answer: Optional[Callable[[Any], Any]] = None
+    generate: Optional[Callable[[int, int], list]] = None
+    claims: Optional[Callable[[Any], Iterable[Claim]]] = None
 
     def __post_init__(self):
         for rid in self.checkers:
             row(rid)  # unknown row ids fail at import, not in a ledger run
-        extra = set(self.contracts) - set(self.checkers)
+        extra = (set(self.contracts) | set(self.batch_checkers)) - set(self.checkers)
         if extra:
-            raise ValueError(f"family {self.name}: contracts for rows it does not check: {sorted(extra)}")
+            raise ValueError(f"family {self.name}: contracts or batches for rows it does not check: {sorted(extra)}")
+        if (self.requests is None) != (self.answer is None):
+            raise ValueError(f"family {self.name}: requests and answer come together")
+        if self.requests is not None:
+            if self.generate is not None or self.claims is not None:
+                raise ValueError(f"family {self.name}: give requests and answer, or generate and claims")
+            answer = self.answer
+
+            def claims(req):
+                from .contract import answer_claims
+
+                return answer_claims(req, answer(req))
+
+            object.__setattr__(self, "generate", self.requests)
+            object.__setattr__(self, "claims", claims)
+        elif self.generate is None or self.claims is None:
+            raise ValueError(f"family {self.name}: no requests and no cases")
+
+    @property
+    def answers_requests(self) -> bool:
+        """True when the family speaks requests and answers (``oracles.request``)."""
+        return self.requests is not None

@@ -23,63 +23,21 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Iterable, Optional
 
-from .checks import checker_for, contract_for, families
+from .batch import MALFORMED_ERRORS, Pending, check_claim, deferred, judge, resolve_pending
+from .families import checker_for, contract_for, families
 from .model import (Claim, NumberError, Verdict, VerdictKind, checker_error, error_summary, parse_number,
                     undecided, violated)
 from .rows import ROWS, row
 
-__all__ = ["RowTally", "Ledger", "check_claim", "judge", "case_count", "run_corpus", "corpus_run", "select_families", "FORMAT",
+__all__ = ["RowTally", "Ledger", "check_claim", "judge", "judge_cases", "case_count", "run_corpus", "corpus_run", "select_families", "FORMAT",
            "fmt_measure", "decimal_view", "WITNESSES_KEPT", "MALFORMED_ERRORS", "ProducerError"]
 
 FORMAT = "evidence-ledger/2"
 WITNESSES_KEPT = 5  # first Violated / Undecided records kept per row (every index is listed)
 
 
-# Exceptions by which a checker says a claim's inputs or value cannot be read (a claim that
-# passed the schema but names, say, a span the path does not have). In a case file they make the
-# claim malformed (the producer's fault); every other exception is the checker's own fault.
-MALFORMED_ERRORS = (NumberError, ValueError, KeyError, TypeError, IndexError)
-
-
-def check_claim(claim: Claim) -> Verdict:
-    """Judge one claim with its row's checker.
-
-    A claim whose guarantee class differs from its row's is Violated (an implementation may not
-    relabel a guarantee); a row without a checker is Undecided, loudly, never Verified; a row
-    whose property cannot be refuted turns every Verified into Undecided. A checker that raises
-    one of :data:`MALFORMED_ERRORS` says the claim is malformed: that propagates to the caller.
-    Any other exception (an overflow, an assertion, a bug) becomes a ``CheckerError`` verdict
-    with the exception and its innermost frames: the claim is not judged, and the run goes on.
-    """
-    spec = row(claim.row)
-    if claim.guarantee is not spec.guarantee:
-        return violated(claim, {"claimed_guarantee": claim.guarantee.value,
-                                "row_guarantee": spec.guarantee.value},
-                        note="guarantee class differs from the spec's row")
-    fn = checker_for(claim.row)
-    if fn is None:
-        return undecided(claim, None, note=f"no checker for row {claim.row} yet")
-    try:
-        v = fn(claim)
-    except MALFORMED_ERRORS:
-        raise
-    except Exception as e:  # noqa: BLE001 - any checker bug is recorded, never fatal
-        return checker_error(claim, e)
-    c = contract_for(claim.row)
-    if c is not None and not c.refutable and v.kind is VerdictKind.Verified:
-        return undecided(claim, None, measure=v.measure, measured=v.measured,
-                         note="the oracle cannot refute this property; not counted as verified")
-    return v
-
-
-def judge(claim: Claim) -> Verdict:
-    """:func:`check_claim` for claims the project's own fast path made (the built-in corpus):
-    those are never malformed, so a checker that calls one malformed is a checker or producer
-    bug, recorded as ``CheckerError`` like any other exception."""
-    try:
-        return check_claim(claim)
-    except MALFORMED_ERRORS as e:
-        return checker_error(claim, e, note="the checker found the fast path's own claim malformed")
+# check_claim, judge and MALFORMED_ERRORS live in oracles.batch (one claim or a row's batch);
+# imported here too, where callers have always found them.
 
 
 @dataclass(frozen=True)
@@ -100,17 +58,48 @@ class ProducerError:
         return f"{self.family} case {self.case}: {self.summary['error']}"
 
 
-def judge_case(fam, case, k: int, add) -> Optional[ProducerError]:
-    """Make one corpus case's claims and judge each (``add(verdict)``); a fast-path exception
-    ends the case and is returned, never raised."""
-    n = 0
-    try:
-        for claim in fam.claims(case):
-            add(judge(claim))
-            n += 1
-    except Exception as e:  # noqa: BLE001 - a producer crash is evidence, not a reason to stop
-        return ProducerError(fam.name, k, error_summary(e), n)
-    return None
+BLOCK_CASES = 100  # cases whose claims are judged together (a row's batch); bounds memory
+
+
+def judge_cases(fam, cases, first: int, add, unanswered=None) -> list:
+    """Judge corpus cases ``first, first + 1, ...`` of ``fam``; returns the fast path's errors.
+
+    For a family of requests (``oracles.request``) each case is a request: our fast path answers
+    it through the family's adapter and the answer is judged whole (``oracles.contract``:
+    statuses, values, rules, completeness; ``unanswered(row, where)`` records what it left
+    unanswered). A request the fast path raised on is unanswered as well as a producer error.
+    In the older form each case's claims are judged. Either way the claims of a block of
+    :data:`BLOCK_CASES` cases are decided together, a row at a time (``oracles.batch``), and
+    ``add(verdict, k)`` sees the verdicts in case order, then claim order, as one by one would.
+    A fast-path exception ends its case and is returned, never raised."""
+    from .contract import judge_answer
+
+    errors = []
+    unanswered = unanswered or (lambda row, where: None)
+    cases = list(cases)
+    for lo in range(0, len(cases), BLOCK_CASES):
+        slots: list = []  # (k, Verdict or Pending)
+        for k, case in enumerate(cases[lo:lo + BLOCK_CASES], start=first + lo):
+            mine: list = []
+            if fam.answers_requests:
+                try:
+                    ans = fam.answer(case)
+                except Exception as e:  # noqa: BLE001 - a producer crash is evidence, not a reason to stop
+                    judge_answer(case, None, deferred, mine.append, unanswered)
+                    errors.append(ProducerError(fam.name, k, error_summary(e), len(mine)))
+                else:
+                    judge_answer(case, ans, deferred, mine.append, unanswered)
+            else:
+                try:
+                    for claim in fam.claims(case):
+                        mine.append(Pending(claim))
+                except Exception as e:  # noqa: BLE001
+                    errors.append(ProducerError(fam.name, k, error_summary(e), len(mine)))
+            slots += [(k, v) for v in mine]
+        resolve_pending(v for _, v in slots)
+        for k, v in slots:
+            add(v.verdict if isinstance(v, Pending) else v, k)
+    return errors
 
 
 # --- Formatting ------------------------------------------------------------------------------
@@ -173,7 +162,8 @@ def compact_json(x: Any, indent: int = 0) -> str:
 
 
 def _record(v: Verdict, index: Optional[int]) -> dict:
-    rec = {"claim": index, "case": v.claim.inputs, "claimed": v.claim.value, "prec": v.prec, "note": v.note}
+    rec = {"claim": index} if v.claim.id is None else {"claim": index, "id": v.claim.id}
+    rec.update({"case": v.claim.inputs, "claimed": v.claim.value, "prec": v.prec, "note": v.note})
     if v.measure is not None:
         rec["measure"], rec["measured"] = v.measure, v.measured
     if v.claim.model is not None:
@@ -206,6 +196,8 @@ class RowTally:
     counters: dict = field(default_factory=dict)
     declared_ratio: Optional[float] = None  # largest declared/reference model ratio
     declared_claims: int = 0
+    unanswered: int = 0  # requests (or steps) that left this row without an answer
+    unanswered_requests: list = field(default_factory=list)  # the first WITNESSES_KEPT * 4 of them
     _cases: set = field(default_factory=set, repr=False)
 
     @property
@@ -246,6 +238,12 @@ class RowTally:
             elif isinstance(n, (int, float)) and not isinstance(n, bool):
                 self.counters[k] = self.counters.get(k, 0) + n
 
+    def add_unanswered(self, where: str) -> None:
+        """A request (``where``: its id, and step) gave this row no answer."""
+        self.unanswered += 1
+        if len(self.unanswered_requests) < 4 * WITNESSES_KEPT:
+            self.unanswered_requests.append(where)
+
     def merge(self, other: "RowTally", offset: int = 0) -> None:
         """Append ``other``, the tally of the claims that follow this one's (its claim indices
         shifted by ``offset``): the same tally as adding its verdicts here one by one
@@ -272,6 +270,8 @@ class RowTally:
                                           or other.closest["bound_use"] > self.closest["bound_use"]):
             self.closest = shift(other.closest)
         self.declared_claims += other.declared_claims
+        self.unanswered += other.unanswered
+        self.unanswered_requests += other.unanswered_requests[:max(0, 4 * WITNESSES_KEPT - len(self.unanswered_requests))]
         if other.declared_ratio is not None and (self.declared_ratio is None or other.declared_ratio > self.declared_ratio):
             self.declared_ratio = other.declared_ratio
         for k, n in other.counters.items():
@@ -281,6 +281,8 @@ class RowTally:
         c = contract_for(self.id)
         if c is not None and not c.refutable:
             return "unrefutable"
+        if self.unanswered and not self.claims:
+            return "unanswered"
         return "evidenced" if self.claims else "not run" if checker_for(self.id) else "pending"  # "not run": no claims
 
     def to_json(self) -> dict:
@@ -297,6 +299,7 @@ class RowTally:
             "violated": self.violated,
             "undecided": self.undecided,
             "faults": self.faults,
+            "unanswered": self.unanswered,
             "worst": self.worst,
             "closest_to_bound": self.closest,
         }
@@ -313,6 +316,8 @@ class RowTally:
         if self.faults:
             out["fault_claims"] = self.fault_claims
             out["fault_records"] = self.fault_records
+        if self.unanswered:
+            out["unanswered_requests"] = self.unanswered_requests
         return out
 
 
@@ -350,10 +355,19 @@ class Ledger:
         self.tallies = {r.id: RowTally(r.id) for r in ROWS}
         self.timings: dict[str, float] = {}
         self.malformed: list = []  # oracles.schema.FieldError, or checker-raised errors
+        self.numbers: Optional[dict] = None  # a case file's NumberReport.to_json(): decimals read by rounding
         self.producer_errors: list = []  # ProducerError: the fast path raised on a corpus case
 
     def add(self, v: Verdict, index: Optional[int] = None, case_key: Any = None) -> None:
         self.tallies[v.claim.row].add(v, index, case_key)
+
+    def add_unanswered(self, row_id: str, where: str) -> None:
+        self.tallies[row_id].add_unanswered(where)
+
+    @property
+    def unanswered(self) -> int:
+        """Rows left without an answer, summed over requests (0 for a claims/1 file)."""
+        return sum(t.unanswered for t in self.tallies.values())
 
     @property
     def violated(self) -> int:
@@ -388,11 +402,15 @@ class Ledger:
             "source": self.source,
             "producer": self.producer,
             "run": self.run,
-            "oracle": {"backend": "mpmath-iv + gmpy2-mpq", "prec_bits": precs},
+            "oracle": {"backend": "mpmath-iv + gmpy2-mpq", "prec_bits": precs,
+                       "rows": {r.id: list(c.oracles) for r in ROWS
+                                if (c := contract_for(r.id)) is not None and c.oracles}},
             "totals": {"claims": self.judged, "violated": self.violated, "undecided": self.undecided,
-                       "faults": self.faults, "malformed": len(self.malformed)},
+                       "faults": self.faults, "malformed": len(self.malformed), "unanswered": self.unanswered},
             "rows": [self.tallies[r.id].to_json() for r in ROWS],
         }
+        if self.numbers is not None:
+            out["numbers"] = self.numbers
         if self.malformed:
             out["malformed"] = [str(m) for m in self.malformed]
         if self.producer_errors:
@@ -401,14 +419,17 @@ class Ledger:
             out["seconds"] = {k: round(v, 3) for k, v in self.timings.items()}
         return out
 
-    def summary_lines(self) -> list[str]:
+    def summary_lines(self, all_rows: bool = True) -> list[str]:
+        """The row table; with ``all_rows`` False only rows with claims or unanswered requests."""
         lines = [f"{'row':34} {'guarantee':11} {'claims':>7} {'cases':>6} {'verified':>8} {'violated':>8} "
-                 f"{'undecided':>9} {'faults':>6} {'bound use':>9}  worst"]
+                 f"{'undecided':>9} {'faults':>6} {'unanswered':>10} {'bound use':>9}  worst"]
         for r in ROWS:
             t = self.tallies[r.id]
+            if not all_rows and not t.claims and not t.unanswered:
+                continue
             worst = _worst_text(t) if t.claims and t.worst else "-" if t.claims else _empty_text(r.id, self.seed is not None)
             lines.append(f"{r.id:34} {r.guarantee.value:11} {t.claims:7d} {t.cases:6d} {t.verified:8d} "
-                         f"{t.violated:8d} {t.undecided:9d} {t.faults:6d} {_use_text(t):>9}  {worst}")
+                         f"{t.violated:8d} {t.undecided:9d} {t.faults:6d} {t.unanswered:10d} {_use_text(t):>9}  {worst}")
         for e in self.producer_errors:
             lines.append(f"producer error: {e}")
         return lines
@@ -429,21 +450,30 @@ class Ledger:
                "its bound (1 is at the bound; rows without a bound show -). Numbers below are decimal "
                "to 17 significant digits; `ledger.json` holds them exactly.", "",
                "| row | guarantee | status | claims | cases | verified | violated | undecided | faults "
-               "| bound use | worst |",
-               "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|"]
+               "| unanswered | bound use | worst |",
+               "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
         for r in ROWS:
             t = self.tallies[r.id]
             worst = "-" if t.claims else _empty_text(r.id, self.seed is not None)
             if t.claims and t.worst:
                 worst = f"[{_worst_text(t)}](#{r.id.replace('.', '-')})"
             out.append(f"| `{r.id}` | {r.guarantee.value} | {t.status()} | {t.claims} | {t.cases} | "
-                       f"{t.verified} | {t.violated} | {t.undecided} | {t.faults} | {_use_text(t)} | {worst} |")
+                       f"{t.verified} | {t.violated} | {t.undecided} | {t.faults} | {t.unanswered} | "
+                       f"{_use_text(t)} | {worst} |")
         if self.producer_errors:
             out += ["", "## Producer errors", "",
                     f"The fast path raised on {len(self.producer_errors)} corpus cases (their remaining "
                     "claims were not made):", ""]
             out += [f"- {e}: at {' <- '.join(reversed(e.summary['traceback'][-3:]))}"
                     for e in self.producer_errors[:50]]
+        if self.numbers is not None and self.numbers.get("read_by_rounding"):
+            n = self.numbers
+            out += ["", "## Numbers read by rounding", "",
+                    f"{n['read_by_rounding']} decimals were not exactly a value of their field's format and "
+                    f"were read as the nearest value; {n['short_decimals']} of them have fewer significant "
+                    "digits than identify a value (17 for float64, 9 for float32) and may not be the values "
+                    "the producer computed" + (f" (first: {', '.join(n['first_short'])})" if n["first_short"]
+                                               else "") + "."]
         if self.malformed:
             out += ["", "## Malformed claims", "", f"{len(self.malformed)} malformed (not judged):", ""]
             out += [f"- {m}" for m in self.malformed[:50]]
@@ -452,12 +482,15 @@ class Ledger:
         for r in ROWS:
             t = self.tallies[r.id]
             c = contract_for(r.id)
-            if not t.claims:
+            if not t.claims and not t.unanswered:
                 continue
             out += ["", f'<a id="{r.id.replace(".", "-")}"></a>', f"## {r.id}", "",
                     f"*{r.spec_row}* ({r.guarantee.value}).", ""]
             if c is not None:
                 out += [f"Checks: {c.checks}", ""]
+                if c.oracles:
+                    out += ["Oracles (independent enclosures, overlap checked per claim): "
+                            + "; ".join(c.oracles) + ".", ""]
             out.append(f"{t.claims} claims over {t.cases} cases: {t.verified} verified, {t.violated} "
                        f"violated, {t.undecided} undecided, {t.faults} faults.")
             if t.closest is not None:
@@ -483,6 +516,9 @@ class Ledger:
                 out += ["", f"Faults of the verification (claims not judged; index): {shown}{more}. First records:", ""]
                 for rec in t.fault_records:
                     out += ["```json", compact_json(decimal_view(rec)), "```"]
+            if t.unanswered:
+                out += ["", f"Unanswered: {t.unanswered} (first requests: "
+                        + ", ".join(f"`{w}`" for w in t.unanswered_requests[:10]) + ")."]
             if t.undecideds:
                 out += ["", "First undecided:", ""]
                 for rec in t.undecideds[:2]:
@@ -498,29 +534,12 @@ class Ledger:
         return pj, pm
 
 
-class _Progress:
-    """A one-line progress bar on stderr, only when stderr is a terminal."""
+def _Progress(total: int, enabled: Optional[bool] = None, **kw):
+    """The run's progress (``oracles.progress.Progress``): a bar on a terminal, a line every
+    10 s in a log."""
+    from .progress import Progress
 
-    def __init__(self, total: int, enabled: Optional[bool] = None):
-        self.total = max(total, 1)
-        self.done = 0
-        self.enabled = sys.stderr.isatty() if enabled is None else enabled
-        self.t0 = time.monotonic()
-
-    def step(self, label: str, n: int = 1) -> None:
-        self.done += n
-        if not self.enabled:
-            return
-        frac = min(self.done / self.total, 1.0)
-        bar = "#" * int(30 * frac) + "." * (30 - int(30 * frac))
-        sys.stderr.write(f"\r[{bar}] {self.done}/{self.total} {label:24.24} "
-                         f"{time.monotonic() - self.t0:6.1f}s")
-        sys.stderr.flush()
-
-    def close(self) -> None:
-        if self.enabled:
-            sys.stderr.write("\n")
-            sys.stderr.flush()
+    return Progress(total, enabled, **kw)
 
 
 def select_families(only: Iterable[str] = ()) -> list:
@@ -560,22 +579,22 @@ def run_corpus(seed: int, cases: Optional[int] = None, only: Iterable[str] = (),
     fams = select_families(only)
     plan = [(f, f.generate(seed, case_count(f, cases, scale))) for f in fams]
     ledger = Ledger(seed=seed, run=corpus_run(seed, cases, fams, scale))
-    bar = _Progress(sum(len(c) for _, c in plan), progress)
+    bar = _Progress(sum(len(c) for _, c in plan), progress, unit="cases")
     index = 0
     for fam, fam_cases in plan:
         t0 = time.monotonic()
-        for k, case in enumerate(fam_cases):
-            def add(v, k=k):
-                nonlocal index
-                ledger.add(v, index, (fam.name, k))
-                if on_verdict is not None:
-                    on_verdict(index, v)
-                index += 1
 
-            err = judge_case(fam, case, k, add)
-            if err is not None:
-                ledger.producer_errors.append(err)
-            bar.step(fam.name)
+        def add(v, k, fam=fam):
+            nonlocal index
+            ledger.add(v, index, (fam.name, k))
+            if on_verdict is not None:
+                on_verdict(index, v)
+            index += 1
+
+        for lo in range(0, len(fam_cases), BLOCK_CASES):
+            block = fam_cases[lo:lo + BLOCK_CASES]
+            ledger.producer_errors += judge_cases(fam, block, lo, add, ledger.add_unanswered)
+            bar.step(fam.name, len(block))
         ledger.timings[fam.name] = time.monotonic() - t0
     bar.close()
     return ledger

@@ -12,6 +12,9 @@ guarantee class, the claimed value, and the exact inputs needed to recompute it.
 
 Numbers cross as exact text: floats as hex (``float.hex``: ``"0x1.8p+1"``), rationals as
 ``"p/q"``; arrays as nested lists of those. :func:`enc` and :func:`dec` round-trip bit for bit.
+A case file may also write a float field as a decimal (``0.1``, ``"1.116"``), as every JSON
+writer does: :func:`read_number` reads it as the nearest value of the field's format, once,
+when the file is loaded, so checkers only ever see exact numbers.
 """
 
 from __future__ import annotations
@@ -42,6 +45,8 @@ __all__ = [
     "dec_q",
     "parse_number",
     "number_as",
+    "read_number",
+    "Reading",
     "NumberError",
 ]
 
@@ -131,12 +136,14 @@ def parse_number(x: Any):
     if isinstance(x, (bool, np.bool_)):
         raise NumberError("a boolean is not a number")
     if isinstance(x, (int, np.integer)):
+        if abs(int(x)).bit_length() > 4 * MAX_DIGITS:
+            raise NumberError(f"number {_short(x)} is too large to read")
         return Fraction(int(x))
     if isinstance(x, Decimal):
         if not x.is_finite():
-            raise NumberError(f"{x} is not a finite number")
+            raise NumberError(f"{_short(x)} is not a finite number")
         if abs(x.adjusted()) > MAX_EXPONENT or len(x.as_tuple().digits) > MAX_DIGITS:
-            raise NumberError(f"number {x} is too large to read")
+            raise NumberError(f"number {_short(x)} is too large to read")
         return Fraction(x)
     if isinstance(x, (float, np.floating)):
         v = float(x)
@@ -156,23 +163,23 @@ def parse_number(x: Any):
     if m:
         sign, whole, frac, exp = m.group(1), m.group(2), m.group(3) or "", m.group(4) or "0"
         if not whole and not frac:
-            raise NumberError(f"{x!r} is not a hex float")
+            raise NumberError(f"{_short(x)} is not a hex float")
         e = int(exp)
         if abs(e) > MAX_EXPONENT:
-            raise NumberError(f"{x!r}: exponent too large")
+            raise NumberError(f"{_short(x)}: exponent too large")
         q = Fraction(int(whole + frac, 16)) * Fraction(2) ** (e - 4 * len(frac))
         return -q if sign == "-" else q
     m = _RAT.match(x)
     if m:
         if int(m.group(2)) == 0:
-            raise NumberError(f"{x!r}: zero denominator")
+            raise NumberError(f"{_short(x)}: zero denominator")
         return Fraction(int(m.group(1)), int(m.group(2)))
     m = _DEC.match(x)
     if m:
         if m.group(1) is not None and abs(int(m.group(1))) > MAX_EXPONENT:
-            raise NumberError(f"{x!r}: exponent too large")
+            raise NumberError(f"{_short(x)}: exponent too large")
         return Fraction(x)
-    raise NumberError(f"{x!r} is not a number (hex floats need 0x, rationals are p/q)")
+    raise NumberError(f"{_short(x)} is not a number (hex floats need 0x, rationals are p/q)")
 
 
 def _negative_zero_text(x: Any) -> bool:
@@ -182,36 +189,225 @@ def _negative_zero_text(x: Any) -> bool:
 def number_as(x: Any, fmt: str = "f64", *, finite: bool = False) -> float:
     """The float of format ``fmt`` ("f64" or "f32") that claim number ``x`` denotes exactly.
 
-    Raises :class:`NumberError` when ``x`` is not exactly representable in ``fmt`` (``"0.1"``
-    is not a float64), overflows it, or is nonfinite where ``finite`` is demanded.
+    Exact. Raises :class:`NumberError` when ``x`` is not exactly representable in ``fmt``
+    (``"0.1"`` is not a float64; the message names the two nearest values), overflows it, or
+    is nonfinite where ``finite`` is demanded. :func:`read_number` reads decimals by rounding.
     """
     v = _canonical_hex(x)  # exactly a float64 already: the common case
     if v is None:
         q = parse_number(x)
         if isinstance(q, float):
             if finite:
-                raise NumberError(f"{x!r} is not finite")
+                raise NumberError(f"{_short(x)} is not finite")
             return q
+        if fmt not in _FORMAT_NAMES:
+            raise ValueError(f"unknown float format {fmt!r}")
         try:
             v = float(q)
         except OverflowError:
-            raise NumberError(f"{_short(x)} overflows float64") from None
+            raise NumberError(f"{_short(x)} overflows {_FORMAT_NAMES[fmt]}") from None
         if Fraction(v) != q:
-            raise NumberError(f"{_short(x)} is not exactly representable as float64")
+            raise _inexact(x, q, fmt)
         if v == 0.0 and _negative_zero_text(x) or (isinstance(x, float) and v == 0.0 and math.copysign(1, x) < 0):
             v = -0.0
     if fmt == "f32":
-        w = np.float32(v) if abs(v) <= 3.4028234663852886e38 else np.float32(np.inf)
+        w = np.float32(v) if abs(v) <= _F32_MAX else np.float32(np.inf)
         if not np.isfinite(w) or float(w) != v:
-            raise NumberError(f"{_short(x)} is not exactly representable as float32")
+            raise _inexact(x, Fraction(v), "f32")
     elif fmt != "f64":
         raise ValueError(f"unknown float format {fmt!r}")
     return v
 
 
+# --- Reading decimals by rounding --------------------------------------------------------------
+
+_F32_MAX = 3.4028234663852886e38
+_FORMAT_NAMES = {"f64": "float64", "f32": "float32"}
+# Significant digits that always identify one value of the format (a decimal of this many
+# digits lies within half an ulp of exactly one value): 17 for binary64, 9 for binary32.
+IDENTIFYING_DIGITS = {"f64": 17, "f32": 9}
+
+
+@dataclass(frozen=True)
+class Reading:
+    """How a claim number was read into a float field (:func:`read_number`).
+
+    Attributes:
+        value: the float read (a float64; for "f32" a float32 value held in a float64).
+        rounded: the number was a decimal not exactly a value of the format, read as the
+            nearest one (ties to even).
+        short: a rounded decimal with fewer significant digits than identify a value of the
+            format: more than one value of the format lies within half a unit of its last digit,
+            so it may not be the value its producer computed (``printf("%g")`` writes 6 digits).
+    """
+
+    value: float
+    rounded: bool = False
+    short: bool = False
+
+
+def _nearest(q: Fraction, fmt: str) -> float:
+    """The value of ``fmt`` nearest the exact rational ``q`` (IEEE 754 round to nearest, ties
+    to even, subnormals included), by MPFR in the format's own precision and exponent range.
+    Raises NumberError where the nearest is beyond the format's largest finite value."""
+    import gmpy2
+
+    with gmpy2.context(gmpy2.ieee(64 if fmt == "f64" else 32)):
+        r = gmpy2.mpfr(gmpy2.mpq(q.numerator, q.denominator))
+    v = float(r)
+    if math.isinf(v):
+        raise NumberError(f"overflows {_FORMAT_NAMES[fmt]}")
+    if v == 0.0 and q < 0:
+        v = -0.0
+    return v
+
+
+def _step(v: float, fmt: str, toward: float) -> float:
+    """The next value of ``fmt`` after ``v`` toward ``toward`` (an infinity past the largest)."""
+    if fmt == "f32":
+        with np.errstate(over="ignore"):
+            return float(np.nextafter(np.float32(v), np.float32(toward)))
+    return math.nextafter(v, toward)
+
+
+def _hex(v: float, fmt: str) -> str:
+    """Hex text of ``v``: ``float.hex`` for float64 (what :func:`enc` writes), its trailing zero
+    digits dropped for float32 (``0x1.000002p+0``)."""
+    t = v.hex()
+    if fmt == "f32" and "." in t:
+        head, _, exp = t.partition("p")
+        head = head.rstrip("0").rstrip(".")
+        t = f"{head}p{exp}"
+    return t
+
+
+def _inexact(x: Any, q: Fraction, fmt: str) -> NumberError:
+    """The error for claim number ``x`` (exact value ``q``) that is not a value of ``fmt``: it
+    names the two values of ``fmt`` around it, in hex and in decimal to as many digits as
+    identify them, or says that it is beyond the format's range."""
+    name = _FORMAT_NAMES[fmt]
+    try:
+        v = _nearest(q, fmt)
+    except NumberError:
+        return NumberError(f"{_short(x)} overflows {name}")
+    lo, hi = (_step(v, fmt, -math.inf), v) if Fraction(v) > q else (v, _step(v, fmt, math.inf))
+    digits = IDENTIFYING_DIGITS[fmt]
+
+    def show(w):
+        return f"{_hex(w, fmt)} ({w:.{digits}g})" if math.isfinite(w) else "none (the largest)"
+
+    return NumberError(f"{_short(x)} is not exactly representable as {name}; the nearest {name} values "
+                       f"are {show(lo)} below and {show(hi)} above")
+
+
+def _is_short(d, v: float, fmt: str) -> bool:
+    """Whether the decimal ``d`` (a ``Decimal``, read as ``v``) has fewer significant digits
+    than identify a value of ``fmt``: another value of ``fmt`` besides ``v`` lies within half a
+    unit of its last written digit (so the decimal does not pin down the producer's value)."""
+    import gmpy2
+
+    t = d.as_tuple()
+    if len(t.digits) >= IDENTIFYING_DIGITS[fmt]:
+        return False  # enough digits: the interval is narrower than the format's spacing
+    q = gmpy2.mpq(*d.as_integer_ratio())
+    half = gmpy2.mpq(10 ** t.exponent, 2) if t.exponent >= 0 else gmpy2.mpq(1, 2 * 10 ** -t.exponent)
+    lo, hi = q - half, q + half
+    if not lo <= gmpy2.mpq(v) <= hi:
+        return False  # no value of fmt within the interval at all (v is the nearest)
+    return any(math.isfinite(n) and lo <= gmpy2.mpq(n) <= hi
+               for n in (_step(v, fmt, -math.inf), _step(v, fmt, math.inf)))
+
+
+def _as_decimal(x: Any):
+    """A decimal of the claim grammar (a JSON number, an int, decimal text) as a ``Decimal``
+    within the size caps, else None."""
+    from decimal import Decimal
+
+    if isinstance(x, (bool, np.bool_)):
+        return None
+    if isinstance(x, Decimal):
+        d = x
+    elif isinstance(x, (int, np.integer)):
+        if abs(int(x)).bit_length() > 4 * MAX_DIGITS:
+            return None
+        d = Decimal(int(x))
+    elif isinstance(x, str) and len(x) <= MAX_DIGITS + 32 and _DEC.match(x):
+        d = Decimal(x)
+    else:
+        return None
+    if not d.is_finite() or abs(d.adjusted()) > MAX_EXPONENT or len(d.as_tuple().digits) > MAX_DIGITS:
+        return None
+    return d
+
+
+def _read_decimal(d, fmt: str) -> Optional[Reading]:
+    """The reading of decimal ``d`` into ``fmt`` by rounding, or None where it overflows.
+    float64: ``float`` of a decimal is correctly rounded (ties to even, subnormals included);
+    float32: MPFR reads the digits in binary32's precision and range (never through a float64,
+    which would round twice)."""
+    from decimal import Decimal
+
+    if fmt == "f64":
+        v = float(d)
+    else:
+        import gmpy2
+
+        with gmpy2.context(gmpy2.ieee(32)):
+            v = float(gmpy2.mpfr(str(d)))
+        if v == 0.0 and d.is_signed():
+            v = -0.0
+    if math.isinf(v):
+        return None
+    if Decimal(v) == d:  # exact (Decimal of a float is exact, and so is the comparison)
+        return Reading(v)
+    return Reading(v, True, _is_short(d, v, fmt))
+
+
+def read_number(x: Any, fmt: str = "f64", *, finite: bool = False, exact: bool = False) -> Reading:
+    """Read claim number ``x`` into a field of format ``fmt`` ("f64" or "f32").
+
+    Rounded (a decimal read by rounding) or Exact. A decimal (a JSON number, an integer, or
+    decimal text) is read as the nearest value of ``fmt``, ties to even, as every JSON reader
+    reads one, and ``rounded`` says when it was not exactly a value of ``fmt``; a Python float
+    is its binary64 value, read the same way into "f32". Hex floats and ``p/q`` rationals are
+    read exactly (an inexact one raises), and so is everything when ``exact`` is True (the
+    ``--exact-numbers`` reading). A decimal beyond the format's range raises; it never becomes
+    an infinity. Raises :class:`NumberError` as :func:`number_as` does otherwise.
+    """
+    if not exact and fmt in _FORMAT_NAMES and _canonical_hex(x) is None:
+        d = _as_decimal(x)
+        if d is not None:
+            r = _read_decimal(d, fmt)
+            if r is None:
+                raise NumberError(f"{_short(x)} overflows {_FORMAT_NAMES[fmt]}")
+            return r
+        if isinstance(x, (float, np.floating)) and fmt == "f32" and math.isfinite(x):
+            v = float(x)
+            try:
+                w = _nearest(Fraction(v), "f32")
+            except NumberError:
+                raise NumberError(f"{_short(x)} overflows float32") from None
+            return Reading(v) if w == v else Reading(w, True)
+    return Reading(number_as(x, fmt, finite=finite))
+
+
 def _short(x: Any) -> str:
-    t = str(x)
-    return repr(t if len(t) <= 40 else t[:37] + "...")
+    """``x`` as the JSON text a case file holds (a JSON number for ``Decimal`` and ints, a
+    quoted string for text), cut at 40 characters."""
+    from decimal import Decimal
+
+    if isinstance(x, (Decimal, int, np.integer)) and not isinstance(x, (bool, np.bool_)):
+        t = str(x)
+    elif isinstance(x, (float, np.floating)):
+        t = repr(float(x))
+    else:
+        import json
+
+        try:
+            t = json.dumps(x)
+        except (TypeError, ValueError):
+            t = repr(x)
+    return t if len(t) <= 40 else t[:37] + "..."
 
 
 def dec(s: Any) -> float:
@@ -262,6 +458,9 @@ class Claim:
         value: the claimed value, JSON-encoded with :func:`enc`.
         inputs: the exact inputs needed to recompute the truth, JSON-encoded.
         model: for Rounded claims, the error model's name and bound (encoded), else None.
+        id: the producer's own label of the claim (its test's name, say), or None; echoed in
+            every report of the claim's verdict (``--verdicts``, JUnit, ledger witnesses) and
+            never read by a checker.
     """
 
     row: str
@@ -269,10 +468,12 @@ class Claim:
     value: Any
     inputs: dict
     model: Optional[dict] = None
+    id: Optional[str] = None
 
     def to_json(self) -> dict:
-        out = {"row": self.row, "guarantee": self.guarantee.value, "value": self.value,
-               "inputs": self.inputs}
+        out = {"id": self.id} if self.id is not None else {}
+        out.update({"row": self.row, "guarantee": self.guarantee.value, "value": self.value,
+                    "inputs": self.inputs})
         if self.model is not None:
             out["model"] = self.model
         return out
@@ -286,8 +487,11 @@ class Claim:
             raise ValueError(f"claim lacks {sorted(missing)}")
         if not isinstance(d["inputs"], dict):
             raise ValueError("claim inputs must be an object")
+        label = d.get("id")
+        if label is not None and not isinstance(label, str):
+            raise ValueError("claim id must be a string")
         return Claim(str(d["row"]), GuaranteeClass(d["guarantee"]), d["value"], d["inputs"],
-                     d.get("model"))
+                     d.get("model"), label)
 
 
 @dataclass(frozen=True)
@@ -324,6 +528,8 @@ class Verdict:
     def to_json(self) -> dict:
         out = {"kind": self.kind.value, "row": self.claim.row, "measure": self.measure,
                "measured": self.measured, "prec": self.prec, "note": self.note}
+        if self.claim.id is not None:
+            out["id"] = self.claim.id
         if self.bound_use is not None:
             out["bound_use"] = self.bound_use
         if self.witness is not None:

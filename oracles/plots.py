@@ -180,7 +180,8 @@ def _track_plot(plt, claim, ex, path):
     from reference.status import BoundaryPolicy, SpanSide, TrackTime
     from reference.track import TrackInterpolation, TrackKey, try_evaluate_track, try_prepare_track
 
-    from .checks.track import LIMITS, check_values
+    from .families.track import LIMITS
+    from .families.track.checks import check_values
     from .ledger import _Progress
     from .model import Claim, dec, enc
 

@@ -3,10 +3,14 @@
 A case file (format ``claims/1``, ``docs/casefile.md``) is validated in full before anything is
 judged: the envelope, and per row the ``inputs``, ``value`` and ``model`` schemas of that row's
 :class:`oracles.family.RowContract`. Every message names the field by its path
-(``claims[3].inputs.controls[0][1]``). Numbers follow the claim number grammar of
-``oracles.model.parse_number``; the custom keyword ``claimNumber`` checks that a number is
-exactly representable in the format its field demands (JSON Schema alone cannot say "this
-decimal is exactly a float32").
+(``claims[3].inputs.controls[0][1]``) and shows the value as JSON text; where a field admits
+alternatives (``anyOf``), a value that fits none is reported once, with the error of the
+alternative it came closest to. Numbers follow the claim number grammar of
+``oracles.model.parse_number``; the custom keyword ``claimNumber`` reads a number into the
+format its field demands (JSON Schema alone cannot say "this decimal is a float32"): a decimal
+by rounding to the nearest value (:func:`oracles.model.read_number`), hex and ``p/q`` exactly;
+:func:`read_document` returns, beside the errors, where each decimal was read and the value read
+(as hex text), so that the loader hands checkers exact numbers in one spelling.
 
 Building blocks for contracts: :func:`f64`, :func:`f32`, :func:`rational`, :func:`integer`,
 :func:`boolean`, :func:`string`, :func:`enum`, :func:`array`, :func:`vec`, :func:`matrix`,
@@ -16,19 +20,22 @@ Rounded claim).
 
 from __future__ import annotations
 
+import contextvars
 import json
+import re
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable, Optional
 
 from jsonschema import Draft202012Validator, ValidationError, validators
 
-from .model import NumberError, number_as, parse_number
+from .model import NumberError, _hex, _short, parse_number, read_number
 
 __all__ = [
     "f64", "f32", "rational", "integer", "boolean", "string", "enum", "array", "tuple_", "vec", "matrix",
-    "obj", "any_of", "const", "MODEL", "case_file_schema", "validate_document", "FieldError",
-    "SCHEMA_PATH", "field_path",
+    "obj", "any_of", "const", "MODEL", "ID", "case_file_schema", "validate_document", "read_document",
+    "DocumentReading", "NumberRead", "FieldError", "SCHEMA_PATH", "field_path", "error_message",
 ]
 
 SCHEMA_PATH = Path(__file__).with_name("casefile.schema.json")
@@ -46,12 +53,13 @@ def _number(fmt: str, finite: bool, nonnegative: bool, positive: bool) -> dict:
 
 
 def f64(*, finite: bool = True, nonnegative: bool = False, positive: bool = False) -> dict:
-    """A number exactly representable as a float64 (nonfinite words only with finite=False)."""
+    """A float64: hex text exactly one, a decimal read as the nearest (nonfinite words only
+    with finite=False)."""
     return _number("f64", finite, nonnegative, positive)
 
 
 def f32(*, finite: bool = True, nonnegative: bool = False, positive: bool = False) -> dict:
-    """A number exactly representable as a float32."""
+    """A float32: hex text exactly one, a decimal read as the nearest."""
     return _number("f32", finite, nonnegative, positive)
 
 
@@ -144,27 +152,76 @@ MODEL: dict = {
 }
 
 
+# A claim's label: the producer's own name for it (a test's name), echoed in every report.
+ID: dict = {"type": "string", "minLength": 1, "maxLength": 1000}
+
+# True while a document is read under --exact-numbers: decimals must then be exact values.
+_EXACT_NUMBERS = contextvars.ContextVar("exact_numbers", default=False)
+
+
+class NumberRead(ValidationError):
+    """Not an error: decimals read into float fields, reported through the validator so that
+    they carry the fields' paths. ``entries``: per decimal, ``(path below this error's path, hex
+    text of the value read, rounded, short)`` (``rounded`` and ``short`` as in
+    :class:`oracles.model.Reading`); an array of numbers reports all its decimals in one. A
+    subschema whose only "errors" are these holds."""
+
+    def __init__(self, entries: list):
+        super().__init__(f"{len(entries)} decimals read")
+        self.entries = entries
+
+
+def _is_decimal_form(x) -> bool:
+    """A JSON number, or text that is neither hex, ``p/q`` nor a word: a decimal."""
+    if not isinstance(x, str):
+        return True
+    return not x.lstrip("+-").startswith(("0x", "0X")) and "/" not in x and x not in _WORDS
+
+
+_WORDS = {"nan", "inf", "+inf", "-inf"}
+
+
 def _claim_number(validator, spec, instance, schema):
     if not isinstance(instance, str) and not validator.is_type(instance, "number"):
         return  # "type" reports it
     fmt = spec.get("format", "f64")
+    read = None
     try:
         if fmt == "rational":
             q = parse_number(instance)
             if isinstance(q, float):
-                raise NumberError(f"{instance!r} is not finite")
+                raise NumberError(f"{_short(instance)} is not finite")
         else:
-            v = number_as(instance, fmt, finite=spec.get("finite", True))
-            q = None if v != v else v  # NaN compares with nothing
+            read = read_number(instance, fmt, finite=spec.get("finite", True), exact=_EXACT_NUMBERS.get())
+            q = None if read.value != read.value else read.value  # NaN compares with nothing
     except NumberError as e:
         yield ValidationError(str(e))
         return
-    if q is None:
-        return
-    if spec.get("positive") and not q > 0:
-        yield ValidationError(f"{instance!r} must be positive")
-    elif spec.get("nonnegative") and not q >= 0:
-        yield ValidationError(f"{instance!r} must be nonnegative")
+    if q is not None:
+        if spec.get("positive") and not q > 0:
+            yield ValidationError(f"{_short(instance)} must be positive")
+            return
+        if spec.get("nonnegative") and not q >= 0:
+            yield ValidationError(f"{_short(instance)} must be nonnegative")
+            return
+    # Every decimal becomes the hex text of the value read (exact or rounded), so that checkers,
+    # witnesses and reports see one spelling whatever the producer wrote.
+    if read is not None and (read.rounded or _is_decimal_form(instance)):
+        yield NumberRead([((), _hex(read.value, "f64"), read.rounded, read.short)])
+
+
+def _any_of(validator, any_of, instance, schema):
+    """``anyOf`` as jsonschema's, except that a branch whose only "errors" are
+    :class:`NumberRead` holds (and its readings are kept: they are the ones that count)."""
+    all_errors = []
+    for index, subschema in enumerate(any_of):
+        errs = list(validator.descend(instance, subschema, schema_path=index))
+        if all(isinstance(e, NumberRead) for e in errs):
+            yield from errs
+            return
+        all_errors.extend(errs)
+    yield ValidationError(f"{_json_text(instance)} is not valid under any of the given schemas",
+                          context=all_errors)
 
 
 def _items(validator, items, instance, schema):
@@ -174,30 +231,42 @@ def _items(validator, items, instance, schema):
     if (isinstance(instance, list) and isinstance(items, dict) and items.keys() == _PLAIN_NUMBER
             and items["type"] == _NUMBER_TYPES and "prefixItems" not in schema):
         spec = items["claimNumber"]
+        read: list = []  # the array's decimals, reported as one NumberRead (cheaper to carry up)
         for index, x in enumerate(instance):
             if isinstance(x, str) or validator.is_type(x, "number"):
                 for err in _claim_number(validator, spec, x, items):
+                    if isinstance(err, NumberRead):
+                        read += [((index, *below), *rest) for below, *rest in err.entries]
+                        continue
                     err._set(validator="claimNumber", validator_value=spec, instance=x, schema=items)
                     err.schema_path.appendleft("claimNumber")
                     err.path.appendleft(index)
                     yield err
             else:
                 yield from validator.descend(x, items, path=index)
+        if read:
+            yield NumberRead(read)
         return
     yield from _ITEMS(validator, items, instance, schema)
 
 
 _PLAIN_NUMBER = {"type", "claimNumber"}
 _ITEMS = Draft202012Validator.VALIDATORS["items"]
-_Validator = validators.extend(Draft202012Validator, {"claimNumber": _claim_number, "items": _items})
+_KEYWORDS = {"claimNumber": _claim_number, "anyOf": _any_of}  # the published schema's meaning
+_Validator = validators.extend(Draft202012Validator, {**_KEYWORDS, "items": _items})
 
 
 class FieldError(ValueError):
-    """One schema violation: ``path`` names the field (``claims[3].inputs.u``)."""
+    """One schema violation: ``path`` names the field (``claims[3].inputs.u``); ``claim`` the
+    claim's index and ``id`` its label (when the claim has a readable one)."""
 
-    def __init__(self, path: str, message: str, claim: Optional[int] = None):
-        super().__init__(f"{path}: {message}" if path else message)
-        self.path, self.message, self.claim = path, message, claim
+    def __init__(self, path: str, message: str, claim: Optional[int] = None, id: Optional[str] = None):
+        super().__init__(path, message)
+        self.path, self.message, self.claim, self.id = path, message, claim, id
+
+    def __str__(self) -> str:
+        text = f"{self.path}: {self.message}" if self.path else self.message
+        return text + (f" (claim id {json.dumps(self.id)})" if self.id is not None else "")
 
 
 def field_path(parts: Iterable) -> str:
@@ -210,7 +279,7 @@ def field_path(parts: Iterable) -> str:
 def _claim_schema(row_id: str, contract) -> dict:
     from .rows import row
 
-    props = {"row": const(row_id), "guarantee": const(row(row_id).guarantee.value),
+    props = {"id": ID, "row": const(row_id), "guarantee": const(row(row_id).guarantee.value),
              "inputs": contract.inputs, "value": contract.value}
     if contract.model is not None:
         props["model"] = contract.model
@@ -225,13 +294,13 @@ def case_file_schema() -> dict:
     from .rows import ROWS
     from .casefile import FORMAT
 
-    from .checks import _contracts
+    from .families import _contracts
 
     contracts = _contracts()
     envelope = {
         "type": "object",
         "required": ["row", "guarantee", "value", "inputs"],
-        "properties": {"row": enum([r.id for r in ROWS]),
+        "properties": {"id": ID, "row": enum([r.id for r in ROWS]),
                        "guarantee": enum(["Exact", "Rounded", "Certified", "Estimated", "Approximate"]),
                        "inputs": {"type": "object"}, "value": {}, "model": {}},
         "additionalProperties": False,
@@ -258,12 +327,94 @@ def schema_text() -> str:
 
 
 def _leaf_errors(err: ValidationError):
-    """The most specific errors: inside ``allOf``/``if-then``/``$ref`` the causes, not the wrapper."""
+    """The most specific errors: inside ``allOf``/``if-then``/``$ref`` the causes, not the
+    wrapper; of an ``anyOf`` that nothing fits, the errors of its best alternative only (one
+    bad number is one error, not one per alternative)."""
     if err.context:
-        for sub in err.context:
+        subs = err.context
+        if err.validator in ("anyOf", "oneOf"):
+            subs = _best_branch(subs)
+        for sub in subs:
             yield from _leaf_errors(sub)
-    else:
+    elif not isinstance(err, NumberRead):
         yield err
+
+
+def _best_branch(context: list) -> list:
+    """The errors of the alternative the instance came closest to: the one whose errors lie
+    deepest in the instance (it matched the most structure), then the one that is not a type
+    mismatch of the whole value, then the fewest errors, then the first."""
+    branches: dict = {}
+    for e in context:
+        branches.setdefault(e.relative_schema_path[0] if e.relative_schema_path else 0, []).append(e)
+
+    def score(item):
+        index, errs = item
+        leaves = [leaf for e in errs for leaf in _leaf_errors(e)]
+        depth = max((len(leaf.absolute_path) for leaf in leaves), default=0)
+        base = min((len(e.absolute_path) for e in errs if not isinstance(e, NumberRead)), default=0)
+        mismatch = all(leaf.validator == "type" and len(leaf.absolute_path) == base for leaf in leaves)
+        return (-depth, mismatch, len(leaves), index)
+
+    return min(branches.items(), key=score)[1]
+
+
+_DECIMAL_REPR = re.compile(r"Decimal\('([^']*)'\)")
+
+
+def _json_text(x: Any, limit: int = 60) -> str:
+    """``x`` as the JSON text of a case file (JSON numbers as written), cut at ``limit``."""
+    from decimal import Decimal
+
+    if isinstance(x, Decimal):
+        t = str(x)
+    elif isinstance(x, (list, dict)):
+        parts = []
+        if isinstance(x, list):
+            for v in x:
+                parts.append(_json_text(v, limit))
+                if sum(map(len, parts)) > limit:
+                    break
+            t = "[" + ", ".join(parts) + ("]" if len(parts) == len(x) else ", ...]")
+        else:
+            for k, v in x.items():
+                parts.append(f"{json.dumps(k)}: {_json_text(v, limit)}")
+                if sum(map(len, parts)) > limit:
+                    break
+            t = "{" + ", ".join(parts) + ("}" if len(parts) == len(x) else ", ...}")
+    else:
+        try:
+            t = json.dumps(x)
+        except (TypeError, ValueError):
+            t = repr(x)
+    return t if len(t) <= limit else t[:limit - 3] + "..."
+
+
+def error_message(err: ValidationError) -> str:
+    """The message of one leaf error, the value shown as JSON text (never a Python repr)."""
+    v, x = err.validator, err.instance
+    if v == "type":
+        types = err.validator_value if isinstance(err.validator_value, list) else [err.validator_value]
+        return f"{_json_text(x)} is not of type {' or '.join(types)}"
+    if v == "enum":
+        return f"{_json_text(x)} is not one of {json.dumps(err.validator_value)}"
+    if v == "const":
+        return f"{_json_text(x)} is not {json.dumps(err.validator_value)}"
+    if v == "minItems":
+        return f"{_json_text(x)} has {len(x)} items; at least {err.validator_value} expected"
+    if v == "maxItems":
+        return f"{_json_text(x)} has {len(x)} items; at most {err.validator_value} expected"
+    return _DECIMAL_REPR.sub(r"\1", err.message)
+
+
+@dataclass(frozen=True)
+class DocumentReading:
+    """What :func:`read_document` found: ``errors`` (one :class:`FieldError` per field, ordered
+    by path) and ``readings``: per decimal read into a float field, ``(path parts, hex text of
+    the value read, rounded, short)``, in document order."""
+
+    errors: list
+    readings: list
 
 
 @lru_cache(maxsize=None)
@@ -296,18 +447,34 @@ def _dispatched_errors(doc: Any):
                 yield err
 
 
-def validate_document(doc: Any) -> list[FieldError]:
-    """Every schema violation of a parsed case file, one per field, ordered by path."""
-    out, seen = [], set()
-    for err in _dispatched_errors(doc):
-        for leaf in _leaf_errors(err):
-            parts = list(leaf.absolute_path)
-            path = field_path(parts)
-            key = (path, leaf.message)
-            if key in seen:
+def read_document(doc: Any, *, exact_numbers: bool = False) -> DocumentReading:
+    """Every schema violation of a parsed case file, one per field, ordered by path, and every
+    decimal read into a float field (with ``exact_numbers`` none by rounding: an inexact decimal
+    is then an error naming the two nearest values of its field's format)."""
+    out, seen, readings = [], set(), []
+    token = _EXACT_NUMBERS.set(exact_numbers)
+    try:
+        for err in _dispatched_errors(doc):
+            if isinstance(err, NumberRead):
+                at = tuple(err.absolute_path)
+                readings += [(at + below, text, rounded, short) for below, text, rounded, short in err.entries]
                 continue
-            seen.add(key)
-            claim = parts[1] if len(parts) >= 2 and parts[0] == "claims" and isinstance(parts[1], int) else None
-            out.append(FieldError(path, leaf.message, claim))
+            for leaf in _leaf_errors(err):
+                parts = list(leaf.absolute_path)
+                path = field_path(parts)
+                message = error_message(leaf)
+                key = (path, message)
+                if key in seen:
+                    continue
+                seen.add(key)
+                claim = parts[1] if len(parts) >= 2 and parts[0] == "claims" and isinstance(parts[1], int) else None
+                out.append(FieldError(path, message, claim))
+    finally:
+        _EXACT_NUMBERS.reset(token)
     out.sort(key=lambda e: (e.claim if e.claim is not None else -1, e.path))
-    return out
+    return DocumentReading(out, readings)
+
+
+def validate_document(doc: Any, *, exact_numbers: bool = False) -> list[FieldError]:
+    """Every schema violation of a parsed case file, one per field, ordered by path."""
+    return read_document(doc, exact_numbers=exact_numbers).errors

@@ -1,6 +1,6 @@
 """``python -m oracles surface-queries``: spec 004's example, nine query records.
 
-Three immutable snapshots of the book cube (``oracles.checks.triangle.cube_mesh``: the unit cube,
+Three immutable snapshots of the book cube (``oracles.families.triangle.cube_mesh``: the unit cube,
 outward counter-clockwise winding) shifted along x by 0, 1/4 and 1/2, each a new
 ``TriangleSurface`` with the same identity and versions 1, 2, 3. Each snapshot answers three
 queries: the reference crossing ``(-5/8, 1/4, 5/8) -> (11/8, 1/4, 5/8)`` (t = 5/16 on the
@@ -21,7 +21,7 @@ import numpy as np
 
 from reference.triangle_surface import SurfaceSettings, SurfaceStamp, TriangleSurface
 
-from .checks.triangle import cube_mesh
+from .families.triangle.corpus import cube_mesh
 
 __all__ = ["QUERIES", "SHIFTS", "records", "main"]
 

@@ -29,7 +29,8 @@ import pytest  # noqa: E402
 def pending_row(monkeypatch):
     """Every ledger row has a checker now; this makes ``sweep.rings`` a row without one (no
     checker, no contract, so any inputs are schema-valid) for the tests of that behaviour."""
-    import oracles.checks as C
+    import oracles.batch as B
+    import oracles.families as C
     import oracles.ledger as L
     import oracles.schema as S
 
@@ -37,7 +38,7 @@ def pending_row(monkeypatch):
     checkers, contracts = C._checkers(), C._contracts()
     no_checker = lambda r: None if r == rid else checkers.get(r)  # noqa: E731
     no_contract = lambda r: None if r == rid else contracts.get(r)  # noqa: E731
-    for mod in (C, L):
+    for mod in (C, L, B):
         monkeypatch.setattr(mod, "checker_for", no_checker)
         monkeypatch.setattr(mod, "contract_for", no_contract)
     monkeypatch.setattr(C, "_contracts", lambda: {k: v for k, v in contracts.items() if k != rid})

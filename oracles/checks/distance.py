@@ -937,6 +937,11 @@ def plant_estimate(claim: Claim) -> Claim:
     return _replace(claim, {"estimate": enc(_past(dec(claim.inputs["upper"])))})
 
 
+# The two arc-length oracles ("Arc length: the Arb oracle, and two oracles in the distance checkers").
+_ARC_ORACLES = ("Arb Gauss-Legendre integration of |B'| (python-flint acb.integral)",
+                "Taylor series of |B'| with a Cauchy remainder (mpmath iv; every piece with a zero-speed "
+                "point or on a line, 1 in 8 smooth pieces)")
+
 CONTRACTS = {
     "distance.length_bounds": RowContract(
         checks=("Certified: the true arc length of the leaf [u0, u1] of the span (range leaf), or of the whole path "
@@ -948,6 +953,7 @@ CONTRACTS = {
         inputs=S.any_of(S.obj(required={**_ERR, **_LEAF}), S.obj(required={**_ERR, **_TOTAL})),
         value=_BOUNDS,
         plant=plant_bounds,
+        oracles=_ARC_ORACLES,
     ),
     "distance.prefix_bounds": RowContract(
         checks=("Certified: the true prefix length L(span, u) from the path start lies in [lower, upper] (the same "
@@ -955,6 +961,7 @@ CONTRACTS = {
         inputs=S.obj(required={**_ERR, **_AT}),
         value=_BOUNDS,
         plant=plant_bounds,
+        oracles=_ARC_ORACLES,
     ),
     "distance.inversion_residual": RowContract(
         checks=("Certified: residual_bound <= distance_error, |distance - target| <= residual_bound and "
@@ -974,6 +981,7 @@ CONTRACTS = {
                               "lookup": S.obj(required={"after": _NODE}, optional={"before": _NODE}),
                               "short": _NODE}),
         plant=plant_inversion,
+        oracles=_ARC_ORACLES,
     ),
     "distance.estimates": RowContract(
         checks=("Estimated: lower <= estimate <= upper exactly, and the true length the inputs name (a leaf, the "
@@ -985,6 +993,7 @@ CONTRACTS = {
                             "what": S.enum(["PrefixEstimate", "DistanceBound.Estimate"])})),
         value=S.obj(required={"estimate": S.f64()}),
         plant=plant_estimate,
+        oracles=_ARC_ORACLES,
     ),
 }
 

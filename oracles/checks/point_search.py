@@ -290,6 +290,10 @@ def _resolve(claim: Claim, ds: list) -> Resolved:
     return resolve(claim, lambda u, eta: [model_bound(d, u, eta) for d in ds], constant=DISTANCE_ERROR_K)
 
 
+def _g(x: float) -> str:
+    return f"{x:.3g}"
+
+
 def check_nearest(claim: Claim):
     """Rounded: the claimed neighbours are an exact k-nearest list up to the model's band, exact
     ties in source-index order, distances within the model bound and non-decreasing."""
@@ -301,19 +305,21 @@ def check_nearest(claim: Claim):
                     constant=DISTANCE_ERROR_K)
         if value.get("status") == "InvalidArgument":
             return verified(claim, measure="error_ratio", measured=0, note=f"rejected: {rejected}")
-        return violated(claim, {"expected": "InvalidArgument", "why": rejected, "claimed": value})
+        return violated(claim, {"expected": "InvalidArgument", "why": rejected, "claimed": value},
+                        note=f"the spec rejects this request ({rejected}): InvalidArgument expected")
     D = exact_squared_distances(pos, q)
     truth = exact_nearest(D, k)
     expected = {"indices": truth, "distances": [enc(as_rational(D[j])) for j in truth]}
     if "status" in value:
-        return violated(claim, {"expected": expected, "claimed": value})
+        return violated(claim, {"expected": expected, "claimed": value},
+                        note=f"a valid request answered with status {value['status']}")
     idx, raw = value["indices"], value["distances"]
     if not isinstance(idx, list) or not isinstance(raw, list) or not all(
             isinstance(j, int) and not isinstance(j, bool) for j in idx):
         raise ValueError("indices is a list of integers and distances a list of numbers")
     if len(idx) != k or len(raw) != k or len(set(idx)) != k or not all(0 <= j < len(pos) for j in idx):
-        return violated(claim, {"expected": expected, "claimed": value,
-                                "why": f"not {k} distinct indices in [0, {len(pos)}) with {k} distances"})
+        why = f"not {k} distinct indices in [0, {len(pos)}) with {k} distances"
+        return violated(claim, {"expected": expected, "claimed": value, "why": why}, note=why)
     try:
         dist = [number_as(x, "f32", finite=False) for x in raw]
     except NumberError as e:
@@ -324,7 +330,7 @@ def check_nearest(claim: Claim):
     extra = r.extra()
     if not all(math.isfinite(x) for x in dist):
         return violated(claim, {"expected": expected, "claimed": value, "why": "a nonfinite distance"},
-                        measure="error_ratio", **extra)
+                        measure="error_ratio", note="a nonfinite distance", **extra)
     worst = 0.0
     for i in range(k):
         err = abs(gmpy2.mpq(dist[i]) - d[i])
@@ -332,10 +338,13 @@ def check_nearest(claim: Claim):
         if err > b[i]:
             return violated(claim, {"expected": expected, "claimed": value, "position": i,
                                     "bound": enc(b[i]), "why": "a distance outside its bound"},
-                            measure="error_ratio", measured=ratio(err, b[i]), bound_use=ratio(err, b[i]), **extra)
+                            measure="error_ratio", measured=ratio(err, b[i]), bound_use=ratio(err, b[i]),
+                            note=f"squared distance {i} (point {idx[i]}) is {_g(ratio(err, b[i]))} times "
+                                 "its bound away from the exact one", **extra)
     if any(dist[i + 1] < dist[i] for i in range(k - 1)):
         return violated(claim, {"expected": expected, "claimed": value, "why": "distances decrease"},
-                        measure="error_ratio", measured=worst, bound_use=worst, **extra)
+                        measure="error_ratio", measured=worst, bound_use=worst,
+                        note="the claimed distances decrease", **extra)
     # order among the returned points
     for i in range(k):
         for j in range(i + 1, k):
@@ -343,14 +352,18 @@ def check_nearest(claim: Claim):
             if D[a] == D[c]:
                 if a > c:
                     return violated(claim, {"expected": expected, "claimed": value, "positions": [i, j],
-                                            "why": "an exact tie out of source-index order"}, **extra)
+                                            "why": "an exact tie out of source-index order"},
+                                    note=f"points {a} and {c} tie exactly but are not in source-index order",
+                                    **extra)
             elif D[a] > D[c]:
                 worst = max(worst, ratio(d[i] - d[j], 2 * b[i]))
                 if not inversion_allowed(d[i], d[j], b[i]):
                     return violated(claim, {"expected": expected, "claimed": value, "positions": [i, j],
                                             "why": "a farther point ahead of a nearer one beyond the band"},
                                     measure="error_ratio", measured=ratio(d[i] - d[j], 2 * b[i]),
-                                    bound_use=ratio(d[i] - d[j], 2 * b[i]), **extra)
+                                    bound_use=ratio(d[i] - d[j], 2 * b[i]),
+                                    note=f"point {a} is listed before the nearer point {c}, beyond the band",
+                                    **extra)
     # membership: no excluded point is nearer beyond the band or an exact tie with a lower index
     chosen = set(idx)
     top = max(D[j] for j in idx)
@@ -362,7 +375,9 @@ def check_nearest(claim: Claim):
             continue
         if D[c] in tie_max and c < tie_max[D[c]]:
             return violated(claim, {"expected": expected, "claimed": value, "excluded": c,
-                                    "why": "an excluded exact tie has a lower source index"}, **extra)
+                                    "why": "an excluded exact tie has a lower source index"},
+                            note=f"point {c} ties exactly with a returned point of higher source index but is left out",
+                            **extra)
         dc = as_rational(D[c])
         for i, a in enumerate(idx):
             if D[a] > D[c]:
@@ -371,8 +386,13 @@ def check_nearest(claim: Claim):
                     return violated(claim, {"expected": expected, "claimed": value, "excluded": c,
                                             "position": i, "why": "a nearer point left out beyond the band"},
                                     measure="error_ratio", measured=ratio(d[i] - dc, 2 * b[i]),
-                                    bound_use=ratio(d[i] - dc, 2 * b[i]), **extra)
-    return verified(claim, measure="error_ratio", measured=worst, bound_use=worst, **extra)
+                                    bound_use=ratio(d[i] - dc, 2 * b[i]),
+                                    note=f"point {c}, nearer than the returned point {a} beyond the band, is left out",
+                                    **extra)
+    return verified(claim, measure="error_ratio", measured=worst, bound_use=worst,
+                    note=f"the {k} nearest of {len(pos)} points: squared distances within their bounds "
+                         f"(at most {_g(worst)} of one), order and membership exact up to the band",
+                    **extra)
 
 
 # --- Contract --------------------------------------------------------------------------------

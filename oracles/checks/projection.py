@@ -84,7 +84,7 @@ from ..decide import Decision, enclosures_overlap, refine
 from ..errormodel import ratio, resolve
 from ..family import Family, RowContract
 from ..model import Claim, dec, dec_array, enc, oracle_fault, undecided, verified, violated
-from .path import LIMITS, tolerance
+from ..families.path import LIMITS, tolerance
 
 __all__ = ["FAMILY", "BUDGET", "SPLITS", "make_case", "make_claim", "generate", "claims",
            "check_strict", "check_approximate", "evaluation_bound", "path_view", "CONTRACTS",
@@ -867,6 +867,10 @@ def plant_approximate(claim: Claim) -> Claim:
     return _with(claim, distance=d2, lower_bound=lb2, gap=d2 - lb2, is_gap_met=True, result_guarantee="Certified")
 
 
+# The two oracles of the minimum distance ("Projection: two oracles").
+_MIN_ORACLES = ("real-root isolation of d/du |B(u) - q|^2 (python-flint fmpq_poly, Arb balls)",
+                "interval branch and bound over Bernstein ranges (mpmath iv)")
+
 CONTRACTS = {
     "projection.strict": RowContract(
         checks=("Certified strict projection: 0 <= span < n, 0 <= u <= 1 with u = 1 only at an open path's "
@@ -883,6 +887,7 @@ CONTRACTS = {
         inputs=_INPUTS,
         value=S.obj(required=_RESULT),
         plant=plant_strict,
+        oracles=_MIN_ORACLES,
     ),
     "projection.approximate": RowContract(
         checks=("Approximate projection: the parameter exists (u = 1 only at an open path's terminal endpoint) "
@@ -896,6 +901,7 @@ CONTRACTS = {
         inputs=_INPUTS,
         value=S.obj(required={**_RESULT, "result_guarantee": S.enum(["Certified", "Approximate"])}),
         plant=plant_approximate,
+        oracles=_MIN_ORACLES,
         model=S.MODEL,
     ),
 }

@@ -13,7 +13,7 @@ import math
 import numpy as np
 from hypothesis import example, given, settings, strategies as st, target
 
-from oracles.checks import track as T
+from oracles.families import track as T
 from oracles.ledger import check_claim
 from oracles.model import VerdictKind
 from reference.status import BoundaryPolicy as P, SpanSide

@@ -21,7 +21,7 @@ import numpy as np
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from oracles.checks.triangle import nudge, point_on_facet
+from oracles.families.triangle import nudge, point_on_facet
 from reference.triangle_surface import MIN_TOLERANCE, SurfaceSettings, SurfaceStamp, TriangleSurface
 from tests.differential.test_triangle_differential import TOLERANCES, cases, unit_dir, weights
 from tests.profiles import examples

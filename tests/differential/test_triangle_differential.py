@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
-from oracles.checks.triangle import (
+from oracles.families.triangle import (
     TriangleCase,
     analyse,
     case_claims,

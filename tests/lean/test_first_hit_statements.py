@@ -121,7 +121,7 @@ def test_published_hits_satisfy_the_facet_selection_theorems(case):
 #   (firstHit_eq_none_iff; the fast path calls a coplanar overlap ambiguous);
 # * a hit on facet i (soundness, firstHit_sound): t in [0, 1]; facet i has an exact contact
 #   (the model's crossing) at T_i with |t - T_i| <= R_t (the error model's parameter bound,
-#   oracles.checks.triangle.facet_model); the published weights are nonnegative and within R_l
+#   oracles.families.triangle.facet_model); the published weights are nonnegative and within R_l
 #   of the exact ones; no facet has a coplanar contact;
 # * completeness (firstHit_complete): for every facet j with an exact contact at T_j,
 #   t <= T_j + B_j with B_j = tol + R_j, the band of docs/decisions.md;
@@ -133,7 +133,7 @@ def test_published_hits_satisfy_the_facet_selection_theorems(case):
 import functools  # noqa: E402
 
 from interval import triangle as exact_triangle  # noqa: E402
-from oracles.checks.triangle import facet_model  # noqa: E402
+from oracles.families.triangle import facet_model  # noqa: E402
 from tests.lean import firsthit_model as FM  # noqa: E402
 
 

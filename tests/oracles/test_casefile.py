@@ -6,6 +6,7 @@ malformed input is exit 2 with a field path)."""
 from __future__ import annotations
 
 import json
+import math
 import re
 import xml.etree.ElementTree as ET
 from fractions import Fraction
@@ -172,12 +173,14 @@ def test_decimal_and_hex_numbers_are_the_same_claims(tmp_path, track_claims, pat
     code, out = _run(tmp_path, None, raw=text)
     assert code == 0
     led = json.loads((out / "ledger.json").read_text())
-    assert led["totals"] == {"claims": len(claims), "violated": 0, "undecided": 0, "faults": 0, "malformed": 0}
+    assert led["totals"] == {"claims": len(claims), "violated": 0, "undecided": 0, "faults": 0, "malformed": 0,
+                             "unanswered": 0}
 
 
 MALFORMED = {
     "hex without 0x": ("inputs", "1.8p1", "not a number"),
-    "inexact decimal": ("inputs", "0.1", "not exactly representable"),
+    "inexact rational": ("inputs", "1/3", "not exactly representable"),
+    "hex beyond float64": ("inputs", "0x1p1024", "overflows"),
     "decimal overflow": ("inputs", "1e400", "overflows"),
     "boolean number": ("inputs", True, ""),
     "nested list": ("inputs", [["0x1p0"]], ""),
@@ -378,11 +381,12 @@ def _published_schema_errors(doc) -> set:
     with the one-loop ``items`` that ``validate_document`` runs."""
     from jsonschema import Draft202012Validator, validators
 
-    from oracles.schema import SCHEMA_PATH, _claim_number, _leaf_errors, field_path
+    from oracles.schema import _KEYWORDS, SCHEMA_PATH, _leaf_errors, error_message, field_path
 
-    plain = validators.extend(Draft202012Validator, {"claimNumber": _claim_number})
+    plain = validators.extend(Draft202012Validator, _KEYWORDS)  # claimNumber and its anyOf, not items
     v = plain(json.loads(SCHEMA_PATH.read_text()))
-    return {(field_path(leaf.absolute_path), leaf.message) for err in v.iter_errors(doc) for leaf in _leaf_errors(err)}
+    return {(field_path(leaf.absolute_path), error_message(leaf)) for err in v.iter_errors(doc)
+            for leaf in _leaf_errors(err)}
 
 
 def test_dispatched_validation_finds_the_published_schemas_errors(mutation_pool):
@@ -400,3 +404,193 @@ def test_dispatched_validation_finds_the_published_schemas_errors(mutation_pool)
     run()
     for doc in ({"format": "claims/1", "claims": "x"}, {"format": "claims/2"}, [], {"claims": [3, {"row": 3}]}):
         assert {(e.path, e.message) for e in validate_document(doc)} == _published_schema_errors(doc)
+
+
+# --- numbers as JSON writers write them (issue 25) -----------------------------------------------
+
+_HEX = re.compile(r"^-?0x")
+
+
+def _map_hex(x, fn):
+    """``x`` with every hex float text replaced by ``fn(text)`` (words and p/q stay text)."""
+    if isinstance(x, str) and _HEX.match(x):
+        return fn(x)
+    if isinstance(x, list):
+        return [_map_hex(v, fn) for v in x]
+    if isinstance(x, dict):
+        return {k: _map_hex(v, fn) for k, v in x.items()}
+    return x
+
+
+def _verdict_lines(path) -> list:
+    keep = ("claim", "row", "verdict", "measure", "measured", "note", "witness", "enclosure")
+    return [{k: r.get(k) for k in keep} for r in map(json.loads, path.read_text().splitlines())]
+
+
+@pytest.fixture(scope="module")
+def corpus_hex(tmp_path_factory):
+    """The fast path's claims on a small corpus of every family (exact hex), and their verdicts."""
+    tmp = tmp_path_factory.mktemp("corpus")
+    f = tmp / "hex.json"
+    assert main(["claims", "--cases", "3", "--out", str(f)]) == 0
+    assert main(["check", str(f), "--out", str(tmp / "out"), "--verdicts", str(tmp / "v.jsonl")]) == 0
+    return f, _verdict_lines(tmp / "v.jsonl")
+
+
+def _judge_file(tmp_path, text: str, *extra):
+    f = tmp_path / "decimal.json"
+    f.write_text(text)
+    code = main(["check", str(f), "--out", str(tmp_path / "out"), "--force", "--verdicts",
+                 str(tmp_path / "v.jsonl"), *extra])
+    return code, _verdict_lines(tmp_path / "v.jsonl"), json.loads((tmp_path / "out" / "ledger.json").read_text())
+
+
+def test_a_file_json_dump_wrote_is_judged_as_the_hex_file(tmp_path, corpus_hex, capsys):
+    """Python's json.dump of the same claims with float64 values (shortest round-trip decimals
+    such as 0.3 and 1.116) is judged without conversion, claim for claim as the hex file."""
+    f, want = corpus_hex
+    doc = _map_hex(json.loads(f.read_text()), float.fromhex)
+    code, got, led = _judge_file(tmp_path, json.dumps(doc))
+    assert code == 0 and got == want
+    assert led["numbers"]["read_by_rounding"] > 1000 and not led["numbers"]["exact_numbers"]
+    # Shortest round-trip decimals (0.3) have fewer than 17 digits: the warning says so, and
+    # that such a writer's decimals read back as its values.
+    assert "json.dump" in capsys.readouterr().err
+
+
+def test_a_file_c_printf_wrote_is_judged_as_the_hex_file(tmp_path, corpus_hex):
+    """A C program reads each value as a hex float (strtod, exact) and writes it with
+    printf("%.17g"): the file is judged claim for claim as the hex file."""
+    import shutil
+    import subprocess
+
+    cc = shutil.which("gcc") or shutil.which("cc")
+    if cc is None:
+        pytest.skip("NO C COMPILER (gcc or cc) ON PATH: the printf(\"%.17g\") case file was not tested")
+    src = tmp_path / "dump17.c"
+    src.write_text('#include <stdio.h>\n#include <stdlib.h>\n'
+                   'int main(void) { char line[128];\n'
+                   '  while (fgets(line, sizeof line, stdin)) printf("%.17g\\n", strtod(line, NULL));\n'
+                   '  return 0; }\n')
+    exe = tmp_path / "dump17"
+    subprocess.run([cc, "-std=c99", "-O0", "-o", str(exe), str(src)], check=True)
+    f, want = corpus_hex
+    values: list = []
+
+    def marker(text):
+        values.append(text)
+        return f"@@{len(values) - 1}@@"
+
+    doc = _map_hex(json.loads(f.read_text()), marker)
+    out = subprocess.run([str(exe)], input="\n".join(values) + "\n", capture_output=True, text=True, check=True)
+    decimals = out.stdout.split()
+    assert len(decimals) == len(values)
+    text = re.sub(r'"@@(\d+)@@"', lambda m: decimals[int(m.group(1))], json.dumps(doc))
+    code, got, led = _judge_file(tmp_path, text)
+    assert code == 0 and got == want
+    assert led["numbers"]["read_by_rounding"] > 1000
+
+
+def _one_track_value(track_claims):
+    """A track.values claim whose claimed value (a float64 field) is not the value of its own
+    6-significant-digit decimal, and that value."""
+    for c in track_claims:
+        if c.row == "track.values" and isinstance(c.value, dict) and _HEX.match(str(c.value.get("value"))):
+            x = float.fromhex(c.value["value"])
+            if float(f"{x:.6g}") != x:
+                return _json(c), x
+    raise AssertionError("no track.values claim with a value of more than 6 digits")
+
+
+def _with_value_text(d: dict, text: str) -> str:
+    """The case file of claim ``d`` with its value.value written as the raw JSON ``text``."""
+    d = json.loads(json.dumps(d))
+    d["value"]["value"] = "@@value@@"
+    return json.dumps(_doc([d])).replace('"@@value@@"', text)
+
+
+def test_a_six_digit_decimal_draws_the_warning(tmp_path, capsys, track_claims):
+    d, x = _one_track_value(track_claims)
+    code, lines, led = _judge_file(tmp_path, _with_value_text(d, f"{x:.6g}"))
+    err = capsys.readouterr().err
+    assert "warning:" in err and "claims[0].value.value" in err and "fewer significant digits" in err
+    assert led["numbers"] == {"exact_numbers": False, "read_by_rounding": 1, "short_decimals": 1,
+                              "first_short": ["claims[0].value.value"]}
+    assert "Numbers read by rounding" in (tmp_path / "out" / "ledger.md").read_text()
+    # the same value written with 17 significant digits: read as x, and no warning
+    code17, lines17, led17 = _judge_file(tmp_path, _with_value_text(d, f"{x:.16e}"))
+    assert code17 == 0 and "warning:" not in capsys.readouterr().err
+    assert led17["numbers"]["read_by_rounding"] == int(Fraction(f"{x:.16e}") != Fraction(x))
+    assert led17["numbers"]["short_decimals"] == 0
+
+
+def test_exact_numbers_refuses_inexact_decimals_naming_the_nearest_values(tmp_path, capsys, track_claims):
+    d, x = _one_track_value(track_claims)
+    text = _with_value_text(d, f"{x:.6g}")
+    y = float(f"{x:.6g}")  # the float64 nearest the 6-digit decimal (the JSON number written)
+    code, lines, led = _judge_file(tmp_path, text, "--exact-numbers")
+    err = capsys.readouterr().err
+    assert code == 2 and lines[0]["verdict"] == "Malformed"
+    bad = [m for m in err.splitlines() if m.startswith("malformed:")]
+    assert len(bad) == 1 and "claims[0].value.value" in bad[0]
+    other = math.nextafter(y, math.inf if Fraction(f"{x:.6g}") > Fraction(y) else -math.inf)
+    lo, hi = sorted([y, other])
+    assert f"{lo.hex()} ({lo:.17g}) below" in bad[0] and f"{hi.hex()} ({hi:.17g}) above" in bad[0]
+    assert led["numbers"]["exact_numbers"] is True
+    # without the option the same file is judged: read as y, which is not the claimed x
+    assert _judge_file(tmp_path, text)[0] in (0, 1)
+
+
+def test_one_bad_number_is_one_malformed_line(tmp_path, capsys, path_claims):
+    """A JSON number that fits no alternative of its field (an inexact 1.116 under
+    --exact-numbers, in a value that is a 3-vector or an object) is one malformed line naming its
+    path, the JSON text of the number and the nearest values; never a Python repr."""
+    d = _json(_first(path_claims, "path.interior_positions"))
+    assert isinstance(d["value"], list)
+    text = json.dumps(_doc([d])).replace(json.dumps(d["value"][0]), "1.116", 1)
+    code, lines, _ = _judge_file(tmp_path, text, "--exact-numbers")
+    err = capsys.readouterr().err
+    bad = [m for m in err.splitlines() if m.startswith("malformed:")]
+    assert code == 2 and len(bad) == 1 and len(lines) == 1, err
+    assert bad[0].startswith("malformed: claims[0].value[0]: 1.116 is not exactly representable as float64")
+    assert "Decimal" not in err and "0x1.1db22d0e56042p+0" in bad[0] and "0x1.1db22d0e56041p+0" in bad[0]
+
+
+# --- claim ids (issue 25) ------------------------------------------------------------------------
+
+
+def test_claim_ids_are_echoed_in_verdicts_junit_and_the_ledger(tmp_path, capsys, track_claims):
+    honest = [_json(c) for c in track_claims[:3]]
+    planted = _json(contract_for("track.values").plant(_first(track_claims, "track.values")))
+    bad = _json(track_claims[3])
+    bad["inputs"]["spn"] = 1
+    claims = [{"id": "engine/track[0]", **honest[0]}, honest[1], {"id": "engine/planted", **planted},
+              {"id": "engine/typo", **bad}, {"id": "engine/track[2]", **honest[2]}]
+    code, out = _run(tmp_path, _doc(claims), "--verdicts", str(tmp_path / "v.jsonl"), "--junit", str(tmp_path / "j.xml"))
+    err = capsys.readouterr().err
+    assert code == 1
+    lines = [json.loads(x) for x in (tmp_path / "v.jsonl").read_text().splitlines()]
+    assert [r.get("id") for r in lines] == ["engine/track[0]", None, "engine/planted", "engine/typo", "engine/track[2]"]
+    assert [r["verdict"] for r in lines] == ["Verified", "Verified", "Violated", "Malformed", "Verified"]
+    assert 'violated: claim 2 "engine/planted"' in err and '(claim id "engine/typo")' in err
+    suite = ET.parse(tmp_path / "j.xml").getroot()
+    cases = {(tc.get("classname"), tc.get("name")): tc for tc in suite.iter("testcase")}
+    assert cases[("track.values", "engine/planted")].find("failure") is not None
+    assert cases[("casefile", "engine/typo")].find("error") is not None
+    labeled_ok = [cases[(claims[i]["row"], claims[i]["id"])] for i in (0, 4)]
+    assert all(tc.find("failure") is None and tc.find("error") is None for tc in labeled_ok)
+    # the unlabeled claim stays in its row's test case; nothing is counted twice
+    row_case = cases[("track", claims[1]["row"])]
+    assert "1 claims: 1 verified" in row_case.find("system-out").text
+    assert suite.get("tests") == str(len(cases)) and suite.get("failures") == "1" and suite.get("errors") == "1"
+    led = json.loads((out / "ledger.json").read_text())
+    rec = next(r for r in led["rows"] if r["id"] == "track.values")["violations"][0]
+    assert rec["claim"] == 2 and rec["id"] == "engine/planted"
+    assert '"id": "engine/planted"' in (out / "ledger.md").read_text()
+
+
+@pytest.mark.parametrize("label", ["", 7, "x" * 1001])
+def test_a_bad_id_is_malformed(tmp_path, capsys, track_claims, label):
+    d = {"id": label, **_json(track_claims[0])}
+    code, _ = _run(tmp_path, _doc([d]))
+    assert code == 2 and "claims[0].id" in capsys.readouterr().err

@@ -211,7 +211,7 @@ def test_every_corpus_claim_validates_against_its_row_schema(honest):
     ("distance.estimates", lambda d: d["inputs"].update(distance_error="0x1p-10"), "inputs"),  # unread
     ("distance.inversion_residual", lambda d: d["inputs"].update(policy="Loop"), "inputs.policy"),
     ("distance.length_bounds", lambda d: d["inputs"].update(range="prefix"), "inputs"),
-    ("distance.prefix_bounds", lambda d: d["inputs"].update(u="0.1"), "inputs.u"),
+    ("distance.prefix_bounds", lambda d: d["inputs"].update(u="1/10"), "inputs.u"),  # exact: not a float64
     ("distance.prefix_bounds", lambda d: d["value"].update(lower="inf"), "value.lower"),
 ])
 def test_the_schema_rejects_unread_fields_and_bad_values(honest, row, mutate, where):

@@ -111,7 +111,7 @@ def test_far_from_origin_trace_marks_the_narrowing():
 
 
 def _prepares(src, origin, pe) -> bool:
-    from oracles.checks.path import LIMITS, tolerance
+    from oracles.families.path import LIMITS, tolerance
 
     spans = spans_from_arrays(np.asarray(src), np.ones(len(src)))
     out = try_prepare_path(PathSource(spans, revision=1, is_closed=False),
@@ -355,3 +355,43 @@ def test_every_checked_row_is_explained_honest_and_planted():
             assert ex["row"] == row and ex["verdict"]["kind"] == check_claim(claim).kind.value, row
             assert render_text(ex).startswith(f"row {row} ")
             json.loads(json.dumps(jsonable(ex)), parse_constant=lambda k: pytest.fail(f"{row}: {k} in JSON"))
+
+
+def _traces(x) -> list:
+    out = []
+    if isinstance(x, dict):
+        if "dominant_text" in x:
+            out.append(x)
+        for v in x.values():
+            out += _traces(v)
+    elif isinstance(x, list):
+        for v in x:
+            out += _traces(v)
+    return out
+
+
+def test_roundings_that_cancel_are_never_called_exact():
+    """A tangent component whose two roundings (a square root, a division) have opposite signs:
+    removing either alone would enlarge the output's error, so no step is dominant; the note
+    must say the steps round and cancel, never "no step rounds: the value is exact" (issue 25).
+    The shares are checked from the trace's own contributions: each is larger than their sum."""
+    ex = explain_claim(claim_from_corpus("path.tangents", 0, 1, 22))
+    found = False
+    for tr in _traces(ex):
+        rounding = [s for s in tr["steps"] if s["local_ulps"]]
+        if rounding:
+            assert "no step rounds" not in tr["dominant_text"], tr["dominant_text"]
+        total = sum(s["contribution"] for s in rounding)
+        if len(rounding) == 2 and all(abs(s["contribution"]) > abs(total) for s in rounding):
+            found = True
+            assert "cancel" in tr["dominant_text"] and "2 steps round" in tr["dominant_text"]
+    assert found, "the corpus claim no longer has two partly cancelling roundings"
+
+
+def test_an_exact_value_says_no_step_rounds():
+    P = [["0x1p0", "0x1p1", "0x0p0"], ["0x1p1", "0x1p1", "0x0p0"], ["0x1.8p1", "0x1p0", "0x0p0"], ["0x1p2", "0x0p0", "0x0p0"]]
+    c = Claim("path.interior_positions", G.Rounded, enc(np.array([1.0, 2.0, 0.0])),
+              {"controls": P, "u": enc(0.0)})  # B(0) = P0: every step is exact
+    traces = _traces(explain_claim(c))
+    assert traces and all(not any(s["local_ulps"] for s in tr["steps"]) for tr in traces)
+    assert all(tr["dominant_text"] == "no step rounds: the value is exact" for tr in traces)

@@ -20,8 +20,9 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-import oracles.checks.path as P
-import oracles.checks.track as T
+import oracles.families.path as P
+import oracles.families.path.checks as PC
+import oracles.families.track as T
 from oracles.errormodel import resolve
 from oracles.ledger import check_claim
 from oracles.model import Claim, VerdictKind, dec, dec_array, enc
@@ -128,7 +129,7 @@ def test_the_declared_u32_model_is_the_reference_formula_at_u32(path_f32):
     computed by hand here: 16 * 2^-24 * E + 16 * 2^-149."""
     c = _with_model(path_f32["path.interior_positions"][0], F32_MODEL)
     E = float(np.max(np.abs(dec_array(c.inputs["controls"], np.float32).astype(np.float64))))
-    r = resolve(c, P._position_reference(E), constant=16.0)
+    r = resolve(c, PC._position_reference(E), constant=16.0)
     want = Fraction(16) * Fraction(2) ** -24 * Fraction(E) + Fraction(16) * Fraction(2) ** -149
     assert Fraction(int(r.scalar().numerator), int(r.scalar().denominator)) >= want
     assert float(r.scalar()) == pytest.approx(float(want), rel=1e-15)

@@ -53,7 +53,7 @@ def test_ledger_json_shape_and_markdown(tmp_path, pending_row):
         assert r["claims"] == r["verified"] + r["violated"] + r["undecided"]
         assert r["cases"] <= r["claims"]
         if not r["id"].startswith("path."):
-            from oracles.checks import checker_for
+            from oracles.families import checker_for
 
             # Rows of unselected families are "not run"; rows with no checker are "pending".
             assert r["claims"] == 0 and r["status"] == ("not run" if checker_for(r["id"]) else "pending")
@@ -73,7 +73,7 @@ def test_a_row_without_a_checker_is_undecided_never_verified(pending_row):
 
 
 def test_case_files_round_trip_and_reject_malformed_input(tmp_path):
-    from oracles.checks.path import claims, generate
+    from oracles.families.path import claims, generate
 
     cs = [c for case in generate(2, 3) for c in claims(case)]
     f = tmp_path / "claims.json"
@@ -92,7 +92,7 @@ def test_case_files_round_trip_and_reject_malformed_input(tmp_path):
 
 
 def test_cli_exit_codes(tmp_path, capsys):
-    from oracles.checks.path import claims, generate
+    from oracles.families.path import claims, generate
 
     cs = [c for case in generate(2, 2) for c in claims(case)]
     good = tmp_path / "good.json"
@@ -161,6 +161,7 @@ def test_corpus_claims_repeat_across_processes(tmp_path):
 
 
 def test_an_unrefutable_row_never_counts_claims_as_verified(monkeypatch):
+    import oracles.batch as B
     import oracles.ledger as L
     from oracles.family import RowContract
 
@@ -168,8 +169,9 @@ def test_an_unrefutable_row_never_counts_claims_as_verified(monkeypatch):
     contract = RowContract("nothing an oracle can refute here", {}, {}, plant=lambda x: x, refutable=False)
     from oracles.model import verified
 
-    monkeypatch.setattr(L, "checker_for", lambda rid: (lambda claim: verified(claim)))
-    monkeypatch.setattr(L, "contract_for", lambda rid: contract)
+    for mod in (B, L):
+        monkeypatch.setattr(mod, "checker_for", lambda rid: (lambda claim: verified(claim)))
+        monkeypatch.setattr(mod, "contract_for", lambda rid: contract)
     v = L.check_claim(c)
     assert v.kind is VerdictKind.Undecided and "cannot refute" in v.note
     t = L.RowTally("track.key_values")

@@ -65,3 +65,18 @@ def test_cli_verb_writes_a_corpus_mesh(tmp_path, capsys):
     assert "cube of six patches" in capsys.readouterr().out
     back = meshio.read(str(f))
     assert back.points.shape == (8, 3) and sum(len(c.data) for c in back.cells) == 12
+
+
+def test_cli_verb_refuses_an_index_outside_the_corpus(tmp_path, capsys):
+    """The corpus has the family's default case count (30) unless --cases names a larger run's:
+    an index beyond it is refused (exit 2, nothing written), never another case exported."""
+    from oracles.families import families
+
+    n = next(f for f in families() if f.name == "tessellation").default_cases
+    f = tmp_path / "x.ply"
+    for argv in (["mesh-export", str(n), "--out", str(f)], ["mesh-export", "99999", "--out", str(f)],
+                 ["mesh-export", "3", "--cases", "3", "--out", str(f)]):
+        assert main(argv) == 2
+        assert "outside the tessellation corpus" in capsys.readouterr().err
+        assert not f.exists()
+    assert main(["mesh-export", str(n), "--cases", str(n + 1), "--out", str(f)]) == 0 and f.exists()

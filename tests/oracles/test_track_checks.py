@@ -9,7 +9,8 @@ import math
 import numpy as np
 import pytest
 
-import oracles.checks.track as T
+import oracles.families.track as T
+import oracles.families.track.checks as TC
 from interval.context import to_mpq
 from interval.track import exact_track_sample
 from oracles.ledger import check_claim
@@ -68,7 +69,7 @@ def _valued(honest):
 def test_value_beyond_model_is_violated(honest):
     n = 0
     for c in _valued(honest)[:80]:
-        truth = exact_track_sample(T._keys_of(c), dec(c.inputs["time"]), c.inputs["policy"], c.inputs["side"])
+        truth = exact_track_sample(TC.keys_of(c), dec(c.inputs["time"]), c.inputs["policy"], c.inputs["side"])
         bound = float(to_mpq(VALUE_ERROR_K) * to_mpq(2.0**-53) * truth.scale)
         off = float(truth.value) + 3.0 * bound + abs(float(truth.value)) * 2.0**-50 + 1e-300
         assert check_claim(replace(c, {**c.value, "value": enc(off)})).kind is X
@@ -191,7 +192,7 @@ def test_declared_models_judge_and_report_their_ratio(honest):
         assert v.kind is V and v.extra["declared_model"]["declared_over_reference"] == 1.0
         # No declared model: no ratio to report.
         assert "declared_model" not in check_claim(c).extra
-        truth = exact_track_sample(T._keys_of(c), dec(c.inputs["time"]), c.inputs["policy"], c.inputs["side"])
+        truth = exact_track_sample(TC.keys_of(c), dec(c.inputs["time"]), c.inputs["policy"], c.inputs["side"])
         if to_mpq(dec(c.value["value"])) != truth.value:
             inexact.append(c)
     assert len(inexact) >= 10

@@ -11,7 +11,7 @@ import pytest
 
 from oracles.__main__ import main as cli
 from oracles.casefile import write_claims
-from oracles.checks.triangle import (
+from oracles.families.triangle import (
     CONTRACTS,
     FAMILY,
     TriangleCase,
@@ -311,7 +311,7 @@ def test_nonfinite_values_are_violated_not_malformed():
 def test_model_bounds_round_outward():
     import gmpy2
 
-    from oracles.checks.triangle import _down, _up
+    from oracles.families.triangle.analysis import _down, _up
 
     for p, q in ((1, 3), (2**200 + 1, 3**90), (7, 2**300 + 5), (10**40, 1)):
         x = gmpy2.mpq(p, q)
@@ -381,7 +381,7 @@ def test_surface_queries_example(capsys):
 
 def test_models_are_exact_rationals():
     # A float constant times an mpq silently becomes an mpfr; every bound must stay an mpq.
-    from oracles.checks.triangle import analyse
+    from oracles.families.triangle.analysis import analyse
 
     mpq = type(__import__("gmpy2").mpq(0))
     for case in generate(2, 40):
@@ -493,7 +493,7 @@ class TestContracts:
         ("triangle.first_hit", lambda d: d["inputs"]["stamp"].update(version=2**64), "inputs.stamp.version"),
         ("triangle.barycentric", lambda d: d["inputs"].update(stamp={"identity": 0, "version": 0}), "inputs"),
         ("triangle.normal_facing", lambda d: d["value"].update(facing="front"), "value.facing"),
-        ("triangle.barycentric", lambda d: d["inputs"].update(tolerance="0.1"), "inputs.tolerance"),
+        ("triangle.barycentric", lambda d: d["inputs"].update(tolerance="-0x1p-40"), "inputs.tolerance"),
         ("triangle.first_hit", lambda d: d.update(model={"u": "0x1p-24", "bound": "0x1p-3"}), "model"),
     ])
     def test_the_schema_rejects_unread_fields_and_bad_values(self, row, mutate, where):

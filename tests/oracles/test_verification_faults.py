@@ -13,6 +13,7 @@ import xml.etree.ElementTree as ET
 from fractions import Fraction
 
 import gmpy2
+import numpy as np
 import mpmath
 import pytest
 
@@ -240,3 +241,100 @@ def test_scale_multiplies_every_default_and_excludes_cases(tmp_path):
     led = json.loads((tmp_path / "p" / "ledger.json").read_text())
     assert code == EXIT_OK and led["run"]["corpus"] == {"convex_polygon": 2 * fams[0].default_cases}
     assert "peak memory" in out
+
+
+# --- Two oracles under frame.regularity and tessellation.position_bound (issue 23 item 4) -----
+
+_LAST_CERTIFIED = [("frame", "frame.regularity"), ("tessellation", "tessellation.position_bound")]
+
+
+def _row(tmp_path, row):
+    led = json.loads((tmp_path / "ledger.json").read_text())
+    return led, next(r for r in led["rows"] if r["id"] == row)
+
+
+@pytest.mark.parametrize("family,row", _LAST_CERTIFIED)
+def test_the_ledger_header_names_both_oracles_of_the_last_certified_rows(tmp_path, family, row):
+    code, _, _ = _quiet(["ledger", "--family", family, "--cases", "1", "--out", str(tmp_path)])
+    assert code == EXIT_OK
+    led, _ = _row(tmp_path, row)
+    names = led["oracle"]["rows"][row]
+    assert len(names) == 2 and any("Arb" in n for n in names), names
+    assert all(n in (tmp_path / "ledger.md").read_text() for n in names)
+
+
+def _narrow_the_context_reader(monkeypatch):
+    """Plant a fault in the interval context's exact reader as the exact (Bernstein) oracles of
+    both rows see it: ``to_mpq`` reads a float64 through float32 (the fast path's narrowing,
+    misapplied to a claim's values). Controls, vertices and dyadic parameters are float32 values
+    and read unchanged; a MinimumSpeed or a claimed bound moves by up to half an ulp32, so only
+    the corpus's near-threshold cases can show it (issue 23 item 4)."""
+    import interval.context as IC
+
+    real = IC.to_mpq
+
+    def narrowed(x):
+        if isinstance(x, (float, np.floating)):
+            return real(float(np.float32(x)))
+        return real(x)
+
+    for mod in ("interval.context", "interval.frame", "interval.arclength", "interval.tessellation"):
+        monkeypatch.setattr(f"{mod}.to_mpq", narrowed)
+
+
+@pytest.mark.parametrize("family,row", _LAST_CERTIFIED)
+def test_a_context_fault_under_the_last_certified_rows_is_an_oracle_fault(monkeypatch, tmp_path, family, row):
+    # The row's claims of the default corpus, made before the fault is planted, judged through
+    # the CLI (the same reader narrows other rows' inputs too, which then fail as Violated).
+    fam = next(f for f in checks.families() if f.name == family)
+    made = [c for case in fam.generate(1, fam.default_cases) for c in fam.claims(case) if c.row == row]
+    f = tmp_path / "claims.json"
+    f.write_text(json.dumps({"format": "claims/1", "claims": [c.to_json() for c in made]}))
+    _narrow_the_context_reader(monkeypatch)
+    code, _, err = _quiet(["check", str(f), "--out", str(tmp_path)])
+    led, r = _row(tmp_path, row)
+    assert code == EXIT_FAULT, err[-2000:]
+    assert r["faults"] > 0 and r["violated"] == 0
+    assert {f["kind"] for f in r["fault_records"]} == {"OracleFault"}
+    # the near-threshold cases are where it shows: the two oracles decide the claim differently
+    decisions = [f["witness"]["enclosures"] for f in r["fault_records"]
+                 if isinstance(next(iter(f["witness"]["enclosures"].values())), dict)]
+    assert decisions and all({e["holds"] for e in d.values()} == {True, False} for d in decisions)
+
+
+def _faulty_arb_speed(controls):
+    """The Arb oracle's speed polynomial with ``2 u (1 - u)`` written ``u (1 - u)`` (a dropped
+    factor of the middle Bernstein derivative basis)."""
+    from flint import fmpq_poly
+
+    import interval.arb_frame as AF
+
+    P = AF._controls(controls)
+    basis = (fmpq_poly([1, -2, 1]), fmpq_poly([0, 1, -1]), fmpq_poly([0, 0, 1]))
+    f = fmpq_poly([])
+    for c in range(3):
+        comp = fmpq_poly([])
+        for k in range(3):
+            comp += basis[k] * (3 * (P[k + 1][c] - P[k][c]))
+        f += comp * comp
+    return f
+
+
+def _swapped_arb_corners(real):
+    """The Arb tessellation oracle with the vertices at (u1, v0) and (u0, v1) swapped."""
+    return lambda A, u0, u1, v0, v1, V00, V10, V01, V11: real(A, u0, u1, v0, v1, V00, V01, V10, V11)
+
+
+@pytest.mark.parametrize("family,row", _LAST_CERTIFIED)
+def test_a_fault_in_the_arb_enclosure_is_an_oracle_fault(monkeypatch, tmp_path, family, row):
+    if family == "frame":
+        monkeypatch.setattr("interval.arb_frame.speed_squared_poly", _faulty_arb_speed)
+    else:
+        import interval.arb_tessellation as AT
+
+        monkeypatch.setattr(AT, "cell_differences", _swapped_arb_corners(AT.cell_differences))
+    code, _, err = _quiet(["ledger", "--family", family, "--out", str(tmp_path)])
+    led, r = _row(tmp_path, row)
+    assert code == EXIT_FAULT, err[-2000:]
+    assert r["faults"] > 0 and r["violated"] == 0
+    assert {f["kind"] for f in r["fault_records"]} == {"OracleFault"}

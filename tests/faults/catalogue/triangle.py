@@ -21,6 +21,7 @@ _DIFF = "tests/differential/test_triangle_differential.py"
 _CONTRACT = "tests/contract/test_collision_contract.py"
 _UNIT = "tests/reference/test_triangle_surface.py"
 _ORACLE = "tests/interval/test_triangle_oracle.py"
+_REQ = "tests/oracles/test_triangle_requests.py"
 
 FAULTS = [
     # --- bands ---------------------------------------------------------------------------------
@@ -140,6 +141,30 @@ FAULTS = [
           "admission scales both edges by the first edge's largest component only (a short first edge "
           "inflates the normalized cross product)",
           (_UNIT, _CONTRACT)),
+    # --- statuses (triangle.statuses: each request's expected status, decided by the oracle) -------------
+    Fault("triangle.status_omits_ambiguity", "triangle", _REF,
+          "        elif code != _MISS:\n            return f, code, -1, np.nan",
+          "        elif code == _PARALLEL:\n            return f, code, -1, np.nan",
+          "the linear scan rejects a query only for a coplanar or near-parallel overlap: a facet inside a "
+          "parameter, weight or far band is skipped and another facet's hit (or a miss) is published, a first-hit "
+          "answer that omits a required ambiguity",
+          (_REQ, _CONTRACT, _CHECKS)),
+    Fault("triangle.status_hierarchy_omits_ambiguity", "triangle", _REF,
+          "            if amb is not None:\n                return _ambiguous(*amb)",
+          "            if amb is not None and best is None:\n                return _ambiguous(*amb)",
+          "the facet hierarchy publishes its best hit although one of its candidates is ambiguous (a first-hit "
+          "answer that omits a required ambiguity, on surfaces of 1024 facets and more)",
+          (_REQ, _CONTRACT, _UNIT)),
+    Fault("triangle.status_capacity_equality_refused", "triangle", _REF,
+          "if verts.shape[0] > settings.max_vertices:", "if verts.shape[0] >= settings.max_vertices:",
+          "admission refuses a surface whose vertex count meets max_vertices with equality (a limit met with "
+          "equality refused)",
+          (_REQ, _CONTRACT)),
+    Fault("triangle.status_min_tolerance_refused", "triangle", _REF,
+          "not MIN_TOLERANCE <= float(tol) <= MAX_TOLERANCE", "not MIN_TOLERANCE < float(tol) <= MAX_TOLERANCE",
+          "the smallest supported tolerance, 32 binary64 epsilons, is refused as InvalidArgument (a valid request "
+          "refused)",
+          (_REQ, _UNIT)),
     # --- the oracle (interval/triangle.py) ----------------------------------------------------------
     Fault("triangle.oracle_parameter_sign", "triangle", _ORC,
           "t = hs / (hs - he)", "t = hs / (he - hs)",

@@ -1,0 +1,326 @@
+"""Judging whole answers: statuses against the spec's demands, scenario rules, completeness.
+
+For every request (``oracles.request``) an answer is judged in three parts:
+
+1. **Status.** Each step's status against the step's expected class, on the family's status row
+   (``path.statuses``, ...): a refused valid request, a success where a failure is required, a
+   wrong status, a hit where the query must be ambiguous are Violated, with the request id and
+   the reason (the spec sentence or decision the expectation cites).
+2. **Values.** Each claim of a step is judged by its row's checker, exactly as a ``claims/1``
+   claim is (``oracles.ledger.check_claim``).
+3. **Rules and completeness.** A ``same_output`` rule holds when the later step reports the
+   same output as the earlier one, bit for bit (numbers compared by exact value and sign of
+   zero). A request with no answer, a step with no outcome, a successful step without a claim
+   of a row it names, or a rule whose outputs were not reported is *unanswered*: counted per
+   row and listed by request id. A missing answer where the spec demands a failure or an
+   ambiguity is also Violated on the status row: omitting a required rejection is not
+   neutral.
+
+The status row's claims are built here from the request and the answer, so a status verdict
+reads like any other verdict in the ledger (``inputs``: request id, step, op, expectation;
+``value``: the status given).
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Any, Callable, Iterable, Optional
+
+from reference.status import GuaranteeClass as G
+
+from . import schema as S
+from .family import RowContract
+from .model import Claim, NumberError, Verdict, parse_number, verified, violated
+from .request import Answer, Expect, Request, StepAnswer, statuses_row
+
+__all__ = ["check_status", "status_claim", "rule_claim", "missing_claim", "judge_answer", "STATUS_CONTRACT",
+           "canonical_output", "Unanswered", "answer_claims", "judge_answer_file"]
+
+
+def status_claim(req: Request, k: int, status: Optional[str], label: Optional[str] = None) -> Claim:
+    """The status-row claim of step ``k`` of ``req`` ending in ``status`` (None: no outcome)."""
+    step = req.steps[k]
+    return Claim(statuses_row(req.family), G.Exact, {"status": status},
+                 {"request": req.id, "step": k, "op": step.op, "expect": step.expect.to_json()})
+
+
+def rule_claim(req: Request, j: int, before: Any, after: Any) -> Claim:
+    """The status-row claim of rule ``j``: the two outputs it compares."""
+    r = req.rules[j]
+    return Claim(statuses_row(req.family), G.Exact, {"before": before, "after": after},
+                 {"request": req.id, "rule": r.to_json()})
+
+
+def missing_claim(req: Request, k: int) -> Claim:
+    """No outcome for a step that must fail or be ambiguous."""
+    return status_claim(req, k, None)
+
+
+def _canonical_number(x: Any):
+    try:
+        q = parse_number(x)
+    except NumberError:
+        return None
+    if isinstance(q, float):  # nan / inf words
+        return ("special", "nan" if math.isnan(q) else ("inf" if q > 0 else "-inf"))
+    neg_zero = q == 0 and isinstance(x, str) and x.strip().startswith("-")
+    return ("num", q, neg_zero)
+
+
+def canonical_output(x: Any) -> Any:
+    """``x`` with every claim number replaced by its exact value (and the sign of a zero), so
+    that ``"0x1p+0"``, ``"1"`` and ``1`` compare equal and ``"-0x0p+0"`` differs from ``"0x0p+0"``."""
+    if isinstance(x, dict):
+        return ("obj", tuple(sorted((k, canonical_output(v)) for k, v in x.items())))
+    if isinstance(x, list):
+        return ("arr", tuple(canonical_output(v) for v in x))
+    if isinstance(x, bool) or x is None:
+        return ("lit", x)
+    if isinstance(x, (int, float, Fraction)) or (isinstance(x, str) and x[:1] in "+-.0123456789" or
+                                                  isinstance(x, str) and x in ("nan", "inf", "-inf")):
+        c = _canonical_number(x)
+        if c is not None:
+            return c
+    if not isinstance(x, str):
+        c = _canonical_number(x)  # Decimal
+        if c is not None:
+            return c
+    return ("str", x)
+
+
+def _first_difference(a: Any, b: Any, path: str = "") -> Optional[str]:
+    if canonical_output(a) == canonical_output(b):
+        return None
+    if isinstance(a, dict) and isinstance(b, dict):
+        for k in sorted(set(a) | set(b)):
+            if k not in a or k not in b:
+                return f"{path}.{k}: present in one output only"
+            d = _first_difference(a[k], b[k], f"{path}.{k}")
+            if d:
+                return d
+    if isinstance(a, list) and isinstance(b, list):
+        if len(a) != len(b):
+            return f"{path or '(output)'}: {len(a)} items before, {len(b)} after"
+        for i, (x, y) in enumerate(zip(a, b)):
+            d = _first_difference(x, y, f"{path}[{i}]")
+            if d:
+                return d
+    return f"{path or '(output)'}: {str(a)[:80]} before, {str(b)[:80]} after"
+
+
+def check_status(claim: Claim) -> Verdict:
+    """Exact: a step's status meets the class the spec demands of it (``expect``), or a
+    scenario's later output equals the earlier one bit for bit (``rule`` same_output).
+
+    Sources: spec 002 Contracts ("fallible ones return GeometryStatus and leave outputs
+    unchanged on failure"; "a failed rebuild keeps the previous snapshot"), each function's
+    named statuses, and spec 004's ambiguity rule ("one ambiguous candidate rejects the whole
+    query"); the expectation's ``why`` names the sentence per request."""
+    inp = claim.inputs
+    if "rule" in inp:
+        rule = inp["rule"]
+        diff = _first_difference(claim.value.get("before"), claim.value.get("after"))
+        if diff is None:
+            return verified(claim, measure="mismatches", measured=0,
+                            note=f"{inp['request']}: step {rule['after']} kept step {rule['before']}'s output")
+        return violated(claim, {"request": inp["request"], "rule": rule, "first_difference": diff},
+                        measure="mismatches", measured=1,
+                        note=f"{inp['request']}: the output after step {rule['after']} differs from step "
+                             f"{rule['before']}'s ({rule.get('why') or 'same_output'})")
+    expect = Expect.from_json(inp["expect"])
+    status = claim.value.get("status")
+    where = f"{inp['request']} step {inp['step']} ({inp['op']})"
+    if status is None:
+        return violated(claim, {"request": inp["request"], "step": inp["step"], "expected": expect.text(),
+                                "got": None, "why": expect.why},
+                        measure="mismatches", measured=1,
+                        note=f"{where}: no answer where the spec demands that it {expect.text().removeprefix('must ')}")
+    if expect.allows(status):
+        return verified(claim, measure="mismatches", measured=0, note=f"{where}: {status} ({expect.text()})")
+    if expect.kind == "ambiguous" and status == "Success":
+        reason = "a hit (or miss) published where the query must be rejected as Ambiguous"
+    elif expect.kind == "success":
+        reason = f"a valid request refused with {status}"
+    elif status == "Success":
+        reason = "a success where the spec demands a failure"
+    else:
+        reason = f"the wrong status {status}"
+    return violated(claim, {"request": inp["request"], "step": inp["step"], "op": inp["op"],
+                            "expected": expect.text(), "got": status, "why": expect.why},
+                    measure="mismatches", measured=1, note=f"{where}: {reason}; {expect.text()}")
+
+
+def _plant_status(c: Claim) -> Claim:
+    """A false claim: a status the expectation does not allow (or outputs that differ)."""
+    if "rule" in c.inputs:
+        before = c.value.get("before")
+        return Claim(c.row, c.guarantee, {"before": before, "after": {"changed": before}}, c.inputs, c.model)
+    e = Expect.from_json(c.inputs["expect"])
+    wrong = next(s for s in ("Success", "BudgetExceeded", "InvalidArgument") if not e.allows(s))
+    return Claim(c.row, c.guarantee, {"status": wrong}, c.inputs, c.model)
+
+
+_EXPECT = S.obj(required={"class": S.enum(["success", "failure", "ambiguous", "either"])},
+                optional={"statuses": S.array(S.string(), min_items=1), "why": S.string()})
+
+STATUS_CONTRACT = RowContract(
+    checks=("Exact, per request step: the status meets the class the spec demands (must succeed, must fail "
+            "with S, must be rejected as Ambiguous, or either of the statuses named), a missing outcome of a "
+            "step that must fail is Violated; per scenario rule: the output after a failed rebuild equals the "
+            "output before it, bit for bit (numbers by exact value and sign of zero)."),
+    inputs=S.any_of(
+        S.obj(required={"request": S.string(), "step": S.integer(minimum=0), "op": S.string(), "expect": _EXPECT}),
+        S.obj(required={"request": S.string(), "rule": S.obj(required={"rule": S.const("same_output"),
+                                                                       "before": S.integer(minimum=0),
+                                                                       "after": S.integer(minimum=1)},
+                                                             optional={"why": S.string()})}),
+    ),
+    value=S.any_of(S.obj(required={"status": {"type": ["string", "null"]}}),
+                   S.obj(required={"before": {}, "after": {}})),
+    plant=_plant_status,
+)
+
+
+class Unanswered:
+    """What a request set left unanswered: per row, how many and the first request ids."""
+
+    KEPT = 20
+
+    def __init__(self):
+        self.by_row: dict[str, int] = {}
+        self.first: dict[str, list] = {}
+
+    def add(self, row: str, where: str) -> None:
+        self.by_row[row] = self.by_row.get(row, 0) + 1
+        ids = self.first.setdefault(row, [])
+        if len(ids) < self.KEPT:
+            ids.append(where)
+
+    @property
+    def total(self) -> int:
+        return sum(self.by_row.values())
+
+
+def judge_answer(req: Request, ans: Optional[Answer], judge: Callable[[Claim], Optional[Verdict]],
+                 add: Callable[[Verdict], None], unanswered: Callable[[str, str], None]) -> None:
+    """Judge one request's answer (None: no answer at all).
+
+    ``judge(claim)`` is the row checker (it may return None when it recorded the claim as
+    malformed itself); ``add(verdict)`` records a verdict; ``unanswered(row, where)`` records a
+    row left unanswered (``where``: the request id and step)."""
+    from .request import statuses_row as _sr
+
+    status_row = _sr(req.family)
+    if ans is None:
+        for row in req.rows():
+            unanswered(row, req.id)
+        for k, step in enumerate(req.steps):
+            if step.expect.must_fail:
+                add(check_status(missing_claim(req, k)))
+        return
+    steps: list[Optional[StepAnswer]] = list(ans.steps[:len(req.steps)])
+    steps += [None] * (len(req.steps) - len(steps))
+    for k, (step, got) in enumerate(zip(req.steps, steps)):
+        where = f"{req.id} step {k}"
+        if got is None:
+            for row in (*step.rows, status_row):
+                unanswered(row, where)
+            if step.expect.must_fail:
+                add(check_status(missing_claim(req, k)))
+            continue
+        add(check_status(status_claim(req, k, got.status)))
+        seen = set()
+        for c in got.claims:
+            seen.add(c.row)
+            v = judge(c)
+            if v is not None:
+                add(v)
+        if got.status == "Success" and step.expect.allows("Success"):
+            for row in step.rows:
+                if row not in seen:
+                    unanswered(row, where)
+    for j, rule in enumerate(req.rules):
+        a, b = steps[rule.before], steps[rule.after]
+        if a is None or b is None or a.output is None or b.output is None:
+            unanswered(status_row, f"{req.id} rule {j}")
+            continue
+        add(check_status(rule_claim(req, j, a.output, b.output)))
+
+
+def answer_claims(req: Request, ans: Answer) -> list[Claim]:
+    """Every claim an answer makes, as a ``claims/1`` file holds them: per step its status claim
+    and value claims, then each rule's claim where both outputs were reported."""
+    out = []
+    for k, got in enumerate(ans.steps[:len(req.steps)]):
+        out.append(status_claim(req, k, got.status))
+        out.extend(got.claims)
+    for j, rule in enumerate(req.rules):
+        if rule.after < len(ans.steps):
+            a, b = ans.steps[rule.before], ans.steps[rule.after]
+            if a.output is not None and b.output is not None:
+                out.append(rule_claim(req, j, a.output, b.output))
+    return out
+
+
+def check_families(requests: Iterable[Request]) -> list[str]:
+    """The families a request set covers, in first-seen order."""
+    return list(dict.fromkeys(r.family for r in requests))
+
+
+def judge_answer_file(requests: list, header: dict, answers: list, ledger, malformed: list,
+                      on_verdict=None, progress=None) -> dict:
+    """Judge an ``answers/1`` file against the request set it answers, into ``ledger``.
+
+    Scope: the families the answer file declares (``families``), or every family of the request
+    set when it declares none. Every request in scope is judged (:func:`judge_answer`); one
+    without an answer is unanswered. Answers to unknown requests, repeated answers and declared
+    families the request set does not have are malformed (``malformed``, FieldErrors). Returns
+    ``{"scope": [...], "not_covered": {family: requests}}``. ``on_verdict(index, verdict,
+    request, label)`` sees each verdict in order; ``progress(family)`` is called per request."""
+    from .ledger import MALFORMED_ERRORS, check_claim
+    from .schema import FieldError
+
+    known = check_families(requests)
+    declared = header.get("families")
+    if declared is not None:
+        for f in declared:
+            if f not in known:
+                malformed.append(FieldError("families", f"declares {f!r}, which the request set does not ask about"))
+    scope = list(declared) if declared is not None else known
+    by_id: dict = {}
+    req_ids = {r.id for r in requests}
+    for i, a in enumerate(answers):
+        if a.request not in req_ids:
+            malformed.append(FieldError(f"answers[{i}].request", f"{a.request!r} is not a request of the request set"))
+        elif a.request in by_id:
+            malformed.append(FieldError(f"answers[{i}].request", f"a second answer to {a.request!r}"))
+        else:
+            by_id[a.request] = a
+    index = 0
+    not_covered: dict = {}
+    for req in requests:
+        if req.family not in scope:
+            not_covered[req.family] = not_covered.get(req.family, 0) + 1
+            continue
+        ans = by_id.get(req.id)
+        label = ans.label if ans is not None else None
+
+        def judge(c, req=req):
+            try:
+                return check_claim(c)
+            except MALFORMED_ERRORS as e:
+                malformed.append(FieldError(f"answer to {req.id}", f"{c.row}: {type(e).__name__}: {e}"))
+                return None
+
+        def add(v, req=req, label=label):
+            nonlocal index
+            ledger.add(v, index, req.id)
+            if on_verdict is not None:
+                on_verdict(index, v, req.id, label)
+            index += 1
+
+        judge_answer(req, ans, judge, add, ledger.add_unanswered)
+        if progress is not None:
+            progress(req.family)
+    return {"scope": scope, "not_covered": not_covered}

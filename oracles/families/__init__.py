@@ -1,0 +1,116 @@
+"""The families, discovered: every package here (``oracles/families/<name>/``) whose
+``__init__`` defines ``FAMILY`` joins the ledger, so adding a family edits no shared file.
+
+A family package keeps one role per module: ``requests.py`` (the corpus, as requests with the
+status the spec demands of each step), ``answers.py`` (our fast path answering them: the adapter
+an outside implementation's answers stand in for), ``checks.py`` (the row checkers) and
+``contract.py`` (each row's case-file fields and planted false claim). See ``oracles.family``.
+
+Families not yet moved here still live as modules of ``oracles/checks/`` and are found there
+too, in the older case/claims form.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from functools import lru_cache
+
+from ..family import Family
+
+__all__ = ["families", "checker_for", "batch_checker_for", "contract_for", "family_of_row"]
+
+
+def _found(package: str, path) -> list:
+    out = []
+    for info in pkgutil.iter_modules(path):
+        if info.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"{package}.{info.name}")
+        fam = getattr(module, "FAMILY", None)
+        if isinstance(fam, Family):
+            out.append(fam)
+    return out
+
+
+@lru_cache(maxsize=None)
+def families() -> tuple[Family, ...]:
+    """All families, sorted by name."""
+    found = _found(__name__, __path__)
+    try:
+        from .. import checks as legacy
+    except ImportError:  # every family has moved
+        legacy = None
+    if legacy is not None:
+        found += _found(legacy.__name__, legacy.__path__)
+    names = [f.name for f in found]
+    if len(set(names)) != len(names):
+        raise RuntimeError(f"duplicate family names: {names}")
+    return tuple(sorted(found, key=lambda f: f.name))
+
+
+@lru_cache(maxsize=None)
+def _checkers() -> dict:
+    from ..contract import check_status
+    from ..request import statuses_row
+
+    table = {}
+    for fam in families():
+        rows = dict(fam.checkers)
+        if fam.answers_requests:
+            rows[statuses_row(fam.name)] = check_status
+        for rid, fn in rows.items():
+            if rid in table:
+                raise RuntimeError(f"row {rid} has two checkers")
+            table[rid] = fn
+    return table
+
+
+def checker_for(row_id: str):
+    """The checker of a row, or None if no family evidences it yet."""
+    return _checkers().get(row_id)
+
+
+@lru_cache(maxsize=None)
+def _batches() -> dict:
+    return {rid: fn for fam in families() for rid, fn in fam.batch_checkers.items()}
+
+
+def batch_checker_for(row_id: str):
+    """The batch checker of a row (``oracles.batch``), or None (its claims go one by one)."""
+    return _batches().get(row_id)
+
+
+@lru_cache(maxsize=None)
+def _contracts() -> dict:
+    from ..contract import STATUS_CONTRACT
+    from ..request import statuses_row
+
+    out = {}
+    for fam in families():
+        out.update(fam.contracts)
+        if fam.answers_requests:
+            out[statuses_row(fam.name)] = STATUS_CONTRACT
+    return out
+
+
+def contract_for(row_id: str):
+    """The case-file contract of a row (``oracles.family.RowContract``), or None."""
+    return _contracts().get(row_id)
+
+
+@lru_cache(maxsize=None)
+def _rows_of() -> dict:
+    from ..request import statuses_row
+
+    out = {}
+    for fam in families():
+        for rid in fam.checkers:
+            out[rid] = fam
+        out[statuses_row(fam.name)] = fam
+    return out
+
+
+def family_of_row(row_id: str):
+    """The family that evidences ``row_id`` (None for an unknown row)."""
+    return _rows_of().get(row_id)

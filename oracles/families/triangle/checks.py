@@ -1,0 +1,416 @@
+"""The triangle family's row checkers (spec 004), from ``claim.inputs`` alone: the exact truth
+and the documented error model come from :mod:`.analysis` (``interval.triangle`` in exact
+rationals), never from the fast path. A surface spec 004 makes ``TriangleSurface::new`` reject (a
+facet of zero area, one with ``G + 32u <= tol``, a coordinate beyond ``2^1000``) or a query it
+rejects makes every claim Violated.
+
+* ``triangle.first_hit`` (Rounded). A hit ``(t, triangle, position)``: the claimed facet is
+  crossed (not parallel, error model bounded), ``t`` is within ``R_t`` of the exact crossing
+  ``T`` (equal to ``RN(T)`` for an axis-aligned facet with exact coordinate differences, where
+  the computation is correctly rounded), the exact weights are ``>= -R_l``, the position is
+  within ``R_pos``; band conformance: none of its quantities is certainly inside its band; the
+  earliest rule: no lower-index bitwise duplicate of the facet (it computes the same parameter,
+  and ties keep the lowest index), no facet forced into a band, no facet forced in or with an
+  exact contact that computes a smaller parameter (``T_j + R_j < t``) or, at a lower index, an
+  equal one (``T_j + R_j <= t``), and no exact contact earlier than ``t - tol`` on a facet the
+  model cannot bound. A miss: no exact contact deeper than ``tol`` inside every barycentric and
+  segment boundary, and no facet forced in (counter ``missed_within_band`` for exact contacts
+  within the band).
+* ``triangle.barycentric`` (Rounded): every weight ``>= 0`` and within ``R_l`` of the exact one.
+* ``triangle.normal_facing`` (Rounded normal, exact facing): ``|n - N|_2 <= theta`` (three-valued:
+  ``|N|`` is irrational) and the facing is the exact sign of ``N0 . (e - s)``.
+* ``triangle.ambiguity`` (Certified). A published hit or miss: no facet is exactly coplanar with
+  the segment and overlapping it, no facet with an exact contact is one the model cannot bound,
+  no facet with an exact contact is within the tolerance of parallel to the segment
+  (``|N . d| / (|N| |d|) <= tol`` with the heights' rounding on top), and no facet is forced into
+  a band (each must make the query ambiguous). An ambiguous query: the named facet's exact
+  configuration can put a computed quantity inside its band (Verified; an exactly computed 0 or
+  1 under the exactness clause is accepted, never inside), cannot even with the model widened
+  eightfold (Violated), or lies between (Undecided). Counters: ``queries``, ``ambiguous``,
+  ``exactly_resolvable`` (ambiguous although exact arithmetic decides the query: no exact
+  coplanar overlap) and ``exact_contact``. It judges against the binary64 reference model (the
+  row is Certified and declares none).
+
+Claim formats (``CONTRACTS`` holds their JSON Schemas): ``inputs`` ``{"vertices": [[hex]*3]*V,
+"triangles": [[int]*3]*T, "tolerance": hex, "start": [hex]*3, "end": [hex]*3}``, and for
+first_hit also ``"stamp": {"identity": int, "version": int}`` (the caller's, with which the
+surface was made); values: first_hit ``{"outcome": "hit", "t", "triangle", "position", "stamp"}``
+or ``{"outcome": "miss", "stamp"}`` (spec 004: queries carry the caller's identity/version, a miss
+too; the checker demands the caller's stamp bitwise); barycentric ``{"triangle", "weights"}``;
+normal_facing ``{"triangle", "normal", "facing"}``; ambiguity ``{"outcome": "hit" | "miss"}`` or
+``{"outcome": "ambiguous", "triangle": int}``.
+
+Declared error models (Rounded rows, ``oracles.errormodel``): the fast path declares none, so its
+claims are judged against the reference model above at ``u = 2^-53``. A claim may declare
+``{"u": U}`` (the model re-evaluated at U for every facet, the subnormal slack ``2^14 eta``),
+``k`` (every bound scaled by ``k / 64``) or an explicit ``bound`` (first_hit: ``[R_t, R_pos]``,
+barycentric: ``R_l``, normal_facing: ``theta``; the other facets' bounds scale by the same
+declared/reference ratio). The correctly-rounded-``t`` rule belongs to the reference model only.
+"""
+
+from __future__ import annotations
+
+import math
+
+from interval.triangle import exact_point, sqrt_down, sqrt_up
+from reference.triangle_surface import NORMAL_K, Facing
+
+from ...errormodel import ETA_OF_U, resolve
+from ...errormodel import ratio as ratio_of
+from ...model import Claim, dec, enc, undecided, verified, violated
+from .analysis import (
+    Analysis,
+    _cannot_precede,
+    _forced,
+    _justified,
+    _mpq,
+    _near_parallel_overlap,
+    _q_inf,
+    _quantities,
+    _Reference,
+    analyse,
+    models_at,
+)
+
+__all__ = ["check_first_hit", "check_barycentric", "check_normal_facing", "check_ambiguity"]
+
+
+class _Unbounded(Exception):
+    """The error model at a declared precision has no bound for this facet."""
+
+
+def _resolve(claim: Claim, parts) -> tuple:
+    """``(resolved, models, ratio)``: the claim's bound (``oracles.errormodel.resolve`` over the
+    components ``parts(model)`` of the claimed facet's model), every facet's model at the
+    resolved unit roundoff, and ``ratio`` = declared bound / model at that roundoff (1 unless
+    ``k`` or an explicit bound rescales it), by which the other facets' bounds scale too.
+    Raises :class:`_Unbounded` when the claimed facet's model is unbounded at that precision."""
+
+    def reference(u, eta):
+        got = parts(models_at(claim.inputs, u, eta))
+        if any(x is None for x in got):
+            raise _Unbounded()
+        return got
+
+    resolved = resolve(claim, reference, constant=NORMAL_K)
+    eta = 2.0**-1074 if resolved.declared is None or "eta" not in resolved.declared else dec(resolved.declared["eta"])
+    if resolved.declared is not None and "u" in resolved.declared and "eta" not in resolved.declared:
+        eta = ETA_OF_U[resolved.u]
+    models = models_at(claim.inputs, resolved.u, eta)
+    at_u = parts(models)
+    ratio = resolved.bound[0] / at_u[0] if at_u[0] > 0 else _mpq(1)
+    return resolved, models, ratio
+
+
+def _triangle_of(value: dict, an: Analysis) -> int:
+    i = value["triangle"]
+    if not isinstance(i, int) or isinstance(i, bool) or not 0 <= i < len(an.triangles):
+        raise ValueError(f"claimed triangle {i!r} is not a facet index")
+    return i
+
+
+
+def _rejected(claim: Claim, an: Analysis):
+    """Violated when spec 004 forbids the surface or the query the claim speaks of."""
+    if an.rejected is None:
+        return None
+    status, j, note = an.rejected
+    return violated(claim, {"status": status, "triangle": j}, note=note)
+
+
+# --- checkers -------------------------------------------------------------------------------
+
+
+def _check_stamp(claim: Claim):
+    """The first_hit value's stamp must be the caller's (the inputs' stamp), bitwise."""
+    want, got = claim.inputs["stamp"], claim.value["stamp"]
+    for name, d in (("inputs.stamp", want), ("value.stamp", got)):
+        if not isinstance(d, dict) or set(d) != {"identity", "version"} or \
+                not all(isinstance(d[k], int) and not isinstance(d[k], bool) and 0 <= d[k] < 2**64 for k in d):
+            raise ValueError(f"{name} must be {{identity, version}}, integers in [0, 2**64)")
+    if want != got:
+        return {"stamp": got, "caller_stamp": want}
+    return None
+
+
+def _declared_models(claim: Claim) -> Optional[tuple]:
+    """``(models, ratio)`` for a check over every facet of a claim that names none (a miss):
+    ``(None, 1)`` for the reference, the models at a declared ``u`` with ratio ``k / 64``, or
+    None for an explicit bound (it bounds no particular facet, so nothing is forced)."""
+    m = claim.model
+    if not m or ("u" not in m and "bound" not in m):
+        return None, 1
+    if "bound" in m:
+        return None
+    resolved = resolve(claim, lambda u, eta: [_mpq(1)], constant=NORMAL_K)
+    eta = dec(m["eta"]) if "eta" in m else ETA_OF_U[resolved.u]
+    models = models_at(claim.inputs, resolved.u, eta)
+    if isinstance(models, _Reference) and resolved.bound[0] == 1:
+        return None, 1
+    return models, resolved.bound[0]
+
+
+def _band_witness(j: int, qs: list) -> dict:
+    return {"triangle": j, "in_band": [{"quantity": q.name, "exact": enc(q.exact), "bound": enc(q.bound)}
+                                       for q in qs]}
+
+
+def check_first_hit(claim: Claim):
+    an = analyse(claim.inputs)
+    v = claim.value
+    if not isinstance(v, dict) or v.get("outcome") not in ("hit", "miss"):
+        raise ValueError("first_hit value must be an object with outcome hit or miss")
+    bad_stamp = _check_stamp(claim)
+    if bad_stamp:
+        return violated(claim, bad_stamp, note="the query does not carry the caller's identity/version")
+    rej = _rejected(claim, an)
+    if rej is not None:
+        return rej
+    tol = an.tolerance
+    if v["outcome"] == "miss":
+        hits = an.hits()
+        deep = [c for c in hits if c.depth > tol]
+        shallow = sum(1 for c in hits if c.depth <= tol)
+        if deep:
+            c = deep[0]
+            return violated(claim, {"triangle": c.triangle, "t_enter": enc(c.t_enter), "depth": enc(c.depth)},
+                            prec=None, note="a miss hides an exact contact deeper than the tolerance band",
+                            missed_within_band=shallow)
+        declared = _declared_models(claim)
+        for j in (an.candidates if declared is not None else ()):
+            got = _forced(an, j, *declared)
+            if got is not None:
+                c = an.contact(j)
+                return violated(claim, {"triangle": j, "t": enc(c.t), "weights": enc(list(c.bary))},
+                                note=f"facet {j} is a hit or ambiguous in every conforming run (no quantity can "
+                                     "be beyond its band); a miss is not allowed", missed_within_band=shallow)
+        return verified(claim, note="no exact contact outside the bands", missed_within_band=shallow)
+    i = _triangle_of(v, an)
+    t_c = dec(v["t"])
+    if not isinstance(v["position"], list) or len(v["position"]) != 3:
+        raise ValueError("position must be three encoded floats")
+    pos_f = tuple(dec(x) for x in v["position"])
+    if not all(math.isfinite(x) for x in (t_c, *pos_f)):
+        return violated(claim, {"t": v["t"], "position": v["position"]}, note="a hit with a nonfinite t or position")
+    pos = exact_point(pos_f)
+    ct = an.contact(i)
+    if ct.parallel or an.model(i).r_t is None:
+        return violated(claim, {"triangle": i, "parallel": ct.parallel},
+                        note="a hit on a facet the segment crosses at no bounded parameter (near-parallel)")
+    try:
+        resolved, models, ratio = _resolve(claim, lambda ms: [ms[i].r_t, ms[i].r_pos])
+    except _Unbounded:
+        return undecided(claim, None, note="the declared error model is unbounded on this facet")
+    extra = resolved.extra()
+    reference = resolved.bound == resolved.reference
+    md = models[i]
+    r_t, r_pos = resolved.bound
+    T = ct.t
+    tq = _mpq(t_c)
+    t_use = ratio_of(abs(tq - T), r_t)
+    # Correctly rounded t (axis-aligned facet, exact differences) is part of the reference
+    # model only: a declared model other than the reference is judged by its bound.
+    exact_t = md.exact_t if reference else None
+    if exact_t is not None:
+        if t_c != exact_t:
+            return violated(claim, {"triangle": i, "exact_t": enc(T), "rounded": enc(exact_t)},
+                            note="t differs from the correctly rounded crossing (axis-aligned, exact differences)",
+                            bound_use=t_use, **extra)
+    elif abs(tq - T) > r_t:
+        return violated(claim, {"triangle": i, "exact_t": enc(T), "bound": enc(r_t)}, measure="t_error_ratio",
+                        measured=t_use, bound_use=t_use, note="t outside its error model", **extra)
+    if not -r_t <= T <= 1 + r_t:
+        return violated(claim, {"triangle": i, "exact_t": enc(T)}, note="the exact crossing is off the segment",
+                        bound_use=t_use, **extra)
+    if md.r_l is None:
+        return undecided(claim, None, note="the weights' error model is unbounded on this facet",
+                         bound_use=t_use, **extra)
+    r_l = [r * ratio for r in md.r_l]
+    low = [k for k in range(3) if ct.bary[k] < -r_l[k]]
+    if low:
+        return violated(claim, {"triangle": i, "weights": enc(list(ct.bary)), "bound": enc(r_l)},
+                        note="the exact crossing is outside the claimed facet beyond the weights' error model",
+                        bound_use=t_use, **extra)
+    P = tuple(x + T * (y - x) for x, y in zip(an.S, an.E))
+    perr = _q_inf([x - y for x, y in zip(pos, P)])
+    p_use = ratio_of(perr, r_pos)
+    use = max(t_use, p_use)
+    if perr > r_pos:
+        return violated(claim, {"triangle": i, "exact_position": enc(list(P)), "bound": enc(r_pos)},
+                        measure="position_error_ratio", measured=p_use, bound_use=use,
+                        note="position outside its error model", **extra)
+    # Band conformance: the published facet's own quantities must not be inside their bands.
+    qs = _quantities(an, i, None if reference else models, ratio)
+    inside = [q for q in qs if q.in_band(tol)] if qs is not None else []
+    if inside:
+        return violated(claim, _band_witness(i, inside), bound_use=use,
+                        note="the hit lies inside the tolerance plus rounding band of a boundary; the query must "
+                             "be Ambiguous", **extra)
+    # The earliest rule. A duplicate facet of lower index computes the same parameter: the tie
+    # keeps it.
+    for j in an.candidates:
+        if j >= i:
+            break
+        if an.same_facet(i, j):
+            return violated(claim, {"triangle": j, "claimed": i}, bound_use=use,
+                            note=f"facet {j} is a duplicate of facet {i} (bitwise the same vertices): an exact "
+                                 "tie keeps the lowest index", **extra)
+    # Every facet forced in (a hit or ambiguous in every conforming run) must be explainable as
+    # computed no earlier (at a lower index: strictly later) than the claimed parameter; one
+    # forced into a band makes the query ambiguous.
+    for j in an.candidates:
+        if j == i or _cannot_precede(an, j, i, tq):
+            continue
+        got = _forced(an, j, None if reference else models, ratio)
+        if got is None:
+            continue
+        in_band, _ = got
+        if in_band:
+            return violated(claim, _band_witness(j, in_band), bound_use=use,
+                            note=f"facet {j} is inside a band in every conforming run; the query must be "
+                                 "Ambiguous", **extra)
+        mj = models[j]
+        exact_j = mj.exact_t if reference else None
+        up = _mpq(exact_j) if exact_j is not None else an.contact(j).t + mj.r_t * ratio
+        if up < tq or (j < i and up == tq):
+            return violated(claim, {"triangle": j, "exact_t": enc(an.contact(j).t), "computed_at_most": enc(up)},
+                            bound_use=use,
+                            note="facet %d is a hit (or ambiguous) in every conforming run and computes an earlier "
+                                 "parameter, or an equal one at a lower index" % j, **extra)
+    # Every other exact contact must be explainable the same way.
+    for cj in an.hits():
+        j = cj.triangle
+        if j == i or (cj.kind == "point" and (cj.t > tq or (cj.t == tq and j > i))):
+            continue  # its computed parameter cannot come before the claimed one (no model needed)
+        if cj.kind == "coplanar" or models[j].r_t is None:
+            if cj.t_enter < tq - tol:
+                return violated(claim, {"triangle": j, "t_enter": enc(cj.t_enter)}, bound_use=use,
+                                note="an earlier exact contact (near-parallel facet) lies before t - tol", **extra)
+            continue
+        mj = models[j]
+        exact_j = mj.exact_t if reference else None
+        up = _mpq(exact_j) if exact_j is not None else cj.t + mj.r_t * ratio
+        if up < tq or (j < i and up == tq):
+            return violated(claim, {"triangle": j, "exact_t": enc(cj.t), "computed_at_most": enc(up)},
+                            bound_use=use,
+                            note="facet %d computes an earlier parameter or an equal one at a lower index" % j,
+                            **extra)
+    return verified(claim, measure="t_error_ratio", measured=t_use, bound_use=use, **extra)
+
+
+def check_barycentric(claim: Claim):
+    an = analyse(claim.inputs)
+    v = claim.value
+    i = _triangle_of(v, an)
+    w = v["weights"]
+    if not isinstance(w, list) or len(w) != 3:
+        raise ValueError("weights must be three encoded floats")
+    wf = [dec(x) for x in w]
+    rej = _rejected(claim, an)
+    if rej is not None:
+        return rej
+    if not all(math.isfinite(x) for x in wf):
+        return violated(claim, {"weights": w}, note="a nonfinite barycentric weight")
+    wq = [_mpq(x) for x in wf]
+    if any(x < 0 for x in wq):
+        return violated(claim, {"weights": w}, note="a negative barycentric weight")
+    ct = an.contact(i)
+    if ct.parallel or an.model(i).r_l is None:
+        return undecided(claim, None, note="no bounded error model for the weights on this facet")
+    try:
+        resolved, _, _ = _resolve(claim, lambda ms: list(ms[i].r_l) if ms[i].r_l is not None else [None])
+    except _Unbounded:
+        return undecided(claim, None, note="the declared error model is unbounded on this facet")
+    r_l, extra = resolved.bound, resolved.extra()
+    errs = [abs(x - y) for x, y in zip(wq, ct.bary)]
+    use = max(ratio_of(e_, r) for e_, r in zip(errs, r_l))
+    if any(e_ > r for e_, r in zip(errs, r_l)):
+        return violated(claim, {"exact": enc(list(ct.bary)), "bound": enc(list(r_l))}, measure="error_ratio",
+                        measured=use, bound_use=use, note="a weight outside its error model", **extra)
+    return verified(claim, measure="error_ratio", measured=use, bound_use=use, **extra)
+
+
+def check_normal_facing(claim: Claim):
+    an = analyse(claim.inputs)
+    v = claim.value
+    i = _triangle_of(v, an)
+    if not isinstance(v["normal"], list) or len(v["normal"]) != 3:
+        raise ValueError("normal must be three encoded floats")
+    n_f = tuple(dec(x) for x in v["normal"])
+    facing = Facing(v["facing"])
+    rej = _rejected(claim, an)
+    if rej is not None:
+        return rej
+    if not all(math.isfinite(x) for x in n_f):
+        return violated(claim, {"normal": v["normal"]}, note="a nonfinite normal")
+    n = exact_point(n_f)
+    f, ct = an.facet(i), an.contact(i)
+    if ct.facing == 0:
+        return violated(claim, {"facing": v["facing"]}, note="the segment is exactly parallel to the facet: no facing")
+    truth = Facing.Front if ct.facing < 0 else Facing.Back
+    if facing is not truth:
+        return violated(claim, {"exact_facing": truth.value}, note="facing differs from the exact sign of N0 . d")
+    nn = sum(x * x for x in n)
+    nd = sum(x * y for x, y in zip(n, f.normal))
+    if nd <= 0:
+        return violated(claim, {"n_dot_N0": enc(nd)}, note="the normal points against the winding")
+    resolved, _, _ = _resolve(claim, lambda ms: [ms[i].theta])
+    theta, extra = resolved.scalar(), resolved.extra()
+    # |n - N|^2 = |n|^2 - 2 n.N0/|N0| + 1, bracketed with rational bounds of |N0|; the terms
+    # cancel to ~u^2, so the bounds carry 256 bits.
+    hi = nn - 2 * nd / sqrt_up(f.norm2, 256) + 1
+    lo = nn - 2 * nd / sqrt_down(f.norm2, 256) + 1
+    th2 = theta * theta
+    use = math.sqrt(ratio_of(max(hi, 0), th2))
+    if hi <= th2:
+        return verified(claim, measure="error_ratio", measured=use, bound_use=use, **extra)
+    if lo > th2:
+        return violated(claim, {"bound": enc(theta)}, measure="error_ratio", measured=use, bound_use=use,
+                        note="normal outside its error model", **extra)
+    return undecided(claim, [enc(lo), enc(hi)], note="|n - N|^2 brackets the bound theta^2", bound_use=use, **extra)
+
+
+
+def check_ambiguity(claim: Claim):
+    an = analyse(claim.inputs)
+    v = claim.value
+    if not isinstance(v, dict) or v.get("outcome") not in ("hit", "miss", "ambiguous"):
+        raise ValueError("ambiguity value must be an object with outcome hit, miss or ambiguous")
+    rej = _rejected(claim, an)
+    if rej is not None:
+        return rej
+    overlap = an.coplanar_overlap
+    hits = an.hits()
+    contact = int(bool(hits))
+    counters = {"queries": 1, "exact_contact": contact}
+    if v["outcome"] != "ambiguous":
+        bad = dict(ambiguous=0, exactly_resolvable=0, **counters)
+        if overlap:
+            return violated(claim, {"triangle": overlap[0]}, note="an exactly coplanar overlap was not ambiguous",
+                            **bad)
+        unbounded = [c.triangle for c in hits if an.model(c.triangle).r_t is None]
+        if unbounded:
+            return violated(claim, {"triangle": unbounded[0]},
+                            note="an exact contact on a near-parallel facet was not ambiguous", **bad)
+        near = [c.triangle for c in hits if _near_parallel_overlap(an, c.triangle)]
+        if near:
+            return violated(claim, {"triangle": near[0]},
+                            note="a segment within the tolerance of parallel to a facet it meets was not ambiguous",
+                            **bad)
+        for j in an.candidates:
+            got = _forced(an, j)
+            if got is not None and got[0]:
+                return violated(claim, _band_witness(j, got[0]),
+                                note=f"facet {j} is inside a band in every conforming run; the query must be "
+                                     "Ambiguous", **bad)
+        return verified(claim, note="no coplanar overlap, no unbounded contact, no facet forced into a band",
+                        ambiguous=0, exactly_resolvable=0, **counters)
+    j = _triangle_of(v, an)
+    counters.update(ambiguous=1, exactly_resolvable=int(not overlap))
+    if _justified(an, j, 2):
+        return verified(claim, note=f"facet {j} can fall inside a band", **counters)
+    if not _justified(an, j, 8):
+        c = an.contact(j)
+        return violated(claim, {"triangle": j, "t": enc(c.t), "weights": enc(list(c.bary or ()))},
+                        note=f"facet {j} is decidable by a wide margin; the rejection is not justified", **counters)
+    return undecided(claim, None, note=f"facet {j} is near but not inside its bands", **counters)

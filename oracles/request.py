@@ -1,0 +1,437 @@
+"""Requests and answers: the whole behaviour of an implementation, asked for and given.
+
+A **request** (format ``requests/1``, ``docs/casefile.md``) is a self-contained input of one
+spec operation, or a short *scenario* of them (prepare, then evaluate; build A, rebuild with
+bad input, query again). Every step carries the status class the spec demands of it, decided
+by the oracle from the spec's text (never from our fast path):
+
+* ``success``: valid input within every limit, limits met with equality included;
+* ``failure``: the step must fail with one of ``statuses`` (the status the spec names);
+* ``ambiguous``: spec 004, some facet lies inside its uncertainty band: the query must be
+  rejected with ``Ambiguous``;
+* ``either``: the spec, or the oracle's precision, allows any of ``statuses`` (``Success``
+  among them); ``why`` says which and why.
+
+A scenario's ``rules`` relate its steps: ``same_output`` demands that the output a step reports
+equals, bit for bit, the output an earlier step reported (a failed rebuild keeps the previous
+owner: "Preparation builds a complete candidate and moves it into the output owner only on
+success, so a failed rebuild keeps the previous snapshot", spec 002 Contracts).
+
+An **answer** (format ``answers/1``) gives, per request, one outcome per step: the ``status``,
+on success the claims of the rows the step names (the claim objects of ``claims/1``, judged by
+the same row checkers), and where a rule needs it the step's ``output`` (family-defined JSON:
+the owner's observable state). A request without an answer is *unanswered*, counted per row,
+and fails the run (``oracles.contract``).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from decimal import Decimal
+from pathlib import Path
+from typing import Any, Iterable, Optional
+
+__all__ = ["REQUESTS_FORMAT", "ANSWERS_FORMAT", "EXPECT_KINDS", "Expect", "Step", "Rule", "Request",
+           "StepAnswer", "Answer", "RequestFileError", "success", "failure", "ambiguous", "either",
+           "statuses_row", "write_requests", "read_requests", "write_answers", "read_answer_doc", "read_answers",
+           "requests_schema", "answers_schema"]
+
+REQUESTS_FORMAT = "requests/1"
+ANSWERS_FORMAT = "answers/1"
+EXPECT_KINDS = ("success", "failure", "ambiguous", "either")
+MAX_BYTES = 1 << 30
+
+
+def statuses_row(family: str) -> str:
+    """The ledger row that judges a family's status contracts (``path.statuses``)."""
+    return f"{family}.statuses"
+
+
+@dataclass(frozen=True)
+class Expect:
+    """The status class a step must end in.
+
+    Attributes:
+        kind: one of :data:`EXPECT_KINDS`.
+        statuses: the acceptable failure statuses (``failure``), or every acceptable status
+            (``either``, ``Success`` included when success is allowed); empty otherwise.
+        why: the source of the demand: a spec sentence (quoted or named) or a decision of
+            ``docs/decisions.md``; for ``either``, what leaves the outcome open.
+    """
+
+    kind: str
+    statuses: tuple[str, ...] = ()
+    why: str = ""
+
+    def __post_init__(self):
+        if self.kind not in EXPECT_KINDS:
+            raise ValueError(f"unknown expectation {self.kind!r} (one of {', '.join(EXPECT_KINDS)})")
+        if self.kind in ("failure", "either") and not self.statuses:
+            raise ValueError(f"a {self.kind} expectation names its statuses")
+        if self.kind == "failure" and "Success" in self.statuses:
+            raise ValueError("a failure expectation cannot accept Success")
+        if self.kind in ("success", "ambiguous") and self.statuses:
+            raise ValueError(f"a {self.kind} expectation names no statuses")
+
+    def allows(self, status: str) -> bool:
+        """True when ``status`` meets this expectation."""
+        if self.kind == "success":
+            return status == "Success"
+        if self.kind == "ambiguous":
+            return status == "Ambiguous"
+        return status in self.statuses
+
+    @property
+    def must_fail(self) -> bool:
+        return self.kind in ("failure", "ambiguous")
+
+    def text(self) -> str:
+        if self.kind == "success":
+            return "must succeed"
+        if self.kind == "ambiguous":
+            return "must be rejected as Ambiguous"
+        if self.kind == "failure":
+            return "must fail with " + " or ".join(self.statuses)
+        return "may end in " + " or ".join(self.statuses)
+
+    def to_json(self) -> dict:
+        out: dict = {"class": self.kind}
+        if self.statuses:
+            out["statuses"] = list(self.statuses)
+        if self.why:
+            out["why"] = self.why
+        return out
+
+    @staticmethod
+    def from_json(d: dict) -> "Expect":
+        return Expect(d["class"], tuple(d.get("statuses", ())), d.get("why", ""))
+
+
+def success(why: str = "") -> Expect:
+    return Expect("success", (), why)
+
+
+def failure(*statuses: str, why: str = "") -> Expect:
+    return Expect("failure", tuple(statuses), why)
+
+
+def ambiguous(why: str = "") -> Expect:
+    return Expect("ambiguous", (), why)
+
+
+def either(*statuses: str, why: str) -> Expect:
+    return Expect("either", tuple(statuses), why)
+
+
+@dataclass(frozen=True)
+class Step:
+    """One operation of a request.
+
+    Attributes:
+        op: the operation, named after the spec (``TryPreparePath``, ``first_hit``); a family
+            documents its ops and their inputs.
+        inputs: the operation's exact inputs (JSON, numbers as hex or ``p/q``).
+        expect: the status class the spec demands.
+        rows: the ledger rows a successful step must carry claims for (at least one each).
+    """
+
+    op: str
+    inputs: dict
+    expect: Expect
+    rows: tuple[str, ...] = ()
+
+    def to_json(self) -> dict:
+        out = {"op": self.op, "inputs": self.inputs, "expect": self.expect.to_json()}
+        if self.rows:
+            out["rows"] = list(self.rows)
+        return out
+
+    @staticmethod
+    def from_json(d: dict) -> "Step":
+        return Step(d["op"], d["inputs"], Expect.from_json(d["expect"]), tuple(d.get("rows", ())))
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A relation between a scenario's steps: ``same_output`` says step ``after`` must report
+    the same output as step ``before``, bit for bit; ``why`` names the spec sentence."""
+
+    kind: str
+    before: int
+    after: int
+    why: str = ""
+
+    def to_json(self) -> dict:
+        return {"rule": self.kind, "before": self.before, "after": self.after, "why": self.why}
+
+    @staticmethod
+    def from_json(d: dict) -> "Rule":
+        return Rule(d["rule"], int(d["before"]), int(d["after"]), d.get("why", ""))
+
+
+@dataclass(frozen=True)
+class Request:
+    """A stable-id'd request: one step, or a scenario of steps and rules.
+
+    ``id`` is stable for a given seed and corpus size (``path/00017``, ``path/00017/rebuild``);
+    ``name`` says what the case is for, for people."""
+
+    id: str
+    family: str
+    name: str
+    steps: tuple[Step, ...]
+    rules: tuple[Rule, ...] = ()
+
+    def __post_init__(self):
+        if not self.steps:
+            raise ValueError(f"request {self.id}: no steps")
+        for r in self.rules:
+            if r.kind != "same_output":
+                raise ValueError(f"request {self.id}: unknown rule {r.kind!r}")
+            if not 0 <= r.before < r.after < len(self.steps):
+                raise ValueError(f"request {self.id}: rule steps {r.before}, {r.after} out of order or range")
+
+    def rows(self) -> tuple[str, ...]:
+        """Every row this request evidences: its steps' rows, then its family's status row."""
+        seen: dict = {}
+        for s in self.steps:
+            for r in s.rows:
+                seen[r] = None
+        seen[statuses_row(self.family)] = None
+        return tuple(seen)
+
+    def to_json(self) -> dict:
+        out = {"id": self.id, "family": self.family, "name": self.name,
+               "steps": [s.to_json() for s in self.steps]}
+        if self.rules:
+            out["rules"] = [r.to_json() for r in self.rules]
+        return out
+
+    @staticmethod
+    def from_json(d: dict) -> "Request":
+        return Request(d["id"], d["family"], d.get("name", ""), tuple(Step.from_json(s) for s in d["steps"]),
+                       tuple(Rule.from_json(r) for r in d.get("rules", ())))
+
+
+@dataclass(frozen=True)
+class StepAnswer:
+    """The outcome of one step: ``status`` (a ``GeometryStatus`` name), the claims made on
+    success (``oracles.model.Claim``), and the step's ``output`` where a rule compares it."""
+
+    status: str
+    claims: tuple = ()
+    output: Any = None
+
+    def to_json(self) -> dict:
+        out: dict = {"status": self.status}
+        if self.claims:
+            out["claims"] = [c.to_json() for c in self.claims]
+        if self.output is not None:
+            out["output"] = self.output
+        return out
+
+
+@dataclass(frozen=True)
+class Answer:
+    """An implementation's answer to one request: one :class:`StepAnswer` per step, in order.
+    ``label`` is the producer's own name for it (echoed in verdicts and reports)."""
+
+    request: str
+    steps: tuple[StepAnswer, ...]
+    label: Optional[str] = None
+
+    def to_json(self) -> dict:
+        out: dict = {"request": self.request, "steps": [s.to_json() for s in self.steps]}
+        if self.label is not None:
+            out["id"] = self.label
+        return out
+
+
+class RequestFileError(ValueError):
+    """A request or answer file that cannot be read at all; the message names the problem."""
+
+
+def write_requests(path, requests: Iterable[Request], *, seed: Optional[int] = None,
+                   corpus: Optional[dict] = None, generated_by: str = "") -> int:
+    """Write a ``requests/1`` file; returns how many requests were written."""
+    items = [r.to_json() for r in requests]
+    doc = {"format": REQUESTS_FORMAT, "generated_by": generated_by, "seed": seed,
+           "corpus": corpus or {}, "requests": items}
+    Path(path).write_text(json.dumps(doc, indent=1) + "\n")
+    return len(items)
+
+
+def _load_json(path, what: str) -> Any:
+    p = Path(path)
+    try:
+        if p.stat().st_size > MAX_BYTES:
+            raise RequestFileError(f"{path}: larger than {MAX_BYTES} bytes")
+        data = p.read_bytes()
+    except OSError as e:
+        raise RequestFileError(f"{path}: cannot read: {e}") from None
+    return parse_json(data, f"{path}")
+
+
+def parse_json(data: bytes, name: str) -> Any:
+    """JSON text as the case-file reader reads it: numbers as ``Decimal`` (exact), duplicate
+    keys and NaN literals refused."""
+    from .casefile import CaseFileError, _no_duplicates, _reject_constant
+
+    try:
+        return json.loads(data.decode("utf-8"), parse_float=Decimal, parse_constant=_reject_constant,
+                          object_pairs_hook=_no_duplicates)
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError, CaseFileError, ValueError) as e:
+        raise RequestFileError(f"{name}: not readable JSON: {e}") from None
+
+
+def read_requests(path) -> tuple[dict, list[Request]]:
+    """A ``requests/1`` file: its header (without the requests) and the requests, validated
+    against :func:`requests_schema` (any error raises :class:`RequestFileError`)."""
+    doc = _load_json(path, "requests")
+    errors = _schema_errors(requests_schema(), doc)
+    if errors:
+        raise RequestFileError(f"{path}: " + "; ".join(errors[:10]))
+    reqs = [Request.from_json(_plain(r)) for r in doc["requests"]]
+    ids = [r.id for r in reqs]
+    if len(set(ids)) != len(ids):
+        raise RequestFileError(f"{path}: duplicate request ids")
+    header = {k: v for k, v in doc.items() if k != "requests"}
+    return header, reqs
+
+
+def write_answers(path, answers: Iterable[Answer], *, producer: str, families: Optional[list] = None) -> int:
+    """Write an ``answers/1`` file; returns how many answers were written."""
+    items = [a.to_json() for a in answers]
+    doc: dict = {"format": ANSWERS_FORMAT, "producer": producer}
+    if families is not None:
+        doc["families"] = list(families)
+    doc["answers"] = items
+    Path(path).write_text(json.dumps(doc, indent=1) + "\n")
+    return len(items)
+
+
+def read_answer_doc(path) -> dict:
+    """An ``answers/1`` file parsed and its envelope validated (claims inside are validated per
+    claim by ``oracles.contract.read_answers``); an unreadable envelope raises
+    :class:`RequestFileError`."""
+    doc = _load_json(path, "answers")
+    errors = _schema_errors(answers_schema(), doc)
+    if errors:
+        raise RequestFileError(f"{path}: " + "; ".join(errors[:10]))
+    return doc
+
+
+def read_answers(path):
+    """An ``answers/1`` file read whole: ``(doc header, answers, malformed, total claims)``.
+
+    Every claim inside a step is validated against its row's case-file schema and read with
+    the case-file number grammar; a malformed claim is listed (its path names the answer, step
+    and claim: ``answers[3].steps[1].claims[0].value.t``) and left out of its step, so the rest
+    of the file is still judged. A malformed envelope raises :class:`RequestFileError`."""
+    from .casefile import _normalize
+    from .model import Claim
+    from .schema import FieldError, validate_document
+
+    doc = read_answer_doc(path)
+    flat, where = [], []
+    for i, a in enumerate(doc["answers"]):
+        for k, st in enumerate(a["steps"]):
+            for j, c in enumerate(st.get("claims", ())):
+                flat.append(c)
+                where.append((i, k, j))
+    errors = validate_document({"format": "claims/1", "claims": flat})
+    bad, malformed = set(), []
+    for e in errors:
+        if e.claim is None:
+            malformed.append(FieldError(f"answers: {e.path}", e.message))
+            continue
+        i, k, j = where[e.claim]
+        bad.add(e.claim)
+        rest = e.path[len(f"claims[{e.claim}]"):]
+        malformed.append(FieldError(f"answers[{i}].steps[{k}].claims[{j}]{rest}", e.message, e.claim))
+    answers, n = [], 0
+    for i, a in enumerate(doc["answers"]):
+        steps = []
+        for k, st in enumerate(a["steps"]):
+            claims = []
+            for c in st.get("claims", ()):
+                if n not in bad:
+                    claims.append(Claim.from_json(_normalize(c)))
+                n += 1
+            steps.append(StepAnswer(st["status"], tuple(claims), _plain(st.get("output"))))
+        answers.append(Answer(a["request"], tuple(steps), a.get("id")))
+    header = {k: v for k, v in doc.items() if k != "answers"}
+    return header, answers, malformed, len(flat)
+
+
+def _plain(x):
+    """Decimal JSON numbers as text (request inputs keep the claim number grammar)."""
+    if isinstance(x, Decimal):
+        return str(x)
+    if isinstance(x, list):
+        return [_plain(v) for v in x]
+    if isinstance(x, dict):
+        return {k: _plain(v) for k, v in x.items()}
+    return x
+
+
+def _schema_errors(schema: dict, doc: Any) -> list[str]:
+    from jsonschema import Draft202012Validator
+
+    from .schema import field_path
+
+    out = []
+    for err in sorted(Draft202012Validator(schema).iter_errors(doc), key=lambda e: list(map(str, e.absolute_path))):
+        out.append(f"{field_path(err.absolute_path) or '(document)'}: {err.message}")
+    return out
+
+
+_STATUS = {"type": "string", "pattern": "^[A-Z][A-Za-z]*$"}
+
+
+def requests_schema() -> dict:
+    """The JSON Schema of ``requests/1`` (shipped as ``oracles/requests.schema.json``). Step
+    inputs are family-defined objects (each family documents its ops in ``docs/casefile.md``)."""
+    expect = {"type": "object", "required": ["class"], "additionalProperties": False,
+              "properties": {"class": {"enum": list(EXPECT_KINDS)},
+                             "statuses": {"type": "array", "items": _STATUS, "minItems": 1},
+                             "why": {"type": "string"}}}
+    step = {"type": "object", "required": ["op", "inputs", "expect"], "additionalProperties": False,
+            "properties": {"op": {"type": "string"}, "inputs": {"type": "object"}, "expect": expect,
+                           "rows": {"type": "array", "items": {"type": "string"}}}}
+    rule = {"type": "object", "required": ["rule", "before", "after"], "additionalProperties": False,
+            "properties": {"rule": {"const": "same_output"}, "before": {"type": "integer", "minimum": 0},
+                           "after": {"type": "integer", "minimum": 1}, "why": {"type": "string"}}}
+    request = {"type": "object", "required": ["id", "family", "steps"], "additionalProperties": False,
+               "properties": {"id": {"type": "string", "minLength": 1}, "family": {"type": "string"},
+                              "name": {"type": "string"},
+                              "steps": {"type": "array", "items": step, "minItems": 1},
+                              "rules": {"type": "array", "items": rule}}}
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema",
+            "$id": "ludus-geometry-reference/requests.schema.json",
+            "title": f"Request file ({REQUESTS_FORMAT}): what an implementation is asked, and what the spec demands",
+            "type": "object", "required": ["format", "requests"],
+            "properties": {"format": {"const": REQUESTS_FORMAT}, "generated_by": {"type": "string"},
+                           "seed": {"type": ["integer", "null"]}, "corpus": {"type": "object"},
+                           "requests": {"type": "array", "items": request}},
+            "additionalProperties": False}
+
+
+def answers_schema() -> dict:
+    """The JSON Schema of ``answers/1`` (shipped as ``oracles/answers.schema.json``). Claims
+    inside a step are ``claims/1`` claim objects, validated per row by the case-file schema."""
+    step = {"type": "object", "required": ["status"], "additionalProperties": False,
+            "properties": {"status": _STATUS, "claims": {"type": "array", "items": {"type": "object"}},
+                           "output": {}}}
+    answer = {"type": "object", "required": ["request", "steps"], "additionalProperties": False,
+              "properties": {"request": {"type": "string"}, "id": {"type": "string"},
+                             "steps": {"type": "array", "items": step}}}
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema",
+            "$id": "ludus-geometry-reference/answers.schema.json",
+            "title": f"Answer file ({ANSWERS_FORMAT}): an implementation's outcome for each request",
+            "type": "object", "required": ["format", "producer", "answers"],
+            "properties": {"format": {"const": ANSWERS_FORMAT}, "producer": {"type": "string"},
+                           "families": {"type": "array", "items": {"type": "string"}, "uniqueItems": True},
+                           "answers": {"type": "array", "items": answer}},
+            "additionalProperties": False}

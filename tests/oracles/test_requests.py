@@ -1,0 +1,251 @@
+"""Requests and answers judged whole: statuses against the spec's demands, scenario rules,
+completeness (``oracles.request``, ``oracles.contract``, ``check ANSWERS --requests FILE``).
+
+Expected statuses in these tests come from the spec's sentences the requests cite (a failed
+rebuild keeps the previous snapshot; Reject outside the domain has no value), never from the
+fast path; the files are judged through the CLI as an outside implementation's would be."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import pytest
+
+from oracles.__main__ import main
+from oracles.contract import canonical_output, check_status, rule_claim, status_claim
+from oracles.model import VerdictKind
+from oracles.request import (Expect, Request, RequestFileError, Rule, Step, ambiguous, answers_schema, either,
+                             failure, read_requests, requests_schema, success)
+
+TRACK_CASES = 40  # enough to reach the track family's named status requests
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    d = tmp_path_factory.mktemp("requests")
+    req, ans = d / "requests.json", d / "answers.json"
+    assert main(["requests", "--family", "track", "--cases", str(TRACK_CASES), "--out", str(req)]) == 0
+    assert main(["answer", str(req), "--out", str(ans)]) == 0
+    return json.loads(req.read_text()), json.loads(ans.read_text())
+
+
+def _check(tmp_path, requests_doc, answers_doc, *extra):
+    rq, an = tmp_path / "rq.json", tmp_path / "an.json"
+    rq.write_text(json.dumps(requests_doc))
+    an.write_text(json.dumps(answers_doc))
+    out = tmp_path / "out"
+    code = main(["check", str(an), "--requests", str(rq), "--out", str(out), "--force",
+                 "--verdicts", str(tmp_path / "v.jsonl"), *extra])
+    led = json.loads((out / "ledger.json").read_text()) if (out / "ledger.json").exists() else None
+    lines = [json.loads(x) for x in (tmp_path / "v.jsonl").read_text().splitlines()] \
+        if (tmp_path / "v.jsonl").exists() else []
+    return code, led, lines
+
+
+def _row(led, rid):
+    return next(r for r in led["rows"] if r["id"] == rid)
+
+
+def _by_name(doc, prefix):
+    return [r for r in doc["requests"] if r["name"].startswith(prefix)]
+
+
+# --- Expectations ------------------------------------------------------------------------------
+
+
+def test_expectations_accept_exactly_the_statuses_they_name():
+    assert success().allows("Success") and not success().allows("BudgetExceeded")
+    f = failure("BudgetExceeded", "InvalidArgument")
+    assert f.allows("InvalidArgument") and not f.allows("Success") and not f.allows("OutOfRange")
+    assert ambiguous().allows("Ambiguous") and not ambiguous().allows("Success")
+    e = either("Success", "BudgetExceeded", why="the oracle cannot decide the gap")
+    assert e.allows("Success") and e.allows("BudgetExceeded") and not e.allows("InvalidArgument")
+    with pytest.raises(ValueError):
+        failure()  # a failure names its statuses
+    with pytest.raises(ValueError):
+        failure("Success")
+    with pytest.raises(ValueError):
+        Expect("maybe")
+    with pytest.raises(ValueError):
+        either(why="nothing allowed")
+
+
+def test_rules_must_point_forward_inside_the_scenario():
+    s = Step("TryPrepareTrack", {}, success())
+    with pytest.raises(ValueError):
+        Request("x", "track", "", (s, s), (Rule("same_output", 1, 0),))
+    with pytest.raises(ValueError):
+        Request("x", "track", "", (s,), (Rule("same_output", 0, 1),))
+    with pytest.raises(ValueError):
+        Request("x", "track", "", ())
+
+
+# --- Files -------------------------------------------------------------------------------------
+
+
+def test_written_files_follow_their_schemas(files, tmp_path):
+    from jsonschema import Draft202012Validator
+
+    req, ans = files
+    assert not list(Draft202012Validator(requests_schema()).iter_errors(req))
+    assert not list(Draft202012Validator(answers_schema()).iter_errors(ans))
+    assert req["format"] == "requests/1" and ans["format"] == "answers/1"
+    ids = [r["id"] for r in req["requests"]]
+    assert len(set(ids)) == len(ids) == TRACK_CASES
+    p = tmp_path / "r.json"
+    p.write_text(json.dumps(req))
+    _, reqs = read_requests(p)
+    assert [r.to_json() for r in reqs] == req["requests"]  # round trip, exact text kept
+
+
+def test_the_shipped_schemas_are_current():
+    from pathlib import Path
+
+    import oracles
+
+    root = Path(oracles.__file__).parent
+    for name, schema in (("requests.schema.json", requests_schema()), ("answers.schema.json", answers_schema())):
+        shipped = json.loads((root / name).read_text())
+        assert shipped == schema, f"{name} is stale: python -m oracles schema --out ... regenerates it"
+
+
+def test_a_malformed_request_file_is_refused(tmp_path):
+    p = tmp_path / "r.json"
+    p.write_text(json.dumps({"format": "requests/1", "requests": [{"id": "a", "family": "track", "steps": []}]}))
+    with pytest.raises(RequestFileError, match="steps"):
+        read_requests(p)
+    p.write_text('{"format": "requests/1", "requests": [], "requests": []}')
+    with pytest.raises(RequestFileError, match="duplicate"):
+        read_requests(p)
+
+
+# --- Judging -----------------------------------------------------------------------------------
+
+
+def test_our_complete_answers_are_verified(files, tmp_path):
+    req, ans = files
+    code, led, lines = _check(tmp_path, req, ans)
+    assert code == 0
+    assert led["totals"]["unanswered"] == 0 and led["totals"]["violated"] == 0
+    st = _row(led, "track.statuses")
+    assert st["claims"] >= TRACK_CASES and st["verified"] == st["claims"]
+    assert all("request" in x for x in lines)
+
+
+def test_a_valid_request_refused_and_a_required_failure_answered_with_success_are_violated(files, tmp_path):
+    req, ans = files
+    ans = copy.deepcopy(ans)
+    by_id = {a["request"]: a for a in ans["answers"]}
+    equal = _by_name(req, "max_keys met with equality")[0]
+    past = _by_name(req, "max_keys exceeded by one")[0]
+    by_id[equal["id"]]["steps"][0] = {"status": "BudgetExceeded", "output": {"keys": []}}  # refused at equality
+    by_id[past["id"]]["steps"][0]["status"] = "Success"  # accepted one past the limit
+    code, led, lines = _check(tmp_path, req, ans)
+    assert code == 1
+    bad = [x for x in lines if x["verdict"] == "Violated"]
+    assert {x["request"] for x in bad} >= {equal["id"], past["id"]}
+    notes = " ".join(x["note"] for x in bad)
+    assert "a valid request refused with BudgetExceeded" in notes
+    assert "a success where the spec demands a failure" in notes
+
+
+def test_leaving_out_required_failures_is_violated_and_unanswered(files, tmp_path):
+    req, ans = files
+    must_fail = {r["id"] for r in req["requests"] if r["steps"][0]["expect"]["class"] == "failure"}
+    assert must_fail
+    kept = {**ans, "answers": [a for a in ans["answers"] if a["request"] not in must_fail]}
+    code, led, lines = _check(tmp_path, req, kept)
+    assert code == 1
+    st = _row(led, "track.statuses")
+    assert st["violated"] >= len(must_fail) and st["unanswered"] >= len(must_fail)
+    assert any("no answer where the spec demands" in x["note"] for x in lines)
+
+
+def test_an_answer_file_that_leaves_out_a_family_it_declares_is_unanswered(files, tmp_path):
+    req, ans = files
+    none = {**ans, "answers": [], "families": ["track"]}
+    code, led, _ = _check(tmp_path, req, none)
+    assert code == 1 and led["totals"]["unanswered"] > 0
+    assert _row(led, "track.values")["unanswered"] > 0 and _row(led, "track.key_values")["unanswered"] > 0
+
+
+def test_families_not_declared_are_not_in_scope(files, tmp_path):
+    req, ans = files
+    other = copy.deepcopy(req)
+    for r in other["requests"][:3]:  # pretend three requests belong to a family nobody answers
+        r["id"] = r["id"].replace("track/", "point_search/")
+        r["family"] = "point_search"
+    kept = {**ans, "families": ["track"], "answers": [a for a in ans["answers"]
+                                                       if a["request"] not in {r["id"].replace("point_search/", "track/")
+                                                                               for r in other["requests"][:3]}]}
+    code, led, _ = _check(tmp_path, other, kept)
+    assert code == 0 and led["run"]["not_covered"] == {"point_search": 3}
+    # without the declaration, every family of the request set is in scope
+    code, led, _ = _check(tmp_path, other, {k: v for k, v in kept.items() if k != "families"})
+    assert code == 1 and led["totals"]["unanswered"] > 0
+
+
+def test_a_failed_rebuild_that_changes_the_output_is_violated(files, tmp_path):
+    req, ans = files
+    ans = copy.deepcopy(ans)
+    scen = _by_name(req, "failed rebuild (equal times)")[0]
+    a = next(x for x in ans["answers"] if x["request"] == scen["id"])
+    assert a["steps"][2]["status"] == "InvalidDomain"
+    a["steps"][2]["output"] = {"keys": []}  # the failed rebuild cleared the owner
+    code, _, lines = _check(tmp_path, req, ans)
+    assert code == 1
+    bad = [x for x in lines if x["verdict"] == "Violated"]
+    assert len(bad) == 1 and bad[0]["request"] == scen["id"]
+    assert "differs" in bad[0]["note"]
+
+
+def test_a_required_row_without_a_claim_is_unanswered(files, tmp_path):
+    req, ans = files
+    ans = copy.deepcopy(ans)
+    a = ans["answers"][0]
+    a["steps"][1].pop("claims", None)  # an evaluation answered Success with no value claim
+    assert a["steps"][1]["status"] == "Success"
+    code, led, _ = _check(tmp_path, req, ans)
+    assert code == 1 and _row(led, "track.values")["unanswered"] == 1
+    assert _row(led, "track.values")["unanswered_requests"] == [f"{a['request']} step 1"]
+
+
+def test_answers_to_unknown_or_repeated_requests_and_bad_claims_are_malformed(files, tmp_path):
+    req, ans = files
+    ans = copy.deepcopy(ans)
+    ans["answers"].append({"request": "track/99999", "steps": []})
+    ans["answers"].append(copy.deepcopy(ans["answers"][0]))
+    ans["answers"][1]["steps"][1]["claims"][0]["value"]["value"] = "0x1.8q+1"
+    code, led, _ = _check(tmp_path, req, ans)
+    # the malformed claim is left out, so its row is unanswered too (exit 1 outranks 2)
+    assert code == 1 and led["totals"]["malformed"] == 3 and _row(led, "track.values")["unanswered"] == 1
+    text = " ".join(led["malformed"])
+    assert "track/99999" in text and "a second answer" in text
+    assert "answers[1].steps[1].claims[0].value.value" in text
+
+
+def test_an_unanswered_ambiguous_query_and_a_hit_where_it_must_be_ambiguous_are_violated():
+    s = Step("first_hit", {"segment": 0}, ambiguous("spec 004: one ambiguous candidate rejects the whole query"))
+    req = Request("triangle/00001", "triangle", "coplanar graze", (s,))
+    hit = check_status(status_claim(req, 0, "Success"))
+    assert hit.kind is VerdictKind.Violated and "must be rejected as Ambiguous" in hit.note
+    assert check_status(status_claim(req, 0, "Ambiguous")).kind is VerdictKind.Verified
+    from oracles.contract import judge_answer
+
+    got, gaps = [], []
+    judge_answer(req, None, lambda c: None, got.append, lambda row, where: gaps.append(row))
+    assert [v.kind for v in got] == [VerdictKind.Violated] and gaps == ["triangle.statuses"]
+
+
+def test_outputs_compare_by_exact_value_and_sign_of_zero():
+    assert canonical_output({"a": ["0x1p+0", 2]}) == canonical_output({"a": ["1", "0x1p+1"]})
+    assert canonical_output(["0x0p+0"]) != canonical_output(["-0x0p+0"])
+    assert canonical_output(["nan"]) == canonical_output(["nan"]) != canonical_output(["inf"])
+    assert canonical_output({"status": "Success"}) != canonical_output({"status": "Degenerate"})
+    s = Step("TryPrepareTrack", {}, success())
+    req = Request("x", "track", "", (s, s), (Rule("same_output", 0, 1, "keeps the snapshot"),))
+    same = check_status(rule_claim(req, 0, {"keys": [["0x1p+0"]]}, {"keys": [["1"]]}))
+    assert same.kind is VerdictKind.Verified
+    diff = check_status(rule_claim(req, 0, {"keys": [["0x0p+0"]]}, {"keys": [["-0x0p+0"]]}))
+    assert diff.kind is VerdictKind.Violated and "keys[0][0]" in diff.witness["first_difference"]
