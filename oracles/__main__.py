@@ -673,7 +673,7 @@ def _check_answers(args) -> int:
 
     try:
         rh, reqs = read_requests(args.requests)
-        ah, answers, malformed, _ = read_answers(args.file)
+        ah, answers, malformed, numbers = read_answers(args.file, exact_numbers=args.exact_numbers)
     except RequestFileError as e:
         print(f"error: {e}", file=sys.stderr)
         return EXIT_MALFORMED
@@ -690,12 +690,18 @@ def _check_answers(args) -> int:
         print(f"error: {refusal}", file=sys.stderr)
         return EXIT_MALFORMED
     ledger = Ledger(seed=rh.get("seed"), source=str(args.file), producer=ah.get("producer"), run=run)
+    ledger.numbers = numbers.to_json()
+    if numbers.warning():
+        print(f"warning: {args.file}: {numbers.warning()}", file=sys.stderr)
     lines = _VerdictLines(args.verdicts)
     for m in malformed:
         lines.malformed(m)
 
+    labels = _Labels()
+
     def on_verdict(index, v, request, label):
         lines.verdict(index, v, request=request, label=label)
+        labels.verdict(index, v, label=v.claim.id or label)
 
     from .ledger import _Progress
 
@@ -711,7 +717,7 @@ def _check_answers(args) -> int:
         ledger.run["not_covered"] = scope["not_covered"]
         print("not covered (the answer file does not declare them): "
               + ", ".join(f"{f} ({n} requests)" for f, n in scope["not_covered"].items()), file=sys.stderr)
-    return _finish(ledger, args)
+    return _finish(ledger, args, labels)
 
 
 if __name__ == "__main__":

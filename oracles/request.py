@@ -322,16 +322,17 @@ def read_answer_doc(path) -> dict:
     return doc
 
 
-def read_answers(path):
-    """An ``answers/1`` file read whole: ``(doc header, answers, malformed, total claims)``.
+def read_answers(path, *, exact_numbers: bool = False):
+    """An ``answers/1`` file read whole: ``(doc header, answers, malformed, numbers)``.
 
     Every claim inside a step is validated against its row's case-file schema and read with
-    the case-file number grammar; a malformed claim is listed (its path names the answer, step
-    and claim: ``answers[3].steps[1].claims[0].value.t``) and left out of its step, so the rest
-    of the file is still judged. A malformed envelope raises :class:`RequestFileError`."""
-    from .casefile import _normalize
-    from .model import Claim
-    from .schema import FieldError, validate_document
+    the case-file number grammar (``oracles.casefile.read_claims``: decimals read as the nearest
+    value of their field's format, or refused with ``exact_numbers``); a malformed claim is
+    listed (its path names the answer, step and claim: ``answers[3].steps[1].claims[0].value.t``)
+    and left out of its step, so the rest of the file is still judged. ``numbers`` is the
+    :class:`oracles.casefile.NumberReport`. A malformed envelope raises :class:`RequestFileError`."""
+    from .casefile import read_claims
+    from .schema import FieldError
 
     doc = read_answer_doc(path)
     flat, where = [], []
@@ -340,29 +341,29 @@ def read_answers(path):
             for j, c in enumerate(st.get("claims", ())):
                 flat.append(c)
                 where.append((i, k, j))
-    errors = validate_document({"format": "claims/1", "claims": flat})
-    bad, malformed = set(), []
+    claims, errors, numbers = read_claims({"format": "claims/1", "claims": flat}, exact_numbers=exact_numbers)
+    good = dict(claims)
+    malformed = []
     for e in errors:
         if e.claim is None:
             malformed.append(FieldError(f"answers: {e.path}", e.message))
             continue
         i, k, j = where[e.claim]
-        bad.add(e.claim)
         rest = e.path[len(f"claims[{e.claim}]"):]
         malformed.append(FieldError(f"answers[{i}].steps[{k}].claims[{j}]{rest}", e.message, e.claim))
     answers, n = [], 0
-    for i, a in enumerate(doc["answers"]):
+    for a in doc["answers"]:
         steps = []
-        for k, st in enumerate(a["steps"]):
-            claims = []
-            for c in st.get("claims", ()):
-                if n not in bad:
-                    claims.append(Claim.from_json(_normalize(c)))
+        for st in a["steps"]:
+            kept = []
+            for _ in st.get("claims", ()):
+                if n in good:
+                    kept.append(good[n])
                 n += 1
-            steps.append(StepAnswer(st["status"], tuple(claims), _plain(st.get("output"))))
+            steps.append(StepAnswer(st["status"], tuple(kept), _plain(st.get("output"))))
         answers.append(Answer(a["request"], tuple(steps), a.get("id")))
     header = {k: v for k, v in doc.items() if k != "answers"}
-    return header, answers, malformed, len(flat)
+    return header, answers, malformed, numbers
 
 
 def _plain(x):

@@ -249,3 +249,21 @@ def test_outputs_compare_by_exact_value_and_sign_of_zero():
     assert same.kind is VerdictKind.Verified
     diff = check_status(rule_claim(req, 0, {"keys": [["0x0p+0"]]}, {"keys": [["-0x0p+0"]]}))
     assert diff.kind is VerdictKind.Violated and "keys[0][0]" in diff.witness["first_difference"]
+
+
+def test_answer_ids_are_echoed_in_verdict_lines_and_junit(files, tmp_path):
+    import xml.etree.ElementTree as ET
+
+    req, ans = files
+    ans = copy.deepcopy(ans)
+    for k, a in enumerate(ans["answers"]):
+        a["id"] = f"engine-test-{k}"
+    wrong = next(a for a in ans["answers"] if a["steps"][0]["status"] == "Success")
+    wrong["steps"][0]["status"] = "BudgetExceeded"  # a valid request refused
+    code, _, lines = _check(tmp_path, req, ans, "--junit", str(tmp_path / "j.xml"))
+    assert code == 1
+    assert {x["answer_id"] for x in lines} == {a["id"] for a in ans["answers"]}
+    bad = [x for x in lines if x["verdict"] == "Violated"]
+    assert bad and bad[0]["answer_id"] == wrong["id"]
+    names = {tc.get("name") for tc in ET.parse(tmp_path / "j.xml").getroot().iter("testcase")}
+    assert wrong["id"] in names

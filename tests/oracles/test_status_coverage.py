@@ -95,7 +95,7 @@ SPEC_LIMITS = {
     "tessellation": ("max_level", "max_cell_tests", "max_vertices", "max_triangles", "max_output_bytes"),
     "convex_polygon": (),
     "point_search": ("MAX_POINT_NEIGHBORS", "MAX_POINT_SEARCH_COORDINATE"),
-    "triangle": (),
+    "triangle": ("max_vertices", "max_triangles"),  # spec 004: "retained buffer capacity"
 }
 
 # Owners whose failed rebuild must keep the previous output ("a failed rebuild keeps the previous
