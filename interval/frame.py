@@ -49,6 +49,7 @@ from .context import to_mpq
 __all__ = [
     "SpeedDecision",
     "bernstein_speed_squared",
+    "derivative_box",
     "speed_witness",
     "decide_speed_above",
     "decide_speed_at_most",
@@ -115,6 +116,29 @@ def bernstein_speed_squared(controls, u0, u1) -> list:
         g[i] = g[i] * hp
         hp = hp * h
     return [sum(_mpq(_BINOM[j][i], _C4[i]) * g[i] for i in range(j + 1)) for j in range(5)]
+
+
+def derivative_box(controls, u0, u1):
+    """The exact box of the hodograph's Bezier controls over ``[u0, u1]`` (the convex hull holds
+    ``B'(u)`` for every u there): ``(min_norm_squared, max_norm_squared)`` of the box, exact
+    ``mpq``, the box the spec's regularity rule speaks of without rounding. Exact.
+
+    Args:
+        controls: (4, 3) exact controls (float32 values); ``u0 <= u1`` exact.
+    """
+    P = [[to_mpq(float(v)) for v in row] for row in np.asarray(controls, dtype=np.float64)]
+    D = [[3 * (P[i + 1][c] - P[i][c]) for c in range(3)] for i in range(3)]
+    x, y = to_mpq(u0), to_mpq(u1)
+    lo, hi = [None] * 3, [None] * 3
+    for a, b in ((x, x), (x, y), (y, y)):
+        w = ((1 - a) * (1 - b), (1 - a) * b + a * (1 - b), a * b)  # the quadratic's polar form
+        for c in range(3):
+            h = w[0] * D[0][c] + w[1] * D[1][c] + w[2] * D[2][c]
+            lo[c] = h if lo[c] is None else min(lo[c], h)
+            hi[c] = h if hi[c] is None else max(hi[c], h)
+    near = [_mpq(0) if lo[c] <= 0 <= hi[c] else min(abs(lo[c]), abs(hi[c])) for c in range(3)]
+    far = [max(abs(lo[c]), abs(hi[c])) for c in range(3)]
+    return sum(v * v for v in near), sum(v * v for v in far)
 
 
 def _halve(b: list):

@@ -26,9 +26,13 @@ method of Wang, Juttler, Zheng and Liu (ACM TOG 27(1), 2008). One step from ``(x
 * Acceptance starts at depth 1 (``MIN_DEPTH``): a whole span of a symmetric cubic (an arc or
   helix approximation) fools the comparison, since one step and two half steps err alike there.
 * An interval that is neither regular nor certainly slow is halved until ``MaxDepth``; at the
-  limit it is a singular range ``2^-MaxDepth`` wide. A certainly slow interval is singular at
-  any width. Adjacent singular intervals of a span merge into one range (``FrameRange``).
-  A regular interval still not accepted at ``MaxDepth`` is BudgetExceeded.
+  limit it is decided once more with a finer box (the hodograph's own controls, whose rounding
+  does not grow with depth), and what stays undecided is a singular range exactly
+  ``2^-MaxDepth`` wide (spec 002), centred on the common end of two undecided intervals when
+  their outer halves are regular (a cusp at a dyadic u). A certainly slow interval is singular
+  at any width, and adjacent slow intervals merge into one range (``FrameRange``); a
+  depth-limited range is never merged. A regular interval still not accepted at ``MaxDepth``
+  is BudgetExceeded.
 * ``AngularErrorEstimate`` is the sum of every accepted interval's angle plus the largest
   one. It is Estimated, so a ``strict`` preparation returns UnsupportedPrecision.
 
@@ -57,9 +61,10 @@ Policy table (spec 002 "Transported frames"):
 
 **Evaluation.** ``try_evaluate_frame`` transports the preceding baked sample of the same run
 to the analytic tangent at the request with one reflection step (so its result depends only
-on the cache and the request), applies the twist compensation interpolated linearly in u
-between that sample and the next one of the run, then the caller's roll. Degenerate inside a
-singular range: no frame is reused across one.
+on the cache and the request), applies the twist compensation interpolated in proportion to
+arc length between that sample and the next one of the run (DistributeTwist's roll is "in
+proportion to estimated distance"), then the caller's roll. Degenerate inside a singular range
+(and at the common end of two): no frame is reused across one.
 
 Guarantees: the regularity decision is Certified; frame vectors and positions are Rounded
 (``FRAME_VECTOR_K``, ``docs/decisions.md`` "Frames: the error model"); the angular error
@@ -79,7 +84,7 @@ from . import kernel as K
 from .context import F64
 from .distance import DistanceMapView, leaf_bounds
 from .error_model import subsegment_error_bound
-from .fp import U64, add_hi, add_lo, hypot_hi, hypot_lo, mul_hi, mul_lo, sub_hi, sub_lo
+from .fp import U64, add_hi, add_lo, hypot_hi, hypot_lo, mul_hi, mul_lo, mul_range, sub_hi, sub_lo
 from .owner import Owner, readonly
 from .path import JointContinuity, PathView, resolve_parameter
 from .status import (
@@ -229,8 +234,10 @@ class FrameRun:
 class FrameRange:
     """A singular parameter range ``[u0, u1]`` of one span (no frame inside).
 
-    ``is_depth_limited``: made of intervals ``2^-MaxDepth`` wide that could not be shown regular;
-    otherwise (also) of intervals shown slow everywhere (derivative box within MinimumSpeed).
+    ``is_depth_limited``: one interval exactly ``2^-MaxDepth`` wide that could not be shown
+    regular at the depth limit (on the ``2^-MaxDepth`` grid, or centred on a grid point between
+    two undecided intervals); otherwise made of intervals shown slow everywhere (derivative box
+    within MinimumSpeed).
     """
 
     span: int
@@ -265,8 +272,9 @@ class FramesView:
         sample_tangent: (m, 3) float64 unit tangents (Rounded).
         sample_normal: (m, 3) float64 transported normals, before twist compensation (Rounded
             vectors; their angle from the true rotation-minimizing frame is Estimated).
-        sample_twist: (m,) float64 twist compensation (radians) at each sample; zero unless
-            DistributeTwist closed a loop.
+        sample_twist: (m,) float64 twist compensation (radians) at each sample, ``total s_i / L``
+            (``sample_distance`` over TotalEstimate); zero unless DistributeTwist closed a loop.
+            Evaluation interpolates it in proportion to arc length between samples.
         sample_distance: (m,) float64 the distance map's prefix estimate at each sample.
         sample_angle: (m,) float64 the accepted angle difference of the interval starting at
             each sample (0 where none starts).
@@ -526,13 +534,34 @@ class _Piece:
     depth_limited: bool = False
 
 
+def _decide(path: PathView, dmap: DistanceMapView, ks, P, a, b, box, depth: int):
+    """The decisions on intervals ``[a, b]`` of spans ``ks`` (depth ``depth``) from derivative
+    boxes ``box = (lo, hi)``: ``(regular, accepted, certainly slow, step angle)``, arrays."""
+    ms = float(path.tolerance.minimum_speed)
+    tae = float(path.tolerance.tangent_angle_error)
+    total = float(dmap.total_estimate)
+    smin, smax = _speed_range(*box)
+    regular = smin > ms
+    slow = ~regular & (smax <= ms)
+    ang = np.full(ks.shape, np.inf)
+    ok = np.zeros(ks.shape, dtype=bool)
+    if np.any(regular):
+        r = np.flatnonzero(regular)
+        ang[r], ok[r] = _step_angles(P[r], a[r], b[r])
+        regular &= ok  # a zero computed speed cannot carry a frame: treat as not regular
+    share = np.zeros(ks.shape)
+    if np.any(regular) and total > 0:
+        r = np.flatnonzero(regular)
+        s = _estimates(path, dmap, np.concatenate([ks[r], ks[r]]), np.concatenate([a[r], b[r]]))
+        share[r] = np.maximum(s[r.size:] - s[:r.size], 0.0) / total
+    accept = regular & ((ang <= tae * share) | (ang <= ROUNDING_FLOOR)) & (depth >= MIN_DEPTH)
+    return regular, accept, slow, ang
+
+
 def _partition(path: PathView, dmap: DistanceMapView, limits: WorkLimits):
     """Every span's dyadic partition into accepted regular intervals and singular pieces,
     decided level by level over all spans at once. Returns ``Outcome(list of piece lists)``."""
     n = path.span_count
-    ms = float(path.tolerance.minimum_speed)
-    tae = float(path.tolerance.tangent_angle_error)
-    total = float(dmap.total_estimate)
     controls = path.controls.astype(np.float64)
     pieces: list[list[_Piece]] = [[] for _ in range(n)]
     ks = np.arange(n)
@@ -543,22 +572,7 @@ def _partition(path: PathView, dmap: DistanceMapView, limits: WorkLimits):
     accepted = 0
     while ks.size:
         P = controls[ks]
-        lo, hi = _derivative_boxes(P, a, b)
-        smin, smax = _speed_range(lo, hi)
-        regular = smin > ms
-        slow = ~regular & (smax <= ms)
-        ang = np.full(ks.shape, np.inf)
-        ok = np.zeros(ks.shape, dtype=bool)
-        if np.any(regular):
-            r = np.flatnonzero(regular)
-            ang[r], ok[r] = _step_angles(P[r], a[r], b[r])
-            regular &= ok  # a zero computed speed cannot carry a frame: treat as not regular
-        share = np.zeros(ks.shape)
-        if np.any(regular) and total > 0:
-            r = np.flatnonzero(regular)
-            s = _estimates(path, dmap, np.concatenate([ks[r], ks[r]]), np.concatenate([a[r], b[r]]))
-            share[r] = np.maximum(s[r.size:] - s[:r.size], 0.0) / total
-        accept = regular & ((ang <= tae * share) | (ang <= ROUNDING_FLOOR)) & (depth >= MIN_DEPTH)
+        regular, accept, slow, ang = _decide(path, dmap, ks, P, a, b, _derivative_boxes(P, a, b), depth)
         at_limit = depth >= limits.max_depth
         if at_limit and np.any(regular & ~accept):
             i = int(np.flatnonzero(regular & ~accept)[0])
@@ -566,12 +580,20 @@ def _partition(path: PathView, dmap: DistanceMapView, limits: WorkLimits):
                            f"span {int(ks[i])}: interval [{a[i]!r}, {b[i]!r}] misses TangentAngleError's "
                            f"share at max_depth = {limits.max_depth}", field="max_depth",
                            index=int(ks[i]), value=float(ang[i]))
-        final = accept | slow | (~regular & at_limit)
-        for i in np.flatnonzero(final):
+        unresolved = ~regular & ~slow & at_limit
+        final = accept | slow | unresolved
+        for i in np.flatnonzero(accept | slow):
             if accept[i]:
                 pieces[ks[i]].append(_Piece(float(a[i]), float(b[i]), True, float(ang[i])))
             else:
-                pieces[ks[i]].append(_Piece(float(a[i]), float(b[i]), False, depth_limited=not slow[i]))
+                pieces[ks[i]].append(_Piece(float(a[i]), float(b[i]), False))
+        if np.any(unresolved):
+            q = np.flatnonzero(unresolved)
+            settled = _settle_depth_limit(path, dmap, limits, ks[q], a[q], b[q], pieces, splits)
+            if not settled.ok:
+                return settled
+            splits, extra = settled.value
+            accepted += extra
         accepted += int(np.count_nonzero(accept))
         if accepted > limits.max_samples:
             return failure(GeometryStatus.BudgetExceeded,
@@ -592,13 +614,116 @@ def _partition(path: PathView, dmap: DistanceMapView, limits: WorkLimits):
     return success(pieces)
 
 
+def _hodograph_boxes(P: np.ndarray, a: np.ndarray, b: np.ndarray):
+    """Outward-rounded boxes of ``B'(u)`` over ``[a, b]`` (per row) from the span's own hodograph:
+    its Bezier controls over ``[a, b]`` are the polar form ``h(a, a), h(a, b), h(b, b)`` of the
+    quadratic ``B'``, evaluated from ``3 (P[i+1] - P[i])`` with outward rounding. Their rounding
+    is a few u of the hodograph's size at any depth, where :func:`_derivative_boxes` (from
+    subsegment controls, scaled by ``3 / (b - a)``) loses accuracy like ``2^depth``. ``P`` (m, 4,
+    3) float64 (float32 values); ``a``, ``b`` dyadic. Certified."""
+    dlo = [mul_lo(sub_lo(P[:, i + 1], P[:, i]), 3.0) for i in range(3)]
+    dhi = [mul_hi(sub_hi(P[:, i + 1], P[:, i]), 3.0) for i in range(3)]
+    los, his = [], []
+    for x, y in ((a, a), (a, b), (b, b)):
+        x, y = x[:, None], y[:, None]
+        sx, sy = 1.0 - x, 1.0 - y  # exact: x, y are dyadic in [0, 1] on a grid of at most 2^-53
+        w = [(mul_lo(sx, sy), mul_hi(sx, sy)),
+             (add_lo(mul_lo(sx, y), mul_lo(x, sy)), add_hi(mul_hi(sx, y), mul_hi(x, sy))),
+             (mul_lo(x, y), mul_hi(x, y))]
+        lo = hi = None
+        for (wl, wh), cl, ch in zip(w, dlo, dhi):
+            tl, th = mul_range(wl, wh, cl, ch)
+            lo = tl if lo is None else add_lo(lo, tl)
+            hi = th if hi is None else add_hi(hi, th)
+        los.append(lo)
+        his.append(hi)
+    return np.minimum.reduce(los), np.maximum.reduce(his)
+
+
+def _decide_finely(path: PathView, dmap: DistanceMapView, ks, a, b, depth: int):
+    """:func:`_decide` with :func:`_hodograph_boxes`: the finer decision at the depth limit."""
+    P = path.controls.astype(np.float64)[ks]
+    return _decide(path, dmap, ks, P, a, b, _hodograph_boxes(P, a, b), depth)
+
+
+def _settle_depth_limit(path: PathView, dmap: DistanceMapView, limits: WorkLimits, ks, a, b, pieces, splits):
+    """Settle the intervals ``2^-MaxDepth`` wide that the level boxes left undecided, so that a
+    range that cannot be shown regular is ``2^-MaxDepth`` wide (spec 002, "Transported frames";
+    ``docs/decisions.md``, "Frames: depth-limited ranges are 2^-MaxDepth wide"):
+
+    1. each is decided again with the finer box (:func:`_hodograph_boxes`): regular (and then
+       accepted, or BudgetExceeded as any regular interval at the limit), slow, or still
+       undecided;
+    2. two adjacent undecided intervals ``[m - w, m]``, ``[m, m + w]`` with no undecided
+       neighbour are an isolated zero at (or within rounding of) their common end ``m``: their
+       outer halves, decided the same way, become regular intervals and the range is the one
+       ``[m - w/2, m + w/2]`` centred on ``m``. Otherwise (a half not shown regular, or three
+       undecided in a row: the speed stays within rounding of MinimumSpeed longer than one
+       interval) each undecided interval is its own range.
+
+    Appends to ``pieces``; returns ``Outcome((splits, accepted intervals))``."""
+    depth = int(limits.max_depth)
+    regular, accept, slow, ang = _decide_finely(path, dmap, ks, a, b, depth)
+    if np.any(regular & ~accept):
+        i = int(np.flatnonzero(regular & ~accept)[0])
+        return failure(GeometryStatus.BudgetExceeded,
+                       f"span {int(ks[i])}: interval [{a[i]!r}, {b[i]!r}] misses TangentAngleError's "
+                       f"share at max_depth = {limits.max_depth}", field="max_depth",
+                       index=int(ks[i]), value=float(ang[i]))
+    open_ = []  # (span, a, b) still undecided
+    for i in range(ks.size):
+        k, lo, hi = int(ks[i]), float(a[i]), float(b[i])
+        if regular[i]:
+            pieces[k].append(_Piece(lo, hi, True, float(ang[i])))
+        elif slow[i]:
+            pieces[k].append(_Piece(lo, hi, False))
+        else:
+            open_.append((k, lo, hi))
+    extra = int(np.count_nonzero(regular))
+    open_.sort()
+    pairs = []
+    for i in range(len(open_) - 1):
+        (k, lo, m), (k1, m1, hi) = open_[i], open_[i + 1]
+        alone_before = i == 0 or open_[i - 1][0] != k or open_[i - 1][2] != lo
+        alone_after = i + 2 >= len(open_) or open_[i + 2][0] != k or open_[i + 2][1] != hi
+        if k1 == k and m1 == m and alone_before and alone_after:
+            pairs.append(i)
+    centred = set()
+    if pairs:
+        half = 2.0 ** -(depth + 1)
+        pk = np.array([open_[i][0] for i in pairs] * 2)
+        pa = np.array([open_[i][1] for i in pairs] + [open_[i + 1][2] - half for i in pairs])
+        pb = pa + half  # exact: on the 2^-(MaxDepth + 1) grid in [0, 1] (MaxDepth <= 52)
+        _, ok, _, pang = _decide_finely(path, dmap, pk, pa, pb, depth + 1)
+        n = len(pairs)
+        for j, i in enumerate(pairs):
+            if ok[j] and ok[n + j]:
+                k, m = open_[i][0], open_[i][2]
+                pieces[k].append(_Piece(float(pa[j]), float(pb[j]), True, float(pang[j])))
+                pieces[k].append(_Piece(m - half, m + half, False, depth_limited=True))
+                pieces[k].append(_Piece(float(pa[n + j]), float(pb[n + j]), True, float(pang[n + j])))
+                centred.update((i, i + 1))
+                splits += 2  # each undecided interval halved once
+                extra += 2
+    for i, (k, lo, hi) in enumerate(open_):
+        if i not in centred:
+            pieces[k].append(_Piece(lo, hi, False, depth_limited=True))
+    if splits > limits.max_subdivisions:
+        return failure(GeometryStatus.BudgetExceeded,
+                       f"more than max_subdivisions = {limits.max_subdivisions} interval splits",
+                       field="max_subdivisions", value=float(limits.max_subdivisions))
+    return success((splits, extra))
+
+
 def _merge_ranges(span: int, pieces: list) -> list:
+    """The singular ranges of one span: adjacent intervals shown slow merge into one range; a
+    depth-limited interval is a range of its own, ``2^-MaxDepth`` wide (the spec's sentence)."""
     out = []
     for p in pieces:
         if p.regular:
             continue
-        if out and out[-1][1] == p.a:
-            out[-1] = (out[-1][0], p.b, out[-1][2] or p.depth_limited)
+        if out and out[-1][1] == p.a and not out[-1][2] and not p.depth_limited:
+            out[-1] = (out[-1][0], p.b, False)
         else:
             out.append((p.a, p.b, p.depth_limited))
     return [FrameRange(span, a, b, lim) for a, b, lim in out]
@@ -905,12 +1030,66 @@ def transported_normal(path_view: PathView, frames_view: FramesView, parameter: 
     return success((k, u, j, x, t, nrm))
 
 
-def _twist_at(frames: FramesView, j: int, u: float) -> float:
+# Gauss-Legendre nodes on [-1, 1] for the arc-length fraction of the twist interpolation.
+_GL_X, _GL_W = np.polynomial.legendre.leggauss(8)
+# Piece doubling stops when two rules agree to this relative difference (float64 noise of a
+# few hundred summed terms sits near 1e-15), or at _ARC_MAX_PIECES pieces.
+_ARC_REL = 2.0**-44
+_ARC_MAX_PIECES = 256
+
+
+def _speed_integrals(D, lo: float, mid: float, hi: float, pieces: int):
+    """The integrals of ``|B'|`` over ``[lo, mid]`` and ``[mid, hi]``, each by ``pieces`` equal
+    Gauss-Legendre pieces of 8 nodes, float64; ``D`` the hodograph controls ``P[i+1] - P[i]``
+    (the common factor 3 cancels in :func:`_arc_fraction`). Approximate."""
+    edges = np.concatenate([np.linspace(lo, mid, pieces + 1), np.linspace(mid, hi, pieces + 1)])
+    a, b = np.delete(edges[:-1], pieces), np.delete(edges[1:], pieces)
+    h, c = 0.5 * (b - a), 0.5 * (b + a)
+    u = (c[:, None] + h[:, None] * _GL_X[None, :]).ravel()
+    s = 1.0 - u
+    d = (s * s)[:, None] * D[0] + (2.0 * s * u)[:, None] * D[1] + (u * u)[:, None] * D[2]
+    part = h * (np.sqrt(np.sum(d * d, axis=1)).reshape(2 * pieces, _GL_X.size) @ _GL_W)
+    return float(np.sum(part[:pieces])), float(np.sum(part[pieces:]))
+
+
+def _arc_fraction(P, u0: float, u: float, u1: float) -> float:
+    """``l(u0, u) / l(u0, u1)`` for ``u0 <= u <= u1`` inside one regular interval, ``l`` the
+    span's arc length: the share of the distance between two samples that lies before ``u``.
+    Estimated to float64 accuracy: composite Gauss-Legendre quadrature of ``|B'|``, pieces
+    doubled until two rules agree to ``_ARC_REL``. Exactly 0 at ``u0`` and 1 at ``u1``."""
+    if u <= u0:
+        return 0.0
+    if u >= u1:
+        return 1.0
+    D = np.diff(np.asarray(P, dtype=np.float64), axis=0)
+    before = after = None
+    n = 1
+    while True:
+        a, b = _speed_integrals(D, u0, u, u1, n)
+        done = before is not None and abs(a - before) <= _ARC_REL * a and abs(b - after) <= _ARC_REL * b
+        if done or n >= _ARC_MAX_PIECES:
+            break
+        before, after, n = a, b, 2 * n
+    total = a + b
+    if not total > 0.0 or not math.isfinite(total):  # pragma: no cover - a regular interval has speed
+        return (u - u0) / (u1 - u0)
+    return a / total
+
+
+def _twist_at(P, frames: FramesView, j: int, u: float) -> float:
+    """DistributeTwist's compensation at ``u`` between sample ``j`` and the next sample of its
+    run: in proportion to estimated distance (spec 002, "Transported frames"). The samples carry
+    ``total s_i / L`` (``s_i`` the distance map's estimates); between them the estimated
+    distance is ``s_j + (s_{j+1} - s_j) l(u_j, u) / l(u_j, u_{j+1})`` (:func:`_arc_fraction`),
+    so the twist moves with the arc length, not with u. Rounded from Estimated distances."""
     tw = float(frames.sample_twist[j])
     u0, u1 = float(frames.sample_u[j]), float(frames.sample_next_u[j])
     if u == u0 or u1 == u0 or j + 1 >= frames.sample_count:
         return tw
-    return tw + (float(frames.sample_twist[j + 1]) - tw) * ((u - u0) / (u1 - u0))
+    tw1 = float(frames.sample_twist[j + 1])
+    if tw1 == tw:
+        return tw
+    return tw + (tw1 - tw) * _arc_fraction(P, u0, u, u1)
 
 
 def try_evaluate_frame(path_view: PathView, frames_view: FramesView, parameter: SegmentParameter, roll: float,
@@ -935,7 +1114,7 @@ def try_evaluate_frame(path_view: PathView, frames_view: FramesView, parameter: 
     if not got.ok:
         return got
     k, u, j, x, t, nrm = got.value
-    phi = _twist_at(frames_view, j, u) + float(roll)
+    phi = _twist_at(path_view.controls[k].astype(np.float64), frames_view, j, u) + float(roll)
     if phi != 0.0:
         # Rodrigues, then projected and normalized again: the rotation's rounding (a few u on
         # each of |n| and t . n) is not left to add up with the binormal's.

@@ -7,19 +7,27 @@ parallel to its first tangent (UseFallbackAxis), an interior cusp and a reversal
 a zero-speed ease endpoint with a stationary span, a 90-degree joint under RotateMinimally
 and under SplitRuns, a closed planar loop (PreserveHolonomy: no holonomy), closed non-planar
 loops with holonomy (PreserveHolonomy, and DistributeTwist with one winding turn), and a path
-far from the origin. The rest are random chains of 1 to 3 smooth-ish spans with random
-policies.
+far from the origin; last the near-threshold cases (``_near_threshold_specials``: MinimumSpeed
+at the fast path's own turning point, found by bisection, so that a regular interval's box
+clears it by one ulp and the exact speed by about ten). The rest are random chains of 1 to 3
+smooth-ish spans with random policies.
 
 Checkers recompute every truth from ``claim.inputs`` alone (``interval.frame``):
 
 * ``frame.regularity``: a regular interval's ``min |B'|`` over it exceeds ``minimum_speed``,
   shown by exact Bernstein subdivision of ``|B'|^2`` (Verified / Violated with a witness
   parameter / Undecided with the bound reached). A singular range shown slow everywhere has
-  ``max |B'| <= minimum_speed`` (same method); a depth-limited range has both ends on the
-  ``2^-max_depth`` grid.
-* ``frame.vectors``: the position within ``16 u E + 16 eta`` per component of the exact
-  ``B(u)``; the tangent within ``tangent_bound`` of the IV unit tangent; the orthonormality
-  residuals ``| |t|^2 - 1 |``, ``| |n|^2 - 1 |``, ``| |b|^2 - 1 |``, ``|t . n|``, ``|t . b|``,
+  ``max |B'| <= minimum_speed`` (same method). Every interval and slow claim is enclosed again
+  by exact real-root isolation of ``d/du |B'|^2`` (``interval.arb_frame``, python-flint):
+  disjoint enclosures of the extremum, two exact values of ``|B'|^2`` at one parameter that
+  differ, or opposite decisions are an OracleFault; where subdivision stays undecided, the root
+  isolation's decision (and exact witness) stands; a depth-limited range is ``2^-max_depth`` wide
+  (spec 002's sentence).
+* ``frame.vectors``: first the singular ranges reported around the parameter: a frame strictly
+  inside one (or at the common end of two) is Violated, a Degenerate answer is Verified inside
+  a range and Violated outside every range. Then the position within ``16 u E + 16 eta`` per
+  component of the exact ``B(u)``; the tangent within ``tangent_bound`` of the IV unit tangent;
+  the orthonormality residuals ``| |t|^2 - 1 |``, ``| |n|^2 - 1 |``, ``| |b|^2 - 1 |``, ``|t . n|``, ``|t . b|``,
   ``|n . b|`` and the handedness residual ``max |b - t x n|`` at most ``16 u`` (exact rationals
   of the claimed floats); at a run's seed, the normal within ``(4 e_t + 16 u) / sine + 16 u``
   of the true projection of the seed axis (IV), and a fallback seed only where the true sine
@@ -29,9 +37,11 @@ Checkers recompute every truth from ``claim.inputs`` alone (``interval.frame``):
   error is the largest angle between a claimed normal (baked or evaluated, before twist) and
   the true one, and for a closed loop also ``|claimed - true|`` residual twist (mod 2 pi).
   Violated when it exceeds ``ACCEPTANCE_FACTOR * estimate + 32 u (samples + 1)``; Undecided
-  when the oracle's own halving difference exceeds a sixteenth of that slack. Measured: the
-  calibration ``true / estimate``, also counted in bins (``calibration_*`` counters: the
-  distribution).
+  when the oracle's own halving difference exceeds a sixteenth of that slack. Each evaluated
+  frame must be within that limit of the true normal rolled by the roll plus, on a periodic
+  loop, the twist in proportion to the true arc length (``_twist_expected``: the only allowance
+  is the one estimated distances imply, from DistanceError). Measured: the calibration
+  ``true / estimate``, also counted in bins (``calibration_*`` counters: the distribution).
 """
 
 from __future__ import annotations
@@ -45,8 +55,8 @@ from mpmath import mp
 
 from interval.context import IV, QQ, lower, to_mpq, upper
 from interval.frame import angle_between, arc_length, bernstein_speed_squared, decide_speed_above, \
-    decide_speed_at_most, rotate_between, signed_angle, speed_witness, step_difference, true_rmf, true_tangent, \
-    SingularRun
+    decide_speed_at_most, derivative_box, rotate_between, signed_angle, speed_witness, step_difference, true_rmf, \
+    true_tangent, SingularRun
 from reference import error_model as EM
 from reference import kernel as K
 from reference.distance import DistancePreparation, try_build_distance_map
@@ -65,15 +75,20 @@ from reference.frame import (
     try_evaluate_frame,
 )
 from reference.path import PathPreparation, PathSource, spans_from_arrays, try_prepare_path
-from reference.status import GuaranteeClass as G, SegmentParameter, SpanSide, ToleranceProfile, WorkLimits
+from reference.status import GeometryStatus, GuaranteeClass as G, SegmentParameter, SpanSide, ToleranceProfile, \
+    WorkLimits
 
 from .. import schema as S
 from ..errormodel import Resolved, ratio, resolve
 from ..family import Family, RowContract
 from ..model import Claim, Verdict, dec, dec_array, enc, undecided, verified, violated
+from ..model import oracle_fault
+from ..decide import enclosures_overlap
+from interval.arb_frame import ARB_SPEED_BUDGET, decide_speed_arb
 
 __all__ = ["FAMILY", "LIMITS", "FRAME_LIMITS", "ACCEPTANCE_FACTOR", "ROUNDING_ALLOWANCE_K", "generate",
-           "claims", "check_regularity", "check_vectors", "check_angular_error", "tolerance", "build"]
+           "claims", "check_regularity", "check_depth_limited_range", "check_vectors", "check_singular_ranges",
+           "check_angular_error", "tolerance", "build"]
 
 # The Estimated row's acceptance factor: the true angle error may exceed the estimate by at
 # most this factor (plus the rounding allowance) before a claim is Violated.
@@ -237,9 +252,9 @@ def _double_zero(rng):
 
 def _far_straight_at_speed(rng):
     # A fast span, then a straight uniform span far from the origin whose speed |3 D| is exactly
-    # at MinimumSpeed (the float64 at or just above it): never regular, one depth-limited range
-    # over the whole span (max_depth 12: deeper, its boxes' widening grows like 2^d and the
-    # build runs out of budget).
+    # at MinimumSpeed (the float64 at or just above it): never regular, a depth-limited range per
+    # 2^-12 interval of the span, 4,096 of them (max_depth 12: deeper, its boxes' widening grows
+    # like 2^d and the build runs out of budget).
     X = np.array([98304.25, -65536.5, 32768.125])
     D = np.array([0.375, -0.25, 0.125])
     first = np.array([X - [30.0, 20.0, -10.0], X - [20.0, 10.0, -10.0], X - [10.0, 5.0, 0.0], X])
@@ -298,7 +313,7 @@ def _hairpin(rng):
 
 def _twisted_loop(rng):
     # DistributeTwist with two winding turns and a tight DistanceError: the evaluated frames'
-    # twist (interpolated between samples, plus the roll) is checked against the true RMF.
+    # twist (in proportion to distance, plus the roll) is checked against the true RMF.
     src = [_quarter((0, 0, 0), 1.0, k * math.pi / 2, z0=0.4 * k, dz=0.4) for k in range(3)]
     src.append(_quarter((0, 0, 0), 1.0, 1.5 * math.pi, z0=1.2, dz=-1.2))
     return _case("closed loop, DistributeTwist with 2 winding turns", src, closed=True,
@@ -306,9 +321,123 @@ def _twisted_loop(rng):
                  queries=10, query_seed=7, distance_error=1e-7)
 
 
+def _uneven_loop(rng):
+    # A closed loop whose speed varies about fourfold inside every span (handles 0.15 and 0.6 of
+    # the chord): DistributeTwist with one winding turn and DistanceError 1e-7, so a twist
+    # interpolated linearly in u between samples (not in proportion to distance, the spec's rule)
+    # misses the true frame by far more than the frames' own estimate.
+    n = 4
+    th = np.linspace(0.0, 2 * math.pi, n + 1)
+    p = np.stack([2 * np.cos(th), np.sin(th), 0.6 * np.sin(2 * th)], axis=1)
+    t = np.stack([-2 * np.sin(th), np.cos(th), 1.2 * np.cos(2 * th)], axis=1)
+    t /= np.linalg.norm(t, axis=1)[:, None]
+    src = []
+    for i in range(n):
+        chord = float(np.linalg.norm(p[i + 1] - p[i]))
+        src.append([p[i], p[i] + 0.15 * chord * t[i], p[i + 1] - 0.6 * chord * t[i + 1], p[i + 1]])
+    src[-1][3] = src[0][0]
+    return _case("closed loop with uneven speed, DistributeTwist, DistanceError 1e-7", src, closed=True,
+                 closed_policy=_CLOSED.DistributeTwist, winding=1, seed_up=(0.0, 0.0, 1.0), tae=1e-6,
+                 queries=10, query_seed=3, distance_error=1e-7)
+
+
+def _cusp_third(rng):
+    # B'(u) = 18 (u - 1/3) ((1, 0, 0) + u (0, 1, 1)): a simple cusp at the non-dyadic u = 1/3
+    # (exact float32 controls). Its range must be one interval 2^-MaxDepth wide holding 1/3.
+    src = [[[0, 0, 0], [-2, 0, 0], [-1, -1, -1], [3, 3, 3]]]
+    return _case("cusp at u = 1/3, SplitRuns", src, sing=_SING.SplitRuns, queries=4, query_seed=11)
+
+
+def _twist_and_range_specials():
+    """Named cases of issue 23 (items 1 and 2): the twist in proportion to distance on a loop of
+    uneven speed, and a depth-limited range at a non-dyadic cusp."""
+    return [_uneven_loop, _cusp_third]
+
+
+# --- Near-threshold regularity cases (issue 23 item 4) ----------------------------------------
+# The regularity row is refutable at the margin only where a claimed interval's speed comes
+# close to MinimumSpeed. These cases take the MinimumSpeed at which the fast path's own decision
+# turns (a float64 found by bisection on its build): a regular interval's derivative box then
+# clears MinimumSpeed by one ulp, and a slow range's box sits one ulp under it; the exact speed
+# (checked in rationals below) is within the box's rounding widening of MinimumSpeed.
+
+_LINE = np.array([[-1.5, 0.0, 0.0], [-0.5, 0.0, 0.0], [0.5, 0.0, 0.0], [1.5, 0.0, 0.0]])  # |B'| = 3 exactly
+_VALLEY = np.array([[0.0, 0.0, 0.0], [1.0, 1.0, 0.0], [2.0, 1.0, 0.0], [3.0, 0.0, 0.0]])  # |B'|^2 = 9 + 9 (1 - 2u)^2
+_LEAD = np.array([[-7.5, 2.0, 0.0], [-5.5, 1.0, 0.0], [-3.5, 0.0, 0.0], [-1.5, 0.0, 0.0]])  # a fast span into _LINE
+
+
+def _threshold_case(name, src, tae=1e-3):
+    return _case(name, src, ms=1.0, tae=tae, sing=_SING.SplitRuns, corner=_CORNER.SplitRuns, max_depth=4)
+
+
+def _turns(case, ms: float, slow: bool) -> bool:
+    """Whether the fast path's decision holds at ``ms``: every sample interval regular (no range),
+    or (slow) the last span one certainly slow range [0, 1]."""
+    _, _, f = build({**case, "ms": ms})
+    if not f.ok:
+        return False
+    ranges = f.value.view().ranges
+    if not slow:
+        return len(ranges) == 0
+    last = case["source"].shape[0] - 1
+    return [(r.span, r.u0, r.u1, r.is_depth_limited) for r in ranges] == [(last, 0.0, 1.0, False)]
+
+
+_THRESHOLDS: dict = {}
+
+
+def _threshold_speed(case, speed: float, slow: bool) -> float:
+    """The largest float64 MinimumSpeed below ``speed`` at which the fast path still calls the
+    case regular everywhere, or (slow) the smallest above it at which the last span is one slow
+    range: exponential search away from the exact speed, then bisection on the float64 bits."""
+    key = (case["name"], slow)
+    if key in _THRESHOLDS:
+        return _THRESHOLDS[key]
+    bits = lambda x: int(np.float64(x).view(np.int64))  # noqa: E731 - positive floats order as ints
+    val = lambda i: float(np.int64(i).view(np.float64))  # noqa: E731
+    good = bad = bits(speed)
+    step = 1
+    while True:  # the side where the decision holds, 2^k ulps away
+        good = bad - step if not slow else bad + step
+        if _turns(case, val(good), slow):
+            break
+        bad, step = good, 2 * step
+    while abs(good - bad) > 1:
+        mid = (good + bad) // 2
+        good, bad = (mid, bad) if _turns(case, val(mid), slow) else (good, mid)
+    _THRESHOLDS[key] = val(good)
+    return val(good)
+
+
+def _at_threshold(name, src, speed_sq, slow: bool):
+    """A named case at the fast path's turning MinimumSpeed; the exact extreme speed squared
+    ``speed_sq`` (an int: min of |B'|^2 for a regular case, max for a slow one) is checked in
+    rationals against it (the claims stay true)."""
+    def make(rng):
+        case = _threshold_case(name, np.asarray(src, dtype=np.float64))
+        ms = _threshold_speed(case, math.sqrt(speed_sq), slow)
+        s2 = _mpq(ms) ** 2
+        if (slow and not s2 >= speed_sq) or (not slow and not s2 < speed_sq):
+            raise CorpusExpectation(f"case {name!r}: MinimumSpeed {ms!r} is on the wrong side of the speed")
+        return {**case, "ms": ms, "expect": "ok"}
+    return make
+
+
+def _near_threshold_specials():
+    """Named cases at the regularity margin (issue 23 item 4): a straight span of speed exactly 3,
+    alone and after a fast span, at the largest MinimumSpeed the fast path still calls regular
+    (its box one ulp above) and, as the last span, at the smallest it calls certainly slow; a
+    planar span whose speed has an interior minimum 3 at u = 1/2, at its regular threshold."""
+    return [
+        _at_threshold("straight span just above MinimumSpeed (box one ulp clear)", [_LINE], 9, False),
+        _at_threshold("straight span just below MinimumSpeed (slow, box one ulp under)", [_LEAD, _LINE], 9, True),
+        _at_threshold("interior speed minimum just above MinimumSpeed", [_VALLEY], 9, False),
+    ]
+
+
 def generate(seed: int, n: int) -> list:
     """``n`` frame cases, named corner cases first. Deterministic in ``seed``."""
-    specials = _generate_specials()
+    specials = _generate_specials() + _twist_and_range_specials() + _near_threshold_specials()
     cases = []
     for k in range(n):
         rng = np.random.default_rng([seed, k, 12])
@@ -362,9 +491,14 @@ def _expect(case, outcome) -> None:
         raise CorpusExpectation(f"case {case['name']!r}: expected {want}, the fast path returned {got} {why}".strip())
 
 
+# Singular ranges per case whose inside is queried (a span stuck at MinimumSpeed has thousands).
+RANGE_QUERIES = 4
+
+
 def _queries(case, pv, fv):
-    """Evaluation requests: every run start (the seeds), every joint from both sides, and random
-    parameters inside the domain (some in singular ranges: Degenerate, no claim)."""
+    """Evaluation requests: every run start (the seeds), every joint from both sides, random
+    parameters inside the domain, and the middle of the first ``RANGE_QUERIES`` singular ranges
+    and both its ends (Degenerate inside: claims of their own, judged against the ranges)."""
     rng = np.random.default_rng([case["query_seed"], 5])
     out = [(r.start.span_index, r.start.u, SpanSide.Outgoing, 0.0, True) for r in fv.runs]
     for k in range(1, pv.span_count):
@@ -372,7 +506,14 @@ def _queries(case, pv, fv):
     for _ in range(case["queries"]):
         out.append((int(rng.integers(0, pv.span_count)), float(rng.random()), SpanSide.Outgoing,
                     float(rng.uniform(-4, 4)), False))
+    for r in fv.ranges[:RANGE_QUERIES]:
+        out += [(r.span, u, SpanSide.Outgoing, 0.5, False) for u in (r.u0, 0.5 * (r.u0 + r.u1), r.u1)]
     return out
+
+
+def _ranges_holding(fv, k: int, u: float) -> list:
+    """The reported singular ranges of span k whose closure holds u, as ``[u0, u1]``."""
+    return [[enc(r.u0), enc(r.u1)] for r in fv.ranges if r.span == k and r.u0 <= u <= r.u1]
 
 
 def claims(case) -> list:
@@ -402,12 +543,18 @@ def claims(case) -> list:
     requests, finals = [], []
     for k, u, side, roll, is_seed in _queries(case, pv, fv):
         got = try_evaluate_frame(pv, fv, SegmentParameter(k, u), roll, side)
+        if got.status is GeometryStatus.Degenerate:
+            # Degenerate is the spec's answer inside a singular range: claimed, with the ranges
+            # that hold the parameter, so that the checker sees a frame where none may be
+            out.append(Claim("frame.vectors", G.Rounded, {"status": "Degenerate"},
+                             {"controls": enc(C[k]), "u": enc(u), "ranges": _ranges_holding(fv, k, u)}))
+            continue
         if not got.ok:
             continue
         tn = transported_normal(pv, fv, SegmentParameter(k, u), side).value
         kk, uu, j = tn[0], tn[1], tn[2]
         fr = got.value
-        inputs = {"controls": enc(C[kk]), "u": enc(uu)}
+        inputs = {"controls": enc(C[kk]), "u": enc(uu), "ranges": _ranges_holding(fv, kk, uu)}
         if is_seed:
             run = fv.runs[int(fv.sample_run[j])]
             inputs["seed"] = {"axis": enc(np.asarray(case["fallback"] if run.is_fallback_seeded else case["seed_up"])),
@@ -453,9 +600,68 @@ def _controls(raw, shape) -> np.ndarray:
     return P
 
 
+# What an oracle may raise on a well-formed claim only if it is broken (inputs are validated
+# before): an oracle fault, never a malformed claim.
+_ORACLE_ERRORS = (ValueError, ArithmeticError, TypeError, IndexError, KeyError, ZeroDivisionError)
+
+
+def _bernstein_value(b: list, t) -> gmpy2.mpq:
+    """The exact value at ``t`` in [0, 1] of Bernstein coefficients ``b`` (de Casteljau)."""
+    b = list(b)
+    while len(b) > 1:
+        b = [x + t * (y - x) for x, y in zip(b, b[1:])]
+    return b[0]
+
+
+def _arb_cross_check(P, u0, u1, ms, above: bool, d):
+    """The second regularity oracle on every interval and slow claim (docs/decisions.md
+    "Frames: two regularity oracles"): the extremum of ``f = |B'|^2`` (the minimum for a regular
+    claim, the maximum for a slow one) enclosed by exact root isolation of ``f'``
+    (``interval.arb_frame``) and by the Bernstein oracle (``d``: its bound on one side; on the
+    other, its exact values of f, from its Bernstein form on ``[u0, u1]``, at the ends and at the
+    root isolation's witness parameter). Disjoint enclosures, an exact value of f at the same
+    parameter that differs, opposite decisions, or an oracle that raises are an oracle fault.
+
+    Returns ``(decision, fault)``: the Bernstein decision with its bound tightened by the Arb
+    enclosure, or Arb's decision (and exact witness) where subdivision left it undecided; or
+    ``(d, dict)`` naming both oracles' answers when they disagree."""
+    try:
+        holds, e = decide_speed_arb(P, u0, u1, ms, above, ARB_SPEED_BUDGET)
+    except _ORACLE_ERRORS as exc:
+        return d, {"arb_root_isolation": f"raised {exc!r}"[:300]}
+    try:
+        u0q, u1q = to_mpq(u0), to_mpq(u1)
+        b = bernstein_speed_squared(P, u0q, u1q)
+        wu, wf = e.witness
+        at = _bernstein_value(b, (wu - u0q) / (u1q - u0q))
+    except _ORACLE_ERRORS as exc:
+        return d, {"bernstein_subdivision": f"raised {exc!r}"[:300]}
+    if at != wf:  # both exact: one parameter, two values
+        return d, {"arb_root_isolation": {"u": enc(wu), "speed_squared": enc(wf)},
+                   "bernstein_subdivision": {"u": enc(wu), "speed_squared": enc(at)}}
+    values = [b[0], b[-1], at] + ([d.witness[1]] if d.holds is False else [])
+    inf = math.inf
+    if above:  # min f: the Bernstein lower bound (none once refuted), its least exact value
+        B = (d.bound if d.holds is not False and d.bound is not None else 0, min(values))
+    else:  # max f: its largest exact value, the Bernstein upper bound
+        B = (max(values), d.bound if d.holds is not False and d.bound is not None else inf)
+    A = (e.lower, e.upper)
+    if B[0] > B[1] or not enclosures_overlap(A, B):
+        return d, {"arb_root_isolation": [enc(A[0]), enc(A[1])], "bernstein_subdivision": [enc(B[0]), enc(B[1])]}
+    if holds is not None and d.holds is not None and holds != d.holds:
+        return d, {"arb_root_isolation": {"holds": holds, "enclosure": [enc(A[0]), enc(A[1])]},
+                   "bernstein_subdivision": {"holds": d.holds, "enclosure": [enc(B[0]), enc(B[1])]}}
+    if d.holds is False:
+        return d, None
+    if holds is False:  # subdivision left it open: the exact witness of the root isolation
+        return dataclasses.replace(d, holds=False, witness=(wu, wf)), None
+    tight = max(B[0], A[0]) if above else min(B[1], A[1])
+    return dataclasses.replace(d, holds=True if holds else d.holds, bound=tight), None
+
+
 def check_regularity(claim: Claim):
     """Certified: a regular interval's min |B'| exceeds minimum_speed (exact subdivision); a slow
-    range's max |B'| is at most it; a depth-limited range lies on the 2^-max_depth grid."""
+    range's max |B'| is at most it; a depth-limited range is 2^-max_depth wide."""
     P = _controls(claim.inputs["controls"], (4, 3))
     u0, u1 = dec(claim.inputs["u0"]), dec(claim.inputs["u1"])
     ms = dec(claim.inputs["minimum_speed"])
@@ -475,20 +681,16 @@ def check_regularity(claim: Claim):
         d = decide_speed_at_most(P, u0, u1, ms)
         what = "max |B'|^2 <= minimum_speed^2"
     else:
-        # Not shown regular at the depth limit: a conservative answer, true whenever the range
-        # is made of 2^-max_depth intervals (its ends on that grid).
-        grid = _mpq(1, 2**depth)
-        on = all((to_mpq(x) / grid).denominator == 1 for x in (u0, u1))
-        if on:
-            return verified(claim, measure="oracle_pieces", measured=0, note="depth-limited range on the grid")
-        return violated(claim, {"why": f"a depth-limited range must have its ends on the 2^-{depth} grid",
-                                "u0": claim.inputs["u0"], "u1": claim.inputs["u1"]})
+        return check_depth_limited_range(claim, u0, u1, depth)
     if d.holds is None:
         # Subdivision reaches dyadic piece ends only: look for a rational witness (a zero of the
         # speed at u = 1/3), checked exactly.
         w = speed_witness(P, u0, u1, ms, above=regular)
         if w is not None:
             d = dataclasses.replace(d, holds=False, witness=w)
+    d, fault = _arb_cross_check(P, u0, u1, ms, regular, d)
+    if fault is not None:
+        return oracle_fault(claim, fault, note="the Bernstein and Arb enclosures of the speed's extremum disagree")
     s2 = to_mpq(ms) ** 2
     if d.holds is True:
         # how close the speed comes to the threshold: minimum_speed^2 over the lower bound of
@@ -504,6 +706,33 @@ def check_regularity(claim: Claim):
                      note=f"{what} not decided in the piece budget",
                      bound_use=(ratio(s2, max(d.bound, 0)) if regular else ratio(max(d.bound, 0), s2))
                      if d.bound is not None else None)
+
+
+# A depth-limited range whose exact derivative box clears MinimumSpeed by more than this fraction
+# of the span's hodograph size could have been shown regular (a float64 box errs by a few u of it).
+RANGE_BOX_BAND = 2.0**-40
+
+
+def check_depth_limited_range(claim: Claim, u0: float, u1: float, depth: int):
+    """Spec 002: "A range that cannot be shown regular at the depth limit is 2^-MaxDepth wide".
+    The range (kind ``depth_limited``) must be ``2^-max_depth`` wide, exactly; and it must be one
+    that cannot be shown regular: its exact derivative box (``interval.frame.derivative_box``,
+    the box the spec's rule speaks of, without rounding) must not clear ``minimum_speed`` by more
+    than ``RANGE_BOX_BAND`` of the span's hodograph size (so the neighbour of a cusp, which a box
+    shows regular, is no such range)."""
+    width = to_mpq(u1) - to_mpq(u0)
+    if width != _mpq(1, 2**depth):
+        return violated(claim, {"why": f"a depth-limited range must be 2^-{depth} wide", "width": enc(width),
+                                "u0": claim.inputs["u0"], "u1": claim.inputs["u1"]})
+    P = _controls(claim.inputs["controls"], (4, 3)).astype(np.float64)
+    near, _ = derivative_box(P, u0, u1)
+    size = 3.0 * float(np.max(np.abs(np.diff(P, axis=0))))
+    clear = to_mpq(dec(claim.inputs["minimum_speed"])) + to_mpq(RANGE_BOX_BAND) * to_mpq(size)
+    if near > clear * clear:
+        return violated(claim, {"why": "a depth-limited range whose exact derivative box is farther than "
+                                       "minimum_speed from zero: it can be shown regular",
+                                "min_speed_squared": enc(near), "u0": claim.inputs["u0"], "u1": claim.inputs["u1"]})
+    return verified(claim, measure="oracle_pieces", measured=0, note="depth-limited range 2^-max_depth wide")
 
 
 def _iv_vec(ctx, x):
@@ -532,13 +761,47 @@ def _vectors_reference(E: float, speed: float, sine: float | None):
     return ref
 
 
+def check_singular_ranges(claim: Claim, u: float):
+    """A frame evaluation against the singular ranges the claim reports around its parameter
+    (spec 002: "TryEvaluateFrame returns Degenerate inside it and never reuses a frame across
+    it"): a frame strictly inside a range, or at the common end of two ranges (no run reaches it),
+    is Violated; a Degenerate answer is Verified inside a range (ends included: a range at a span
+    end has no run sample there) and Violated outside every range (frames are baked everywhere
+    else). Returns a verdict, or None when a returned frame is outside every range."""
+    ranges = []
+    for r in claim.inputs.get("ranges", ()):
+        u0, u1 = dec(r[0]), dec(r[1])
+        if not 0.0 <= u0 < u1 <= 1.0:
+            raise ValueError("ranges are [u0, u1] with 0 <= u0 < u1 <= 1")
+        ranges.append((u0, u1))
+    status = claim.value.get("status")
+    if status is not None:
+        if status != "Degenerate" or len(claim.value) != 1:
+            raise ValueError('a frame.vectors value is a frame or {"status": "Degenerate"}')
+        if any(u0 <= u <= u1 for u0, u1 in ranges):
+            return verified(claim, measure="error_ratio", measured=0.0, note="Degenerate inside a singular range")
+        return violated(claim, {"why": "Degenerate outside every reported singular range", "u": enc(u)})
+    inside = [(u0, u1) for u0, u1 in ranges if u0 < u < u1]
+    if inside:
+        return violated(claim, {"why": "a frame strictly inside a reported singular range", "u": enc(u),
+                                "range": [enc(inside[0][0]), enc(inside[0][1])]})
+    if any(u1 == u for _, u1 in ranges) and any(u0 == u for u0, _ in ranges):
+        return violated(claim, {"why": "a frame at the common end of two singular ranges (no run reaches it)",
+                                "u": enc(u)})
+    return None
+
+
 def check_vectors(claim: Claim):
     """Rounded: position, tangent, orthonormality, handedness and (at a seed) the seed
-    projection, each within its model (declared or the reference at binary64)."""
+    projection, each within its model (declared or the reference at binary64); a Degenerate
+    answer or a frame near singular ranges first by :func:`check_singular_ranges`."""
     P = _controls(claim.inputs["controls"], (4, 3))
     u = dec(claim.inputs["u"])
     if not 0.0 <= u <= 1.0:
         raise ValueError("u must lie in [0, 1]")
+    judged = check_singular_ranges(claim, u)
+    if judged is not None:
+        return judged
     vals = {k: dec_array(claim.value[k]) for k in ("position", "tangent", "normal", "binormal")}
     if any(v.shape != (3,) for v in vals.values()):
         raise ValueError("frame vectors must have three components")
@@ -711,7 +974,7 @@ def check_angular_error(claim: Claim):
             tr = truths[ri]
             r = tr.normals[(k, u)]
             t = true_tangent(C[k], u)
-            tw, tol = (0.0, 0.0) if not periodic else _twist_expected(claim, C, arcs, k, u, total_twist)
+            tw, tol = (0.0, 0.0) if not periodic else _twist_expected(claim, C, arcs, k, u, total_twist, roll)
             phi = mp.mpf(roll) + mp.mpf(tw)
             cp, sp = mp.cos(phi), mp.sin(phi)
             txr = [t[1] * r[2] - t[2] * r[1], t[2] * r[0] - t[0] * r[2], t[0] * r[1] - t[1] * r[0]]
@@ -738,8 +1001,20 @@ JOINT_BAND = 2.0**-20
 STEP_ANGLE_K = 32
 
 
+def _arc(P, u0: float, u1: float):
+    """``interval.frame.arc_length`` with its pieces quadrupled (8 up to 512) until its error
+    estimate is below ``2^-40`` of the length: near a zero of the speed (a near-cusp) 8 pieces
+    leave 1e-6 of error, which would widen every tolerance built on the arc length."""
+    pieces = 8
+    while True:
+        s, err = arc_length(P, u0, u1, pieces=pieces)
+        if err <= 2.0**-40 * s or pieces >= 512:
+            return s, err
+        pieces *= 4
+
+
 class _Arcs:
-    """True prefix arc lengths of a path (``interval.frame.arc_length``, cached per span)."""
+    """True prefix arc lengths of a path (:func:`_arc`, cached per span)."""
 
     def __init__(self, C):
         self.C = C
@@ -747,7 +1022,7 @@ class _Arcs:
 
     def span(self, k):
         if k not in self._span:
-            self._span[k] = arc_length(self.C[k], 0.0, 1.0)
+            self._span[k] = _arc(self.C[k], 0.0, 1.0)
         return self._span[k]
 
     def prefix(self, k, u):
@@ -756,7 +1031,7 @@ class _Arcs:
         for j in range(k):
             a, b = self.span(j)
             s, e = s + a, e + b
-        a, b = arc_length(self.C[k], 0.0, u) if u < 1.0 else self.span(k)
+        a, b = _arc(self.C[k], 0.0, u) if u < 1.0 else self.span(k)
         return s + a, e + b
 
     def total(self):
@@ -890,26 +1165,24 @@ def _evaluations(claim: Claim, n: int, runs: int) -> list:
     return out
 
 
-def _twist_expected(claim: Claim, C, arcs: "_Arcs", k: int, u: float, total: float):
-    """``(twist, tolerance)``: DistributeTwist's compensation at (k, u), ``total s(u) / L`` with
-    true arc lengths, and how far an implementation may be from it: the distance estimates'
-    ``DistanceError`` (``3 |total| delta / L``) and the interpolation between the baked samples
-    around u (``|total| share nu``, nu the speed's relative variation there, exact Bernstein
-    bounds of ``|B'|^2``)."""
-    delta = dec(claim.inputs["distance_error"])
+def _twist_expected(claim: Claim, C, arcs: "_Arcs", k: int, u: float, total: float, roll: float = 0.0):
+    """``(twist, tolerance)`` of DistributeTwist's compensation at (k, u) by the spec's rule: roll
+    "in proportion to estimated distance", ``total s(u) / L`` with true arc lengths ``s`` and
+    ``L``, and how far an implementation may be from it because the rule speaks of *estimated*
+    distances (``docs/decisions.md``, "Frames: the twist follows estimated distance"): an estimate
+    lies in its Certified interval, which holds the truth and is at most ``DistanceError = d``
+    wide, so ``|s^ - s| <= d`` and ``|L^ - L| <= d``, and
+    ``|s^/L^ - s/L| = |(s^ - s) L - s (L^ - L)| / (L L^) <= d (L + s) / (L (L - d))``; ``d`` grows
+    by the quadrature error of ``s`` and ``L``. Plus the float64 rounding of the twist and of its
+    sum with the roll, ``8 u (|total| + |roll|)``. Nothing here depends on how an implementation
+    interpolates between its samples."""
     L, Lerr = arcs.total()
     s, err = arcs.prefix(k, u)
-    tol = abs(total) * (3 * delta + 4 * (err + Lerr)) / L
-    for entry in claim.value.get("intervals", ()):
-        if int(entry[0]) == k and dec(entry[1]) <= u <= dec(entry[2]):
-            a, b = dec(entry[1]), dec(entry[2])
-            f = bernstein_speed_squared(C[k].astype(np.float64), a, b)
-            lo, hi = min(f), max(f)
-            nu = math.sqrt(float(hi / lo)) - 1 if lo > 0 else 1.0
-            share = (arcs.prefix(k, b)[0] - arcs.prefix(k, a)[0]) / L
-            tol += abs(total) * share * nu * 1.01
-            break
-    return total * s / L, tol
+    d = dec(claim.inputs["distance_error"]) + 4 * (err + Lerr)
+    rounding = 8 * U64 * (abs(total) + abs(roll))
+    if not L > d:
+        return total * s / L if L > 0 else 0.0, abs(total) + rounding  # the estimates say nothing
+    return total * s / L, abs(total) * d * (L + s) / (L * (L - d)) + rounding
 
 
 def _unit_mp(a):
@@ -921,6 +1194,10 @@ def _unit_mp(a):
 
 _F64V = S.f64(finite=False)
 _XYZ = S.vec(S.f64(), 3)
+# Tuples of the angular-error row: a run or span index, then numbers (each typed, so that a
+# decimal in a case file is read into its format like any other field's).
+_INDEX = S.integer(minimum=0)
+_SPAN_U = S.tuple_(_INDEX, _F64V)
 _CONTROLS = S.matrix(S.f32(), [4, 3])
 
 
@@ -938,6 +1215,11 @@ def _plant_regularity(c: Claim) -> Claim:
 
 
 def _plant_vectors(c: Claim) -> Claim:
+    if "status" in c.value:
+        # a frame inside a singular range (any frame: the range alone refutes it)
+        e = [enc(1.0), enc(0.0), enc(0.0)]
+        return _with(c, {"position": e, "tangent": e, "normal": [enc(0.0), enc(1.0), enc(0.0)],
+                         "binormal": [enc(0.0), enc(0.0), enc(1.0)]})
     b = list(c.value["binormal"])
     b = [enc(-dec(x)) for x in b]  # a left-handed frame
     return _with(c, {**c.value, "binormal": b})
@@ -952,15 +1234,26 @@ def _plant_angular(c: Claim) -> Claim:
 CONTRACTS = {
     "frame.regularity": RowContract(
         checks="kind interval, regular true: min |B'(u)| over [u0, u1] > minimum_speed, by exact Bernstein "
-               "subdivision of |B'|^2 (a witness u with |B'(u)|^2 <= minimum_speed^2 refutes it); kind slow: "
-               "max |B'| <= minimum_speed the same way; kind depth_limited: u0 and u1 on the 2^-max_depth grid.",
+               "subdivision of |B'|^2 (a witness u with |B'(u)|^2 <= minimum_speed^2 refutes it), cross-checked "
+               "by exact real-root isolation of d/du |B'|^2 (python-flint Arb, 128/256/1024 bits): disjoint "
+               "enclosures of the extremum, different exact values of |B'|^2 at one parameter or opposite "
+               "decisions are an oracle fault; kind slow: max |B'| <= minimum_speed the same way; "
+               "kind depth_limited: u1 - u0 = 2^-max_depth exactly (spec 002: a range that cannot be shown regular "
+               "at the depth limit is 2^-MaxDepth wide), and its exact derivative box (the hodograph's Bezier "
+               "controls over [u0, u1]) does not clear minimum_speed by more than 2^-40 of the span's hodograph "
+               "size (else it can be shown regular).",
         inputs=S.obj(required={"controls": _CONTROLS, "u0": S.f64(nonnegative=True), "u1": S.f64(nonnegative=True),
                                "minimum_speed": S.f64(nonnegative=True), "max_depth": S.integer(0, 52),
                                "kind": S.enum(["interval", "slow", "depth_limited"])}),
         value=S.obj(required={"regular": S.boolean()}),
-        plant=_plant_regularity),
+        plant=_plant_regularity,
+        oracles=("exact Bernstein subdivision of |B'|^2 (gmpy2 mpq)",
+                 "real-root isolation of d/du |B'|^2 (python-flint fmpq_poly, Arb balls)")),
     "frame.vectors": RowContract(
-        checks="|position - B(u)| per component <= 16 u E + 16 eta (exact); |tangent - B'/|B'|| <= "
+        checks="Singular ranges first (inputs.ranges, the reported ranges whose closure holds u): a frame strictly "
+               "inside one, or at the common end of two, is Violated; a value {status: Degenerate} is Verified inside "
+               "a range and Violated outside every range. Then "
+               "|position - B(u)| per component <= 16 u E + 16 eta (exact); |tangent - B'/|B'|| <= "
                "tangent_bound(E, |B'|) (IV); orthonormality residuals (| |v|^2 - 1 |, pairwise dots) and "
                "max |b - t x n| <= 16 u (exact); at a seed, |normal - unit(a - (a.t) t)| <= (4 e_t + 16 u)/sine "
                "+ 16 u and a fallback only where seed_up's true sine is at most minimum_sin_angle plus that; "
@@ -968,8 +1261,10 @@ CONTRACTS = {
                "orthonormality, handedness, seed].",
         inputs=S.obj(required={"controls": _CONTROLS, "u": S.f64(nonnegative=True)},
                      optional={"seed": S.obj(required={"axis": _XYZ, "seed_up": _XYZ, "is_fallback": S.boolean(),
-                                                       "minimum_sin_angle": S.f64(nonnegative=True)})}),
-        value=S.obj(required={k: S.vec(_F64V, 3) for k in ("position", "tangent", "normal", "binormal")}),
+                                                       "minimum_sin_angle": S.f64(nonnegative=True)}),
+                               "ranges": S.array(S.vec(S.f64(nonnegative=True), 2))}),
+        value=S.any_of(S.obj(required={k: S.vec(_F64V, 3) for k in ("position", "tangent", "normal", "binormal")}),
+                       S.obj(required={"status": S.const("Degenerate")})),
         model=S.MODEL, plant=_plant_vectors),
     "frame.angular_error_estimate": RowContract(
         checks="Run structure: a run starts only at the path start, after a claimed singular range or at a joint "
@@ -984,12 +1279,12 @@ CONTRACTS = {
                "and a closed loop's |claimed - true| residual twist mod 2 pi, must be at most "
                f"{ACCEPTANCE_FACTOR:g} x estimate + 32 u (samples + 1); a periodic loop's twist at the end "
                "equals -ResidualTwist + 2 pi WindingTurns; each evaluated frame (after twist and roll) within "
-               "that limit of the true normal rolled by roll + (2 pi W - R) s(u) / L (true arc lengths), plus "
-               "|2 pi W - R| (3 distance_error / L + share x nu) for distance estimates and interpolation (nu "
-               "the speed's relative variation over the sample interval); calibration true/estimate reported.",
+               "that limit of the true normal rolled by roll + (2 pi W - R) s(u) / L (true arc lengths: the spec's "
+               "twist in proportion to distance), plus only what estimated distances imply, |2 pi W - R| d (L + s) "
+               "/ (L (L - d)) with d = distance_error, and rounding 8 u (|2 pi W - R| + |roll|); calibration "
+               "true/estimate reported.",
         inputs=S.obj(required={"controls": S.matrix(S.f32(), [None, 4, 3]),
-                               "runs": S.array(S.obj(required={"start": S.array({}, min_items=2, max_items=2),
-                                                               "end": S.array({}, min_items=2, max_items=2),
+                               "runs": S.array(S.obj(required={"start": _SPAN_U, "end": _SPAN_U,
                                                                "normal": _XYZ}), min_items=1),
                                "periodic": S.boolean(), "winding_turns": S.integer()},
                      optional={"case": S.string(), "closed": S.boolean(),
@@ -997,21 +1292,22 @@ CONTRACTS = {
                                "distance_error": S.f64(nonnegative=True),
                                "continuity_angle": S.f64(nonnegative=True),
                                "corner_policy": S.enum(["Reject", "RotateMinimally", "SplitRuns"]),
-                               "evaluations": S.array(S.array({}, min_items=3, max_items=3))}),
+                               "evaluations": S.array(S.tuple_(_INDEX, _F64V, _F64V))}),
         value=S.obj(required={"estimate": _F64V, "residual_twist": _F64V, "is_closed_loop": S.boolean(),
                               "twist_end": _F64V,
-                              "samples": S.array(S.array({}, min_items=4, max_items=4), min_items=1)},
-                    optional={"intervals": S.array(S.array({}, min_items=6, max_items=6)),
+                              "samples": S.array(S.tuple_(_INDEX, _INDEX, _F64V, S.vec(_F64V, 3)), min_items=1)},
+                    optional={"intervals": S.array(S.tuple_(_INDEX, *[_F64V] * 5)),
                               "total_estimate": S.f64(nonnegative=True),
-                              "ranges": S.array(S.array({}, min_items=3, max_items=3)),
-                              "evaluated": S.array(S.array({}, min_items=2, max_items=2))}),
+                              "ranges": S.array(S.tuple_(_INDEX, _F64V, _F64V)),
+                              "evaluated": S.array(S.tuple_(_INDEX, S.vec(_F64V, 3)))}),
         plant=_plant_angular),
 }
 
 
 FAMILY = Family(
     name="frame",
-    default_cases=24,
+    default_cases=len(_generate_specials()) + len(_twist_and_range_specials()) + len(_near_threshold_specials())
+    + 1,  # the named cases, then one random
     generate=generate,
     claims=claims,
     checkers={"frame.regularity": check_regularity, "frame.vectors": check_vectors,

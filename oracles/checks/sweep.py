@@ -21,7 +21,8 @@ Checkers recompute every truth from ``claim.inputs`` (``interval.sweep``):
 * ``sweep.error_estimates``: both estimates within the requested errors; per ring the exact
   enclosure of half-extent x curvature against the claimed flag outside a relative band of
   ``RISK_BAND`` and the count equal to the flags; the true deviation of the ideal swept
-  surface (true RMF, profile in the rings' distances) from the mesh, sampled at 2 and then 4
+  surface (true RMF; profile and DistributeTwist's roll at distances in proportion to the arc
+  length between the rings' distances) from the mesh, sampled at 2 and then 4
   points per ring interval and section segment: Violated above ``ACCEPTANCE_FACTOR (l + c) +
   ACCEPTANCE_FACTOR S_max A + allowance`` (A the frames' angular error estimate) confirmed
   against every triangle, Verified when the refinement moved the maximum by less than half
@@ -37,6 +38,7 @@ import numpy as np
 from mpmath import iv, mp
 
 from interval.context import QQ, lower, to_mpq, upper
+from interval.frame import arc_length
 from interval.sweep import curvature_product_iv, ideal_frames, point_triangle_distance, ring_offsets_iv, \
     section_points
 from reference import error_model as EM
@@ -398,6 +400,17 @@ def _profile_q(profile, s):
 _FINE = 4  # sample points per ring interval and section segment; the coarse pass takes every other
 
 
+def _distance_shares(P, u0: float, u1: float, m: int) -> list:
+    """The share ``l(u0, u) / l(u0, u1)`` of the arc length between two rings at ``u = u0 + (u1 -
+    u0) q / m``, q = 0..m (float64 quadrature, ``interval.frame.arc_length``): the estimated
+    distance between rings follows the arc length (the profile and DistributeTwist's roll are
+    laid out "in estimated path distance"), not the parameter."""
+    whole = arc_length(P, u0, u1)[0]
+    if not whole > 0:
+        return [q / m for q in range(m + 1)]
+    return [0.0] + [arc_length(P, u0, u0 + (u1 - u0) * q / m)[0] / whole for q in range(1, m)] + [1.0]
+
+
 def _deviation(C, inp, V, I, twist_of):
     """Largest sampled distance from the ideal surface to the mesh (window of neighbouring
     strips), at 4 and at 2 samples per ring interval and section segment (the coarse samples are
@@ -420,9 +433,8 @@ def _deviation(C, inp, V, I, twist_of):
     for i in range(len(rings) - 1):
         (k0, u0, s0), (k1, u1, s1) = rings[i], rings[i + 1]
         ub = u1 if k1 == k0 else 1.0
-        for q in range(m + 1):
-            al = q / m
-            samples.append((i, q, k0, u0 + (ub - u0) * al, s0 + (s1 - s0) * al))
+        for q, share in enumerate(_distance_shares(C[k0], u0, ub, m)):
+            samples.append((i, q, k0, u0 + (ub - u0) * q / m, s0 + (s1 - s0) * share))
     frames, loop_twist, oerr = ideal_frames(C, dec_array(inp["seed_normal"]), [(k, u) for _, _, k, u, _ in samples])
     twist_total = twist_of(loop_twist)
     T = I.reshape(-1, 3)
@@ -596,7 +608,9 @@ def _plant_estimates(c: Claim) -> Claim:
 
 _F64V = S.f64(finite=False)
 _V3 = S.vec(S.f64(), 3)
-_RING = S.array({}, min_items=8, max_items=8)
+# A ring: [span, u, distance, scale, position, tangent, normal, binormal] (typed, so that a
+# decimal in a case file is read into its format like any other field's).
+_RING = S.tuple_(S.integer(minimum=0), _F64V, _F64V, _F64V, *[S.vec(_F64V, 3)] * 4)
 _MESH = {"vertices": S.array(S.vec(_F64V, VERTEX_WIDTH)), "indices": S.array(S.integer(minimum=0))}
 _COMMON = {"controls": S.matrix(S.f32(), [None, 4, 3]), "section": S.enum(["Tube", "Ribbon"]),
            "segments": S.integer(1, 1 << 16), "closed": S.boolean()}
@@ -624,11 +638,13 @@ CONTRACTS = {
                "cross_section_error at the largest profile scale and the cross-section estimate that sagitta "
                "(decisions and value within 8 u r_max), a ribbon's estimate 0; "
                "per ring the exact enclosure of half-extent x curvature against the "
-               f"flag outside a relative band 2^-40, count = flags; the ideal surface's (true RMF) sampled distance "
+               f"flag outside a relative band 2^-40, count = flags; the ideal surface's (true RMF; profile and, on a "
+               f"periodic loop, the twist (2 pi W - R) s / L at distances in proportion to the arc length between "
+               f"rings) sampled distance "
                f"to the mesh at most {ACCEPTANCE_FACTOR:g} (l + c) + {ACCEPTANCE_FACTOR:g} S_max A + allowance "
                "(Violated confirmed against every triangle; Verified when refinement 2 -> 4 moved it by less than "
                "half the margin); calibration true / (l + c) binned.",
-        inputs=S.obj(required={**_COMMON, "rings": S.array(S.array({}, min_items=3, max_items=3), min_items=2),
+        inputs=S.obj(required={**_COMMON, "rings": S.array(S.tuple_(S.integer(minimum=0), _F64V, _F64V), min_items=2),
                                "profile": S.array(S.vec(S.f64(), 3), min_items=1), "seed_normal": _V3,
                                "periodic": S.boolean(), "winding_turns": S.integer(), "total": S.f64(),
                                "longitudinal_error": S.f64(), "cross_section_error": S.f64(),

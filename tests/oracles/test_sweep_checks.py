@@ -194,3 +194,42 @@ def test_verdicts_report_how_much_of_their_bound_they_used(tube, loop):
         for c in claims.values():
             v = _check(c)
             assert v.kind is VerdictKind.Verified and v.bound_use is not None and 0 <= v.bound_use <= 1
+
+
+def test_sweeps_follow_the_twist_in_proportion_to_distance(monkeypatch):
+    """Issue 23: ring frames inherit DistributeTwist's roll, which the spec lays out "in proportion
+    to estimated distance". A ribbon on a closed loop of uneven speed is Verified; the same sweep
+    with the frames' twist interpolated linearly in u leaves the ideal surface (true RMF, twist in
+    proportion to the arc length) by more than the acceptance factor allows."""
+    from oracles.checks import frame as FC
+    import reference.frame as RF
+
+    src = FC._uneven_loop(None)["source"]
+    case = SW._sc("uneven loop ribbon", src, SW._R, SW._N, SW._CCW, [(0, 1.0, 0)], 2e-3, 1e-3, closed=True)
+    honest = {c.row: c for c in SW.claims(case)}["sweep.error_estimates"]
+    v = _check(honest)
+    assert v.kind is VerdictKind.Verified and v.measured < 1.0
+    monkeypatch.setattr(RF, "_arc_fraction", lambda P, u0, u, u1: (u - u0) / (u1 - u0))
+    linear = {c.row: c for c in SW.claims(case)}["sweep.error_estimates"]
+    v = _check(linear)
+    assert v.kind is VerdictKind.Violated and v.measured > SW.ACCEPTANCE_FACTOR
+
+
+def test_the_deviation_samples_sit_at_distances_in_proportion_to_arc_length():
+    """The ideal surface's samples between two rings take their distance in proportion to the
+    arc length (mpmath quadrature here), not linearly in u."""
+    import mpmath
+
+    P = np.array([[0, 0, 0], [0.2, 0, 0], [1.0, 1.5, 0], [3.0, 2.0, 0.5]])
+    shares = SW._distance_shares(P, 0.25, 0.75, 4)
+
+    def length(a, b):
+        def speed(u):
+            d = 3 * ((1 - u) ** 2 * (P[1] - P[0]) + 2 * u * (1 - u) * (P[2] - P[1]) + u * u * (P[3] - P[2]))
+            return mpmath.sqrt(sum(mpmath.mpf(float(x)) ** 2 for x in d))
+        return mpmath.quad(speed, [a, b])
+
+    want = [float(length(0.25, 0.25 + 0.5 * q / 4) / length(0.25, 0.75)) for q in range(5)]
+    assert shares[0] == 0.0 and shares[-1] == 1.0
+    assert max(abs(a - b) for a, b in zip(shares, want)) < 1e-12
+    assert max(abs(a - q / 4) for q, a in enumerate(shares)) > 1e-2  # uneven speed: not linear in u

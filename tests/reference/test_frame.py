@@ -9,6 +9,7 @@ never read from the code under test.
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -150,7 +151,9 @@ def test_cusp_splits_runs_with_the_range_in_the_diagnostic():
     a, b = diag[0].parameter_range
     w = 2.0 ** -LIMITS.max_depth
     assert a.span_index == b.span_index == 0 and a.u <= 0.5 <= b.u
-    assert a.u == 0.5 - w and b.u == 0.5 + w  # two depth-limited intervals meet at the dyadic cusp
+    # the spec: a range that cannot be shown regular at the depth limit is 2^-MaxDepth wide; both
+    # grid intervals meeting at the dyadic cusp contain it, so the range is centred on it
+    assert a.u == 0.5 - w / 2 and b.u == 0.5 + w / 2
     ok = try_build_frames(pv, mv, prep())
     assert ok.ok
     fv = ok.value.view()
@@ -160,6 +163,51 @@ def test_cusp_splits_runs_with_the_range_in_the_diagnostic():
     inside = try_evaluate_frame(pv, fv, SegmentParameter(0, 0.5), 0.0)
     assert inside.status is GS.Degenerate
     assert frame(pv, fv, 0, a.u).normal is not None and frame(pv, fv, 0, b.u).normal is not None
+
+
+def cusp_at(c):
+    """One span whose speed vanishes at the rational ``c = p / q`` and nowhere else:
+    ``B'(u) = 6 q s (u - c) (V + u W)`` with ``V = (1, 0, 0)``, ``W = (0, 1, 1)`` and a power of two
+    ``s``, so the float32 controls are exact (integers over a power of two) and ``B'(c)`` is
+    exactly zero; ``V + u W`` never vanishes, so the cusp is simple (``B''(c) != 0``)."""
+    c = Fraction(c)
+    g = 6 * c.denominator
+    V, W = np.array([g, 0, 0], dtype=object), np.array([0, g, g], dtype=object)
+    # power basis p(u) = -c V + u (V - c W) + u^2 W, then Bernstein: B' controls are p0, p0 + p1 / 2,
+    # p0 + p1 + p2, and P[i+1] - P[i] = (B' control i) / 3
+    p0, p1, p2 = -c * V, V - c * W, W
+    h = [p0, p0 + p1 / 2, p0 + p1 + p2]
+    P = [np.zeros(3, dtype=object)]
+    for d in h:
+        P.append(P[-1] + d / 3)
+    scale = Fraction(1, 2 ** (g.bit_length() + 1))
+    out = np.array([[float(x * scale) for x in row] for row in P])
+    assert all(Fraction(float(np.float32(x * scale))) == x * scale for row in P for x in row)  # exact in float32
+    # the speed vanishes at c, in exact arithmetic on the controls as stored
+    Q = [[Fraction(float(x)) for x in row] for row in out]
+    d = [(1 - c) ** 2 * (Q[1][i] - Q[0][i]) + 2 * c * (1 - c) * (Q[2][i] - Q[1][i]) + c * c * (Q[3][i] - Q[2][i])
+         for i in range(3)]
+    assert d == [0, 0, 0]
+    return [out]
+
+
+@pytest.mark.parametrize("c", [Fraction(1, 2), Fraction(1, 3), Fraction(55, 89)])
+def test_a_depth_limited_range_is_two_to_the_minus_max_depth_wide(c):
+    """Spec 002: "A range that cannot be shown regular at the depth limit is 2^-MaxDepth wide",
+    at a dyadic cusp (1/2), a non-dyadic one (1/3) and one at no simple fraction of a power of two
+    (55/89); evaluation inside the range is Degenerate, its ends carry the runs' samples."""
+    pv, mv = path_of(cusp_at(c))
+    assert np.all(np.float32(pv.controls) == pv.controls)
+    fv = try_build_frames(pv, mv, prep()).value.view()
+    (r,) = fv.ranges
+    w = 2.0 ** -LIMITS.max_depth
+    assert r.is_depth_limited and r.u1 - r.u0 == w  # exact: both ends are dyadic
+    assert Fraction(r.u0) <= c <= Fraction(r.u1)
+    assert [(x.start.u, x.end.u) for x in fv.runs] == [(0.0, r.u0), (r.u1, 1.0)]
+    for u in (r.u0 + w / 4, float(c), r.u1 - w / 4):
+        assert try_evaluate_frame(pv, fv, SegmentParameter(0, u), 0.0).status is GS.Degenerate
+    for u in (r.u0, r.u1):
+        assert try_evaluate_frame(pv, fv, SegmentParameter(0, u), 0.0).ok
 
 
 def test_corner_reject():

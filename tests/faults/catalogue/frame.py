@@ -9,6 +9,7 @@ _CHECKS = "tests/oracles/test_frame_checks.py"
 _REF = "tests/reference/test_frame.py"
 _KER = "tests/reference/test_frame_kernels.py"
 _ORACLE = "tests/interval/test_frame_oracle.py"
+_TWIST = "tests/interval/test_frame_twist_reference.py"
 
 FAULTS = [
     # --- the regularity decision (Certified) ---
@@ -27,6 +28,26 @@ FAULTS = [
     Fault("frame.regular_ge", "frame", _R,
           "regular = smin > ms", "regular = smin >= ms",
           "an interval whose derivative box reaches MinimumSpeed is called regular (>= for >)",
+          (_REF,)),
+    # --- singular ranges at the depth limit (2^-MaxDepth wide) ---
+    Fault("frame.ranges_merged", "frame", _R,
+          "        if out and out[-1][1] == p.a and not out[-1][2] and not p.depth_limited:\n"
+          "            out[-1] = (out[-1][0], p.b, False)",
+          "        if out and out[-1][1] == p.a:\n"
+          "            out[-1] = (out[-1][0], p.b, out[-1][2] or p.depth_limited)",
+          "adjacent depth-limited intervals merge into one range (the code before issue 23)",
+          (_REF, _CHECKS)),
+    Fault("frame.limit_coarse_box", "frame", _R,
+          "return _decide(path, dmap, ks, P, a, b, _hodograph_boxes(P, a, b), depth)",
+          "return _decide(path, dmap, ks, P, a, b, _derivative_boxes(P, a, b), depth)",
+          "the depth limit decides again with the level box, whose rounding grows like 2^depth: the "
+          "neighbour of a non-dyadic cusp stays a range",
+          (_REF, _CHECKS)),
+    Fault("frame.range_not_centred", "frame", _R,
+          "            if ok[j] and ok[n + j]:",
+          "            if False and ok[j] and ok[n + j]:",
+          "two undecided intervals meeting at a dyadic cusp stay two ranges instead of one centred on it "
+          "(each still 2^-MaxDepth wide and holding the cusp: the ledger cannot tell, the tests do)",
           (_REF,)),
     Fault("frame.slow_from_lower_bound", "frame", _R,
           "slow = ~regular & (smax <= ms)", "slow = ~regular & (smin <= ms)",
@@ -94,13 +115,23 @@ FAULTS = [
           "a winding turn adds pi instead of 2 pi",
           (_REF,)),
     Fault("frame.twist_not_interpolated", "frame", _R,
-          "return tw + (float(frames.sample_twist[j + 1]) - tw) * ((u - u0) / (u1 - u0))",
+          "return tw + (tw1 - tw) * _arc_fraction(P, u0, u, u1)",
           "return tw",
           "evaluation applies the preceding sample's twist without interpolating to the next",
-          (_REF,)),
+          (_REF, _TWIST)),
+    Fault("frame.twist_linear_in_u", "frame", _R,
+          "return tw + (tw1 - tw) * _arc_fraction(P, u0, u, u1)",
+          "return tw + (tw1 - tw) * ((u - u0) / (u1 - u0))",
+          "the twist between samples is interpolated linearly in u, not in proportion to distance",
+          (_TWIST, _CHECKS)),
+    Fault("frame.arc_fraction_unconverged", "frame", _R,
+          "        if done or n >= _ARC_MAX_PIECES:",
+          "        if True or n >= _ARC_MAX_PIECES:",
+          "the arc-length share between samples stops at one Gauss-Legendre piece (no convergence test)",
+          (_TWIST, _CHECKS)),
     Fault("frame.roll_sign", "frame", _R,
-          "phi = _twist_at(frames_view, j, u) + float(roll)",
-          "phi = _twist_at(frames_view, j, u) - float(roll)",
+          "phi = _twist_at(path_view.controls[k].astype(np.float64), frames_view, j, u) + float(roll)",
+          "phi = _twist_at(path_view.controls[k].astype(np.float64), frames_view, j, u) - float(roll)",
           "the caller's roll turns the normal clockwise about the tangent",
           (_REF,)),
     Fault("frame.residual_sign", "frame", _R,
