@@ -24,10 +24,22 @@ from functools import lru_cache
 
 import gmpy2
 import numpy as np
-import sympy
 from mpmath import iv, libmp
 
 from reference.context import UNKNOWN, Context
+
+
+class _LazySympy:
+    """SymPy for ``SYM`` (kernel-formula tests), imported on first use: it costs about a
+    quarter second, which a command that never uses ``SYM`` should not pay (issue 26)."""
+
+    def __getattr__(self, name):
+        import sympy
+
+        return getattr(sympy, name)
+
+
+sympy = _LazySympy()
 
 __all__ = [
     "IV",

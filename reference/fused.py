@@ -7,8 +7,9 @@ about twenty passes over memory for a point. Here the same kernel is *recorded* 
 parameter are named leaves, ``ctx.const`` gives the float64 constant ``F64`` gives), so the
 graph holds every operation the body performs, in order. The graph is emitted as the body of a
 numba loop over parameters, one float64 operation per node with its recorded operands, and
-compiled once per kernel and process. numba without ``fastmath`` neither reassociates nor
-contracts a multiply and an add into an FMA, so every output has the bits of
+compiled on first use (``reference.jitcache``: the generated text is cached on disk under a
+hash of itself and of this package's sources). numba without ``fastmath`` neither reassociates
+nor contracts a multiply and an add into an FMA, so every output has the bits of
 ``kernel(F64, P, u)``; ``tests/reference/test_fused.py`` checks that on random and nasty
 inputs. The arithmetic is written once, in the kernel; this module only schedules it.
 
@@ -21,11 +22,11 @@ from __future__ import annotations
 import threading
 from functools import lru_cache
 
-import numba
 import numpy as np
 
 from . import kernel as K
 from .context import F64
+from .jitcache import jit_source
 
 __all__ = ["REC", "record", "fused_sampler", "row_kernel", "sample_spans"]
 
@@ -162,22 +163,23 @@ _LOCK = threading.Lock()
 
 
 def _compile(src: str, label: str):
-    scope = {"np": np}
-    exec(compile(src, f"<fused {label}>", "exec"), scope)  # noqa: S102 - our own generated source
-    return numba.njit(nogil=True)(scope["f"])
+    # A kernel compiled (or loaded from the cache) when first called; its generated text is part
+    # of its cache key (reference/jitcache.py).
+    return jit_source(src, f"fused {label}", module=__name__, scope={"np": np}, nogil=True)
 
 
 @lru_cache(maxsize=None)
 def fused_sampler(name: str):
     """The compiled sampler of kernel ``name`` (``"cubic_point"``, ``"cubic_derivative"``,
-    ``"cubic_second_derivative"``): ``f(C, ks, us, out)``, compiled on first use."""
+    ``"cubic_second_derivative"``): ``f(C, ks, us, out)``, recorded here and compiled (or loaded
+    from the on-disk cache) on its first call."""
     with _LOCK:
         return _compile(_emit(record(getattr(K, name))), name)
 
 
 @lru_cache(maxsize=None)
 def row_kernel(name: str, scalars: tuple):
-    """Kernel ``name`` of one span as a numba function ``f(C, *scalars, out, row)`` writing
+    """Kernel ``name`` of one span as a compiled kernel ``f(C, *scalars, out, row)`` writing
     ``out[row, :3]``, callable from other numba code (``reference/query.py`` takes
     ``cubic_blossom`` so; ``scalars = ("t1", "t2", "t3")``). Bit-identical to
     ``kernel(F64, C, *scalars)``. Compiled when first called."""

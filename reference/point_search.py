@@ -43,8 +43,8 @@ exactly.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from .jitcache import jit
 from .status import GeometryStatus, Outcome, failure, is_int, success
 
 __all__ = [
@@ -106,17 +106,18 @@ def distance_error_bound(d2: float, u: float = U64, eta: float = ETA64) -> float
 
 # --- Compiled kernels --------------------------------------------------------------------------
 # numba without fastmath keeps IEEE binary64 semantics and evaluation order (no contraction into
-# fused multiply-adds), which the error-free transformations below rely on.
+# fused multiply-adds), which the error-free transformations below rely on. Compiled on first
+# use and cached on disk (reference/jitcache.py).
 
 
-@njit(cache=True)
+@jit
 def _two_sum(a, b):
     s = a + b
     bb = s - a
     return s, (a - (s - bb)) + (b - bb)
 
 
-@njit(cache=True)
+@jit
 def _two_prod(a, b):
     p = a * b
     c = _SPLIT * a
@@ -128,7 +129,7 @@ def _two_prod(a, b):
     return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
 
 
-@njit(cache=True)
+@jit
 def _grow(parts, n, x):
     # Add x to the nonoverlapping expansion parts[:n] (increasing magnitude), as Python's
     # math.fsum does; the result stays nonoverlapping and exact.
@@ -147,7 +148,7 @@ def _grow(parts, n, x):
     return i + 1
 
 
-@njit(cache=True)
+@jit
 def _grow_square(parts, n, a, q, sign):
     # add sign * (a - q)^2 exactly: a - q = hi + lo, squared = hi^2 + 2 hi lo + lo^2
     hi, lo = _two_sum(a, -q)
@@ -162,7 +163,7 @@ def _grow_square(parts, n, a, q, sign):
     return _grow(parts, n, sign * e)
 
 
-@njit(cache=True)
+@jit
 def _exact_sign(pts, ja, jb, q, parts):
     """Sign of |p_a - q|^2 - |p_b - q|^2, exactly (inputs are float32 values held in float64,
     so no product overflows or underflows)."""
@@ -179,7 +180,7 @@ def _exact_sign(pts, ja, jb, q, parts):
     return 0
 
 
-@njit(cache=True)
+@jit
 def _cmp(da, db, ja, jb, pts, q, parts):
     # -1, 0, +1 as the exact squared distance of slot ja is below, equal to, above slot jb's
     if da == db and (da == 0.0 or (pts[ja, 0] == pts[jb, 0] and pts[ja, 1] == pts[jb, 1]
@@ -193,7 +194,7 @@ def _cmp(da, db, ja, jb, pts, q, parts):
     return _exact_sign(pts, ja, jb, q, parts)
 
 
-@njit(cache=True)
+@jit
 def _less(da, ja, db, jb, pts, order, q, parts):
     c = _cmp(da, db, ja, jb, pts, q, parts)
     if c != 0:
@@ -201,7 +202,7 @@ def _less(da, ja, db, jb, pts, order, q, parts):
     return order[ja] < order[jb]
 
 
-@njit(cache=True)
+@jit
 def _dist(pts, j, q0, q1, q2):
     d0 = pts[j, 0] - q0
     d1 = pts[j, 1] - q1
@@ -209,7 +210,7 @@ def _dist(pts, j, q0, q1, q2):
     return (d0 * d0 + d1 * d1) + d2 * d2
 
 
-@njit(cache=True)
+@jit
 def _gap(q, lo, hi):
     if q < lo:
         return lo - q
@@ -218,7 +219,7 @@ def _gap(q, lo, hi):
     return 0.0
 
 
-@njit(cache=True)
+@jit
 def _box(lo, hi, node, q0, q1, q2):
     # the same operations, in the same order, as _dist on the nearest box point, so by
     # monotonic rounding the bound never exceeds a contained point's estimate
@@ -229,13 +230,13 @@ def _box(lo, hi, node, q0, q1, q2):
 
 
 # Explicit signatures: one compilation per output index type, any output layout (a strided
-# view of a caller's array is as good as a contiguous one), compiled or loaded at import.
+# view of a caller's array is as good as a contiguous one), compiled or loaded on first use.
 _SEARCH_ARGS = ("float64[:, ::1], int64, float64[:, ::1], int64[::1], float32[:, ::1], float32[:, ::1], "
                 "int64[::1], int64[::1], int64[::1], int64[::1], float64[::1], int64[::1], int64[::1], "
                 "float64[::1], float64[::1], float64[::1], {}[:, :], float32[:, :]")
 
 
-@njit([f"void({_SEARCH_ARGS.format(t)})" for t in ("int64", "int32")], cache=True)
+@jit(signatures=[f"void({_SEARCH_ARGS.format(t)})" for t in ("int64", "int32")])
 def _search(queries, k, pts, order, lo, hi, left, right, first, count, hd, hj, st, sb, parts, q,
             out_i, out_d):
     for r in range(queries.shape[0]):
@@ -306,7 +307,7 @@ def _search(queries, k, pts, order, lo, hi, left, right, first, count, hd, hj, s
             prev = v
 
 
-@njit(cache=True)
+@jit
 def _key_less(pts, a, b, axis):
     # the split key: the coordinate, then the source index (distinct keys, even for duplicates)
     xa = pts[a, axis]
@@ -314,7 +315,7 @@ def _key_less(pts, a, b, axis):
     return xa < xb or (xa == xb and a < b)
 
 
-@njit(cache=True)
+@jit
 def _sort_range(perm, lo, hi, pts, axis):
     # heapsort of perm[lo:hi] by split key: O(m log m) on any input, no allocation
     m = hi - lo
@@ -325,7 +326,7 @@ def _sort_range(perm, lo, hi, pts, axis):
         _sift(perm, lo, 0, end, pts, axis)
 
 
-@njit(cache=True)
+@jit
 def _sift(perm, lo, i, m, pts, axis):
     while True:
         c = 2 * i + 1
@@ -339,7 +340,7 @@ def _sift(perm, lo, i, m, pts, axis):
         i = c
 
 
-@njit(cache=True)
+@jit
 def _select(perm, lo, hi, nth, pts, axis):
     """Rearrange perm[lo:hi] so that perm[lo:nth] holds the nth - lo smallest split keys.
 
@@ -391,7 +392,7 @@ def _select(perm, lo, hi, nth, pts, axis):
         perm[j + 1] = x
 
 
-@njit(cache=True)
+@jit
 def _build(pts, leaf):
     n = pts.shape[0]
     perm = np.arange(n)

@@ -33,8 +33,9 @@ Implementation: the search (bounds, selection, candidates and the result rule) i
 compiled numba kernel working in the caller's scratch (docs/decisions.md "Projection: one
 compiled search"); ``reference.fp``'s outward-rounding helpers are compiled into it as they
 are, and its blossoms and norms are ``kernel.cubic_blossom`` and ``fp.hypot_lo``/``hypot_hi``
-to the bit (tested). The search is compiled on first use in a process (no on-disk cache, so a
-change to ``reference.fp`` always takes effect). An interval whose box bound already exceeds the
+to the bit (tested). The search is compiled on first use, or loaded from the on-disk cache
+(``reference.jitcache``), whose key covers every source of this package and the recorded
+blossom's text, so a change to ``reference.fp`` always takes effect. An interval whose box bound already exceeds the
 best candidate's Distance keeps that bound alone: it can never be the smallest, so its capsule
 could change nothing.
 
@@ -51,13 +52,12 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
-from numba import njit
-from numba.extending import register_jitable
 
 from . import fp
 from .error_model import subsegment_error_bound
 from .fp import U64, add_hi, add_lo, div_hi, div_lo, hypot_hi, mul_hi, mul_lo, sqrt_hi, sqrt_lo, sub_hi, sub_lo
 from .fused import row_kernel
+from .jitcache import jit, jitable
 from .path import PathView
 from .status import (
     GeometryStatus,
@@ -90,7 +90,7 @@ MAX_QUERY_MAGNITUDE = 2.0**500  # |q|^2 stays far below the float64 range
 # their own source when the kernel calls them): one implementation of Certified arithmetic.
 for _helper in (fp.down, fp.up, fp.add_lo, fp.add_hi, fp.sub_lo, fp.sub_hi, fp.mul_lo, fp.mul_hi,
                 fp.div_lo, fp.div_hi, fp.sqrt_lo, fp.sqrt_hi):
-    register_jitable(_helper)
+    jitable(_helper)
 
 _PRODUCT_UNDERFLOW = 4.0 * 2.0**-1074
 # |x*| from the norm of x = fl(x*) (componentwise relative error u'): factors with margin.
@@ -226,29 +226,35 @@ def compute_projection_scratch_capacity(view: PathView, max_iterations: int) -> 
 # --- Certified bounds (compiled) ---------------------------------------------------------------
 # The search runs in one compiled kernel (numba; docs/decisions.md "Projection: one compiled
 # search"). Its Certified arithmetic is reference.fp's outward-rounded helpers themselves,
-# compiled into the kernel (register_jitable above): no second copy of them. numba without
-# fastmath keeps binary64 semantics and evaluation order (no fused multiply-adds), and
-# error_model="numpy" gives IEEE inf/nan on a division by zero instead of an exception.
+# compiled into the kernel (jitable above): no second copy of them. numba without fastmath
+# keeps binary64 semantics and evaluation order (no fused multiply-adds), and
+# error_model="numpy" gives IEEE inf/nan on a division by zero instead of an exception. The
+# kernels are compiled on first use and cached on disk (reference/jitcache.py); their entries
+# are stamped with the recorded blossom's text too (depends).
 
-_JIT = dict(cache=False, error_model="numpy", nogil=True)
+# kernel.cubic_blossom itself, recorded and compiled by reference/fused.py (the same operations
+# in the same order, so the bits of the numpy kernel on F64): out[row] = f(t1, t2, t3).
+_blossom_into = row_kernel("cubic_blossom", ("t1", "t2", "t3"))
+
+_JIT = dict(error_model="numpy", nogil=True, depends=(_blossom_into,))
 _NAN = math.nan
 
 
-@njit(**_JIT)
+@jit(**_JIT)
 def _norm_lo(x, y, z):
     """``reference.fp.hypot_lo`` of three components (the same operations in the same order)."""
     x, y, z = abs(x), abs(y), abs(z)
     return sqrt_lo(add_lo(add_lo(mul_lo(x, x), mul_lo(y, y)), mul_lo(z, z)))
 
 
-@njit(**_JIT)
+@jit(**_JIT)
 def _norm_hi(x, y, z):
     """``reference.fp.hypot_hi`` of three components."""
     x, y, z = abs(x), abs(y), abs(z)
     return sqrt_hi(add_hi(add_hi(mul_hi(x, x), mul_hi(y, y)), mul_hi(z, z)))
 
 
-@njit(**_JIT)
+@jit(**_JIT)
 def _box_lower(qlo, qhi, blo0, blo1, blo2, bhi0, bhi1, bhi2):
     """Lower bound of the distance between the boxes ``[qlo, qhi]`` and ``[blo, bhi]``: per
     component the outward-rounded separation, clamped at 0. Certified."""
@@ -258,7 +264,7 @@ def _box_lower(qlo, qhi, blo0, blo1, blo2, bhi0, bhi1, bhi2):
     return _norm_lo(s0, s1, s2)
 
 
-@njit(**_JIT)
+@jit(**_JIT)
 def _product_error(S):
     """Bound of the rounding error of a cross product component (``a_i b_j - a_j b_i``, three
     roundings) or a dot product (``(a0 b0 + a1 b1) + a2 b2``, five roundings) of rounded
@@ -269,7 +275,7 @@ def _product_error(S):
     return add_hi(mul_hi(10.0 * U64, S), _PRODUCT_UNDERFLOW)
 
 
-@njit(**_JIT)
+@jit(**_JIT)
 def _cross_norm(y0, y1, y2, d0, d1, d2, upper):
     """A lower (or, with ``upper``, an upper) bound of ``|y* x d*|`` for the exact vectors whose
     rounded values are ``y``, ``d``: the cross product in the kernel's order, each component
@@ -285,7 +291,7 @@ def _cross_norm(y0, y1, y2, d0, d1, d2, upper):
                     np.maximum(sub_lo(c2, e2), 0.0))
 
 
-@njit(**_JIT)
+@jit(**_JIT)
 def _dot(y0, y1, y2, d0, d1, d2):
     """``fl(y . d)`` in the kernel's order and the :func:`_product_error` bound of its error."""
     t = (y0 * d0 + y1 * d1) + y2 * d2
@@ -293,7 +299,7 @@ def _dot(y0, y1, y2, d0, d1, d2):
                                     mul_hi(abs(y2), abs(d2))))
 
 
-@njit(**_JIT)
+@jit(**_JIT)
 def _segment_lower(y0, y1, y2, z0, z1, z2, d0, d1, d2, dn_lo, dn_hi):
     """Lower bound of the distance from the exact point whose rounded differences to the
     chord's ends are ``y = X - A`` and ``z = X - B`` to the exact chord segment ``[A, B]`` (``d =
@@ -316,7 +322,7 @@ def _segment_lower(y0, y1, y2, z0, z1, z2, d0, d1, d2, dn_lo, dn_hi):
                              _cross_norm(z0, z1, z2, d0, d1, d2, False)), dn_hi)
 
 
-@njit(**_JIT)
+@jit(**_JIT)
 def _segment_upper(y0, y1, y2, z0, z1, z2, d0, d1, d2, dn_lo, dn_hi):
     """Upper bound of the same distance (see :func:`_segment_lower`): the smaller endpoint
     distance, or the line's where the foot is certainly inside the segment. Certified."""
@@ -333,7 +339,7 @@ def _segment_upper(y0, y1, y2, z0, z1, z2, d0, d1, d2, dn_lo, dn_hi):
     return np.minimum(np.minimum(a_hi, b_hi), np.inf)
 
 
-@njit(**_JIT)
+@jit(**_JIT)
 def _hull_lower(qlo, qhi, qc, qr, Q, e0, e1, e2, cut):
     """Lower bound of the distance from the exact query point to a cubic arc whose computed
     controls ``Q`` (4, 3) are within ``e`` per component of its exact controls. Certified.
@@ -374,7 +380,7 @@ def _hull_lower(qlo, qhi, qc, qr, Q, e0, e1, e2, cut):
     return np.maximum(lb, capsule)
 
 
-@njit(**_JIT)
+@jit(**_JIT)
 def _point_upper(qlo, qhi, blo0, blo1, blo2, bhi0, bhi1, bhi2):
     """Upper bound of the distance from the exact query point to any point of the box
     ``[blo, bhi]``. Certified."""
@@ -384,12 +390,7 @@ def _point_upper(qlo, qhi, blo0, blo1, blo2, bhi0, bhi1, bhi2):
     return _norm_hi(f0, f1, f2)
 
 
-# kernel.cubic_blossom itself, recorded and compiled by reference/fused.py (the same operations
-# in the same order, so the bits of the numpy kernel on F64): out[row] = f(t1, t2, t3).
-_blossom_into = row_kernel("cubic_blossom", ("t1", "t2", "t3"))
-
-
-@njit(**_JIT)
+@jit(**_JIT)
 def _far_first(x, y, z):
     """``(x, y, z)`` stably sorted by decreasing distance from 1/2 (exact for dyadic values)."""
     kx, ky, kz = -abs(x - 0.5), -abs(y - 0.5), -abs(z - 0.5)
@@ -402,7 +403,7 @@ def _far_first(x, y, z):
     return x, y, z
 
 
-@njit(**_JIT)
+@jit(**_JIT)
 def _halves(P, a, m, b, out):
     """The controls of ``[a, m]`` and ``[m, b]`` into ``out`` (7, 3): the seven blossom values
     ``f(a,a,a), f(a,a,m), ..., f(b,b,b)`` of ``P`` (rows 0-3 the left half, 3-6 the right).
@@ -423,7 +424,7 @@ def _halves(P, a, m, b, out):
 _SUCCESS, _BUDGET, _RESOLUTION, _OVERFLOW = 0, 1, 2, 3
 
 
-@njit(**_JIT)
+@jit(**_JIT)
 def _earliest(spans, us, mask, count):
     """Index of the earliest entry by (span, u) among ``mask[:count]`` (-1 when none)."""
     j = -1
@@ -433,7 +434,7 @@ def _earliest(spans, us, mask, count):
     return j
 
 
-@njit(**_JIT)
+@jit(**_JIT)
 def _smallest(iv_span, iv_u0, iv_lb, m):
     """The live interval with the smallest lower bound; ties by earlier span, then u0."""
     i = 0
@@ -444,7 +445,7 @@ def _smallest(iv_span, iv_u0, iv_lb, m):
     return i
 
 
-@njit(**_JIT)
+@jit(**_JIT)
 def _search(P, E, closed, qlo, qhi, qc, qr, gap, max_iterations,
             iv_span, iv_u0, iv_u1, iv_lb, cand_span, cand_u, cand_ub, mask, work):
     """The branch and bound over control-hull boxes, in the caller's scratch (capacity checked

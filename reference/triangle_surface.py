@@ -49,7 +49,7 @@ error ``eta = (1.001 theta + 6 u) W`` (``W >= |s - a|_2``), the parameter's
 |q|_inf)`` and a weight's ``R_l = (a + b |l|) / (1 - b)`` with ``a = (8.2 u |q/m|_inf + 2.1 rho/m
 + u |num|) / |c_k| + 1.01 u |l|``, ``b = 12.2 u / |c_k|``; the first weight's bound is the sum of
 the others' plus ``1.01 u (1 + |l_1| + |l_0|)``. ``docs/decisions.md`` derives them; the oracle
-(``oracles/checks/triangle.py``) evaluates the same model from exact quantities.
+(``oracles/families/triangle/analysis.py``) evaluates the same model from exact quantities.
 
 Every query result carries the caller's stamp (spec 004: "Queries carry the same caller-supplied
 identity/version"): a hit in ``SurfaceHit.stamp``, a clipped segment in ``ClippedSegment.stamp``,
@@ -73,6 +73,7 @@ import numpy as np
 
 from . import kernel
 from .context import F64
+from .jitcache import jit
 from .owner import readonly
 from .status import GeometryStatus, Outcome, failure, is_int, success
 
@@ -306,18 +307,11 @@ _KEEP = np.array([[1, 2], [2, 0], [0, 1]])
 # The scan's classification of one facet, compiled (numba, no fastmath: IEEE binary64 in the
 # written order, no contraction into fused multiply-adds), so the linear scan and the facet
 # hierarchy run the same code on the same stored bits. Every expression keeps the operation
-# order of the band formulas in the module docstring and in docs/decisions.md.
+# order of the band formulas in the module docstring and in docs/decisions.md. numba is a core
+# dependency (a per-facet loop that numpy cannot express without passes); the kernels are
+# compiled on first use and cached on disk (reference/jitcache.py).
 
-try:  # numba is a core dependency: a per-facet loop that numpy cannot express without passes
-    import numba as _nb
-except ImportError:  # pragma: no cover
-    _nb = None
-
-
-def _jit(fn):
-    if _nb is None:  # pragma: no cover - the same code, interpreted
-        return fn
-    return _nb.njit(cache=True, error_model="numpy")(fn)
+_jit = jit(error_model="numpy")
 
 
 # Columns of a facet record (one float64 row of 24 = three cache lines per facet, in the order
