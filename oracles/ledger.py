@@ -392,7 +392,16 @@ class Ledger:
         return [rid for rid, t in self.tallies.items() if t.claims and checker_for(rid) is None]
 
     def to_json(self, *, timings: bool = True) -> dict:
-        precs = sorted({p for f in families() for p in f.oracle_precisions})
+        # A corpus run names every family's oracles; a case file's ledger only those of the rows
+        # it has claims of (so that judging one row imports one family).
+        if self.seed is not None:
+            fams, named = families(), ROWS
+        else:
+            from .families import family_named
+
+            named = [r for r in ROWS if self.tallies[r.id].claims or self.tallies[r.id].unanswered]
+            fams = [f for f in map(family_named, dict.fromkeys(r.id.split(".", 1)[0] for r in named)) if f is not None]
+        precs = sorted({p for f in fams for p in f.oracle_precisions})
         from . import __version__
 
         out = {
@@ -403,7 +412,7 @@ class Ledger:
             "producer": self.producer,
             "run": self.run,
             "oracle": {"backend": "mpmath-iv + gmpy2-mpq", "prec_bits": precs,
-                       "rows": {r.id: list(c.oracles) for r in ROWS
+                       "rows": {r.id: list(c.oracles) for r in named
                                 if (c := contract_for(r.id)) is not None and c.oracles}},
             "totals": {"claims": self.judged, "violated": self.violated, "undecided": self.undecided,
                        "faults": self.faults, "malformed": len(self.malformed), "unanswered": self.unanswered},

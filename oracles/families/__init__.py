@@ -18,7 +18,7 @@ from functools import lru_cache
 
 from ..family import Family
 
-__all__ = ["families", "checker_for", "batch_checker_for", "contract_for", "family_of_row"]
+__all__ = ["families", "family_named", "checker_for", "batch_checker_for", "contract_for", "family_of_row"]
 
 
 def _found(package: str, path) -> list:
@@ -50,6 +50,56 @@ def families() -> tuple[Family, ...]:
 
 
 @lru_cache(maxsize=None)
+def family_named(name: str):
+    """The family ``name``, importing only its own module (a command that judges one row's
+    claims need not import the others); None when there is none."""
+    for package in (__name__, f"{__package__.rsplit('.', 1)[0]}.checks"):
+        try:
+            module = importlib.import_module(f"{package}.{name}")
+        except ModuleNotFoundError as e:
+            if e.name not in (f"{package}.{name}", package):
+                raise
+            continue
+        fam = getattr(module, "FAMILY", None)
+        if isinstance(fam, Family):
+            if fam.name != name:
+                raise RuntimeError(f"module {package}.{name} holds family {fam.name!r}")
+            return fam
+    return None
+
+
+def _family_of(row_id: str):
+    """A row's family: row ids are ``<family>.<name>`` (``oracles.rows``)."""
+    return family_named(row_id.split(".", 1)[0])
+
+
+@lru_cache(maxsize=None)
+def _row_checker(row_id: str):
+    from ..contract import check_status
+    from ..request import statuses_row
+
+    fam = _family_of(row_id)
+    if fam is None:
+        return None
+    if fam.answers_requests and row_id == statuses_row(fam.name):
+        return check_status
+    return fam.checkers.get(row_id)
+
+
+@lru_cache(maxsize=None)
+def _row_contract(row_id: str):
+    from ..contract import STATUS_CONTRACT
+    from ..request import statuses_row
+
+    fam = _family_of(row_id)
+    if fam is None:
+        return None
+    if fam.answers_requests and row_id == statuses_row(fam.name):
+        return STATUS_CONTRACT
+    return fam.contracts.get(row_id)
+
+
+@lru_cache(maxsize=None)
 def _checkers() -> dict:
     from ..contract import check_status
     from ..request import statuses_row
@@ -68,7 +118,7 @@ def _checkers() -> dict:
 
 def checker_for(row_id: str):
     """The checker of a row, or None if no family evidences it yet."""
-    return _checkers().get(row_id)
+    return _row_checker(row_id)
 
 
 @lru_cache(maxsize=None)
@@ -78,7 +128,8 @@ def _batches() -> dict:
 
 def batch_checker_for(row_id: str):
     """The batch checker of a row (``oracles.batch``), or None (its claims go one by one)."""
-    return _batches().get(row_id)
+    fam = _family_of(row_id)
+    return None if fam is None else fam.batch_checkers.get(row_id)
 
 
 @lru_cache(maxsize=None)
@@ -96,7 +147,7 @@ def _contracts() -> dict:
 
 def contract_for(row_id: str):
     """The case-file contract of a row (``oracles.family.RowContract``), or None."""
-    return _contracts().get(row_id)
+    return _row_contract(row_id)
 
 
 @lru_cache(maxsize=None)

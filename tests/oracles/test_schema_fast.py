@@ -1,0 +1,99 @@
+"""The compiled fast path of case-file validation (``oracles.schema.fast_valid``) may only say
+"valid" where the JSON Schema validator finds no error and reads no decimal: checked on every
+row's corpus claims and on mutations of them (wrong types, missing and extra fields, decimals,
+non-canonical hex, values outside float32, negative where nonnegative)."""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+
+import pytest
+
+from oracles.families import families
+from oracles.schema import fast_valid, read_document
+
+
+def _slow_clean(claim) -> bool:
+    r = read_document({"format": "claims/1", "claims": [claim]})
+    return not r.errors and not r.readings
+
+
+def _corpus():
+    out = {}
+    for f in families():
+        for case in f.generate(2, 12):
+            for c in f.claims(case):
+                out.setdefault(c.row, [])
+                if len(out[c.row]) < 4:
+                    out[c.row].append(json.loads(json.dumps(c.to_json())))
+    return out
+
+
+CORPUS = _corpus()
+
+
+def _paths(x, prefix=()):
+    yield prefix
+    if isinstance(x, dict):
+        for k, v in x.items():
+            yield from _paths(v, prefix + (k,))
+    elif isinstance(x, list):
+        for i, v in enumerate(x):
+            yield from _paths(v, prefix + (i,))
+
+
+def _get(x, path):
+    for p in path:
+        x = x[p]
+    return x
+
+
+def _set(x, path, v):
+    for p in path[:-1]:
+        x = x[p]
+    x[path[-1]] = v
+
+
+_REPLACEMENTS = ["0.1", 0.5, 1, True, None, "0x1.0000000000000p+0", "0x1p+0", "0x1.fffffffffffffp+1023", "-0x1.0p-1074",
+                 "nan", "inf", "-inf", "1/3", [], {}, "Success", "x", "-0x0.0p+0", "0x1.0000010000000p+0", 2**40, -1]
+
+
+@pytest.mark.parametrize("rid", sorted(CORPUS))
+def test_fast_valid_never_says_valid_where_the_validator_objects(rid):
+    rng = random.Random(rid)
+    claims = CORPUS[rid]
+    for c in claims:
+        assert fast_valid(c) == _slow_clean(c) or not fast_valid(c)
+    tried = agreed = 0
+    for c in claims:
+        paths = list(_paths(c))
+        for _ in range(60):
+            m = copy.deepcopy(c)
+            p = rng.choice(paths)
+            if not p:
+                continue
+            kind = rng.random()
+            try:
+                if kind < 0.6:
+                    _set(m, p, copy.deepcopy(rng.choice(_REPLACEMENTS)))
+                elif kind < 0.8 and isinstance(_get(m, p[:-1]), dict):
+                    del _get(m, p[:-1])[p[-1]]
+                elif isinstance(_get(m, p), dict):
+                    _get(m, p)["extra_field"] = 1
+                else:
+                    continue
+            except (KeyError, IndexError, TypeError):
+                continue
+            tried += 1
+            if fast_valid(m):
+                assert _slow_clean(m), (rid, p, m)
+                agreed += 1
+    assert tried > 0
+
+
+def test_the_fast_path_accepts_the_claims_our_fast_path_writes():
+    accepted = sum(fast_valid(c) for cs in CORPUS.values() for c in cs)
+    total = sum(len(cs) for cs in CORPUS.values())
+    assert accepted >= 0.8 * total, f"only {accepted} of {total} corpus claims take the fast path"
