@@ -1,4 +1,26 @@
-"""Convex polygon partition: quality against the exhaustive-search optimum, and throughput.
+"""Convex polygon partition: collapse of rotated float32 meshes, quality against the exhaustive-search
+optimum, area against the source triangles, and throughput.
+
+Collapse (issue 23). A planar n x n grid of unit squares (n = 2..16, two triangles a square,
+row-major indices as an exporter writes them) is rotated into 12 seeded orientations, moved to
+offset 0 or (1e6, -1e6, 1e6), and rounded to float32: what an exported light mesh is. Its
+"exact version" is the same grid and indices in z = 0 at the same offset, whose float32
+positions are exact. The table counts the orientations that collapse to one polygon against
+the exact versions that do, and sorts every miss by its cause, decided exactly
+(``interval.convex_polygon.exact_polygon_of``): *not one polygon* when the whole rounded grid
+is not one valid polygon under the rule (rounding put a vertex more than delta off its side or
+plane: no order can collapse it); *near threshold* when it is, and two adjacent pieces of the
+result would form one valid polygon under the rule loosened to the oracle's band (drops and
+plane within 2 delta, turns above delta / 2), so a tolerance decision that rounding can flip
+kept them apart; *dead end* otherwise (no adjacent pair comes near: the merge order painted
+itself into a corner). A second line repeats the count with the indices shuffled (a vertex
+cache optimiser's order). Fans of k = 3..12 rim vertices (radius 16, rim on a 1/16 lattice so
+the axis-aligned version is exact at both offsets) are counted the same way, as pieces.
+
+Area. For every polygon of those meshes, ``|area(polygon) - sum area(source triangles)|``
+(exact Newell vectors, ``interval.convex_polygon.area_gap``), absolute and over ``delta x
+perimeter``: the most that dropping vertices within ``delta`` of their chords can move it
+(``docs/decisions.md``, "Convex polygons: the greedy order").
 
 Quality. On small meshes (at most ``--max-triangles`` nondegenerate triangles) the exhaustive
 search enumerates every connected set of triangles (through mergeable edges) that forms one
@@ -16,21 +38,26 @@ same run (the ratio oracle / fast path). No CGAL binding with ``approx_convex_pa
 installs here (the ``cgal`` SWIG bindings do not wrap Partition_2), so the optimum is the peer.
 
     python benchmarks/bench_convex_polygon.py [--seed S] [--small N] [--max-triangles T]
+                                              [--grid-max N] [--orientations K]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import math
 import sys
 import time
 from functools import lru_cache
 from pathlib import Path
 
+import gmpy2
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from interval.convex_polygon import (  # noqa: E402
+    area_gap,
     check_partition,
     edge_census,
     exact_polygon_of,
@@ -39,15 +66,137 @@ from interval.convex_polygon import (  # noqa: E402
     triangle_height_ratio,
     weld,
 )
-from oracles.checks.convex_polygon import _place, _rotation, mesh_fan, mesh_grid  # noqa: E402
+from oracles.checks.convex_polygon import (  # noqa: E402
+    _place,
+    _rotation,
+    mesh_fan,
+    mesh_grid,
+    mesh_lattice_fan,
+    mesh_shuffled,
+)
 from reference.convex_polygon import ConvexPolygonPartition, try_partition_convex_polygons  # noqa: E402
 
 
-def greedy_count(pos32, idx) -> int:
+def partition(pos32, idx) -> ConvexPolygonPartition:
     p = ConvexPolygonPartition()
     out = try_partition_convex_polygons(pos32, np.asarray(idx, np.int64), p)
     assert out.ok, out.diagnostic
-    return len(p.polygons)
+    return p
+
+
+def greedy_count(pos32, idx) -> int:
+    return len(partition(pos32, idx).polygons)
+
+
+# --- Collapse of rotated float32 meshes ----------------------------------------------------------
+
+_LOOSE = dict(drop=gmpy2.mpq(2), turn=gmpy2.mpq(1, 2), plane=gmpy2.mpq(2), facing=gmpy2.mpq(1, 2))
+
+
+def measure(pos32, idx, part):
+    """``(classification, worst area gap, worst gap / (delta x perimeter))`` of one result:
+    classification ``one``, ``not one polygon``, ``near threshold`` or ``dead end`` (see the
+    module docstring)."""
+    qpos = exact_positions(pos32.astype(np.float64).tolist())
+    ids = weld(qpos)
+    tri = {t: tuple(ids[int(v)] for v in idx[3 * t: 3 * t + 3]) for t in range(len(idx) // 3)}
+    gap = ratio = 0.0
+    members = [part.polygon_triangles(k).tolist() for k in range(len(part.polygons))]
+    for poly, mem in zip(part.polygons, members):
+        corners = exact_positions(poly.vertices.astype(np.float64).tolist())
+        g, delta, perimeter = area_gap(corners, [tuple(qpos[i] for i in tri[t]) for t in mem])
+        gap, ratio = max(gap, g), max(ratio, g / (delta * perimeter))
+    if len(members) == 1:
+        return "one", gap, ratio
+    if exact_polygon_of(qpos, list(tri.values())) is None:
+        return "not one polygon", gap, ratio
+    owner = {t: k for k, mem in enumerate(members) for t in mem}
+    adj = mergeable_adjacency({t: tri[t] for t in owner})
+    pairs = {(min(owner[a], owner[b]), max(owner[a], owner[b])) for a in adj for b in adj[a] if owner[a] != owner[b]}
+    for a, b in sorted(pairs):
+        union = sorted(set(members[a]) | set(members[b]))
+        if exact_polygon_of(qpos, [tri[t] for t in union], **_LOOSE) is not None:
+            return "near threshold", gap, ratio
+    return "dead end", gap, ratio
+
+
+def collapse(args):
+    rng = np.random.default_rng(args.seed)
+    rotations = [_rotation(rng) for _ in range(args.orientations)]
+    offsets = ((0.0, 0.0, 0.0), (1e6, -1e6, 1e6))
+    t0 = time.process_time()
+    K = len(rotations)
+    print(f"Rotated float32 grids: {K} orientations each; 'exact' is the same grid and indices in z = 0 "
+          "(exact float32 positions)")
+    print(f"{'offset':>6s} {'n':>3s} {'collapse':>9s} {'exact':>6s} "
+          f"{'misses: not one polygon / near threshold / dead end':>52s} {'max pieces':>10s} {'area gap':>9s} "
+          f"{'gap/(dP)':>8s}")
+    summary = {}
+    for off in offsets:
+        o = np.asarray(off)
+        tag = "0" if not any(off) else "1e6"
+        tot = {"one": 0, "exact": 0, "not one polygon": 0, "near threshold": 0, "dead end": 0, "meshes": 0,
+               "gap": 0.0, "ratio": 0.0,
+               "shuffled": 0, "shuffled exact": 0}
+        for n in range(2, args.grid_max + 1):
+            pos, idx = mesh_grid(n, n)
+            exact = greedy_count((pos + o).astype(np.float32), idx) == 1
+            kinds, worst, gap, ratio = [], 1, 0.0, 0.0
+            for rot in rotations:
+                p32 = _place(pos, rot, off)
+                part = partition(p32, idx)
+                kind, g, r = measure(p32, idx, part)
+                kinds.append(kind)
+                worst, gap, ratio = max(worst, len(part.polygons)), max(gap, g), max(ratio, r)
+            one = kinds.count("one")
+            notone, near, dead = (kinds.count(k) for k in ("not one polygon", "near threshold", "dead end"))
+            print(f"{tag:>6s} {n:3d} {one:5d}/{K:<3d} {K * exact:6d} {notone:>23d} / {near:>14d} / {dead:<8d} "
+                  f"{worst:10d} {gap:9.3g} {ratio:8.3f}")
+            tot["one"] += one
+            tot["exact"] += K * exact
+            tot["not one polygon"] += notone
+            tot["near threshold"] += near
+            tot["dead end"] += dead
+            tot["meshes"] += K
+            tot["gap"], tot["ratio"] = max(tot["gap"], gap), max(tot["ratio"], ratio)
+            # the same grid with shuffled indices, against its own exact version
+            spos, sidx = mesh_shuffled(pos, idx, np.random.default_rng([args.seed, n]))
+            tot["shuffled exact"] += K * (greedy_count((spos + o).astype(np.float32), sidx) == 1)
+            tot["shuffled"] += sum(greedy_count(_place(spos, rot, off), sidx) == 1 for rot in rotations)
+        summary[tag] = tot
+        print(f"{tag:>6s} all {tot['one']:5d}/{tot['meshes']:<3d} {tot['exact']:6d} {tot['not one polygon']:>23d} / "
+              f"{tot['near threshold']:>14d} / {tot['dead end']:<8d} {'':10s} {tot['gap']:9.3g} {tot['ratio']:8.3f}")
+        print(f"{tag:>6s} shuffled indices: {tot['shuffled']}/{tot['meshes']} collapse, exact versions "
+              f"{tot['shuffled exact']}/{tot['meshes']}")
+    print(f"\nRotated float32 fans (radius 16, rim on a 1/16 lattice), {K} orientations each: pieces")
+    print(f"{'offset':>6s} {'k':>3s} {'exact':>5s} {'rounded min-max':>15s} {'as exact':>8s} {'area gap':>9s} "
+          f"{'gap/(dP)':>8s}")
+    for off in offsets:
+        tag = "0" if not any(off) else "1e6"
+        same = meshes = 0
+        for k in range(3, 13):
+            pos, idx = mesh_lattice_fan(k)
+            exact = greedy_count((pos + np.asarray(off)).astype(np.float32), idx)
+            counts, gap, ratio = [], 0.0, 0.0
+            for rot in rotations:
+                p32 = _place(pos, rot, off)
+                part = partition(p32, idx)
+                _, g, r = measure(p32, idx, part)
+                counts.append(len(part.polygons))
+                gap, ratio = max(gap, g), max(ratio, r)
+            same += counts.count(exact)
+            meshes += K
+            print(f"{tag:>6s} {k:3d} {exact:5d} {min(counts):>9d}-{max(counts):<5d} {counts.count(exact):5d}/{K:<2d} "
+                  f"{gap:9.3g} {ratio:8.3f}")
+        summary[tag]["fans"], summary[tag]["fan meshes"] = same, meshes
+    print(f"({time.process_time() - t0:.1f} s)")
+    for tag, tot in summary.items():
+        print("BENCH-ROW " + json.dumps({
+            "bench": "convex_polygon", "case": f"rotated float32 grids n=2..{args.grid_max}, offset {tag}",
+            "metric": "meshes collapsing to one polygon", "ours": tot["one"], "peer_name": "exact grids",
+            "peer": tot["exact"], "ratio": tot["one"] / tot["exact"],
+            "target": "equal" if tag == "0" else "equal, or misses explained",
+            "met": tot["one"] == tot["exact"] or (tag != "0" and tot["dead end"] == 0)}))
 
 
 def optimum(pos32, idx):
@@ -209,7 +358,11 @@ def main(argv=None) -> int:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--small", type=int, default=80, help="small meshes drawn for the quality table")
     p.add_argument("--max-triangles", type=int, default=10)
+    p.add_argument("--grid-max", type=int, default=16, help="largest n of the rotated n x n grids")
+    p.add_argument("--orientations", type=int, default=12)
     args = p.parse_args(argv)
+    collapse(args)
+    print()
     quality(args)
     throughput(args)
     return 0

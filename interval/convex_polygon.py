@@ -69,6 +69,7 @@ __all__ = [
     "check_partition",
     "exact_polygon_of",
     "mergeable_adjacency",
+    "area_gap",
 ]
 
 _q = gmpy2.mpq
@@ -548,3 +549,32 @@ def exact_polygon_of(qpos, tri_corners: Sequence[tuple], *, drop=_q(1), turn=_q(
         if d <= 0 or d * d < facing * facing * _dot(cr, cr) * AA:
             return None
     return keep
+
+
+def area_gap(corner_pts, tri_pts, prec: int = 113):
+    """How far a polygon's area is from its source triangles' (a measure, never a decision).
+
+    Args:
+        corner_pts: the polygon's corners, exact ``(mpq, mpq, mpq)``, in loop order.
+        tri_pts: its triangles, each three exact points.
+        prec: bits of the square roots.
+
+    Returns:
+        ``(gap, delta, perimeter)`` as floats: ``gap = |area(corners) - sum area(triangles)|``
+        (areas are half the norms of the exact Newell vectors, rounded at ``prec`` bits: an
+        Estimated value), ``delta`` the documented tolerance of the triangles' vertices (exact,
+        rounded once), ``perimeter`` the corners' loop length. Dropping a vertex within
+        ``delta`` of its chord, along a chain monotone over that chord, moves the area by at most
+        ``delta`` times the chord, so ``gap / (delta * perimeter)`` is at most about 1 (2 at the
+        oracle's band) for exactly planar triangles.
+    """
+    with gmpy2.context(gmpy2.get_context(), precision=prec):
+        def norm(v):
+            return gmpy2.sqrt(gmpy2.mpfr(_dot(v, v)))
+
+        poly = norm(_newell(list(corner_pts))) / 2
+        tris = sum((norm(_cross(_sub(b, a), _sub(c, a))) for a, b, c in tri_pts), gmpy2.mpfr(0)) / 2
+        k = len(corner_pts)
+        perimeter = sum((norm(_sub(corner_pts[(i + 1) % k], corner_pts[i])) for i in range(k)), gmpy2.mpfr(0))
+        delta = exact_tolerance([p for t in tri_pts for p in t])
+        return float(abs(poly - tris)), float(delta), float(perimeter)

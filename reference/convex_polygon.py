@@ -14,16 +14,22 @@ The algorithm adapts the inessential-diagonal removal of Hertel and Mehlhorn (FC
 3. Over the nondegenerate triangles, an edge with more than two triangles, or with two
    triangles that run it in the same direction, is unmergeable: counted and never crossed. An
    edge with exactly two triangles of opposite direction is mergeable.
-4. Every nondegenerate triangle starts as a piece. Pieces merge greedily, best first: the pair
-   with the longest shared boundary (the summed length of their mergeable shared edges; ties
-   by the smaller position ids of the named edge) is tried first, and a merge removes the
-   whole chain of edges the two pieces share. A merge is accepted when the union's boundary is
-   one simple loop, its corners (after removing vertices within ``delta`` of the chord of their
-   neighbours) number at most seven and turn strictly left by more than ``delta``, every vertex
-   of the union lies within ``delta`` of its plane, the two pieces face the same way and every
-   triangle of the union faces within 60 degrees of the union's normal. A rejected pair is
-   retried when either piece changes. The greedy order is deterministic; the partition is not
-   minimal (``benchmarks/bench_convex_polygon.py`` measures how far from the optimum it is).
+4. Every nondegenerate triangle starts as a piece. Pieces merge greedily, best first, and a
+   merge removes the whole chain of edges the two pieces share. The order: the longest shared
+   boundary (the summed length of the pair's mergeable shared edges) goes first, but lengths
+   compare with a band, ``min(LENGTH_BAND * delta, LENGTH_BAND_REL * length)``, so lengths
+   that only float32 rounding tells apart tie; among the pairs within the band of the longest,
+   the larger union (more triangles) goes first, then the smaller position ids of the shared
+   edges. Every key of that order is exact or a banded comparison, so rounding far below
+   ``delta`` (a planar grid in a rotated plane, rounded to float32) cannot reorder the merges:
+   such a grid collapses to one polygon as its exactly planar version does. A merge is
+   accepted when the union's boundary is one simple loop, its corners (after removing vertices
+   within ``delta`` of the chord of their neighbours) number at most seven and turn strictly
+   left by more than ``delta``, every vertex of the union lies within ``delta`` of its plane,
+   the two pieces face the same way and every triangle of the union faces within 60 degrees of
+   the union's normal. A rejected pair is retried when either piece changes. The greedy order
+   is deterministic; the partition is not minimal (``benchmarks/bench_convex_polygon.py``
+   measures how far from the optimum it is, and how rotated float32 meshes collapse).
 
 Tolerance (``docs/decisions.md``, "Convex polygons: tolerances"): for a set ``S`` of
 positions, ``delta(S) = max(REL_TOLERANCE * L, FLOOR_TOLERANCE * M)`` where ``L`` is the
@@ -55,6 +61,8 @@ __all__ = [
     "REL_TOLERANCE",
     "FLOOR_TOLERANCE",
     "FACING_COSINE",
+    "LENGTH_BAND",
+    "LENGTH_BAND_REL",
     "ConvexPolygon",
     "ConvexPolygonPartition",
     "try_partition_convex_polygons",
@@ -69,6 +77,17 @@ FLOOR_TOLERANCE = 2.0**-24
 # A triangle joins a polygon only if its normal is within 60 degrees of the polygon normal: a
 # margin far above float64 rounding, so the exact orientation of every member is positive.
 FACING_COSINE = 0.5
+# The merge order compares shared lengths with a band: two lengths tie when they differ by at
+# most min(LENGTH_BAND * delta, LENGTH_BAND_REL * length), delta the larger of the two pieces'.
+# Rounding a position to float32 moves it by at most sqrt(3)/2 ulp(M) <= sqrt(3) 2^-24 M, a
+# length by twice that, so two lengths equal before rounding differ by at most 7 x 2^-24 M
+# after it: within 4 delta wherever delta's relative term is at least twice its floor (an
+# extent of at least 1/128 of the distance from the origin; near the origin it is 2^-5 delta),
+# and the tie falls to exact keys. The cap of an eighth of the length keeps lengths that truly
+# differ (a square's diagonal and its side, a factor 1.41) apart even where delta is as large
+# as a cell (an exactly representable unit grid at 1e7, delta 0.6).
+LENGTH_BAND = 4.0
+LENGTH_BAND_REL = 0.125
 
 
 @dataclass(frozen=True)
@@ -230,8 +249,8 @@ class _Piece:
     are conservative; a merge recomputes them over the piece's vertices only when they do not
     decide."""
 
-    __slots__ = ("loop", "tris", "verts", "normal", "corners", "version", "lo", "hi", "ref",
-                 "hmin", "hmax", "cmin")
+    __slots__ = ("loop", "tris", "verts", "normal", "corners", "lo", "hi", "delta", "ref",
+                 "hmin", "hmax", "cmin", "alive")
 
     def __init__(self, loop, tris, verts, normal, corners, lo, hi, ref, hmin, hmax, cmin):
         self.loop = loop          # full boundary loop (position ids), counterclockwise
@@ -239,9 +258,10 @@ class _Piece:
         self.verts = verts        # every position id of its triangles (repeats allowed)
         self.normal = normal      # unit normal (float64 tuple)
         self.corners = corners    # loop with near-collinear vertices removed
-        self.version = 0
         self.lo, self.hi = lo, hi
+        self.delta = _box_tolerance(lo, hi)  # the tolerance of the piece's vertices
         self.ref, self.hmin, self.hmax, self.cmin = ref, hmin, hmax, cmin
+        self.alive = True         # False once merged into a larger piece
 
 
 def _box(points):
@@ -261,11 +281,86 @@ def _dist(a, b):
     return math.sqrt(_dot(d, d))
 
 
+class _BandedQueue:
+    """The merge order: a priority queue whose lengths compare with a tolerance band.
+
+    An entry is a list ``[ell, reach, rank, item, state]``: a length ``ell``, ``reach = ell +
+    eps`` with ``eps`` its band, an exact ``rank`` and ``item = (u, v, pid, qid, p, q)``,
+    pending while the pieces ``p`` and ``q`` (ids ``pid``, ``qid``) are alive. ``pop``
+    returns, among the pending entries whose length lies within its band of the longest
+    pending length ``L`` (``reach >= L``), the item of smallest rank. So lengths equal up to
+    rounding tie, and the tie falls to the exact rank, never to the rounding. Three heaps with
+    lazy deletion: every pending entry by length (for ``L``); entries waiting outside the band
+    by reach; entries in the band by rank. An entry leaves the band again (lazily, when it
+    reaches the top) if ``L`` has grown past its reach.
+    """
+
+    __slots__ = ("_count", "_longest", "_by_length", "_by_reach", "_by_rank")
+
+    _WAITING, _BANDED, _DONE = 0, 1, 2
+
+    def __init__(self):
+        self._count = 0           # entries pushed: the heaps' last key, so entries never compare
+        self._longest = math.inf  # L at the last pop
+        self._by_length = []      # (-ell, n, entry): every entry not done
+        self._by_reach = []       # (-reach, n, entry): waiting entries
+        self._by_rank = []        # (rank, n, entry): entries in the band
+
+    def push_all(self, entries):
+        """Add entries ``[ell, reach, rank, item, _WAITING]``. One that reaches the last ``L``
+        goes straight into the band (``pop`` sends it back if ``L`` has grown since)."""
+        push, n, longest = heapq.heappush, self._count, self._longest
+        for e in entries:
+            n += 1
+            push(self._by_length, (-e[0], n, e))
+            if e[1] >= longest:
+                e[4] = self._BANDED
+                push(self._by_rank, (e[2], n, e))
+            else:
+                push(self._by_reach, (-e[1], n, e))
+        self._count = n
+
+    def pop(self):
+        """The next entry's item (the entry is done), or None when none is pending."""
+        by_length, by_reach, by_rank = self._by_length, self._by_reach, self._by_rank
+        pop, push = heapq.heappop, heapq.heappush
+        WAITING, BANDED, DONE = self._WAITING, self._BANDED, self._DONE
+        while True:
+            while by_length:
+                e = by_length[0][2]
+                if e[4] != DONE and e[3][4].alive and e[3][5].alive:
+                    break
+                pop(by_length)[2][4] = DONE
+            if not by_length:
+                return None
+            longest = self._longest = -by_length[0][0]
+            while by_reach and -by_reach[0][0] >= longest:
+                _, n, e = pop(by_reach)
+                if e[4] == WAITING:
+                    e[4] = BANDED
+                    push(by_rank, (e[2], n, e))
+            while by_rank:
+                _, n, e = pop(by_rank)
+                if e[4] != BANDED:  # stale: marked done while clearing the length heap
+                    continue
+                if not (e[3][4].alive and e[3][5].alive):
+                    e[4] = DONE
+                elif e[1] < longest:  # the longest grew past this entry's band: wait again
+                    e[4] = WAITING
+                    push(by_reach, (-e[1], n, e))
+                else:
+                    e[4] = DONE
+                    return e[3]
+            # the longest pending entry is within its own band, so the band is never empty here
+            raise AssertionError("banded queue lost its longest entry")  # pragma: no cover
+
+
 class _Partitioner:
     def __init__(self, pts, tri_ids, tri_corners):
         self.pts = pts                 # position id -> float64 tuple (float32 values)
         self.tri_corners = tri_corners  # triangle number -> (a, b, c) ids, nondegenerate only
         self.tri_cross = {}
+        self._edge_length = {}  # directed edge -> its length, computed once
         self.piece_of = {}
         self.pieces = {}
         for t in tri_ids:
@@ -302,52 +397,66 @@ class _Partitioner:
         d = _sub(self.pts[u], self.pts[v])
         return math.sqrt(_dot(d, d))
 
-    def _push_neighbours(self, heap, pid):
-        """One heap entry per neighbouring piece: priority the summed length of the mergeable
-        edges the two share; the named edge is the first shared one met along the loop."""
+    def _push_neighbours(self, queue, pid, above=-1):
+        """One queue entry per neighbouring piece: the summed length of the mergeable edges the
+        two share with its band (``LENGTH_BAND`` times the larger of the two pieces' delta,
+        capped at ``LENGTH_BAND_REL`` of the length), and the exact rank: the union's triangle
+        count (larger first), then the smallest shared edge by position ids, which is also the
+        edge the merge starts its chain walk from. Neighbours with ids up to ``above`` are
+        skipped (the first pass names each pair once)."""
         piece = self.pieces[pid]
         loop = piece.loop
+        across, piece_of, length_of = self.across, self.piece_of, self._edge_length
         shared = {}
-        for i, u in enumerate(loop):
-            v = loop[(i + 1) % len(loop)]
-            t = self.across.get((v, u))
-            if t is None:
+        u = loop[-1]
+        for v in loop:  # the loop's edges (u, v), starting with the closing one
+            t = across.get((v, u))
+            if t is not None:
+                q = piece_of[t]
+                length = length_of.get((u, v))
+                if length is None:
+                    length = length_of[(u, v)] = self._length(u, v)
+                key = (u, v) if u < v else (v, u)
+                s = shared.get(q)
+                if s is None:
+                    shared[q] = [length, key, u, v]
+                else:
+                    s[0] += length
+                    if key < s[1]:
+                        s[1:] = key, u, v
+            u = v
+        pdelta, ptris = piece.delta, len(piece.tris)
+        entries = []
+        for q, (length, key, u, v) in shared.items():
+            if q <= above:  # the first pass pushes each pair once, from its lower piece
                 continue
-            q = self.piece_of[t]
-            if q == pid:  # pragma: no cover - an edge inside a piece is never on its loop
-                continue
-            length = self._length(u, v)
-            if q in shared:
-                shared[q][0] += length
-            else:
-                shared[q] = [length, (u, v)]
-        for q, (length, (u, v)) in shared.items():
             other = self.pieces[q]
-            heapq.heappush(heap, (-length, min(u, v), max(u, v), u, v, pid, piece.version, q, other.version))
+            band = min(LENGTH_BAND * max(pdelta, other.delta), LENGTH_BAND_REL * length)
+            entries.append([length, length + band, (-(ptris + len(other.tris)), key),
+                            (u, v, pid, q, piece, other), _BandedQueue._WAITING])
+        queue.push_all(entries)
 
     def run(self):
-        heap = []
+        queue = _BandedQueue()
         for pid in sorted(self.pieces):
-            self._push_neighbours(heap, pid)
-        while heap:
-            _, _, _, u, v, pid, pver, qid, qver = heapq.heappop(heap)
-            p, q = self.pieces.get(pid), self.pieces.get(qid)
-            if p is None or q is None or p.version != pver or q.version != qver:
-                continue  # stale: a newer entry exists for the pieces that replaced these
+            self._push_neighbours(queue, pid, above=pid)
+        while True:
+            item = queue.pop()
+            if item is None:
+                return self.pieces
+            u, v, pid, qid, p, q = item
             # the union keeps the larger piece's id, so only the smaller one's triangles move
             keep, gone = (pid, q) if len(p.tris) >= len(q.tris) else (qid, p)
             moved = list(gone.tris)
-            version = self.pieces[keep].version + 1
             merged = self._try_merge(p, q, u, v)
             if merged is None:
                 continue
+            p.alive = q.alive = False  # every pending pair naming either piece is stale now
             del self.pieces[qid if keep == pid else pid]
             for t in moved:
                 self.piece_of[t] = keep
-            merged.version = version
             self.pieces[keep] = merged
-            self._push_neighbours(heap, keep)
-        return self.pieces
+            self._push_neighbours(queue, keep)
 
     def _try_merge(self, p, q, u, v):
         if _dot(p.normal, q.normal) <= 0.0:

@@ -9,10 +9,11 @@ tessellated 4x4 grid, hexagon and octagon fans, an L shape, a T-junction edge wi
 triangles), a ring around a hole, a seam with split vertices, degenerate triangles (coincident
 and collinear corners), a cube, inconsistent winding, a double-sided pair, grids and fans far
 from the origin (up to 1e7, including a rounded fan centre off its chord), near-coplanar and
-near-collinear perturbations on both sides of the tolerance, a rounded tilted grid, an empty
-mesh and the invalid inputs (a nonfinite position, an out-of-range index, an index count that
-is not a multiple of three). The rest are random grids (random diagonals, dropped triangles,
-folds, rotations, scales and offsets) and random fans.
+near-collinear perturbations on both sides of the tolerance, a rounded tilted grid, rotated
+float32 grids (8x8, a 16x16 with shuffled indices, 6x6 and 12x12 at 1e6) and lattice fans (near
+the origin and at 1e6), an empty mesh and the invalid inputs (a nonfinite position, an
+out-of-range index, an index count that is not a multiple of three). The rest are random grids (random
+diagonals, dropped triangles, folds, rotations, scales and offsets) and random fans.
 
 Checker (``interval.convex_polygon.check_partition``, exact rationals on the source positions):
 a success claim must satisfy every postcondition there (membership, degeneracy band, edge
@@ -22,7 +23,9 @@ maximality with a margin: no two adjacent polygons whose union is clearly one va
 failure claim must name a status the inputs' defects call for (InvalidArgument for an index
 count not a multiple of three or a nonfinite position, OutOfRange for an index outside the
 positions), and valid inputs must not fail. Measured: the worst ``distance / delta`` over
-dropped loop vertices and plane distances (at most 2).
+dropped loop vertices and plane distances (at most 2). Not checked: that a rotated grid
+collapses (the spec allows a maximal partition that is not minimal, pinwheels included;
+``docs/decisions.md``, "Convex polygons: what the ledger row checks").
 """
 
 from __future__ import annotations
@@ -40,7 +43,7 @@ from ..family import Family, RowContract
 from ..model import Claim, dec, enc, verified, violated
 
 __all__ = ["FAMILY", "CONTRACTS", "generate", "claims", "check_partition_claim", "plant_partition",
-           "mesh_grid", "mesh_fan", "case_of", "CAVEAT_FAN"]
+           "mesh_grid", "mesh_fan", "mesh_lattice_fan", "mesh_shuffled", "case_of", "CAVEAT_FAN"]
 
 ROW = "convex_polygon.partition"
 
@@ -88,6 +91,27 @@ def mesh_fan(k, radius=1.0, centre=(0.0, 0.0)):
     for i in range(k):
         idx += [0, 1 + i, 1 + (i + 1) % k]
     return np.array(pts, dtype=np.float64), idx
+
+
+def mesh_lattice_fan(k, radius=16.0, step=1.0 / 16.0):
+    """``mesh_fan`` with its rim rounded to a ``step`` lattice: moved by a lattice offset (up to
+    2^20 with the default step), its float32 positions are exact, so it is the exact version
+    of the same fan rotated and rounded."""
+    pos, idx = mesh_fan(k, radius)
+    pos[1:, :2] = np.round(pos[1:, :2] / step) * step
+    return pos, idx
+
+
+def mesh_shuffled(pos, idx, rng):
+    """The same mesh with its vertices renumbered, its triangles reordered and each triangle's
+    corners rotated (winding kept), as a vertex cache optimiser writes it."""
+    nv, nt = len(pos), len(idx) // 3
+    new_of = rng.permutation(nv)
+    out = np.empty_like(pos)
+    out[new_of] = pos
+    tris = [[int(new_of[idx[3 * t + k]]) for k in range(3)] for t in rng.permutation(nt).tolist()]
+    tris = [tr[r:] + tr[:r] for tr, r in zip(tris, rng.integers(0, 3, nt).tolist())]
+    return out, [v for tr in tris for v in tr]
 
 
 def _rotation(rng):
@@ -187,6 +211,23 @@ def _named_cases():
     out.append(case_of("rounded tilted 3x3 grid", _place(p, rot, (0.25, -3.0, 7.0)), i))
     p, i = mesh_fan(7)
     out.append(case_of("rounded tilted heptagon fan", _place(p, rot, (1.0, 2.0, 3.0)), i))
+    # Rotated float32 light meshes (issue 23): the float32 rounding of a rotated plane must not
+    # reorder the merges (near the origin these collapse to one polygon, as their exact versions
+    # do); at 1e6 the rounding reaches delta and the checker holds the band on what comes out.
+    rng = np.random.default_rng(23)
+    p, i = mesh_grid(8, 8)
+    out.append(case_of("rotated float32 8x8 grid", _place(p, _rotation(rng)), i))
+    p, i = mesh_shuffled(*mesh_grid(16, 16, diagonals="random", rng=rng), rng)
+    out.append(case_of("rotated float32 16x16 grid, shuffled indices", _place(p, _rotation(rng), (3.0, -5.0, 2.0)), i))
+    for n in (6, 12):
+        p, i = mesh_grid(n, n)
+        out.append(case_of(f"rotated float32 {n}x{n} grid at 1e6", _place(p, _rotation(rng), (1e6, -1e6, 1e6)), i))
+    for k in (4, 6, 7):
+        p, i = mesh_lattice_fan(k)
+        out.append(case_of(f"rotated float32 lattice fan of {k} at 1e6",
+                           _place(p, _rotation(rng), (1e6, -1e6, 1e6)), i))
+    p, i = mesh_lattice_fan(6)
+    out.append(case_of("rotated float32 lattice hexagon fan", _place(p, _rotation(rng)), i))
     # Near coplanar: the grid's centre lifted by a quarter and by four times delta.
     delta = 2.0**-16 * 2.0
     for f, what in ((0.25, "within"), (4.0, "beyond")):

@@ -7,6 +7,11 @@ vertex pool (shared, duplicated and coincident vertices, inconsistent winding, T
 degenerate triangles); split seams (duplicated positions); all rotated, scaled and moved as far
 as 1e7 from the origin, rounded to float32. Every claim must be Verified (2,000 cases under
 HYPOTHESIS_PROFILE=thorough).
+
+Rotated planar grids (issue 23): any size up to 10 x 10, diagonals, index order (renumbered
+vertices, reordered triangles), rotation, scale, and offset up to 16 times the grid's size
+(float32 rounding stays far below delta there) collapse to one polygon on the grid's four
+corners, as the exactly planar grid does.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ from hypothesis import example, given, settings, strategies as st
 
 from oracles.checks import convex_polygon as C
 from oracles.ledger import check_claim
-from oracles.model import VerdictKind
+from oracles.model import VerdictKind, enc
 from tests.profiles import examples
 
 
@@ -135,4 +140,38 @@ def test_nasty_float32_values_and_index_lists(points, idx):
     pos = np.array(points, np.float32)
     case = C.case_of("nasty", pos, idx)
     case["positions"] = pos
+    _check(case)
+
+
+@st.composite
+def rotated_grids(draw):
+    """A planar grid, rotated, scaled, moved by up to 16 times its size, rounded to float32, its
+    indices shuffled or not; with the indices of its four corners (counterclockwise)."""
+    nx, ny = draw(st.integers(1, 10)), draw(st.integers(1, 10))
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    pos, idx = C.mesh_grid(nx, ny, diagonals="random", rng=rng)
+    ends = [k for c in ((0, 0), (nx, 0), (nx, ny), (0, ny))
+            for k, p in enumerate(pos.tolist()) if (p[0], p[1]) == c]
+    if draw(st.booleans()):
+        spos, idx = C.mesh_shuffled(pos, idx, rng)
+        where = {tuple(v): k for k, v in enumerate(spos.tolist())}
+        ends = [where[tuple(pos[k])] for k in ends]
+        pos = spos
+    rot = _rotation(*draw(st.tuples(*[st.floats(0, 2 * math.pi)] * 3)))
+    scale = draw(st.sampled_from([1e-3, 0.37, 1.0, 64.0, 1e3]))
+    off = np.array(draw(st.tuples(*[st.floats(-16.0, 16.0)] * 3))) * max(nx, ny) * scale
+    return C.case_of("rotated grid", C._place(pos, rot, off, scale), idx), ends
+
+
+@settings(max_examples=examples(25, 1000))
+@given(rotated_grids())
+def test_rotated_float32_grids_collapse_to_their_four_corners(grid):
+    case, ends = grid
+    (claim,) = C.claims(case)
+    polys = claim.value["polygons"]
+    assert len(polys) == 1, (len(polys), claim.inputs)
+    got = [tuple(c) for c in polys[0]["positions"]]
+    want = [tuple(enc(case["positions"][k].astype(np.float64))) for k in ends]
+    assert len(got) == 4 and any(got[j:] + got[:j] == want for j in range(4)), (got, want)
     _check(case)

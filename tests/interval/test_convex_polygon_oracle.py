@@ -1,7 +1,7 @@
 """The exact convex-partition oracle on partitions written by hand (never produced by the fast
 path): a correct partition passes; each property broken on its own is reported under its name.
-Also the exact predicates (tolerance, heights, welding, boundary loops, exact_polygon_of)
-against hand-computed rationals, and the restated tolerance against the fast path's constants."""
+Also the exact predicates (tolerance, heights, welding, boundary loops, exact_polygon_of,
+area_gap) against hand-computed rationals, and the restated tolerance against the fast path's constants."""
 
 from __future__ import annotations
 
@@ -213,3 +213,13 @@ def test_the_oracle_imports_nothing_from_the_fast_path():
     names += [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
     allowed = {"reference.context", "reference.kernel", "reference.status"}
     assert all(not (m or "").startswith("reference") or m in allowed for m in names), names
+
+
+def test_area_gap_of_a_dropped_vertex_is_the_sliver_it_cuts_off():
+    """A 2x2 square whose bottom midpoint sits h inside: its triangles cover 4 - h, the square
+    of its four corners 4, so the gap is h; delta = 2^-16 x 2 (extent 2), perimeter 8."""
+    h = 2.0**-20
+    q = O.exact_positions([(0, 0, 0), (1, h, 0), (2, 0, 0), (2, 2, 0), (0, 2, 0)])
+    tris = [(q[0], q[1], q[4]), (q[1], q[2], q[3]), (q[1], q[3], q[4])]
+    assert O.area_gap([q[0], q[2], q[3], q[4]], tris) == (h, 2.0**-15, 8.0)
+    assert O.area_gap([q[0], q[1], q[2], q[3], q[4]], tris)[0] == 0.0  # nothing dropped: no gap

@@ -1,7 +1,7 @@
 """Planted faults of the convex polygon family (``reference/convex_polygon.py``,
 ``interval/convex_polygon.py``): the coplanarity/collinearity tolerance and its floor, the
 seven-vertex limit, unmergeable edges, degenerate triangles, matching by value and bitwise
-output positions."""
+output positions, and the merge order that keeps float32 rounding from reordering merges."""
 
 from tests.faults.harness import Fault
 
@@ -66,6 +66,25 @@ FAULTS = [
           "block[: len(cs)] = positions[cs]",
           "block[: len(cs)] = positions[cs] + np.float32(0.0)",
           "Output corners are written as position + 0.0, turning a source -0.0 into +0.0 (not bitwise).",
+          (_T_REF,)),
+    # --- The merge order (issue 23) ---------------------------------------------------------------
+    Fault("convex_polygon.order_without_band", "convex_polygon", _REF,
+          "band = min(LENGTH_BAND * max(pdelta, other.delta), LENGTH_BAND_REL * length)",
+          "band = 0.0",
+          "Shared lengths compare exactly, so float32 rounding of a rotated grid decides the merge order "
+          "(pinwheel dead ends).",
+          (_T_REF,)),
+    Fault("convex_polygon.order_band_uncapped", "convex_polygon", _REF,
+          "band = min(LENGTH_BAND * max(pdelta, other.delta), LENGTH_BAND_REL * length)",
+          "band = LENGTH_BAND * max(pdelta, other.delta)",
+          "The length band is 4 delta with no cap at an eighth of the length, so where delta is a cell wide "
+          "a square's diagonal ties with its sides.",
+          (_T_REF,)),
+    Fault("convex_polygon.order_ignores_union_size", "convex_polygon", _REF,
+          "(-(ptris + len(other.tris)), key)",
+          "(0, key)",
+          "Tied lengths fall straight to the edge's position ids, not to the larger union first, so a "
+          "grid with shuffled indices ends in dead ends.",
           (_T_REF,)),
     # --- Oracle ------------------------------------------------------------------------------------
     Fault("convex_polygon.oracle_band_four", "convex_polygon", _ORACLE,
