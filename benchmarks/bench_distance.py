@@ -31,7 +31,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from interval.arclength import _enclose, enclose_arc_length  # noqa: E402
-from oracles.checks.distance import LIMITS, _chain, tolerance  # noqa: E402
+from oracles.families.distance import LIMITS, chain as _chain, tolerance  # noqa: E402
 from reference import kernel as K  # noqa: E402
 from reference.context import F64  # noqa: E402
 from reference.distance import (  # noqa: E402

@@ -37,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from mpmath import mp  # noqa: E402
 
 from interval.frame import angle_between, true_rmf  # noqa: E402
-from oracles.checks import frame as F  # noqa: E402
+from oracles.families.frame import corpus as F  # noqa: E402
 
 MAX_LEVEL = 11  # uniform grids up to 2^11 samples per span
 
@@ -102,7 +102,7 @@ def _true_error(truth, pairs):
 
 
 def _paths(seed):
-    helix = F.generate(seed, 2)[1]
+    helix = F.corpus_cases(seed, 2)[1]
     rng = np.random.default_rng([seed, 77])
     chain = F._random_case(rng, "random smooth chain")
     while chain["source"].shape[0] < 3:

@@ -39,7 +39,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from oracles.checks.path import LIMITS, tolerance  # noqa: E402
+from oracles.families.path import LIMITS, tolerance  # noqa: E402
 from reference import kernel as K  # noqa: E402
 from reference.context import F64  # noqa: E402
 from reference.path import (  # noqa: E402
@@ -101,7 +101,7 @@ def warm_up(view, point) -> float:
 
 def bench_oracles(cases: int) -> dict:
     """CPU milliseconds per claim of the projection oracles on the default corpus's first cases."""
-    import oracles.checks.projection as PJ
+    import oracles.families.projection as PJ
     from interval.arb_projection import decide_lower_bound
     from interval.projection import enclose_min_distance
     from oracles.decide import Decision, refine

@@ -32,7 +32,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from interval.sweep import ideal_points, point_triangle_distance  # noqa: E402
-from oracles.checks import sweep as SW  # noqa: E402
+from oracles.families.sweep import corpus as SW  # noqa: E402
 from reference import kernel as K  # noqa: E402
 from reference.context import F64  # noqa: E402
 

@@ -609,13 +609,13 @@ def _source_trace(src, origin, span: int, u: float, fmt: str) -> tuple[dict, lis
 def _residual_chain(claim: Claim, verdict) -> Optional[dict]:
     """distance.inversion_residual: the target (exact), the claimed residual band around it,
     the oracle's enclosures of L(span, u), and the distance_error band."""
-    from .checks import distance as D
+    from .families import distance as D
 
     try:
-        target = D._effective_target(claim)
+        target = D.effective_target(claim)
         rb = to_mpq(dec(claim.value["residual_bound"]))
         E = to_mpq(dec(claim.inputs["distance_error"]))
-        enclose = D._truth(claim)
+        enclose = D.truth(claim)
     except (KeyError, ValueError, TypeError):
         return None
     links = [{"name": "claimed residual band target +- residual_bound", "lo": enc(target - rb), "hi": enc(target + rb),
@@ -638,11 +638,11 @@ def _residual_chain(claim: Claim, verdict) -> Optional[dict]:
 def _projection_chain(claim: Claim, verdict) -> Optional[dict]:
     """projection.strict: the claimed [LowerBound, Distance], the oracle's enclosure of the
     true minimum distance, and the projection gap the claim may use."""
-    from .checks import projection as PR
+    from .families import projection as PR
 
     try:
-        controls, origin, point, gap, span, nums, met = PR._inputs(claim)
-        d = PR._decide_lower_bound(controls, origin, point, gap, nums["lower_bound"])
+        controls, origin, point, gap, span, nums, met = PR.decode(claim)
+        d = PR.decide_lower_bound(controls, origin, point, gap, nums["lower_bound"])
     except (KeyError, ValueError, TypeError, AttributeError):
         return None
     lb, dist, g = to_mpq(nums["lower_bound"]), to_mpq(nums["distance"]), to_mpq(gap)
@@ -666,11 +666,11 @@ def _certified_chain(claim: Claim, verdict) -> Optional[dict]:
         return _projection_chain(claim, verdict)
     if claim.row not in ("distance.length_bounds", "distance.prefix_bounds"):
         return None
-    from .checks import distance as D
+    from .families import distance as D
 
     try:
         lo, hi = to_mpq(dec(claim.value["lower"])), to_mpq(dec(claim.value["upper"]))
-        enclose = D._truth(claim)
+        enclose = D.truth(claim)
     except (KeyError, ValueError, TypeError):
         return None
     links = [{"name": "claimed [lower, upper]", "lo": enc(lo), "hi": enc(hi), "width": _dec(hi - lo)}]
@@ -980,12 +980,12 @@ def _distance_query_claims(q: dict) -> list:
     from reference.distance import DistancePreparation, DistanceQuery, try_build_distance_map, try_resolve_distance
     from reference.status import GuaranteeClass as G, PathDistance
 
-    from .checks import distance as D
+    from .families import distance as D
 
     src = dec_array(q["source"]).reshape(-1, 4, 3)
-    case = D._case("query", src, float(q.get("relative_error", 1e-6)), bool(q.get("closed", False)),
+    case = D.make_case("query", src, float(q.get("relative_error", 1e-6)), bool(q.get("closed", False)),
                    tuple(dec_array(q.get("origin", [0, 0, 0]))))
-    prep = D._prepare(case)
+    prep = D.prepare(case)
     if not prep.ok:
         raise ExplainError(f"the path does not prepare: {prep.status.value}")
     path = prep.value.view()
@@ -1010,7 +1010,7 @@ def _projection_query_claims(q: dict) -> list:
     """``{"query": "projection", "source" (n x 4 x 3), "origin", "point", "gap",
     "position_error", "max_iterations", "closed", "pick"}``: the strict projection's claim
     (and the approximate one)."""
-    from .checks import projection as PR
+    from .families import projection as PR
 
     src = dec_array(q["source"]).reshape(-1, 4, 3)
     case = {"kind": "projection", "name": "query", "source": src,

@@ -14,7 +14,7 @@ decimal, PLY stores binary float32), so reading a file back and narrowing to flo
 positions bit for bit. Needs the ``mesh`` extra (meshio).
 
 ``python -m oracles mesh-export INDEX --out FILE [--seed S] [--split]`` writes the mesh of
-case INDEX of the tessellation family's corpus.
+request INDEX of the tessellation family's corpus (the caller's mesh after its last step).
 """
 
 from __future__ import annotations
@@ -67,17 +67,18 @@ def export_surface_mesh(view, path, file_format: Optional[str] = None, *, split:
 
 
 def mesh_of_corpus_case(index: int, seed: int = 1):
-    """The ``SurfaceMeshView`` of case ``index`` of the tessellation corpus (seed ``seed``), or
-    a string saying why there is none."""
-    from .checks import tessellation as T
+    """The ``SurfaceMeshView`` of request ``index`` of the tessellation corpus (seed ``seed``):
+    the caller's mesh as our fast path leaves it after the request's last step; or a string
+    saying why there is none."""
+    from .families.tessellation.answers import run
+    from .families.tessellation.requests import request_at
 
-    case = T.generate(seed, index + 1)[index]
-    view, _prof, out = T.build_case(case)
-    if view is None:
-        return f"case {index} ({case['name']}): the surface does not prepare ({out.status.value})"
-    if not out.ok:
-        return f"case {index} ({case['name']}): {out.status.value}: {out.diagnostic.message}"
-    return out.value, case["name"]
+    req = request_at(seed, index)
+    ans, mesh = run(req)
+    if mesh.view() is None:
+        why = "; ".join(f"{s.op}: {a.status}" for s, a in zip(req.steps, ans.steps))
+        return f"case {index} ({req.name}): no mesh ({why})"
+    return mesh.view(), req.name
 
 
 def run_cli(args) -> int:

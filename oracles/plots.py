@@ -243,7 +243,7 @@ def _distance_plot(plt, claim, ex, path):
     from reference.path import PathPreparation, PathSource, spans_from_arrays, try_prepare_path
     from reference.status import SegmentParameter
 
-    from .checks import distance as D
+    from .families import distance as D
     from .explain import ExplainError
     from .ledger import _Progress
     from .model import dec, dec_array

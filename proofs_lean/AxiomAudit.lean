@@ -1,17 +1,18 @@
 import FacetSelection
 import FirstHit
+import Culling
 
 /-!
-# Axiom audit of `FacetSelection` and `FirstHit`
+# Axiom audit of `FacetSelection`, `FirstHit` and `Culling`
 
-`#print axioms` for every public declaration of `FacetSelection.lean` and `FirstHit.lean` and
-for every equation lemma Lean generates for their definitions. `audit.py` runs this file with
+`#print axioms` for every public declaration of `FacetSelection.lean`, `FirstHit.lean` and
+`Culling.lean` and for every equation lemma Lean generates for their definitions. `audit.py` runs this file with
 `lake env lean AxiomAudit.lean` after `lake build`, parses the output and fails unless each
 declaration below is reported and depends on no axiom other than `propext`,
 `Classical.choice` and `Quot.sound`. `audit.py --mode same-file` runs the same list with the
 single-file WebAssembly checker (see `SameFileAudit.lean`).
 
-## Declarations audited (150)
+## Declarations audited (260)
 
 ### `FacetSelection.lean` (20)
 
@@ -32,6 +33,18 @@ single-file WebAssembly checker (see `SameFileAudit.lean`).
 * 65 generated equation lemmas: `eq_1`, `eq_def` and `eq_unfold` of each definition, and
   `Facing.flip.eq_2`, `scan.eq_2`, `crossingTimes.eq_2`, `step.eq_2`, `step.eq_3`
   (`Facing.flip`, `scan` and `crossingTimes` have two equations, `step` three).
+
+### `Culling.lean` (110)
+
+* the 16 theorems (the slab test's soundness, a culled facet is a miss, the answer
+  over the candidates is the answer over all facets, and the lemmas they rest on);
+* the six types `Box`, `Bands`, `Verdict`, `Cull`, `Answer`, `Facet`;
+* the 20 definitions `NearBox`, `Contains`, `slabAxis`, `slabClip`, `slabSeparated`,
+  `absR`, `triBox`, `segBox`, `boxesMeet`, `Bands.Valid`, `nearZero`, `classify`, `dirInf`,
+  `width`, `reach`, `Cull.Valid`, `stepAnswer`, `answerFrom`, `answer`, `candidates`;
+* 68 generated equation lemmas: `eq_1`, `eq_def` and `eq_unfold` of each definition, and
+  `Cull.Valid.eq_2`, `answerFrom.eq_2`, `candidates.eq_2`, `stepAnswer.eq_2` to `eq_6`
+  (found by `#check`ing `eq_1` to `eq_8`, `eq_def` and `eq_unfold` of each).
 
 ## How the equation lemmas were found
 
@@ -195,3 +208,113 @@ listed: `#print axioms` reaches them transitively.
 #print axioms FirstHit.crossingTimes.eq_2
 #print axioms FirstHit.crossingTimes.eq_def
 #print axioms FirstHit.crossingTimes.eq_unfold
+#print axioms Culling.between_of_inside
+#print axioms Culling.slabAxis_keeps
+#print axioms Culling.slabSeparated_sound
+#print axioms Culling.nearBox_mono
+#print axioms Culling.absR_le
+#print axioms Culling.absR_bounds
+#print axioms Culling.term_ge
+#print axioms Culling.coord_near
+#print axioms Culling.mul_within
+#print axioms Culling.axis_near
+#print axioms Culling.clamp_near
+#print axioms Culling.classify_ne_miss_near
+#print axioms Culling.culled_is_miss
+#print axioms Culling.answerFrom_candidates
+#print axioms Culling.answer_candidates
+#print axioms Culling.classify_hit_crossing
+#print axioms Culling.Box
+#print axioms Culling.Bands
+#print axioms Culling.Verdict
+#print axioms Culling.Cull
+#print axioms Culling.Answer
+#print axioms Culling.Facet
+#print axioms Culling.NearBox
+#print axioms Culling.Contains
+#print axioms Culling.slabAxis
+#print axioms Culling.slabClip
+#print axioms Culling.slabSeparated
+#print axioms Culling.absR
+#print axioms Culling.triBox
+#print axioms Culling.segBox
+#print axioms Culling.boxesMeet
+#print axioms Culling.Bands.Valid
+#print axioms Culling.nearZero
+#print axioms Culling.classify
+#print axioms Culling.dirInf
+#print axioms Culling.width
+#print axioms Culling.reach
+#print axioms Culling.Cull.Valid
+#print axioms Culling.stepAnswer
+#print axioms Culling.answerFrom
+#print axioms Culling.answer
+#print axioms Culling.candidates
+#print axioms Culling.NearBox.eq_1
+#print axioms Culling.NearBox.eq_def
+#print axioms Culling.NearBox.eq_unfold
+#print axioms Culling.Contains.eq_1
+#print axioms Culling.Contains.eq_def
+#print axioms Culling.Contains.eq_unfold
+#print axioms Culling.slabAxis.eq_1
+#print axioms Culling.slabAxis.eq_def
+#print axioms Culling.slabAxis.eq_unfold
+#print axioms Culling.slabClip.eq_1
+#print axioms Culling.slabClip.eq_def
+#print axioms Culling.slabClip.eq_unfold
+#print axioms Culling.slabSeparated.eq_1
+#print axioms Culling.slabSeparated.eq_def
+#print axioms Culling.slabSeparated.eq_unfold
+#print axioms Culling.absR.eq_1
+#print axioms Culling.absR.eq_def
+#print axioms Culling.absR.eq_unfold
+#print axioms Culling.triBox.eq_1
+#print axioms Culling.triBox.eq_def
+#print axioms Culling.triBox.eq_unfold
+#print axioms Culling.segBox.eq_1
+#print axioms Culling.segBox.eq_def
+#print axioms Culling.segBox.eq_unfold
+#print axioms Culling.boxesMeet.eq_1
+#print axioms Culling.boxesMeet.eq_def
+#print axioms Culling.boxesMeet.eq_unfold
+#print axioms Culling.Bands.Valid.eq_1
+#print axioms Culling.Bands.Valid.eq_def
+#print axioms Culling.Bands.Valid.eq_unfold
+#print axioms Culling.nearZero.eq_1
+#print axioms Culling.nearZero.eq_def
+#print axioms Culling.nearZero.eq_unfold
+#print axioms Culling.classify.eq_1
+#print axioms Culling.classify.eq_def
+#print axioms Culling.classify.eq_unfold
+#print axioms Culling.dirInf.eq_1
+#print axioms Culling.dirInf.eq_def
+#print axioms Culling.dirInf.eq_unfold
+#print axioms Culling.width.eq_1
+#print axioms Culling.width.eq_def
+#print axioms Culling.width.eq_unfold
+#print axioms Culling.reach.eq_1
+#print axioms Culling.reach.eq_def
+#print axioms Culling.reach.eq_unfold
+#print axioms Culling.Cull.Valid.eq_1
+#print axioms Culling.Cull.Valid.eq_2
+#print axioms Culling.Cull.Valid.eq_def
+#print axioms Culling.Cull.Valid.eq_unfold
+#print axioms Culling.stepAnswer.eq_1
+#print axioms Culling.stepAnswer.eq_2
+#print axioms Culling.stepAnswer.eq_3
+#print axioms Culling.stepAnswer.eq_4
+#print axioms Culling.stepAnswer.eq_5
+#print axioms Culling.stepAnswer.eq_6
+#print axioms Culling.stepAnswer.eq_def
+#print axioms Culling.stepAnswer.eq_unfold
+#print axioms Culling.answerFrom.eq_1
+#print axioms Culling.answerFrom.eq_2
+#print axioms Culling.answerFrom.eq_def
+#print axioms Culling.answerFrom.eq_unfold
+#print axioms Culling.answer.eq_1
+#print axioms Culling.answer.eq_def
+#print axioms Culling.answer.eq_unfold
+#print axioms Culling.candidates.eq_1
+#print axioms Culling.candidates.eq_2
+#print axioms Culling.candidates.eq_def
+#print axioms Culling.candidates.eq_unfold

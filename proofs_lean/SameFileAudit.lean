@@ -7,9 +7,9 @@ The WebAssembly Lean checker (`../shared/tools/lean-wasm/lean`) imports `Init`, 
 `Lean` at their exported level and treats the checked file as a `module`. There `#print axioms`
 refuses to run, and an imported theorem carries no proof. `audit.py --mode same-file` therefore
 writes one file: this fragment's `import` line, `set_option Elab.async false`,
-`FacetSelection.lean`, `FirstHit.lean` (its `import FacetSelection` dropped), this fragment, one
-`noncomputable def` referencing each audited name, and one `#audit_axioms_all` command naming
-every declaration of the `#print axioms` lines of `AxiomAudit.lean`. The audited declarations
+`FacetSelection.lean`, `FirstHit.lean`, `Culling.lean` (their project imports dropped), this
+fragment, one `noncomputable def` referencing each audited name, and one `#audit_axioms_all`
+command naming every declaration of the `#print axioms` lines of `AxiomAudit.lean`. The audited declarations
 are then in the same file as the command that inspects them.
 
 ## Main definitions
@@ -20,10 +20,13 @@ are then in the same file as the command that inspects them.
   `'X' does not depend on any axioms or opaque imports`), preceded by
   `audit: 'X' reaches constants the checker cannot find: [...]` when the walk meets a name it
   cannot resolve, or prints `audit: unknown constant 'X'`.
-* `#audit_axioms_all X₁ … Xₙ`: the same report for each `Xᵢ`, where the walk from `Xᵢ` does not
-  enter the other listed names (each has its own report; when all are clean, all are clean
-  transitively). Walking every proof once instead of once per name that reaches it keeps the
-  150-name audit near the cost of elaborating the file.
+* `#audit_axioms_all X₁ … Xₙ watching W₁ … Wₘ`: a compact report for each `Xᵢ`, where the walk
+  from `Xᵢ` does not enter the other listed names (each has its own report; when all are clean,
+  all are clean transitively). Only the reached constants declared in the checked file or named
+  among the `Wⱼ` (the kernel axioms `audit.py` judges) are listed, then the number of the other
+  opaque core imports: the whole output stays far below the 64 KiB that the checker's output
+  pipe holds (a full pipe aborts the checker, see `audit.py`). Walking every proof once instead
+  of once per name that reaches it keeps the audit near the cost of elaborating the file.
 
 ## Implementation notes
 
@@ -121,17 +124,48 @@ meta def auditStopSet (env : Environment) (a : Array Name) (skip : Nat) : Nat �
       | none => s
     auditStopSet env a skip k s
 
-/-- The report of `a[a.size - k], …, a[a.size - 1]`, each walked with the others as stops. -/
-meta def auditAll (env : Environment) (a : Array Name) : Nat → String
+/-- Splits the reached constants `a[a.size - k], …` into those printed (declared in the checked
+file, or named in `watch`) and the number of the others, the opaque core imports. -/
+meta def auditSplit (env : Environment) (watch : NameSet) (a : Array Name) :
+    Nat → Array Name → Nat → Array Name × Nat
+  | 0, shown, hidden => (shown, hidden)
+  | k + 1, shown, hidden =>
+    let c := a[a.size - (k + 1)]!
+    if watch.contains c || (env.getModuleIdxFor? c).isNone then auditSplit env watch a k (shown.push c) hidden
+    else auditSplit env watch a k shown (hidden + 1)
+
+/-- The compact report of one audited name: like `auditLines`, but only the reached constants
+declared in the checked file or named in `watch` are listed, followed by the number of the
+other (opaque core) imports: `'X' depends on axioms or opaque imports: [...] +N opaque`. -/
+meta def auditLinesCompact (env : Environment) (watch stop : NameSet) (n : Name) : String :=
+  match auditResolve env n with
+  | none => "audit: unknown constant '" ++ auditNameStr n ++ "'"
+  | some t =>
+    let (deps, miss) := auditWalk env stop [t] {} #[] #[]
+    let head := if miss.size != 0 then
+      "audit: '" ++ auditNameStr n ++ "' reaches constants the checker cannot find: ["
+        ++ auditJoin miss miss.size "" ++ "]\n" else ""
+    let (shown, hidden) := auditSplit env watch deps deps.size #[] 0
+    head ++ "'" ++ auditNameStr n ++ "' depends on axioms or opaque imports: ["
+      ++ auditJoin shown shown.size "" ++ "] +" ++ toString hidden ++ " opaque"
+
+/-- The compact report of `a[a.size - k], …, a[a.size - 1]`, each walked with the others as
+stops. -/
+meta def auditAll (env : Environment) (watch : NameSet) (a : Array Name) : Nat → String
   | 0 => ""
   | k + 1 =>
     let i := a.size - (k + 1)
-    auditLines env (auditStopSet env a i a.size {}) a[i]! ++ "\n" ++ auditAll env a k
+    auditLinesCompact env watch (auditStopSet env a i a.size {}) a[i]! ++ "\n" ++ auditAll env watch a k
 
 /-- The names of `ids[ids.size - k], …, ids[ids.size - 1]` pushed onto `acc`. -/
 meta def auditIdNames (ids : Array Ident) : Nat → Array Name → Array Name
   | 0, acc => acc
   | k + 1, acc => auditIdNames ids k (acc.push ids[ids.size - (k + 1)]!.getId)
+
+/-- The names of `ids[ids.size - k], …` inserted into `s`. -/
+meta def auditIdSet (ids : Array Ident) : Nat → NameSet → NameSet
+  | 0, s => s
+  | k + 1, s => auditIdSet ids k (s.insert ids[ids.size - (k + 1)]!.getId)
 
 /-- `#audit_axioms X` prints the axioms and opaque imported constants that `X` reaches, and
 any reachable constant the environment does not contain. A generated equation lemma is found
@@ -139,11 +173,14 @@ only once a named declaration of the file has referenced it; `audit.py` adds suc
 elab "#audit_axioms " id:ident : command => do
   IO.println (auditLines (← getEnv) {} id.getId)
 
-/-- `#audit_axioms_all X₁ … Xₙ` prints the report of `#audit_axioms` for each `Xᵢ`, except
-that the walk from `Xᵢ` does not enter the other listed declarations: each of them has its own
-report. If every report is clean, every listed declaration is clean transitively (by induction
-along the dependency order), and each proof term is walked about once instead of once per
-listed declaration that reaches it. -/
-elab "#audit_axioms_all" ids:(ppSpace ident)+ : command => do
+/-- `#audit_axioms_all X₁ … Xₙ watching W₁ … Wₘ` prints a compact report for each `Xᵢ`: the
+reached constants declared in this file or among the `Wⱼ` (the kernel axioms `audit.py` judges
+by name), and the number of the other opaque core imports. The walk from `Xᵢ` does not enter
+the other listed declarations: each of them has its own report. If every report is clean,
+every listed declaration is clean transitively (by induction along the dependency order), and
+each proof term is walked about once instead of once per listed declaration that reaches it.
+The output stays small (a few dozen bytes a name): the WebAssembly checker aborts with
+`hardware fault (error code: 29)` when its output pipe is full (see `audit.py`). -/
+elab "#audit_axioms_all" ids:(ppSpace ident)+ " watching" ws:(ppSpace ident)+ : command => do
   let names := auditIdNames ids ids.size #[]
-  IO.print (auditAll (← getEnv) names names.size)
+  IO.print (auditAll (← getEnv) (auditIdSet ws ws.size {}) names names.size)

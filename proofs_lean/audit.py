@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Axiom audit of ``FacetSelection.lean`` and ``FirstHit.lean`` (stdlib only).
+"""Axiom audit of ``FacetSelection.lean``, ``FirstHit.lean`` and ``Culling.lean`` (stdlib only).
 
 Two ways to run it:
 
@@ -11,13 +11,22 @@ Two ways to run it:
 ``same-file`` mode (a checker for one file, such as ``../shared/tools/lean-wasm/lean``)
     that checker imports core at its exported level only, refuses ``#print axioms`` and hides
     imported proofs. This mode writes one temporary file: the imports of the fragments, then
-    ``FacetSelection.lean``, ``FirstHit.lean`` (its ``import FacetSelection`` dropped), then
-    ``SameFileAudit.lean`` (which defines ``#audit_axioms``), then
-    the ``#print axioms`` lines of ``AxiomAudit.lean`` rewritten to ``#audit_axioms``. The walk
-    sees through every declaration of that file and stops at imported constants whose bodies
-    are hidden. The three standard axioms pass; ``sorryAx`` and the other non-standard core
-    axioms fail; anything declared in the checked file that is reported as a dependency is a
-    local axiom and fails; the remaining names are opaque core imports, listed but accepted.
+    ``FacetSelection.lean``, ``FirstHit.lean``, ``Culling.lean`` (project imports dropped), then
+    ``SameFileAudit.lean`` (which defines ``#audit_axioms_all``), then one
+    ``#audit_axioms_all`` command naming the declarations of the ``#print axioms`` lines of
+    ``AxiomAudit.lean``. The walk sees through every declaration of that file and stops at
+    imported constants whose bodies are hidden. It lists the reached constants that are declared
+    in the file or are among the kernel axioms named below (the *watch* list), and counts the
+    others (opaque core imports). The three standard axioms pass; ``sorryAx`` and the other
+    non-standard core axioms fail; anything declared in the checked file that is reported as a
+    dependency is a local axiom and fails; the counted names are opaque core imports, accepted.
+
+Why the output is compact: the WebAssembly checker writes its output with synchronous writes to
+a non-blocking pipe, and when that pipe (64 KiB) is full because its reader is slow (a loaded
+machine), the write fails and the checker aborts with ``hardware fault (error code: 29)``
+(``EIO``). The old audit printed about 90 KiB in one burst and aborted that way at random; the
+compact one prints a few KiB. Every run's output size is measured (``LeanRun.output_bytes``)
+and a run near the pipe's size is reported.
 
 Exit status: 0 clean, 1 on any audit failure or Lean error, 2 on a usage error or when the
 requested Lean is not available.
@@ -53,9 +62,9 @@ KNOWN_FORBIDDEN_AXIOMS = frozenset(
 )
 
 #: Name prefixes of declarations made in the audited file itself (same-file mode): the
-#: namespaces of FacetSelection.lean and FirstHit.lean, and the private prefix a ``module``
+#: namespaces of FacetSelection.lean, FirstHit.lean and Culling.lean, and the private prefix a ``module``
 #: gives its declarations.
-LOCAL_PREFIXES = ("FacetSelection.", "FirstHit.", "_private.")
+LOCAL_PREFIXES = ("FacetSelection.", "FirstHit.", "Culling.", "_private.")
 
 THEOREMS = (
     "FacetSelection.nonneg_weights_of_valid",
@@ -139,18 +148,56 @@ FIRST_HIT_EQUATIONS = tuple(
 #: FirstHit.lean's declarations, in the order of AxiomAudit.lean.
 FIRST_HIT_DECLARATIONS = FIRST_HIT_THEOREMS + FIRST_HIT_STRUCTURES + FIRST_HIT_DEFINITIONS + FIRST_HIT_EQUATIONS
 
+# --- Culling.lean -------------------------------------------------------------------------------
+
+CULLING_THEOREMS = tuple(
+    "Culling." + n
+    for n in (
+        "between_of_inside", "slabAxis_keeps", "slabSeparated_sound", "nearBox_mono", "absR_le",
+        "absR_bounds", "term_ge", "coord_near", "mul_within", "axis_near", "clamp_near",
+        "classify_ne_miss_near", "culled_is_miss", "answerFrom_candidates", "answer_candidates",
+        "classify_hit_crossing",
+    )
+)
+#: The statements issue 27 names: slab soundness, a culled facet is a miss, the answer is kept.
+CULLING_MAIN_THEOREMS = tuple(
+    "Culling." + n
+    for n in ("slabSeparated_sound", "classify_ne_miss_near", "culled_is_miss", "answer_candidates",
+              "classify_hit_crossing")
+)
+#: Definition -> number of equation lemmas ``eq_1 … eq_k`` (found by ``#check``ing ``eq_1`` to
+#: ``eq_8``); each also has ``eq_def`` and ``eq_unfold``.
+CULLING_DEFINITION_EQUATIONS = {
+    "Culling.NearBox": 1, "Culling.Contains": 1, "Culling.slabAxis": 1, "Culling.slabClip": 1,
+    "Culling.slabSeparated": 1, "Culling.absR": 1, "Culling.triBox": 1, "Culling.segBox": 1,
+    "Culling.boxesMeet": 1, "Culling.Bands.Valid": 1, "Culling.nearZero": 1, "Culling.classify": 1,
+    "Culling.dirInf": 1, "Culling.width": 1, "Culling.reach": 1, "Culling.Cull.Valid": 2,
+    "Culling.stepAnswer": 6, "Culling.answerFrom": 2, "Culling.answer": 1, "Culling.candidates": 2,
+}
+CULLING_DEFINITIONS = tuple(CULLING_DEFINITION_EQUATIONS)
+CULLING_STRUCTURES = ("Culling.Box", "Culling.Bands", "Culling.Verdict", "Culling.Cull", "Culling.Answer",
+                      "Culling.Facet")
+CULLING_EQUATIONS = tuple(
+    f"{d}.{e}"
+    for d, k in CULLING_DEFINITION_EQUATIONS.items()
+    for e in [f"eq_{i}" for i in range(1, k + 1)] + ["eq_def", "eq_unfold"]
+)
+#: Culling.lean's declarations, in the order of AxiomAudit.lean.
+CULLING_DECLARATIONS = CULLING_THEOREMS + CULLING_STRUCTURES + CULLING_DEFINITIONS + CULLING_EQUATIONS
+
 #: Lean source file -> the declarations of it the audit must report.
 DECLARATIONS_BY_FILE = {
     "FacetSelection.lean": FACET_SELECTION_DECLARATIONS,
     "FirstHit.lean": FIRST_HIT_DECLARATIONS,
+    "Culling.lean": CULLING_DECLARATIONS,
 }
 
 #: Every declaration the audit must report, in the order of AxiomAudit.lean.
-EXPECTED_DECLARATIONS = FACET_SELECTION_DECLARATIONS + FIRST_HIT_DECLARATIONS
+EXPECTED_DECLARATIONS = FACET_SELECTION_DECLARATIONS + FIRST_HIT_DECLARATIONS + CULLING_DECLARATIONS
 
 _RESULT_RE = re.compile(
     r"['`\u2018](?P<name>\S+?)['`\u2019] "
-    r"(?:depends on axioms(?P<opaque> or opaque imports)?: \[(?P<deps>[^\]]*)\]"
+    r"(?:depends on axioms(?P<opaque> or opaque imports)?: \[(?P<deps>[^\]]*)\](?: \+(?P<hidden>\d+) opaque)?"
     r"|does not depend on any axioms(?: or opaque imports)?)"
 )
 _UNKNOWN_RE = re.compile(r"audit: unknown constant '(?P<name>\S+?)'$", re.MULTILINE)
@@ -169,14 +216,18 @@ class AuditReport:
     Attributes:
         mode: ``"lake"`` or ``"same-file"``.
         dependencies: declaration name -> the names it was reported to depend on.
-        opaque_imports: declaration name -> opaque core imports (same-file mode only).
+        opaque_imports: declaration name -> opaque core imports listed by name (same-file mode
+            only; the compact report lists none, it counts them).
         problems: one human-readable line per failure; empty when the audit passed.
+        opaque_counts: declaration name -> opaque core imports counted but not listed
+            (same-file mode, the ``+N opaque`` of the compact report).
     """
 
     mode: str
     dependencies: dict[str, list[str]]
     opaque_imports: dict[str, list[str]]
     problems: list[str]
+    opaque_counts: dict[str, int] = dataclasses.field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -190,7 +241,8 @@ class AuditReport:
             axioms = sorted(d for d in deps if d not in self.opaque_imports.get(name, ()))
             line = f"  {name}: axioms [{', '.join(axioms)}]"
             if self.mode == "same-file":
-                line += f", {len(self.opaque_imports.get(name, ()))} opaque core imports"
+                n = len(self.opaque_imports.get(name, ())) + self.opaque_counts.get(name, 0)
+                line += f", {n} opaque core imports"
             lines.append(line)
         lines += [f"  FAIL: {p}" for p in self.problems]
         return "\n".join(lines)
@@ -224,9 +276,14 @@ def parse_audit_output(
     problems: list[str] = []
     deps_of: dict[str, list[str]] = {}
     opaque_of: dict[str, list[str]] = {}
+    hidden_of: dict[str, int] = {}
     for m in _RESULT_RE.finditer(text):
         deps = [d.strip() for d in (m.group("deps") or "").replace("\n", " ").split(",")]
         deps_of.setdefault(m.group("name"), []).extend(d for d in deps if d)
+        if m.group("hidden") is not None:
+            if mode == "lake":
+                problems.append(f"{m.group('name')}: a same-file report (+N opaque) in lake mode")
+            hidden_of[m.group("name")] = hidden_of.get(m.group("name"), 0) + int(m.group("hidden"))
     for m in _ERROR_RE.finditer(text):
         problems.append(f"Lean error: {m.group(0).strip()}")
     if _SORRY_RE.search(text):
@@ -255,7 +312,7 @@ def parse_audit_output(
                 opaque.append(dep)
         if mode == "same-file":
             opaque_of[name] = opaque
-    return AuditReport(mode, deps_of, opaque_of, problems)
+    return AuditReport(mode, deps_of, opaque_of, problems, hidden_of)
 
 
 def audited_names(audit_source: str) -> list[str]:
@@ -272,9 +329,13 @@ def check_audit_list(audit_source: str) -> list[str]:
     return problems
 
 
-#: The Lean files the same-file audit file is made of, in order (the first two are also
-#: standalone modules; SameFileAudit.lean is only a fragment).
-SAME_FILE_FRAGMENTS = ("FacetSelection.lean", "FirstHit.lean", "SameFileAudit.lean")
+#: The Lean files the same-file audit file is made of, in order (the first three are also
+#: standalone modules that import only ``Init``; SameFileAudit.lean, which imports ``Lean``, is
+#: only a fragment).
+SAME_FILE_FRAGMENTS = ("FacetSelection.lean", "FirstHit.lean", "Culling.lean", "SameFileAudit.lean")
+
+#: The kernel axioms the compact same-file report lists by name wherever they are reached.
+WATCHED_AXIOMS = tuple(sorted(ALLOWED_AXIOMS)) + tuple(sorted(KNOWN_FORBIDDEN_AXIOMS))
 
 
 def project_imports(source: str, project: Path = HERE) -> list[str]:
@@ -343,7 +404,8 @@ def same_file_source(project: Path = HERE) -> str:
     # later command can look them up (see SameFileAudit.lean).
     refs = "\n".join(f"noncomputable def auditRef{i} := @{n}" for i, n in enumerate(names))
     # One command for all names: each walk stops at the other audited names (SameFileAudit.lean).
-    audit_lines = "#audit_axioms_all\n" + "\n".join(f"  {n}" for n in names)
+    audit_lines = ("#audit_axioms_all\n" + "\n".join(f"  {n}" for n in names)
+                   + "\n  watching " + " ".join(WATCHED_AXIOMS))
     return (
         "\n".join(imports) + "\n\n" + SERIAL_ELABORATION + "\n" + "\n".join(bodies)
         + "\n-- references, then the names of the #print axioms lines of AxiomAudit.lean\n"
@@ -360,42 +422,66 @@ SERIAL_ELABORATION = "set_option Elab.async false\n"
 LOCK_PATH = Path(tempfile.gettempdir()) / "proofs_lean-check.lock"
 
 
-# The WebAssembly checker sometimes dies with this message of its runtime (not of Lean) while
-# walking the largest proofs near its 4 GB memory; the same file passes on a rerun. Such a run
-# says nothing about the proofs, so it is retried, loudly; a Lean error is never retried.
+# The WebAssembly checker writes its output with synchronous writes to a non-blocking pipe (its
+# wrapper's, read by awk); when that pipe is full the write fails with EAGAIN, which its runtime
+# turns into EIO and Lean reports as this message, then stops. Reproduced on 2026-12-02 by
+# letting the checker print 300 KB into a pipe whose reader sleeps; the old audit printed about
+# 90 KB in one burst, so it aborted whenever the machine was too loaded to drain the pipe in
+# time. The remedy is output far below the pipe's 64 KiB (the compact audit report, every run
+# measured). A run that still aborts this way says nothing about the proofs: it is rerun, at
+# most RUNTIME_RETRIES times, and each rerun is reported (in the output, on stderr and in
+# RERUNS), never silent; a Lean error is never rerun.
 RUNTIME_FAULT = "hardware fault (error code:"
-RUNTIME_RETRIES = 10
+RUNTIME_RETRIES = 2
+
+#: A run whose output exceeds this many bytes is reported: it is half the 64 KiB a Linux pipe
+#: holds, past which a slow reader aborts the checker (see RUNTIME_FAULT).
+OUTPUT_WARN_BYTES = 32 * 1024
+
+#: Every rerun of this process, as (command, attempt, output bytes of the aborted run).
+RERUNS: list[tuple[str, int, int]] = []
+
+#: Every run of this process, as (command, status, seconds, output bytes).
+RUNS: list[tuple[str, int, float, int]] = []
 
 
 def run_lean_command(cmd: list[str], cwd: Path, timeout: float = 1800) -> tuple[int, str]:
     """Runs one Lean or Lake command (one at a time across processes); returns (status, output).
     A run that the WebAssembly runtime aborts (``RUNTIME_FAULT``) is rerun up to
-    ``RUNTIME_RETRIES`` times; the returned output notes each rerun."""
+    ``RUNTIME_RETRIES`` times; the returned output notes each rerun, and so does stderr."""
     notes = ""
     for attempt in range(RUNTIME_RETRIES + 1):
+        start = time.monotonic()
         rc, out = _run_once(cmd, cwd, timeout)
+        size = len(out.encode("utf-8", "replace"))
+        RUNS.append((" ".join(cmd), rc, time.monotonic() - start, size))
+        if size > OUTPUT_WARN_BYTES:
+            notes += (f"note: this Lean run printed {size} bytes, near the 64 KiB its output pipe holds "
+                      f"(a full pipe aborts the WebAssembly checker)\n")
+            print(notes.splitlines()[-1], file=sys.stderr)
         if rc == 0 or RUNTIME_FAULT not in out or attempt == RUNTIME_RETRIES:
             return rc, notes + out
+        RERUNS.append((" ".join(cmd), attempt + 1, size))
         notes += f"note: the Lean runtime aborted ({RUNTIME_FAULT} ...); rerun {attempt + 1}\n"
         print(notes.splitlines()[-1], file=sys.stderr)
     return rc, notes + out
 
 
 def _run_once(cmd: list[str], cwd: Path, timeout: float) -> tuple[int, str]:
-    with open(LOCK_PATH, "a") as lock:
+    # The output goes to a file, not a pipe of ours: a reader that falls behind cannot fill it.
+    with open(LOCK_PATH, "a") as lock, tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as sink:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:
-            proc = subprocess.run(
-                cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=timeout
-            )
-        except subprocess.TimeoutExpired as exc:
-            out = exc.stdout.decode() if isinstance(exc.stdout, bytes) else (exc.stdout or "")
-            return 124, out + f"\nerror: timed out after {timeout:.0f} s: {' '.join(cmd)}\n"
+            proc = subprocess.run(cmd, cwd=cwd, stdout=sink, stderr=subprocess.STDOUT, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            sink.seek(0)
+            return 124, sink.read() + f"\nerror: timed out after {timeout:.0f} s: {' '.join(cmd)}\n"
         except OSError as exc:
             return 127, f"error: cannot run {' '.join(cmd)}: {exc}\n"
         finally:
             fcntl.flock(lock, fcntl.LOCK_UN)
-    return proc.returncode, proc.stdout
+        sink.seek(0)
+        return proc.returncode, sink.read()
 
 
 def run_lake(project: Path = HERE, timeout: float = 1800) -> AuditReport:

@@ -5,17 +5,18 @@
 2. Otherwise, ``$LEAN`` names a checker of one Lean file (such as
    ``../shared/tools/lean-wasm/lean``; a relative path is resolved against the current
    directory): the axiom audit runs in same-file mode. Its one file contains
-   ``FacetSelection.lean`` and ``FirstHit.lean`` whole, so checking it elaborates and
-   kernel-checks every proof (a Lean error or ``sorry`` there fails the audit); checking them
-   again on their own would double the cost (about 140 s in the WebAssembly checker). With
-   ``--standalone`` each module is also checked on its own, without ``import Lean``: a module
-   that imports other modules of the project (``FirstHit`` imports ``FacetSelection``) as one
+   ``FacetSelection.lean``, ``FirstHit.lean`` and ``Culling.lean`` whole, so checking it
+   elaborates and kernel-checks every proof (a Lean error or ``sorry`` there fails the audit);
+   checking them again on their own would double the cost. With ``--standalone`` each module is
+   also checked on its own, importing only ``Init``: a module that imports other modules of the
+   project (``FirstHit`` imports ``FacetSelection``, ``Culling`` imports ``FirstHit``) as one
    file with those inlined before it (``audit.concatenated_source``), since a one-file checker
-   has no olean of them. A module outside the audit file is always checked that way.
+   has no olean of them. A module outside the audit file is always checked that way. Every
+   rerun of a run that the WebAssembly runtime aborted is reported in the closing lines.
    ``AxiomAudit.lean`` (``#print axioms``, which that checker refuses) and
    ``SameFileAudit.lean`` (a fragment) are checked only inside the audit file.
-   ``tests/lean/test_first_hit_eval.py`` checks both modules again without ``import Lean``
-   when it runs them.
+   ``tests/lean/test_first_hit_eval.py`` and ``tests/lean/test_culling_eval.py`` check the
+   modules again without ``import Lean`` when they run them.
 3. Otherwise the check is skipped: one loud line says so and how to get a checker, exit status
    0; but with ``--require`` (or ``CI=true`` in the environment) a missing checker is a
    failure, exit status 3.
@@ -99,6 +100,7 @@ def run_with_checker(lean: str, standalone: bool = False) -> int:
     print(f"lean: axiom audit RAN in same-file mode ({time.monotonic() - start:.0f} s):")
     print(report.summary())
     failures += report.problems
+    _report_runs()
     return _finish(failures, "same-file audit; imported core proofs are opaque to this checker")
 
 
@@ -120,6 +122,16 @@ def _finish(failures: list[str], how: str) -> int:
     print(f"lean check passed ({how}): no audited declaration depends on an axiom beyond "
           f"{', '.join(sorted(audit.ALLOWED_AXIOMS))}")
     return 0
+
+
+def _report_runs() -> None:
+    """One line per checker run (status, seconds, output bytes) and a loud line per rerun."""
+    for cmd, rc, seconds, size in audit.RUNS:
+        print(f"lean: run {Path(cmd.split()[-1]).name}: status {rc}, {seconds:.0f} s, {size} bytes of output")
+    for cmd, attempt, size in audit.RERUNS:
+        print(f"lean: !!! RERUN {attempt} of {Path(cmd.split()[-1]).name}: the WebAssembly runtime aborted "
+              f"(hardware fault, {size} bytes of output); see docs/decisions.md, \"Lean: the checker's "
+              "abort was a full output pipe\" !!!")
 
 
 #: Where to point ``LEAN`` (relative to the repository root), named in the skip message.

@@ -405,7 +405,9 @@ def _finite_nonzero_vec(x) -> Optional[np.ndarray]:
         return None
     if a.shape != (3,) or not np.all(np.isfinite(a)) or not np.any(a != 0):
         return None
-    if not math.isfinite(float(np.sqrt(_dot(a, a)))) or float(_dot(a, a)) == 0.0:
+    with np.errstate(over="ignore", under="ignore"):  # the overflow is the answer, not a warning
+        aa = float(_dot(a, a))
+    if not math.isfinite(aa) or aa == 0.0:
         return None  # overflowing or underflowing squares: no direction can be computed
     return a
 
@@ -790,6 +792,14 @@ def _joint_policy(path: PathView, j: int) -> bool:
     return rec.continuity >= JointContinuity.G1
 
 
+def _continues(path: PathView, pieces: list, k: int, i: int, corner_policy: FrameCornerPolicy) -> bool:
+    """Whether the stretch of regular intervals starting at piece ``i`` of span ``k`` continues the
+    run of span ``k - 1`` across joint k (the previous span ends regular and the joint is crossed:
+    G1, or a corner under RotateMinimally or Reject, which fails later) rather than seeding a run."""
+    return i == 0 and k > 0 and bool(pieces[k - 1]) and pieces[k - 1][-1].regular \
+        and (_joint_policy(path, k) or corner_policy is not FrameCornerPolicy.SplitRuns)
+
+
 def _signed_angle(a, b, axis) -> float:
     """Angle in (-pi, pi] rotating unit ``a`` to unit ``b`` about the unit ``axis``."""
     return float(math.atan2(float(_dot(K.cross(F64, a, b), axis)), float(_dot(a, b))))
@@ -842,13 +852,17 @@ def _build(path: PathView, dmap: DistanceMapView, prep: FramePreparation) -> Out
             parameter_range=(SegmentParameter(r.span, r.u0), SegmentParameter(r.span, r.u1))))
     regular_count = sum(1 for ps in pieces for p in ps if p.regular)
     # Samples: one per accepted interval end plus one per start of a stretch of regular
-    # intervals (each span start or range end); an upper bound, checked before allocating.
-    starts = sum(1 for ps in pieces for i, p in enumerate(ps) if p.regular and (i == 0 or not ps[i - 1].regular))
-    if regular_count + starts > limits.max_samples:
+    # intervals (each span start or range end: a run's seed or a joint's outgoing sample), the
+    # exact count, checked before allocating; runs: the stretch starts that do not continue a run
+    # across a joint.
+    starts = [(k, i) for k, ps in enumerate(pieces) for i, p in enumerate(ps)
+              if p.regular and (i == 0 or not ps[i - 1].regular)]
+    if regular_count + len(starts) > limits.max_samples:
         return failure(GeometryStatus.BudgetExceeded,
-                       f"{regular_count + starts} baked samples exceed max_samples = {limits.max_samples}",
-                       field="max_samples", value=float(regular_count + starts))
-    size = frames_bytes(regular_count + starts, starts, len(ranges))
+                       f"{regular_count + len(starts)} baked samples exceed max_samples = {limits.max_samples}",
+                       field="max_samples", value=float(regular_count + len(starts)))
+    runs_needed = sum(1 for k, i in starts if not _continues(path, pieces, k, i, prep.corner_policy))
+    size = frames_bytes(regular_count + len(starts), runs_needed, len(ranges))
     if size > limits.max_prepared_bytes:
         return failure(GeometryStatus.BudgetExceeded,
                        f"{size} prepared bytes exceed max_prepared_bytes = {limits.max_prepared_bytes}",

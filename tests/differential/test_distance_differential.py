@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from hypothesis import example, given, settings, strategies as st, target
 
-from oracles.checks import distance as D
+from oracles.families import distance as D
 from oracles.ledger import check_claim
 from oracles.model import VerdictKind
 from tests.profiles import examples
@@ -34,7 +34,7 @@ def distance_cases(draw):
     if closed:
         src[-1, 3] = src[0, 0]
     rel = draw(st.sampled_from([1e-5, 1e-4, 1e-3, 1e-2]))
-    case = D._case("hypothesis", src, rel, closed=closed, origin=tuple(origin))
+    case = D.make_case("hypothesis", src, rel, closed=closed, origin=tuple(origin))
     fracs = draw(st.lists(st.one_of(st.sampled_from([0.0, 1.0, 0.5, 1e-9, 1 - 1e-12]), st.floats(0, 1)),
                           max_size=3))
     case["extra_targets"] = [("fraction", f) for f in fracs] + [("boundary", draw(st.integers(0, 64)))]

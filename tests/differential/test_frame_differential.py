@@ -14,7 +14,8 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import given, settings, strategies as st
 
-from oracles.checks import frame as F
+from oracles.families.frame import corpus as F
+from oracles.families.frame import claims as frame_claims
 from oracles.ledger import check_claim
 from oracles.model import VerdictKind
 from reference.status import GeometryStatus as GS
@@ -84,6 +85,6 @@ def test_every_frame_claim_is_verified(case):
     if not f.ok:
         assert f.status in _EXPECTED_FAILURES | {GS.UnsupportedPrecision, GS.InvalidTopology}, f.diagnostic
         return
-    for claim in F.claims(case):
+    for claim in frame_claims(case):
         v = check_claim(claim)
         assert v.kind is VerdictKind.Verified, (claim.row, v.kind, v.note, v.witness, case["name"])

@@ -13,7 +13,7 @@ import math
 import numpy as np
 from hypothesis import example, given, settings, strategies as st, target
 
-from oracles.checks import path as P
+from oracles.families import path as P
 from oracles.ledger import check_claim
 from oracles.model import VerdictKind
 from reference.fp import narrow32, ulp32

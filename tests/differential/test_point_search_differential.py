@@ -15,7 +15,7 @@ import itertools
 import numpy as np
 from hypothesis import example, given, settings, strategies as st
 
-from oracles.checks import point_search as PSF
+from oracles.families import point_search as PSF
 from oracles.ledger import check_claim
 from oracles.model import VerdictKind
 from reference.point_search import MAX_POINT_NEIGHBORS, MAX_POINT_SEARCH_COORDINATE, PointSearchTree

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from interval.context import QQ
 from interval.projection import exact_point, exact_squared_distance, squared_distance_coefficients
-from oracles.checks.projection import check_approximate, check_strict, make_case, make_claim, path_view
+from oracles.families.projection import check_approximate, check_strict, make_case, make_claim, path_view
 from oracles.model import VerdictKind
 from reference import kernel as K
 from reference.context import F64

@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import given, settings, strategies as st, target
 
-from oracles.checks import surface as SF
+from oracles.families import surface as SF
 from oracles.ledger import check_claim
 from oracles.model import VerdictKind
 from reference.surface import try_prepare_surface

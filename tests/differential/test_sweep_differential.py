@@ -12,7 +12,8 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from oracles.checks import sweep as SW
+from oracles.families import sweep as SW
+from oracles.families.sweep import corpus as SWC
 from oracles.model import VerdictKind
 from reference.status import GeometryStatus as GS
 from tests.profiles import examples
@@ -23,7 +24,7 @@ _EXPECTED_FAILURES = {GS.DegenerateFrame, GS.BudgetExceeded, GS.CapacityExceeded
 @settings(max_examples=examples(6, 2000), deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.integers(0, 2**32 - 1), st.booleans())
 def test_sweeps_agree_with_the_oracle(seed, check_estimates):
-    case = SW._random(np.random.default_rng(seed))
+    case = SWC._random(np.random.default_rng(seed))
     pv, mv, fv, p, V, I = SW.build_sweep(case)
     if V is None:
         assert p.status in _EXPECTED_FAILURES, p.diagnostic

@@ -1,7 +1,7 @@
 """Differential tests: the surface-mesh fast path against the exact tessellation oracle on
 hypothesis networks.
 
-Networks come from the surface family's generators (``oracles.checks.surface``): grids of 1x1
+Networks come from the surface family's generators (``oracles.families.surface.corpus``): grids of 1x1
 to 2x2 patches (curved or exactly planar; each patch reparametrized at random, in random order
 with random ids; near the origin or up to 1e7 away with a chunk origin nearby), the cube, the
 one- and four-patch tubes, a collapsed side and a pole; the requested position error is 2 to
@@ -21,8 +21,8 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import HealthCheck, given, settings, strategies as st, target
 
-from oracles.checks import surface as SF
-from oracles.checks import tessellation as T
+from oracles.families import surface as SF
+from oracles.families import tessellation as T
 from oracles.ledger import check_claim
 from oracles.model import VerdictKind
 from tests.profiles import examples

@@ -163,7 +163,7 @@ def test_malformed_inputs_raise_and_flint_precision_is_restored():
 def test_agrees_with_the_branch_and_bound_on_the_corpus():
     # The ledger's cross-check, on the named and adversarial cases: the two independent
     # enclosures of the same minimum always share a point.
-    import oracles.checks.projection as PJ
+    import oracles.families.projection as PJ
     from interval.projection import enclose_min_distance
     from oracles.decide import enclosures_overlap
     from oracles.model import dec, dec_array

@@ -9,7 +9,7 @@ import numpy as np
 import sympy as sp
 
 from interval.sweep import curvature_product_iv, ideal_points, point_triangle_distance, ring_offsets_iv
-from oracles.checks.frame import _quarter
+from oracles.families.frame.corpus import _quarter
 
 from interval.context import to_mpq
 
@@ -60,7 +60,7 @@ def test_point_triangle_distance():
 
 def test_ideal_frames_integrate_once_and_agree_with_the_loop_twist():
     from interval.sweep import ideal_frames, true_loop_twist
-    from oracles.checks.frame import _quarter
+    from oracles.families.frame.corpus import _quarter
 
     # a planar closed loop has no holonomy; a chiral one has, and both routes give the same twist
     planar = np.array([_quarter((0, 0, 0), 1.5, k * math.pi / 2) for k in range(4)])

@@ -75,8 +75,8 @@ def test_forbidden_tokens_are_whole_tokens():
 # --- the sources ------------------------------------------------------------------------------
 
 def test_there_are_lean_sources():
-    assert {p.name for p in LEAN_FILES} >= {"FacetSelection.lean", "FirstHit.lean", "AxiomAudit.lean",
-                                             "SameFileAudit.lean"}
+    assert {p.name for p in LEAN_FILES} >= {"FacetSelection.lean", "FirstHit.lean", "Culling.lean",
+                                             "AxiomAudit.lean", "SameFileAudit.lean"}
 
 
 @pytest.mark.parametrize("path", LEAN_FILES, ids=lambda p: p.name)
@@ -136,8 +136,8 @@ def test_project_files():
     assert (PROOFS / "lean-toolchain").read_text() == "leanprover/lean4:v4.28.0\n"
     lakefile = tomllib.loads((PROOFS / "lakefile.toml").read_text())
     assert "require" not in lakefile, "Lean core only: no dependencies"
-    assert [lib["name"] for lib in lakefile["lean_lib"]] == ["FacetSelection", "FirstHit"]
-    assert lakefile["defaultTargets"] == ["FacetSelection", "FirstHit"]
+    assert [lib["name"] for lib in lakefile["lean_lib"]] == ["FacetSelection", "FirstHit", "Culling"]
+    assert lakefile["defaultTargets"] == ["FacetSelection", "FirstHit", "Culling"]
 
 
 # --- FirstHit.lean ------------------------------------------------------------------------------

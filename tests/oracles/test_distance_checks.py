@@ -11,7 +11,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import oracles.checks.distance as D
+import oracles.families.distance as D
+import oracles.families.distance.checks as DC
+import oracles.families.distance.oracle as DO
 from interval.arclength import enclose_arc_length, enclose_prefix_length
 from interval.context import lower, mid, to_mpq, upper
 from oracles.ledger import check_claim
@@ -141,13 +143,13 @@ def test_a_bound_inside_the_enclosure_is_undecided_at_a_small_budget(honest, mon
     hi = float(mid(L))  # within an ulp of the truth: undecidable by an enclosure 1e-9 wide
 
     def wide(key, u0, u1, prec):  # both oracles as if they could not narrow below 1e-9
-        with D.IV(prec).scope():
-            t = D.iv.mpf([float(x) for x in (lower(L), upper(L))])
-            return t * D.iv.mpf(["0.999999999", "1.000000001"]) / len(D._controls(c))
+        with DO.IV(prec).scope():
+            t = DO.iv.mpf([float(x) for x in (lower(L), upper(L))])
+            return t * DO.iv.mpf(["0.999999999", "1.000000001"]) / len(D.controls_of(c))
 
     planted = replace(c, {"lower": c.value["lower"], "upper": enc(hi)})
-    monkeypatch.setattr(D, "BUDGET", (113,))
-    monkeypatch.setattr(D, "_arc_length", wide)
+    monkeypatch.setattr(DC, "BUDGET", (113,))
+    monkeypatch.setattr(DO, "_arc_length", wide)
     v = check_claim(planted)
     assert v.kind is U and v.enclosure is not None
 
@@ -277,20 +279,20 @@ def test_a_total_wider_than_distance_error_is_violated(honest):
 
 def test_disjoint_arb_and_taylor_enclosures_are_an_oracle_fault(honest, monkeypatch):
     c = next(c for c in honest["distance.length_bounds"] if c.inputs["range"] == "total")
-    real = D.enclose_arc_length
+    real = DO.enclose_arc_length
 
     def shifted(P, u0, u1, prec, rel):  # a Taylor oracle gone wrong: its enclosure moved by 1
         e = real(P, u0, u1, prec, rel)
-        with D.IV(prec).scope():
+        with DO.IV(prec).scope():
             return type(e)(e.value + 1, e.reached, e.pieces, e.crude_pieces, e.prec)
 
-    D._arc_length.cache_clear()
-    monkeypatch.setattr(D, "enclose_arc_length", shifted)
+    DO._arc_length.cache_clear()
+    monkeypatch.setattr(DO, "enclose_arc_length", shifted)
     monkeypatch.setitem(D.CROSS_CHECK, "sample", 1)  # cross-check every piece
     try:
         v = check_claim(c)
     finally:
-        D._arc_length.cache_clear()
+        DO._arc_length.cache_clear()
     assert v.kind is F and set(v.witness["enclosures"]) == {"arb", "taylor"}
 
 
@@ -443,3 +445,112 @@ def test_the_bound_at_the_result_is_checked(honest):
 
 def _past(x):
     return float(x + abs(x) * 2.0**-10 + 2.0**-30)
+
+
+# --- Requests: the statuses the spec demands (issue 24) ------------------------------------------
+
+from oracles.contract import judge_answer  # noqa: E402
+from oracles.families.distance.leaves import leaf_gap, needed_leaves, replay_build  # noqa: E402
+from oracles.families.distance.leaves import _Span  # noqa: E402
+from oracles.families.distance.requests import status_requests  # noqa: E402
+from oracles.request import Answer, Request, StepAnswer  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def status_reqs():
+    return [Request(f"distance/s{k:03d}", "distance", name, steps, rules)
+            for k, (name, steps, rules) in enumerate(status_requests())]
+
+
+def _judge(req, ans):
+    verdicts, unanswered = [], []
+    judge_answer(req, ans, check_claim, verdicts.append, lambda row, where: unanswered.append((row, where)))
+    return verdicts, unanswered
+
+
+def _float_greedy(P, E, limit=10000):
+    """The spec's rule in plain float64 (no widening, no allowance): an independent replay that
+    agrees with the exact one wherever the exact one's margins are wide."""
+    def gap(u0, u1):
+        t = np.array([u0, u0 + (u1 - u0) / 3, u0 + 2 * (u1 - u0) / 3, u1])
+        # The sub-curve's Bezier controls from four points on it (exact for a cubic).
+        B = lambda u: ((1 - u) ** 3)[:, None] * P[0] + (3 * (1 - u) ** 2 * u)[:, None] * P[1] + \
+            (3 * (1 - u) * u * u)[:, None] * P[2] + (u ** 3)[:, None] * P[3]
+        pts = B(t)
+        s = np.array([0, 1 / 3, 2 / 3, 1])
+        M = np.stack([(1 - s) ** 3, 3 * (1 - s) ** 2 * s, 3 * (1 - s) * s * s, s ** 3], axis=1)
+        Q = np.linalg.solve(M, pts)
+        return np.sum(np.linalg.norm(np.diff(Q, axis=0), axis=1)) - np.linalg.norm(Q[3] - Q[0])
+    leaves = {(0.0, 1.0): gap(0.0, 1.0)}
+    depth = {(0.0, 1.0): 0}
+    while sum(leaves.values()) > E and len(leaves) < limit:
+        a, b = max(leaves, key=lambda k: (leaves[k], -k[0]))
+        d = depth.pop((a, b))
+        del leaves[(a, b)]
+        m = (a + b) / 2
+        for k in ((a, m), (m, b)):
+            leaves[k], depth[k] = gap(*k), d + 1
+    return len(leaves), len(leaves) - 1, max(depth.values())
+
+
+def test_the_exact_leaf_gap_matches_a_float_evaluation():
+    P = np.array([[0, 0, 0], [1, 2, 0], [3, -1, 1], [4, 0, 0]], dtype=np.float32)
+    for u0, u1 in ((0.0, 1.0), (0.25, 0.5), (0.5, 0.5 + 2.0**-20)):
+        lo, hi, poly = leaf_gap(_Span(P), u0, u1)
+        assert lo <= hi and hi - lo <= 2.0**-70 * max(float(poly), 1e-300)
+    straight = np.array([[0, 0, 0], [1, 0, 0], [2, 0, 0], [3, 0, 0]], dtype=np.float32)
+    assert leaf_gap(_Span(straight), 0.0, 1.0)[:2] == (0, 0)  # chord = polygon exactly
+
+
+@pytest.mark.parametrize("E", [2.0**-3, 2.0**-7, 1e-3, 1e-4])
+def test_the_replayed_leaf_count_agrees_with_a_float_replay_of_the_rule(E):
+    arc = np.array([[[0, 0, 0], [1, 1, 0], [2, 1, 0], [3, 0, 0]]], dtype=np.float32)
+    assert needed_leaves(arc, E) == _float_greedy(arc[0].astype(np.float64), E)
+
+
+def test_a_straight_line_needs_one_leaf_and_limits_decide_the_build():
+    line = np.array([[[0, 0, 0], [1, 0, 0], [2, 0, 0], [3, 0, 0]]], dtype=np.float32)
+    assert needed_leaves(line, 1e-6) == (1, 0, 0)
+    lim = {"max_leaves": 1, "max_subdivisions": 0, "max_depth": 0, "max_prepared_bytes": 68 + 24 + 16}
+    assert replay_build(line, 1e-6, lim).statuses == {"Success"}
+    assert replay_build(line, 1e-6, {**lim, "max_prepared_bytes": 68 + 24 + 15}).statuses == {"BudgetExceeded"}
+    assert replay_build(line, 1e-6, {**lim, "max_leaves": 0}).statuses == {"BudgetExceeded"}
+
+
+def test_named_status_requests_demand_what_the_spec_says(status_reqs):
+    by = {r.name.split(" (")[0]: r for r in status_reqs}
+    kinds = lambda r: [s.expect.kind if s.expect.kind != "failure" else set(s.expect.statuses) for s in r.steps]
+    for lim in ("max_leaves", "max_subdivisions", "max_depth", "max_prepared_bytes"):
+        eq = next(r for r in status_reqs if r.name.startswith(f"{lim} met with equality"))
+        past = next(r for r in status_reqs if r.name.startswith(f"{lim} exceeded by one"))
+        assert kinds(eq) == ["success"] * 3 and kinds(past) == [{"BudgetExceeded"}]
+    assert kinds(by["TryBoundDistance through an unbuilt map"]) == [{"MissingCache"}]
+    assert kinds(by["TryResolveDistance through an unbuilt map"]) == [{"MissingCache"}]
+    assert kinds(by["a map of revision 1 queried with the path of revision 2"])[3:] == [{"StaleRevision"}] * 3
+    assert kinds(by["max_iterations below what is needed"])[1:4] == [{"BudgetExceeded"}, {"BudgetExceeded"}, "success"]
+    assert all(s.expect.why for r in status_reqs for s in r.steps), "every expectation names its source"
+
+
+def test_our_fast_path_meets_every_status_request(status_reqs):
+    """Every status request answered by our fast path: statuses, values, rules, completeness."""
+    bad = []
+    for req in status_reqs:
+        verdicts, unanswered = _judge(req, D.answer(req))
+        bad += [(req.name, v.claim.row, v.witness) for v in verdicts if v.kind is not V]
+        bad += [(req.name, "unanswered", u) for u in unanswered]
+    assert not bad, bad[:5]
+
+
+def test_a_failed_rebuild_that_drops_the_map_is_violated(status_reqs):
+    rebuilds = [r for r in status_reqs if r.name.startswith("failed rebuild")]
+    assert len(rebuilds) == 4
+    for req in rebuilds:
+        ans = D.answer(req)
+        failed = next(k for k, s in enumerate(req.steps) if k and s.op == "TryBuildDistanceMap")
+        # The owner emptied by the failed rebuild: its state, and every later query.
+        dropped = [s if k < failed else StepAnswer(s.status, s.claims, {"built": False}) if k == failed
+                   else StepAnswer("MissingCache", (), {"status": "MissingCache"}) for k, s in enumerate(ans.steps)]
+        verdicts, _ = _judge(req, Answer(req.id, tuple(dropped)))
+        broken = [v for v in verdicts if v.kind is X]
+        assert any("rule" in v.claim.inputs for v in broken), req.name
+        assert any(v.witness.get("got") == "MissingCache" for v in broken if "rule" not in v.claim.inputs)

@@ -13,9 +13,19 @@ import math
 import numpy as np
 import pytest
 
-import oracles.checks.frame as F
+import importlib
+
+import oracles.families.frame as F
+from oracles.contract import judge_answer
+from oracles.families.frame import checks as FK
+from oracles.families.frame import checks_angular as FA
+from oracles.families.frame import demands as FD
 from oracles.ledger import check_claim
 from oracles.model import Claim, VerdictKind, dec, enc
+from oracles.request import Answer, StepAnswer
+
+FR = importlib.import_module("oracles.families.frame.requests")  # the package exports requests()
+FC = importlib.import_module("oracles.families.frame.corpus")
 
 V, X, U = VerdictKind.Verified, VerdictKind.Violated, VerdictKind.Undecided
 
@@ -90,13 +100,13 @@ def test_undecided_within_a_tiny_budget(monkeypatch, honest):
     c = next(c for c in rows(honest, "frame.regularity", "interior cusp") if c.value["regular"])
     wide = replace(c, inputs={**c.inputs, "u0": enc(0.25), "u1": enc(0.75)})
     # one piece cannot show or refute anything here: Undecided with the bound, never Verified
-    monkeypatch.setattr(F, "decide_speed_above", lambda P, a, b, s: IF.decide_speed_above(P, a, b, s, max_pieces=1))
+    monkeypatch.setattr(FK, "decide_speed_above", lambda P, a, b, s: IF.decide_speed_above(P, a, b, s, max_pieces=1))
     v = check_claim(wide)
     assert v.kind is X and v.witness["u"] == "1/2"  # the rational witness search finds the cusp
-    monkeypatch.setattr(F, "speed_witness", lambda *a, **k: None)
+    monkeypatch.setattr(FK, "speed_witness", lambda *a, **k: None)
     assert check_claim(wide).kind is X  # the second oracle's exact root u = 1/2 refutes it too
-    arb = F.decide_speed_arb
-    monkeypatch.setattr(F, "decide_speed_arb", lambda *a, **k: (None, arb(*a, **k)[1]))
+    arb = FK.decide_speed_arb
+    monkeypatch.setattr(FK, "decide_speed_arb", lambda *a, **k: (None, arb(*a, **k)[1]))
     v = check_claim(wide)
     assert v.kind is U and v.enclosure is not None
 
@@ -247,10 +257,12 @@ def test_named_cases_end_with_their_expected_status_and_are_verified(adversarial
         for c in cs:
             v = check_claim(c)
             assert v.kind is V, (name, c.row, v.note, v.witness)
-    # a named case whose status differs from the expected one is a producer fault
+    # a named case whose status differs from the one it states is Violated on the status row
     case = dict(next(c for c in cases if c["name"].startswith("RejectDegenerateSeed")), expect="ok")
-    with pytest.raises(F.CorpusExpectation, match="DegenerateFrame"):
-        F.claims(case)
+    req = FR.case_request("frame/test", case)
+    verdicts, _ = _judge(req, F.FAMILY.answer(req))
+    bad = [v for v in verdicts if v.kind is X]
+    assert bad and bad[0].claim.row == "frame.statuses" and bad[0].witness["got"] == "DegenerateFrame"
 
 
 def test_the_adversarial_cases_reach_what_they_are_for(adversarial):
@@ -398,17 +410,17 @@ def test_the_twist_allowance_is_the_one_distance_estimates_imply(adversarial):
     """The tolerance of the twist at s is |total| d (L + s) / (L (L - d)) plus rounding: with d
     a thousand times larger the twist may be a thousand times farther off, and no more."""
     c = _angular(adversarial, UNEVEN)
-    C = F._controls(c.inputs["controls"], None)
-    arcs = F._Arcs(C)
+    C = FK.controls_of(c.inputs["controls"], None)
+    arcs = FA.Arcs(C)
     L = arcs.total()[0]
     s = arcs.prefix(2, 0.3)[0]
     total = 2 * math.pi
-    tw, tol = F._twist_expected(c, C, arcs, 2, 0.3, total)
+    tw, tol = FA.twist_expected(c, C, arcs, 2, 0.3, total)
     d = dec(c.inputs["distance_error"])
     assert tw == pytest.approx(total * s / L, rel=1e-15)
     assert tol == pytest.approx(total * d * (L + s) / (L * (L - d)), rel=1e-3)
     wide = replace(c, inputs={**c.inputs, "distance_error": enc(1000 * d)})
-    assert F._twist_expected(wide, C, arcs, 2, 0.3, total)[1] == pytest.approx(1000 * tol, rel=1e-2)
+    assert FA.twist_expected(wide, C, arcs, 2, 0.3, total)[1] == pytest.approx(1000 * tol, rel=1e-2)
 
 
 def test_a_depth_limited_range_is_two_to_the_minus_max_depth_wide(adversarial, honest):
@@ -461,3 +473,123 @@ def test_a_frame_inside_a_singular_range_is_violated(adversarial):
     assert shared and all(c.value == {"status": "Degenerate"} and check_claim(c).kind is V for c in shared)
     v = check_claim(F.CONTRACTS["frame.vectors"].plant(shared[0]))
     assert v.kind is X and "common end of two" in v.witness["why"]
+
+
+# --- Requests and their statuses (issue 24) ----------------------------------------------------
+
+
+def _judge(req, ans):
+    verdicts, unanswered = [], []
+    judge_answer(req, ans, check_claim, verdicts.append, lambda row, where: unanswered.append((row, where)))
+    return verdicts, unanswered
+
+
+@pytest.fixture(scope="module")
+def status_reqs():
+    return F.FAMILY.requests(1, FC.NAMED + FR.STATUS_REQUESTS)[FC.NAMED:]
+
+
+def _named(reqs, prefix):
+    return next(r for r in reqs if r.name.startswith(prefix))
+
+
+def test_the_corpus_counts_are_the_documented_ones():
+    assert len(FR.status_requests()) == FR.STATUS_REQUESTS
+    assert F.FAMILY.default_cases == FC.NAMED + FR.STATUS_REQUESTS + 1  # then one random chain
+    doc = " ".join(FR.__doc__.split())
+    assert f"The first {FC.NAMED} requests" in doc
+    assert f"{FR.STATUS_REQUESTS} requests, so ``--cases {FC.NAMED + FR.STATUS_REQUESTS}``" in doc
+
+
+def test_our_fast_path_meets_every_status_request(status_reqs):
+    """Every status request answered by our fast path: statuses, values, rules, completeness."""
+    bad = []
+    for req in status_reqs:
+        verdicts, unanswered = _judge(req, F.FAMILY.answer(req))
+        bad += [(req.name, v.claim.row, v.witness) for v in verdicts if v.kind is not V]
+        bad += [(req.name, "unanswered", u) for u in unanswered]
+    assert not bad, bad[:5]
+
+
+def test_a_failed_rebuild_that_drops_the_frames_is_violated(status_reqs):
+    rebuilds = [r for r in status_reqs if r.name.startswith("failed rebuild")]
+    assert len(rebuilds) == 3
+    for req in rebuilds:
+        ans = F.FAMILY.answer(req)
+        assert ans.steps[2].status != "Success"
+        # the owner emptied by the failed rebuild: its state, and the query after it without frames
+        dropped = [ans.steps[0], ans.steps[1], StepAnswer(ans.steps[2].status, (), {"runs": []}),
+                   StepAnswer("MissingCache", (), {"status": "MissingCache"})]
+        verdicts, _ = _judge(req, Answer(req.id, tuple(dropped)))
+        broken = [v for v in verdicts if v.kind is X]
+        assert any("rule" in v.claim.inputs for v in broken), req.name
+        assert any(v.witness.get("got") == "MissingCache" for v in broken if "rule" not in v.claim.inputs)
+
+
+def test_limits_at_equality_and_one_past_follow_the_rule(status_reqs):
+    """A planar path's step differences are 0 (both steps are the rotation about the plane normal),
+    so the rule accepts every regular interval at depth MIN_DEPTH = 1: the two-span S-curve bakes 2 x 2
+    intervals plus one stretch start per span, 6 samples, in one run: 6 x 120 + 24 = 744 bytes
+    (docs/decisions.md: 120 bytes per sample, 24 per run). The demand flips at exactly that count."""
+    eq = _named(status_reqs, "max_prepared_bytes met with equality")
+    past = _named(status_reqs, "max_prepared_bytes exceeded by one")
+    assert "744 bytes" in eq.name and eq.steps[0].inputs["preparation"]["limits"]["max_prepared_bytes"] == 744
+    assert eq.steps[0].expect.kind == "success"
+    assert past.steps[0].expect.statuses == ("BudgetExceeded",)
+    assert past.steps[0].inputs["preparation"]["limits"]["max_prepared_bytes"] == 743
+    C = FD.narrowed_controls(eq.steps[0].inputs["path"])
+    rep = FD.replay_partition(C, 1e-9, 1e-8, 1e-7)
+    assert rep.settled and rep.lo == rep.hi == {"depth": 1, "splits": 2, "accepted": 4, "starts": 2}
+    # the quarter helix: the rule needs a depth, splits and samples that each flip the demand
+    for limit in ("max_depth", "max_subdivisions", "max_samples"):
+        eq, past = _named(status_reqs, f"{limit} met with equality"), _named(status_reqs, f"{limit} exceeded by one")
+        a = eq.steps[0].inputs["preparation"]["limits"][limit]
+        assert past.steps[0].inputs["preparation"]["limits"][limit] == a - 1 and a >= 2
+        assert eq.steps[0].expect.kind == "success" and past.steps[0].expect.statuses == ("BudgetExceeded",)
+
+
+def test_a_frame_inside_a_singular_range_is_violated_without_any_claim():
+    """Spec 002: TryEvaluateFrame "returns Degenerate inside it". A producer that answers a frame at
+    the cusp u = 1/3 (and makes no claim of it, so no value row sees it) is Violated on the status
+    row: the request demands Degenerate there, decided from the exact speed alone."""
+    req = FR.case_request("frame/test", FC.named_case("cusp at u = 1/3, SplitRuns"))
+    k = next(i for i, s in enumerate(req.steps) if s.op == "TryEvaluateFrame" and s.expect.kind == "failure")
+    assert req.steps[k].expect.statuses == ("Degenerate",) and dec(req.steps[k].inputs["u"]) == 1 / 3
+    ans = F.FAMILY.answer(req)
+    assert ans.steps[k].status == "Degenerate"
+    frame = {"position": [enc(0.0)] * 3, "tangent": [enc(1.0), enc(0.0), enc(0.0)],
+             "normal": [enc(0.0), enc(1.0), enc(0.0)], "binormal": [enc(0.0), enc(0.0), enc(1.0)]}
+    steps = list(ans.steps)
+    steps[k] = StepAnswer("Success", (), frame)
+    verdicts, _ = _judge(req, Answer(req.id, tuple(steps)))
+    bad = [v for v in verdicts if v.kind is X]
+    assert len(bad) == 1 and bad[0].claim.row == "frame.statuses" and bad[0].witness["got"] == "Success"
+
+
+def test_must_be_degenerate_parameters_do_not_depend_on_max_depth():
+    """At the cusp u = 1/2 (B'(1/2) = 0 exactly) evaluation must be Degenerate whatever MaxDepth is;
+    half a grid step away a range the spec allows may or may not hold the point; far away it must
+    have a frame."""
+    P = np.array([[-1, 0, 0], [1, 1, 0.5], [-1, 1, 0.5], [1, 0, 0]], dtype=np.float64)
+    for depth in (1, 4, 12, 24, 40, 52):
+        assert FD.evaluation_demand(P, 1e-9, depth, 0.5)[0] == "failure"
+    for depth in (4, 12, 24):
+        w = 2.0**-depth
+        assert FD.evaluation_demand(P, 1e-9, depth, 0.5 + w / 2)[0] == "either"
+        assert FD.evaluation_demand(P, 1e-9, depth, 0.5 - 3 * w)[0] == "success"
+    assert FD.evaluation_demand(P, 1e-9, 24, 0.1)[0] == "success"
+    # a stationary span: every parameter has speed 0
+    S = np.repeat(np.array([[2.0, 1.0, 0.5]]), 4, axis=0)
+    assert all(FD.evaluation_demand(S, 1e-9, 24, u)[0] == "failure" for u in (0.0, 0.3, 1.0))
+
+
+def test_a_run_ending_just_before_a_cusp_is_not_refuted_where_the_oracle_cannot_integrate(status_reqs):
+    """Near a cusp the RMF integrator's step control stops (float root-finding of |B'|^2); that is
+    the oracle's limit, not a refutation: Undecided unless a zero of the speed in the run is shown
+    exactly (a run across the cusp is still Violated: ``test_a_run_across_the_cusp_is_violated``)."""
+    case = FC._case("interior cusp", [[[-1, 0, 0], [1, 1, 0.5], [-1, 1, 0.5], [1, 0, 0]]], max_depth=30)
+    ans = F.FAMILY.answer(FR.case_request("frame/test", case))
+    ang = next(c for s in ans.steps for c in s.claims if c.row == "frame.angular_error_estimate")
+    v = check_claim(ang)
+    assert v.kind is U and "no zero of the speed" in v.note
+

@@ -8,7 +8,9 @@ import math
 import numpy as np
 import pytest
 
-import oracles.checks.path as path_checks
+import oracles.families.path as path_checks
+import oracles.families.path.answers as path_answers
+import oracles.families.path.checks as path_checkers
 from oracles.ledger import check_claim
 from oracles.model import Claim, VerdictKind, dec, dec_array, enc
 from reference import error_model as EM
@@ -185,9 +187,9 @@ def test_undecidable_at_the_budget_is_undecided_never_verified(monkeypatch):
         t = np.array(T)
         t[2] = float(np.float64(T[2]) + np.float64(b)) + k * 2.0**-60
         claim = Claim("path.tangents", G.Rounded, {"tangent": enc(t)}, inputs)
-        monkeypatch.setattr(path_checks, "BUDGET", (53,))
+        monkeypatch.setattr(path_checkers, "BUDGET", (53,))
         small = check_claim(claim)
-        monkeypatch.setattr(path_checks, "BUDGET", (113, 256, 2048))
+        monkeypatch.setattr(path_checkers, "BUDGET", (113, 256, 2048))
         full = check_claim(claim)
         assert full.kind is not U
         if small.kind is not U:
@@ -392,7 +394,7 @@ def test_statuses_of_requests_without_a_point(honest):
 
 
 def test_sampling_that_differs_from_evaluation_is_a_second_claim_and_is_judged(monkeypatch):
-    real = path_checks.try_sample_path
+    real = path_answers.try_sample_path
 
     def shifted(view, ks, us, out, *a, **kw):
         r = real(view, ks, us, out, *a, **kw)
@@ -400,7 +402,7 @@ def test_sampling_that_differs_from_evaluation_is_a_second_claim_and_is_judged(m
             out[: len(ks), 0] += 1.0  # sampling off by one unit in x
         return r
 
-    monkeypatch.setattr(path_checks, "try_sample_path", shifted)
+    monkeypatch.setattr(path_answers, "try_sample_path", shifted)
     case = next(c for c in path_checks.generate(7, 24) if c["name"] == "closed, Wrap")
     claims = [c for c in path_checks.claims(case) if c.row == "path.interior_positions"]
     extra = [c for c in claims if "controls" not in c.inputs and not isinstance(c.value, dict)]
@@ -440,3 +442,188 @@ def test_catmull_rom_waypoints_whose_squared_distances_leave_the_normal_range(sp
     verdicts = [check_claim(c) for c in claims]
     assert all(v.kind is V for v in verdicts), [v.witness for v in verdicts]
     assert all(0 < v.bound_use < 1 for v in verdicts)  # a finite model that the claim uses
+
+
+# --- Requests: the statuses the spec demands (issue 24) -----------------------------------------
+
+from fractions import Fraction  # noqa: E402
+
+from oracles.contract import judge_answer  # noqa: E402
+from oracles.families.path.checks import degenerate_decision  # noqa: E402
+from oracles.families.path.requests import case_request, status_requests  # noqa: E402
+from oracles.request import Request  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def status_reqs():
+    return [Request(f"path/s{k:03d}", "path", name, steps, rules)
+            for k, (name, steps, rules) in enumerate(status_requests())]
+
+
+def _named(reqs, prefix):
+    found = [r for r in reqs if r.name.startswith(prefix)]
+    assert found, prefix
+    return found[0]
+
+
+def _kinds(req, op):
+    """Each step of ``op``: "success", "either", or the set of failure statuses it accepts."""
+    return [s.expect.kind if s.expect.kind in ("success", "either") else set(s.expect.statuses)
+            for s in req.steps if s.op == op]
+
+
+# (request name prefix, op, what the spec demands of each of its steps), written from the spec's
+# sentences and our decisions, not from the fast path.
+_DEMANDS = [
+    ("max_spans met with equality", "TryPreparePath", ["success"]),
+    ("max_spans exceeded by one", "TryPreparePath", [{"BudgetExceeded"}]),
+    ("zero max_spans allows no work", "TryPreparePath", [{"BudgetExceeded"}]),
+    ("max_prepared_bytes met with equality (2 spans", "TryPreparePath", ["success"]),
+    ("max_prepared_bytes exceeded by one", "TryPreparePath", [{"BudgetExceeded"}]),
+    ("WorkLimits out of range", "TryPreparePath", [{"InvalidArgument"}]),
+    ("ToleranceProfile out of range (continuity_angle = 4)", "TryPreparePath", [{"InvalidArgument"}]),
+    ("no spans", "TryPreparePath", [{"InvalidArgument"}]),
+    ("zero domain width", "TryPreparePath", [{"InvalidArgument"}]),
+    ("chunk-relative controls beyond the float32 range", "TryPreparePath", [{"UnsupportedPrecision"}]),
+    ("position error below the floor far from the origin", "TryPreparePath", [{"UnsupportedPrecision"}]),
+    ("joint gap above ContinuityPosition", "TryPreparePath", [{"InvalidTopology"}]),
+    ("joint gap exactly ContinuityPosition", "TryPreparePath", ["success"]),
+    ("joint gap one float64 step above ContinuityPosition", "TryPreparePath", [{"InvalidTopology"}]),
+    ("closing joint gap above ContinuityPosition", "TryPreparePath", [{"InvalidTopology"}]),
+    ("Wrap on an open path", "TryEvaluatePath", [{"InvalidArgument"}] * 2),
+    ("track-only policies on a path", "TryEvaluatePath", [{"InvalidArgument"}] * 3),
+    # Reject: 2^-1074 before the start, 2^-52 after the end (both sides of the domain), then the
+    # endpoints spelled (n, 0), (-1, 1) and the exact ends on either side.
+    ("Reject just outside both ends", "TryEvaluatePath", [{"InvalidDomain"}] * 4 + ["success"] * 4),
+    ("Clamp and Wrap outside a closed path", "TryEvaluatePath", ["success"] * 5),
+    ("caller's speed above |dP/du|", "TryEvaluatePathTangent", [{"Degenerate"}] * 2),
+    ("caller's speed just below |dP/du|", "TryEvaluatePathTangent", ["success"] * 2),
+    ("caller's speed exactly |dP/du|", "TryEvaluatePathTangent", ["either"]),
+    ("stationary span", "TryEvaluatePathTangent", [{"Degenerate"}] * 2),
+    ("negative caller's speed", "TryEvaluatePathTangent", [{"InvalidArgument"}]),
+    ("conversion capacity met with equality (Hermite", "TryConvertHermite", ["success"]),
+    ("conversion capacity exceeded by one (Hermite", "TryConvertHermite", [{"CapacityExceeded"}]),
+    ("conversion capacity met with equality (closed Catmull-Rom", "TryConvertCentripetalCatmullRom", ["success"]),
+    ("conversion capacity exceeded by one (closed Catmull-Rom", "TryConvertCentripetalCatmullRom",
+     [{"CapacityExceeded"}]),
+    ("Catmull-Rom: a closed source of two waypoints", "TryConvertCentripetalCatmullRom", [{"InvalidArgument"}]),
+    ("Catmull-Rom: coincident waypoints and too small a capacity", "TryConvertCentripetalCatmullRom",
+     [{"InvalidDomain", "CapacityExceeded"}]),
+    ("Catmull-Rom: a closed source repeating its first waypoint", "TryConvertCentripetalCatmullRom",
+     [{"InvalidDomain"}]),
+]
+
+
+@pytest.mark.parametrize("prefix, op, demanded", _DEMANDS, ids=[d[0] for d in _DEMANDS])
+def test_named_status_requests_demand_what_the_spec_says(status_reqs, prefix, op, demanded):
+    req = _named(status_reqs, prefix)
+    assert _kinds(req, op) == demanded
+    assert all(s.expect.why for s in req.steps), "every expectation names its source"
+
+
+def test_named_corpus_cases_demand_the_floor_and_coincidence_statuses():
+    reqs = path_checks.FAMILY.requests(1, 27)
+    demanded = {"position error exactly at the floor": ["success"],
+                "position error one ulp below the floor": [{"UnsupportedPrecision"}],
+                "floor minus one ulp": [{"UnsupportedPrecision"}],
+                "relative position error at the floor": ["success"]}
+    for name, want in demanded.items():
+        assert _kinds(_named(reqs, name), "TryPreparePath") == want, name
+    cr = "TryConvertCentripetalCatmullRom"
+    assert _kinds(_named(reqs, "coincident Catmull-Rom"), cr) == [{"InvalidDomain"}]
+    assert _kinds(_named(reqs, "near-coincident Catmull-Rom"), cr) == ["success"]
+    assert _kinds(_named(reqs, "waypoints exactly at the coincidence distance"), cr) == [{"InvalidDomain"}]
+    assert _kinds(_named(reqs, "closed source repeating its first waypoint"), cr) == [{"InvalidDomain"}]
+    # The stationary span's tangents (all u) and the ease endpoint's (u = 0 of span 1) are Degenerate.
+    still = _named(reqs, "stationary span and ease endpoint")
+    degenerate = [s for s in still.steps if s.op == "TryEvaluatePathTangent" and s.expect.statuses == ("Degenerate",)]
+    assert {0, 1} <= {s.inputs["span"] for s in degenerate} and len(degenerate) >= 10
+
+
+def _independent_floor(src, origin) -> float:
+    """2 ulp32(E) + N rounded up to float64, from numpy's float32 rounding and Fractions (not
+    from interval.narrowing): the spec's floor, computed another way."""
+    rel = src - origin  # float64 subtraction, as the spec says
+    n32 = rel.astype(np.float32)
+    E = float(np.max(np.abs(n32)))
+    ulp = Fraction(float(np.spacing(np.float32(E))))
+    N = max(abs(Fraction(float(a)) - (Fraction(float(s)) - Fraction(float(o))))
+            for a, s, o in zip(n32.ravel(), src.ravel(), np.broadcast_to(origin, src.shape).ravel()))
+    q = 2 * ulp + N
+    f = float(q)
+    return f if Fraction(f) >= q else math.nextafter(f, math.inf)
+
+
+def test_the_floor_decision_is_exact_at_equality():
+    """The floor cases' position errors are the floor itself and one float64 below it: the
+    request demands success at the floor and UnsupportedPrecision below, by an independent
+    computation of the floor."""
+    reqs = path_checks.FAMILY.requests(1, 27)
+    for name, ok in (("position error exactly at the floor", True), ("position error one ulp below the floor", False)):
+        step = _named(reqs, name).steps[0]
+        src = np.stack([dec_array(s["controls"]) for s in step.inputs["spans"]])
+        floor = _independent_floor(src, dec_array(step.inputs["origin"]))
+        pe = dec(step.inputs["tolerance"]["position_error"])
+        assert (pe >= floor) is ok and (pe == floor if ok else math.nextafter(pe, 1.0) == floor)
+        assert step.expect.kind == ("success" if ok else "failure")
+
+
+def test_degenerate_is_decided_on_the_exact_speed_with_its_rounding_band():
+    line = np.array([[0, 0, 0], [1, 0, 0], [2, 0, 0], [3, 0, 0]], np.float32)  # B'(u) = (3, 0, 0)
+    assert degenerate_decision(line, 0.3, 4.0) == "Degenerate"
+    assert degenerate_decision(line, 0.3, 2.0) == "Success"
+    assert degenerate_decision(line, 0.3, 3.0) is None  # at the caller's speed: either
+    assert degenerate_decision(line, 0.3, 3.0 + 2.0**-30) == "Degenerate"
+    assert degenerate_decision(line, 0.3, 3.0 - 2.0**-30) == "Success"
+    still = np.full((4, 3), 2.5, np.float32)
+    assert degenerate_decision(still, 0.5, 0.0) == "Degenerate"  # zero speed, even at a zero caller's speed
+
+
+def _judge(req, ans):
+    verdicts, unanswered = [], []
+    judge_answer(req, ans, check_claim, verdicts.append, lambda row, where: unanswered.append((row, where)))
+    return verdicts, unanswered
+
+
+def test_our_fast_path_meets_every_status_request(status_reqs):
+    """Every status request answered by our fast path: statuses, values, rules, completeness."""
+    bad = []
+    for req in status_reqs:
+        verdicts, unanswered = _judge(req, path_checks.answer(req))
+        bad += [(req.name, v.claim.row, v.witness) for v in verdicts if v.kind is not V]
+        bad += [(req.name, "unanswered", u) for u in unanswered]
+    assert not bad, bad[:5]
+
+
+def test_a_failed_rebuild_that_drops_the_path_is_violated(status_reqs):
+    from oracles.request import Answer, StepAnswer
+
+    rebuilds = [r for r in status_reqs if r.name.startswith("failed rebuild")]
+    assert len(rebuilds) == 4
+    for req in rebuilds:
+        ans = path_checks.answer(req)
+        failed = next(k for k, s in enumerate(req.steps) if k and s.op == "TryPreparePath")
+        # The owner emptied by the failed rebuild: its state, and every later query without a path.
+        dropped = [s if k < failed else StepAnswer(s.status, s.claims, {"controls": []}) if k == failed
+                   else StepAnswer("MissingCache", (), {"status": "MissingCache"}) for k, s in enumerate(ans.steps)]
+        verdicts, _ = _judge(req, Answer(req.id, tuple(dropped)))
+        broken = [v for v in verdicts if v.kind is X]
+        assert any("rule" in v.claim.inputs for v in broken), req.name
+        assert any(v.witness.get("got") == "MissingCache" for v in broken if "rule" not in v.claim.inputs)
+
+
+def test_requests_do_not_run_the_fast_path(monkeypatch):
+    """Expected statuses are decided without our fast path: with every path operation of
+    reference.path made to raise, the requests are still generated (all but the two cases whose
+    thresholds are read from our joint records, an input choice)."""
+    import reference.path as RP
+
+    def refuse(*a, **k):
+        raise AssertionError("the fast path was run to decide a request")
+
+    for name in ("try_prepare_path", "try_evaluate_path", "try_evaluate_path_tangent", "try_sample_path",
+                 "resolve_parameter", "try_convert_hermite", "try_convert_centripetal_catmull_rom"):
+        monkeypatch.setattr(RP, name, refuse)
+    cases = [c for c in path_checks.generate(1, 120) if c.get("thresholds") != "stored"]
+    reqs = [case_request(f"path/{k}", c) for k, c in enumerate(cases)]
+    assert len(status_requests()) >= 50 and len(reqs) == 118

@@ -11,14 +11,16 @@ from __future__ import annotations
 import itertools
 from fractions import Fraction
 
+import gmpy2
 import numpy as np
 import pytest
 
-import oracles.checks.point_search as PSF
+import oracles.families.point_search as PSF
 from interval.point_search import as_rational, exact_nearest, exact_squared_distances
 from oracles.ledger import check_claim
 from oracles.model import Claim, VerdictKind, dec, enc
 from reference.point_search import MAX_POINT_NEIGHBORS
+from reference.status import GuaranteeClass as G
 
 V, X = VerdictKind.Verified, VerdictKind.Violated
 F32 = {"u": enc(2.0 ** -24)}
@@ -203,7 +205,7 @@ def test_near_tie_inversion_is_inside_the_float32_band_only():
     pos = [[enc(1 + 2.0 ** -23), enc(0.0), enc(0.0)], [enc(1.0), enc(0.0), enc(0.0)]]
     inputs = {"positions": pos, "query": [enc(0.0)] * 3, "count": 2}
     swapped = {"indices": [0, 1], "distances": [enc(1.0), enc(1.0)]}
-    c = Claim("point_search.nearest", PSF.G.Rounded, swapped, inputs)
+    c = Claim("point_search.nearest", G.Rounded, swapped, inputs)
     assert check_claim(replace(c, model=F32)).kind is V
     v = check_claim(c)
     assert v.kind is X
@@ -216,7 +218,7 @@ def test_near_tie_inversion_is_inside_the_float32_band_only():
 
 def test_model_bound_is_exact():
     d = Fraction(3, 7)
-    b = PSF.model_bound(PSF.gmpy2.mpq(3, 7), 2.0 ** -53, 2.0 ** -1074)
+    b = PSF.model_bound(gmpy2.mpq(3, 7), 2.0 ** -53, 2.0 ** -1074)
     assert Fraction(int(b.numerator), int(b.denominator)) == (
         d * Fraction(1, 2 ** 24) + Fraction(1, 2 ** 149) + 8 * (d * Fraction(1, 2 ** 53) + Fraction(1, 2 ** 1074)))
 
@@ -254,7 +256,7 @@ def _naive_float32_claims(pts, q, k, model):
     order = np.lexsort((np.arange(len(p)), d32))[:k]
     value = {"indices": order.tolist(), "distances": enc(d32[order])}
     inputs = {"positions": enc(p), "query": enc(q32), "count": k}
-    return Claim("point_search.nearest", PSF.G.Rounded, value, inputs, model)
+    return Claim("point_search.nearest", G.Rounded, value, inputs, model)
 
 
 def test_a_naive_float32_producer_passes_its_declared_model_but_not_exact_ties():
@@ -285,3 +287,161 @@ def test_a_naive_float32_producer_passes_its_declared_model_but_not_exact_ties()
             if w.kind is X:
                 assert "tie" in w.witness["why"] or "lower source index" in w.witness["why"]
     assert hits >= 10
+
+
+# --- Requests and their statuses (issue 24) ----------------------------------------------------
+# Expectations below are derived by hand from spec 002 "Point neighborhoods" and the decisions
+# the requests cite ("Point search: limits": 2^60, 32, at least one point, CapacityExceeded for
+# short outputs), never from the fast path.
+
+import importlib  # noqa: E402
+
+from oracles.contract import judge_answer  # noqa: E402
+from oracles.model import parse_number  # noqa: E402
+from reference.point_search import MAX_POINT_SEARCH_COORDINATE, PointSearchTree  # noqa: E402
+
+PR = importlib.import_module("oracles.families.point_search.requests")
+PC = importlib.import_module("oracles.families.point_search.corpus")
+
+
+@pytest.fixture(scope="module")
+def status_reqs():
+    return [PR.request_at(1, k) for k in range(PC.NAMED, PC.NAMED + PR.STATUS_REQUESTS)]
+
+
+def _judge(req, ans):
+    verdicts, unanswered = [], []
+    judge_answer(req, ans, check_claim, verdicts.append, lambda row, where: unanswered.append((row, where)))
+    return verdicts, unanswered
+
+
+def _named(reqs, prefix):
+    return next(r for r in reqs if r.name.startswith(prefix))
+
+
+def test_the_corpus_counts_are_the_documented_ones(status_reqs):
+    assert len(PR.status_requests()) == PR.STATUS_REQUESTS == len(status_reqs)
+    assert PC.NAMED == 13
+    # the 300 cases of the older corpus (13 named, 287 random clouds), plus the status contracts
+    assert PSF.FAMILY.default_cases == 300 + PR.STATUS_REQUESTS
+    doc = " ".join(PR.__doc__.split())
+    assert f"requests {PC.NAMED} to {PC.NAMED + PR.STATUS_REQUESTS - 1}" in doc
+    assert f"``--cases {PC.NAMED + PR.STATUS_REQUESTS}``" in doc
+    # a random cloud after the contracts is the corpus case it was before them
+    k = PC.NAMED + PR.STATUS_REQUESTS + 4
+    req = PR.request_at(1, k)
+    case = PC.case_at(1, PC.NAMED + 4)
+    assert req.steps[0].inputs["positions"] == enc(np.asarray(case["positions"], np.float64))
+    assert len(req.steps) == 1 + len(case["queries"])
+
+
+def test_our_fast_path_meets_every_status_request(status_reqs):
+    """Every status request answered by our fast path: statuses, values, rules, completeness."""
+    bad = []
+    for req in status_reqs:
+        verdicts, unanswered = _judge(req, PSF.FAMILY.answer(req))
+        bad += [(req.name, v.claim.row, v.kind.value, v.witness) for v in verdicts if v.kind is not V]
+        bad += [(req.name, "unanswered", u) for u in unanswered]
+    assert not bad, bad[:5]
+
+
+def _coords(step):
+    raw = step.inputs["positions"] if step.op == PR.BUILD else [step.inputs["query"]]
+    return [parse_number(x) for p in raw for x in p]
+
+
+def test_the_limits_are_the_hand_derived_ones(status_reqs):
+    M = Fraction(2) ** 60
+    # coordinates of magnitude exactly 2^60 must be accepted ('magnitudes above' are rejected)
+    eq = _named(status_reqs, "MAX_POINT_SEARCH_COORDINATE met with equality (positions")
+    assert max(abs(x) for x in _coords(eq.steps[0])) == M and eq.steps[0].expect.kind == "success"
+    assert all(s.expect.kind == "success" for s in eq.steps)
+    eq = _named(status_reqs, "MAX_POINT_SEARCH_COORDINATE met with equality by a query")
+    assert max(abs(x) for x in _coords(eq.steps[1])) == M and eq.steps[1].expect.kind == "success"
+    # one float32 ulp above (2^60 + 2^37) must be refused, for a position and for a query
+    for prefix, k in (("MAX_POINT_SEARCH_COORDINATE exceeded by one float32 ulp (a position", 0),
+                      ("MAX_POINT_SEARCH_COORDINATE exceeded by one float32 ulp by a query", 1)):
+        past = _named(status_reqs, prefix)
+        assert max(abs(x) for x in _coords(past.steps[k])) == M + 2 ** 37
+        assert past.steps[k].expect.statuses == ("InvalidArgument",)
+    # counts: 32 of 36 points succeeds, 33 fails (outputs long enough: the count is the defect)
+    eq, past = _named(status_reqs, "MAX_POINT_NEIGHBORS met"), _named(status_reqs, "MAX_POINT_NEIGHBORS exceeded")
+    assert len(eq.steps[0].inputs["positions"]) == 36 and eq.steps[1].inputs["count"] == 32
+    assert eq.steps[1].expect.kind == "success"
+    assert past.steps[1].inputs["count"] == 33 and past.steps[1].inputs["capacity"] == 33
+    assert past.steps[1].expect.statuses == ("InvalidArgument",)
+    eq, past = _named(status_reqs, "point count met with equality ("), _named(status_reqs, "point count exceeded")
+    assert len(eq.steps[0].inputs["positions"]) == eq.steps[1].inputs["count"] == 27
+    assert eq.steps[1].expect.kind == "success"
+    assert past.steps[1].inputs["count"] == 28 and past.steps[1].expect.statuses == ("InvalidArgument",)
+    eq, past = _named(status_reqs, "output capacity met"), _named(status_reqs, "output capacity exceeded")
+    assert (eq.steps[1].inputs["count"], eq.steps[1].inputs["capacity"]) == (5, 5)
+    assert eq.steps[1].expect.kind == "success"
+    assert (past.steps[1].inputs["count"], past.steps[1].inputs["capacity"]) == (5, 4)
+    assert past.steps[1].expect.statuses == ("CapacityExceeded",)
+    assert float(M) == MAX_POINT_SEARCH_COORDINATE  # the limit the requests restate is the fast path's
+
+
+def test_expectations_name_every_defect():
+    f = PR.find_inputs([0.0, 0.0, 0.0], 33, 32)
+    assert set(PR.expected_find(40, f).statuses) == {"InvalidArgument", "CapacityExceeded"}
+    assert PR.expected_find(0, PR.find_inputs([0.0, 0.0, 0.0], 1)).statuses == ("InvalidArgument",)
+    assert PR.expected_find(1, PR.find_inputs([0.0, 0.0, 0.0], 1)).kind == "success"
+    assert PR.expected_find(5, PR.find_inputs([2.0 ** 60, -(2.0 ** 60), 0.0], 5)).kind == "success"
+    assert PR.expected_find(5, PR.find_inputs(["0x1.0000020000000p+60", "0x0.0p+0", "0x0.0p+0"], 5)).kind == "failure"
+    assert PR.expected_build({"positions": []}).statuses == ("InvalidArgument",)
+    assert PR.expected_build(PR.build_inputs([[0.1, 0.0, 0.0]])).kind == "failure"  # not a float32 value
+    assert PR.expected_build(PR.build_inputs([[0.5, 0.0, 0.0]] * 3)).kind == "success"  # duplicates accepted
+    assert PR.expected_build({"positions": [["0x1p+0", "0x0p+0"]]}).kind == "failure"
+
+
+def _scenario(status_reqs, prefix):
+    req = _named(status_reqs, prefix)
+    assert req.rules
+    return req
+
+
+def _rule_violations(req, ans):
+    verdicts, unanswered = _judge(req, ans)
+    assert not unanswered
+    return [v for v in verdicts if v.kind is X and "rule" in v.claim.inputs]
+
+
+def test_a_failed_build_that_commits_its_positions_is_violated(status_reqs, monkeypatch):
+    """A planted fast-path fault: the rejected positions are stored although the build fails
+    ('Failure preserves the previous tree'). The owner's state is read from the tree object, so
+    the failed-rebuild scenario sees it."""
+    real = PointSearchTree.build
+
+    def leaky(self, positions):
+        out = real(self, positions)
+        arr = np.asarray(positions, np.float64)
+        if not out.ok and arr.ndim == 2 and arr.shape[1] == 3 and len(arr):
+            with np.errstate(over="ignore", invalid="ignore"):
+                self._positions = arr.astype(np.float32)
+        return out
+
+    req = _scenario(status_reqs, "failed rebuild (a NaN coordinate, same point count)")
+    assert not _rule_violations(req, PSF.FAMILY.answer(req))
+    monkeypatch.setattr(PointSearchTree, "build", leaky)
+    bad = _rule_violations(req, PSF.FAMILY.answer(req))
+    assert [v.claim.inputs["rule"]["before"] for v in bad] == [0]  # the owner's state, not the query
+    assert bad[0].witness["first_difference"].startswith(".positions")
+
+
+def test_a_failed_query_that_writes_its_outputs_is_violated(status_reqs, monkeypatch):
+    """A planted fast-path fault: a failed query clears the caller's distances ('Query failure
+    preserves outputs')."""
+    real = PointSearchTree.find_nearest
+
+    def clearing(self, point, count, out_indices, out_distances):
+        out = real(self, point, count, out_indices, out_distances)
+        if not out.ok:
+            out_distances[:] = np.float32(np.inf)
+        return out
+
+    req = _scenario(status_reqs, "failed queries keep the caller's outputs")
+    assert not _rule_violations(req, PSF.FAMILY.answer(req))
+    monkeypatch.setattr(PointSearchTree, "find_nearest", clearing)
+    bad = _rule_violations(req, PSF.FAMILY.answer(req))
+    assert len(bad) == len(req.rules)  # every failed query of the scenario

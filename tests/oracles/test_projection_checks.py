@@ -14,7 +14,9 @@ import gmpy2
 import numpy as np
 import pytest
 
-import oracles.checks.projection as PJ
+import oracles.families.projection as PJ
+import oracles.families.projection.corpus as PJC
+import oracles.families.projection.truth as PJT
 from interval.projection import enclose_min_distance
 from oracles.casefile import write_claims
 from oracles.ledger import check_claim
@@ -118,8 +120,8 @@ def test_a_lower_bound_too_close_to_an_irrational_minimum_is_undecided(monkeypat
     # An arc whose nearest point to (1.2, 2, 0) is irrational; LowerBound 2^-50 (relative) below
     # the true minimum. With 16-bit root balls (f within ~1e-8) and 10 splits (boxes 2^-10
     # wide) neither oracle can separate them.
-    monkeypatch.setattr(PJ, "SPLITS", {113: 10, 256: 10})
-    monkeypatch.setattr(PJ, "ARB_BUDGET", (16,))
+    monkeypatch.setattr(PJT, "SPLITS", {113: 10, 256: 10})
+    monkeypatch.setattr(PJT, "ARB_BUDGET", (16,))
     arc = [[[0.0, 0, 0], [1.0, 1, 0], [2.0, 1, 0], [3.0, 0, 0]]]
     point = [1.2, 2.0, 0.0]
     from interval.arb_projection import enclose_min_distance_arb, sqrt_down
@@ -486,7 +488,7 @@ def test_disagreeing_oracles_are_an_oracle_fault_never_a_verdict(monkeypatch):
 
     import dataclasses
 
-    monkeypatch.setattr(PJ, "enclose_min_distance", shifted)
+    monkeypatch.setattr(PJT, "enclose_min_distance", shifted)
     for c in (strict_claim(), approx_claim()):
         v = check_claim(c)
         assert v.kind is VerdictKind.OracleFault, (v.kind, v.note)
@@ -498,7 +500,7 @@ def test_an_oracle_that_raises_is_an_oracle_fault(monkeypatch):
     def broken(*args, **kw):
         raise ZeroDivisionError("planted")
 
-    monkeypatch.setattr(PJ, "arb_decide", broken)
+    monkeypatch.setattr(PJT, "arb_decide", broken)
     v = check_claim(strict_claim())
     assert v.kind is VerdictKind.OracleFault and "arb_root_isolation" in v.witness["enclosures"]
 
@@ -517,7 +519,67 @@ def test_extreme_magnitudes_never_crash_the_checkers():
             v = check_claim(c)
             assert v.kind in (VerdictKind.Verified, VerdictKind.Violated, VerdictKind.Undecided), (v.kind, v.witness)
     # The fast path's own claim for a point 2^400 away (approximate: strict refuses the precision).
-    case = PJ.make_case("far", PJ._spec_example(), [0, 0, 0], [2.0**400, -3.0, 1.0], 1e-6, approx_iterations=4)
+    case = PJ.make_case("far", PJC._spec_example(), [0, 0, 0], [2.0**400, -3.0, 1.0], 1e-6, approx_iterations=4)
     for c in PJ.claims(case):
         v = check_claim(c)
         assert v.kind is VerdictKind.Verified, (c.row, v.note, v.witness)
+
+
+# --- Requests: the statuses the spec demands (issue 24) ------------------------------------------
+
+from oracles.contract import judge_answer  # noqa: E402
+from oracles.families.projection.requests import status_requests  # noqa: E402
+from oracles.request import Answer, Request, StepAnswer  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def status_reqs():
+    return [Request(f"projection/s{k:03d}", "projection", name, steps, rules)
+            for k, (name, steps, rules) in enumerate(status_requests())]
+
+
+def _judge(req, ans):
+    verdicts, unanswered = [], []
+    judge_answer(req, ans, check_claim, verdicts.append, lambda row, where: unanswered.append((row, where)))
+    return verdicts, unanswered
+
+
+def test_one_split_is_needed_exactly_on_the_line_below_the_point():
+    # Independently of the requests' certificates: the span ends are sqrt(26) from (0, 5, 0),
+    # the minimum 5 is at u = 1/2, the midpoint the first split evaluates.
+    line = np.array([[-1, 0, 0], [-1 / 3, 0, 0], [1 / 3, 0, 0], [1, 0, 0]])
+    ends = [np.linalg.norm(line[k] - [0, 5, 0]) for k in (0, 3)]
+    mid = 0.125 * (line[0] + 3 * line[1] + 3 * line[2] + line[3])
+    assert min(ends) - 5.0 > 1e-3 and abs(np.linalg.norm(mid - [0, 5, 0]) - 5.0) < 1e-12
+
+
+def test_named_status_requests_demand_what_the_spec_says(status_reqs):
+    kinds = lambda r: [s.expect.kind if s.expect.kind != "failure" else set(s.expect.statuses) for s in r.steps]
+    by = {r.name: r for r in status_reqs}
+    assert kinds(by["max_iterations met with equality (one split needed, max_iterations = 1)"]) == ["success"] * 2
+    assert kinds(by["max_iterations exceeded by one (one split needed, max_iterations = 0)"]) == \
+        [{"BudgetExceeded"}, "success"]
+    assert kinds(by["scratch capacity exceeded by one (2 entries, 3 needed)"]) == [{"CapacityExceeded"}] * 2
+    assert kinds(by["a point beyond 2^500 of the chunk origin"]) == [{"UnsupportedPrecision"}] * 2
+    assert all(s.expect.why for r in status_reqs for s in r.steps), "every expectation names its source"
+
+
+def test_our_fast_path_meets_every_status_request(status_reqs):
+    """Every status request answered by our fast path: statuses, values, rules, completeness."""
+    bad = []
+    for req in status_reqs:
+        verdicts, unanswered = _judge(req, PJ.answer(req))
+        bad += [(req.name, v.claim.row, v.witness) for v in verdicts if v.kind is not VerdictKind.Verified]
+        bad += [(req.name, "unanswered", u) for u in unanswered]
+    assert not bad, bad[:5]
+
+
+def test_a_failed_query_that_writes_the_result_is_violated(status_reqs):
+    keeps = [r for r in status_reqs if r.name.startswith("failed query")]
+    assert len(keeps) == 5
+    for req in keeps:
+        ans = PJ.answer(req)
+        out = dict(ans.steps[1].output, iterations=ans.steps[1].output["iterations"] + 1)
+        written = Answer(req.id, (ans.steps[0], StepAnswer(ans.steps[1].status, ans.steps[1].claims, out)))
+        verdicts, _ = _judge(req, written)
+        assert any(v.kind is VerdictKind.Violated and "rule" in v.claim.inputs for v in verdicts), req.name

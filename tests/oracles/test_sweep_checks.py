@@ -8,10 +8,14 @@ import math
 import numpy as np
 import pytest
 
-from oracles.checks import sweep as SW
+import importlib
+
+from oracles.families import sweep as SW
+from oracles.families.sweep import checks_estimates as SWE
+from oracles.families.sweep import corpus as SWC
 from oracles.model import Claim, VerdictKind, dec, enc
 
-CASES = SW.generate(1, SW.FAMILY.default_cases)
+CASES = SW.generate(1, SWC.NAMED)  # the named cases (the status requests follow them)
 
 
 def _claims(i):
@@ -201,11 +205,11 @@ def test_sweeps_follow_the_twist_in_proportion_to_distance(monkeypatch):
     to estimated distance". A ribbon on a closed loop of uneven speed is Verified; the same sweep
     with the frames' twist interpolated linearly in u leaves the ideal surface (true RMF, twist in
     proportion to the arc length) by more than the acceptance factor allows."""
-    from oracles.checks import frame as FC
+    from oracles.families.frame import corpus as FC
     import reference.frame as RF
 
     src = FC._uneven_loop(None)["source"]
-    case = SW._sc("uneven loop ribbon", src, SW._R, SW._N, SW._CCW, [(0, 1.0, 0)], 2e-3, 1e-3, closed=True)
+    case = SWC._sc("uneven loop ribbon", src, SWC._R, SWC._N, SWC._CCW, [(0, 1.0, 0)], 2e-3, 1e-3, closed=True)
     honest = {c.row: c for c in SW.claims(case)}["sweep.error_estimates"]
     v = _check(honest)
     assert v.kind is VerdictKind.Verified and v.measured < 1.0
@@ -221,7 +225,7 @@ def test_the_deviation_samples_sit_at_distances_in_proportion_to_arc_length():
     import mpmath
 
     P = np.array([[0, 0, 0], [0.2, 0, 0], [1.0, 1.5, 0], [3.0, 2.0, 0.5]])
-    shares = SW._distance_shares(P, 0.25, 0.75, 4)
+    shares = SWE.distance_shares(P, 0.25, 0.75, 4)
 
     def length(a, b):
         def speed(u):
@@ -233,3 +237,100 @@ def test_the_deviation_samples_sit_at_distances_in_proportion_to_arc_length():
     assert shares[0] == 0.0 and shares[-1] == 1.0
     assert max(abs(a - b) for a, b in zip(shares, want)) < 1e-12
     assert max(abs(a - q / 4) for q, a in enumerate(shares)) > 1e-2  # uneven speed: not linear in u
+
+
+# --- Requests and their statuses (issue 24) ----------------------------------------------------
+
+from oracles.contract import judge_answer  # noqa: E402
+from oracles.ledger import check_claim  # noqa: E402
+from oracles.request import Answer, StepAnswer  # noqa: E402
+
+SR = importlib.import_module("oracles.families.sweep.requests")  # the package exports requests()
+SD = importlib.import_module("oracles.families.sweep.demands")
+
+
+def _judge(req, ans):
+    verdicts, unanswered = [], []
+    judge_answer(req, ans, check_claim, verdicts.append, lambda row, where: unanswered.append((row, where)))
+    return verdicts, unanswered
+
+
+@pytest.fixture(scope="module")
+def status_reqs():
+    return SW.FAMILY.requests(1, SWC.NAMED + SR.STATUS_REQUESTS)[SWC.NAMED:]
+
+
+def _named(reqs, prefix):
+    return next(r for r in reqs if r.name.startswith(prefix))
+
+
+def test_the_corpus_counts_are_the_documented_ones():
+    assert len(SR.status_requests()) == SR.STATUS_REQUESTS
+    assert SW.FAMILY.default_cases == SWC.NAMED + SR.STATUS_REQUESTS
+    doc = " ".join(SR.__doc__.split())
+    assert f"The first {SWC.NAMED} requests" in doc
+    assert f"{SR.STATUS_REQUESTS} requests, so ``--cases {SWC.NAMED + SR.STATUS_REQUESTS}``" in doc
+
+
+def test_our_fast_path_meets_every_status_request(status_reqs):
+    """Every status request answered by our fast path: statuses, values, rules, completeness."""
+    bad = []
+    for req in status_reqs:
+        verdicts, unanswered = _judge(req, SW.FAMILY.answer(req))
+        bad += [(req.name, v.claim.row, v.witness) for v in verdicts if v.kind is not VerdictKind.Verified]
+        bad += [(req.name, "unanswered", u) for u in unanswered]
+    assert not bad, bad[:5]
+
+
+def test_a_failed_replan_that_drops_the_plan_is_violated(status_reqs):
+    rebuilds = [r for r in status_reqs if r.name.startswith("failed rebuild")]
+    assert len(rebuilds) == 2
+    for req in rebuilds:
+        ans = SW.FAMILY.answer(req)
+        assert ans.steps[2].status != "Success" and ans.steps[3].status == "Success"
+        dropped = [ans.steps[0], ans.steps[1], StepAnswer(ans.steps[2].status, (), {"rings": []}),
+                   StepAnswer("MissingCache", ())]
+        verdicts, unanswered = _judge(req, Answer(req.id, tuple(dropped)))
+        broken = [v for v in verdicts if v.kind is VerdictKind.Violated]
+        assert any("rule" in v.claim.inputs for v in broken), req.name
+        assert any(v.witness.get("got") == "MissingCache" for v in broken if "rule" not in v.claim.inputs)
+
+
+def test_a_failed_emission_that_writes_is_violated(status_reqs):
+    """Spec 002: emission "checks ... both capacities (CapacityExceeded) before writing": arrays that
+    change on a failed emission are Violated by the scenario's same_output rule."""
+    for prefix in ("failed emission (StaleRevision)", "failed emission (capacity"):
+        req = _named(status_reqs, prefix)
+        ans = SW.FAMILY.answer(req)
+        (rule,) = req.rules
+        got = ans.steps[rule.after]
+        assert got.status != "Success" and got.output == ans.steps[rule.before].output
+        touched = dict(got.output, vertices=[[enc(0.0)] * 8] + got.output["vertices"][1:])
+        steps = list(ans.steps)
+        steps[rule.after] = StepAnswer(got.status, (), touched)
+        verdicts, _ = _judge(req, Answer(req.id, tuple(steps)))
+        assert [v.claim.inputs.get("rule", {}).get("rule") for v in verdicts if v.kind is VerdictKind.Violated] == \
+            ["same_output"]
+
+
+def test_the_counts_at_equality_follow_the_spec_s_rules(status_reqs):
+    """A straight tube of radius 0.5 on three collinear uniform spans with CrossSectionError 0.08:
+    sagittas 0.5 (1 - cos(pi / N)) are 0.0955 (N = 5) and 0.0670 (N = 6), so N = 6; a straight
+    uniform path and a constant profile give one ring per span start and one at the end (4 rings);
+    the mesh rules give 4 x 7 + 2 x 7 = 42 vertices and 6 x 6 x 3 + 6 x 6 = 144 indices."""
+    assert 0.5 * (1 - math.cos(math.pi / 5)) > 0.08 > 0.5 * (1 - math.cos(math.pi / 6))
+    assert SD.segments_needed(0.5, 0.08)[0] == 6
+    for name, limit, v in (("max_section_segments", "max_section_segments", 6),
+                           ("max_vertex_count", "max_vertex_count", 42), ("max_index_count", "max_index_count", 144)):
+        eq, past = _named(status_reqs, f"{name} met with equality"), _named(status_reqs, f"{name} exceeded by one")
+        assert eq.steps[0].inputs["request"][limit] == v and past.steps[0].inputs["request"][limit] == v - 1
+        assert eq.steps[0].expect.kind == "success" and past.steps[0].expect.must_fail
+    # the rolling ribbon: the acceptance quantity halves with each depth (a quarter of the quad twist
+    # dominates), so the rule needs one depth and 2^depth + 1 rings, each limit flipping the demand
+    eq = _named(status_reqs, "max_samples met with equality")
+    rings = eq.steps[0].inputs["request"]["limits"]["max_samples"]
+    depth = _named(status_reqs, "max_depth met with equality").steps[0].inputs["request"]["limits"]["max_depth"]
+    assert rings == 2**depth + 1 and depth >= 3
+    assert _named(status_reqs, "max_prepared_bytes met with equality").steps[0].inputs["request"]["limits"][
+        "max_prepared_bytes"] == 140 * rings  # docs/decisions.md: 140 bytes a ring
+

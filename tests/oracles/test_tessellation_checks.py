@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import reference.tessellation as RT
-from oracles.checks import tessellation as T
+from oracles.families import tessellation as T
 from oracles.ledger import check_claim
 from oracles.model import Claim, VerdictKind, dec, enc
 
@@ -170,7 +170,7 @@ def test_a_coarser_visual_mesh_claims_its_achieved_bound():
 
 
 def test_default_corpus_size_and_names():
-    assert T.FAMILY.default_cases == 30
+    assert T.FAMILY.default_cases == 71  # 28 named cases, 41 status requests, 2 random grids
     for want in ("planar patch", "planar patch beside a curved edge", "cube of six patches", "four-patch tube",
                  "closed one-patch tube", "collapsed side", "pole of four patches", "nearly collapsed side"):
         assert want in NAMES
@@ -357,3 +357,125 @@ def test_tube_meshes_are_open_only_at_their_end_rings_by_trimesh(maker):
             if p == rec.patch:
                 ring |= set(int(x) for x in {"U0": G[0], "U1": G[-1], "V0": G[:, 0], "V1": G[:, -1]}[side.value])
     assert len(open_edges) > 0 and all(int(a) in ring and int(b) in ring for a, b in open_edges)
+
+
+# --- Requests and their statuses (issue 24) ----------------------------------------------------
+
+import importlib  # noqa: E402
+from fractions import Fraction  # noqa: E402
+
+from oracles.contract import judge_answer  # noqa: E402
+
+TR = importlib.import_module("oracles.families.tessellation.requests")
+TC = importlib.import_module("oracles.families.tessellation.corpus")
+
+
+@pytest.fixture(scope="module")
+def status_reqs():
+    return [TR.request_at(1, k) for k in range(TC.NAMED, TC.NAMED + TR.STATUS_REQUESTS)]
+
+
+def _judge(req, ans):
+    verdicts, unanswered = [], []
+    judge_answer(req, ans, check_claim, verdicts.append, lambda row, where: unanswered.append((row, where)))
+    return verdicts, unanswered
+
+
+def _named(reqs, prefix):
+    return next(r for r in reqs if r.name.startswith(prefix))
+
+
+def test_the_corpus_counts_are_the_documented_ones():
+    assert len(TR.status_requests()) == TR.STATUS_REQUESTS
+    assert T.FAMILY.default_cases == TC.NAMED + TR.STATUS_REQUESTS + 2  # the 2 random grids of the old corpus
+    assert f"{TR.STATUS_REQUESTS} requests, so ``--cases {TC.NAMED + TR.STATUS_REQUESTS}``" in " ".join(
+        TR.__doc__.split())
+
+
+def test_restated_constants_are_the_fast_paths():
+    assert TR.LIMIT_RANGES == RT.LIMIT_RANGES and TR.MAX_VERTEX_COUNT == RT.MAX_VERTEX_COUNT
+    assert (TR.OUTPUT_BYTES["position"], TR.OUTPUT_BYTES["vertex"], TR.OUTPUT_BYTES["triangle"],
+            TR.OUTPUT_BYTES["patch"]) == (RT.POSITION_BYTES, RT.VERTEX_BYTES, RT.TRIANGLE_BYTES, RT.PATCH_BYTES)
+
+
+def test_our_fast_path_meets_every_status_request(status_reqs):
+    """Every status request answered by our fast path: statuses, values, rules, completeness."""
+    bad = []
+    for req in status_reqs:
+        verdicts, unanswered = _judge(req, T.FAMILY.answer(req))
+        bad += [(req.name, v.claim.row, v.kind.value, v.witness) for v in verdicts if v.kind is not V]
+        bad += [(req.name, "unanswered", u) for u in unanswered]
+    assert not bad, bad[:5]
+
+
+def test_the_limits_are_the_hand_counted_ones(status_reqs):
+    """The twisted patch (i, j, i j) at position error 0.9 refines (0, 0) -> (1, 0) -> (1, 1)
+    (the twist halves per level: 9/4, 9/8, 9/16; ties go to the coarser direction, then u):
+    5 grids of 1, 2, 2, 4 and 4 cells (13 cell tests), 9 vertices and 9 positions, 8 triangles,
+    12 * 9 + 40 * 9 + 12 * 8 + 48 = 612 output bytes."""
+    want = {"max_level": 1, "max_cell_tests": 13, "max_vertices": 9, "max_triangles": 8, "max_output_bytes": 612}
+    for lim, value in want.items():
+        eq, past = _named(status_reqs, f"{lim} met with equality"), _named(status_reqs, f"{lim} exceeded by one")
+        assert eq.steps[1].inputs["limits"][lim] == value and eq.steps[1].expect.kind == "success"
+        assert past.steps[1].inputs["limits"][lim] == value - 1
+        assert past.steps[1].expect.statuses == ("BudgetExceeded",)
+
+
+def test_more_than_two_to_the_32_vertices_by_hand(status_reqs):
+    """256 patches of controls 7 (3 - 2i)(3 - 2j) (1, 1, 1): E = 63, the floor 2 ulp32(63) =
+    2^-17; the twist W = 252 (1, 1, 1) and |W|^2 / (4 PositionError)^2 lies between 4^23 and
+    4^24, so each patch needs 2^24 cells (more than 2^24 vertices): more than 2^32 in all."""
+    req = _named(status_reqs, "more than 2^32 vertices")
+    build = req.steps[1]
+    assert dec(build.inputs["position_error"]) == 2.0**-17 and build.inputs["limits"]["max_cell_tests"] == 0
+    need_sq = Fraction(3 * 252**2) / (16 * Fraction(1, 2**17) ** 2)
+    assert 4**23 < need_sq <= 4**24 and len(req.steps[0].inputs["patches"]) * (2**24 + 1) > 2**32
+    assert set(build.expect.statuses) == {"BudgetExceeded", "OutOfRange"}
+
+
+def test_a_failed_build_that_clears_the_mesh_is_violated(status_reqs, monkeypatch):
+    """A fast path whose failed build empties the caller's mesh: the rebuild scenarios read the
+    mesh object after each step, so their same_output rules are Violated."""
+    rebuilds = [r for r in status_reqs if r.name.startswith("failed rebuild")]
+    assert len(rebuilds) == 6
+    orig = RT._build
+
+    def clearing(view, profile, mesh):
+        out = orig(view, profile, mesh)
+        if not out.ok:
+            mesh._view = None
+        return out
+
+    monkeypatch.setattr(RT, "_build", clearing)
+    for req in rebuilds:
+        verdicts, _ = _judge(req, T.FAMILY.answer(req))
+        broken = [v for v in verdicts if v.kind is X]
+        assert broken and all("rule" in v.claim.inputs for v in broken), req.name
+
+
+def test_reject_expectations(status_reqs):
+    """Reject must fail where two corner records of equal positions (or one record twice) share a
+    triangle, or every vertex normal is IllConditioned; Report succeeds on the same surface."""
+    for name in ("Reject on a collapsed side", "Reject on a one-patch tube", "Reject on singular vertex normals"):
+        assert _named(status_reqs, name).steps[1].expect.statuses == ("Degenerate",), name
+    assert _named(status_reqs, "Report on a collapsed side").steps[1].expect.kind == "success"
+    assert _named(status_reqs, "Reject on a regular planar patch").steps[1].expect.kind == "success"
+
+
+def test_requests_do_not_run_the_fast_path(monkeypatch):
+    """Expected statuses are decided without our fast path: with the surface and mesh builds of
+    reference made to raise, the requests are still generated."""
+    import reference.surface as RS
+
+    def refuse(*a, **k):
+        raise AssertionError("the fast path was run to decide a request")
+
+    monkeypatch.setattr(RS, "try_prepare_surface", refuse)
+    monkeypatch.setattr(RT, "try_build_surface_mesh", refuse)
+    monkeypatch.setattr(RT, "cell_bounds", refuse)
+    TR.status_requests.cache_clear()
+    try:
+        reqs = [TR.request_at(1, k) for k in range(TC.NAMED + TR.STATUS_REQUESTS + 1)]
+    finally:
+        TR.status_requests.cache_clear()
+    assert len(reqs) == TC.NAMED + TR.STATUS_REQUESTS + 1

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 import sympy
 
-from oracles.checks.projection import _CORNER, _MIRROR, _circle, _spec_example, make_case, path_view
+from oracles.families.projection.corpus import _CORNER, _MIRROR, _circle, _spec_example, make_case, path_view
 from reference.query import (
     MAX_ITERATIONS,
     ProjectionQuery,

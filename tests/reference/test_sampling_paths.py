@@ -10,7 +10,7 @@ import dataclasses
 import numpy as np
 import pytest
 
-from oracles.checks.path import LIMITS, tolerance
+from oracles.families.path import LIMITS, tolerance
 from reference import kernel as K
 from reference.context import F64
 from reference.path import (BoundaryPolicy, PathPreparation, PathSource, spans_from_arrays,

@@ -9,7 +9,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from oracles.checks import frame as FC
+from oracles.families.frame import corpus as FC
 from reference.status import GeometryStatus as GS, WorkLimits
 from reference.sweep import (
     VERTEX_WIDTH, SweepCaps, SweepProfileKey, SweepRequest, SweepSection, SweepWinding, try_emit_sweep_mesh,

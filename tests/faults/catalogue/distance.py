@@ -22,6 +22,8 @@ _A = "interval/arb_arclength.py"
 _REF = "tests/reference/test_distance.py"
 _CHK = "tests/oracles/test_distance_checks.py"
 _DIFF = "tests/differential/test_distance_differential.py"
+_ADAPTER = "oracles/families/distance/answers.py"
+_STATUSES = _CHK + "::test_our_fast_path_meets_every_status_request"
 _TAY = "tests/interval/test_arclength.py"
 _ARB = "tests/interval/test_arb_arclength.py"
 
@@ -273,4 +275,36 @@ FAULTS = [
           "        cuts = []",
           "A line that reverses at a rational parameter is measured as its net displacement.",
           (_ARB,)),
+    # --- Status contracts (issue 24): failed rebuilds, limits at equality, valid requests ----------
+    Fault("distance.status_rebuild_drops_held_map", "distance", _ADAPTER,
+          "            if out.ok:\n                dmap = out.value.view()\n",
+          "            dmap = out.value.view() if out.ok else PreparedDistanceMap().view()\n            if out.ok:\n",
+          "A failed TryBuildDistanceMap drops the map the owner held ('Exhausting a limit ... keeps the previous map').",
+          (_STATUSES,)),
+    Fault("distance.status_max_leaves_at_equality_refused", "distance", _F,
+          "if m + 1 > limits.max_leaves:",
+          "if m + 1 >= limits.max_leaves:",
+          "A map that needs exactly max_leaves leaves is refused (>= instead of >): a limit met with equality.",
+          (_STATUSES,)),
+    Fault("distance.status_max_subdivisions_at_equality_refused", "distance", _F,
+          "if splits >= limits.max_subdivisions:",
+          "if splits + 1 >= limits.max_subdivisions:",
+          "A map that needs exactly max_subdivisions splits is refused.",
+          (_STATUSES,)),
+    Fault("distance.status_max_depth_at_equality_refused", "distance", _F,
+          "if depth >= limits.max_depth:",
+          "if depth + 1 >= limits.max_depth:",
+          "A map whose deepest leaf is exactly max_depth deep is refused.",
+          (_STATUSES,)),
+    Fault("distance.status_prepared_bytes_at_equality_refused", "distance", _F,
+          "if distance_map_bytes(m + 1, n) > limits.max_prepared_bytes:",
+          "if distance_map_bytes(m + 1, n) >= limits.max_prepared_bytes:",
+          "A map of exactly max_prepared_bytes is refused (>= instead of >).",
+          (_STATUSES,)),
+    Fault("distance.status_zero_target_refused", "distance", _F,
+          "if not 0.0 <= s <= total:",
+          "if not 0.0 < s <= total:",
+          "The target 0, the start of the PathDistance domain [0, TotalEstimate], is refused under Reject "
+          "(a valid request refused).",
+          (_STATUSES,)),
 ]

@@ -10,6 +10,8 @@ _REF = "tests/reference/test_frame.py"
 _KER = "tests/reference/test_frame_kernels.py"
 _ORACLE = "tests/interval/test_frame_oracle.py"
 _TWIST = "tests/interval/test_frame_twist_reference.py"
+_ADAPTER = "oracles/families/frame/answers.py"
+_STATUSES = _CHECKS + "::test_our_fast_path_meets_every_status_request"
 
 FAULTS = [
     # --- the regularity decision (Certified) ---
@@ -155,4 +157,45 @@ FAULTS = [
           "return [sum(_mpq(_BINOM[j][i], _C4[j]) * g[i] for i in range(j + 1)) for j in range(5)]",
           "the oracle's power-to-Bernstein conversion of |B'|^2 divides by the wrong binomial",
           (_ORACLE,)),
+    # --- Status contracts (issue 24): judged by frame.statuses ---
+    Fault("frame.status_rebuild_drops_held_frames", "frame", _ADAPTER,
+          "            if got is not None:\n                held = got\n                builds.append(got)",
+          "            held = got\n            if got is not None:\n                builds.append(got)",
+          "a failed TryBuildFrames drops the frames the owner held (a failed rebuild must keep the previous "
+          "snapshot)",
+          (_STATUSES, _CHECKS + "::test_a_failed_rebuild_that_drops_the_frames_is_violated")),
+    Fault("frame.status_max_depth_at_equality_refused", "frame", _R,
+          "at_limit = depth >= limits.max_depth", "at_limit = depth + 1 >= limits.max_depth",
+          "a build whose rule needs exactly max_depth is refused (the limit is reached one level early)",
+          (_STATUSES,)),
+    Fault("frame.status_subdivisions_at_equality_refused", "frame", _R,
+          "        splits += split.size\n        if splits > limits.max_subdivisions:",
+          "        splits += split.size\n        if splits >= limits.max_subdivisions:",
+          "a build of exactly max_subdivisions interval splits is refused (>= instead of >)",
+          (_STATUSES,)),
+    Fault("frame.status_max_samples_at_equality_refused", "frame", _R,
+          "if regular_count + len(starts) > limits.max_samples:",
+          "if regular_count + len(starts) >= limits.max_samples:",
+          "a build of exactly max_samples baked samples is refused (>= instead of >)",
+          (_STATUSES,)),
+    Fault("frame.status_prepared_bytes_at_equality_refused", "frame", _R,
+          "if size > limits.max_prepared_bytes:", "if size >= limits.max_prepared_bytes:",
+          "frames of exactly max_prepared_bytes are refused (>= instead of >)",
+          (_STATUSES,)),
+    Fault("frame.status_bytes_count_a_run_per_span", "frame", _R,
+          "runs_needed = sum(1 for k, i in starts if not _continues(path, pieces, k, i, prep.corner_policy))",
+          "runs_needed = len(starts)",
+          "prepared bytes count a run per stretch of regular intervals (per span) instead of the runs the build "
+          "makes: a path of several spans in one run is refused at its exact size (the code before issue 24)",
+          (_STATUSES, _REF)),
+    Fault("frame.status_frame_inside_range", "frame", _R,
+          "    if u == frames.sample_u[j] or u <= frames.sample_next_u[j]:\n        return j\n    return None",
+          "    if u == frames.sample_u[j] or u <= frames.sample_next_u[j]:\n        return j\n    return j",
+          "evaluation inside a singular range transports the preceding sample across it and returns a frame "
+          "instead of Degenerate (seen on frame.statuses even when the producer makes no claim of it)",
+          (_STATUSES, _CHECKS + "::test_a_frame_inside_a_singular_range_is_violated_without_any_claim")),
+    Fault("frame.status_near_reversal_refused", "frame", _R,
+          "if not 1.0 + c > 0.0:", "if not 1.0 + c > 1e-3:",
+          "RotateMinimally refuses a joint that turns by nearly pi (only an exact reversal fails)",
+          (_STATUSES,)),
 ]

@@ -21,6 +21,8 @@ _CHK = "tests/oracles/test_path_checks.py"
 _DIFF = "tests/differential/test_path_differential.py"
 _NT = "tests/interval/test_narrowing.py"
 _EMT = "tests/reference/test_error_model.py"
+_ADAPTER = "oracles/families/path/answers.py"
+_STATUSES = _CHK + "::test_our_fast_path_meets_every_status_request"
 
 FAULTS = [
     # --- The position floor and narrowing (spec 002 "Precision")
@@ -188,4 +190,47 @@ FAULTS = [
           "ctx.round = gmpy2.RoundToNearest",
           "The exact replay rounds the floor and the narrowing error to nearest instead of up.",
           (_NT,)),
+    # --- Status contracts (issue 24): judged by path.statuses
+    Fault("path.status_rebuild_clears_held_path", "path", _ADAPTER,
+          "            if new is not None:\n                held = new\n",
+          "            held = new\n",
+          "A failed TryPreparePath drops the path the owner held (a failed rebuild must keep the previous "
+          "snapshot).",
+          (_STATUSES,)),
+    Fault("path.status_max_spans_at_equality_refused", "path", _PATH,
+          "if n > limits.max_spans:",
+          "if n >= limits.max_spans:",
+          "A source of exactly max_spans spans is refused (>= instead of >): a limit met with equality.",
+          (_STATUSES,)),
+    Fault("path.status_prepared_bytes_at_equality_refused", "path", _PATH,
+          "if size > limits.max_prepared_bytes:",
+          "if size >= limits.max_prepared_bytes:",
+          "A path of exactly max_prepared_bytes is refused (>= instead of >).",
+          (_STATUSES,)),
+    Fault("path.status_capacity_at_equality_refused", "path", _PATH,
+          "if needed > cap:",
+          "if needed >= cap:",
+          "A conversion into ranges of exactly the spans it makes is refused as CapacityExceeded.",
+          (_STATUSES,)),
+    Fault("path.status_single_span_refused", "path", _PATH,
+          "if n == 0:",
+          "if n < 2:",
+          "A one-span path is refused as InvalidArgument (a path taken to need a joint).",
+          (_STATUSES, _REF)),
+    Fault("path.status_joint_gap_at_threshold_refused", "path", _PATH,
+          "if not rec.position_gap <= tol.continuity_position:",
+          "if not rec.position_gap < tol.continuity_position:",
+          "Spans that meet exactly ContinuityPosition apart are InvalidTopology (< instead of <=: 'within').",
+          (_STATUSES,)),
+    Fault("path.status_terminal_endpoint_by_name_refused", "path", _PATH,
+          "    if (k, u) == (n, 0.0):  # the boundary after the last span: the terminal endpoint\n"
+          "        k, u = n - 1, 1.0\n    elif (k, u) == (-1, 1.0):",
+          "    if (k, u) == (-1, 1.0):",
+          "(n, 0), the terminal endpoint by its outside name, is refused as naming no point.",
+          (_STATUSES, _REF)),
+    Fault("path.status_negative_caller_speed_accepted", "path", _PATH,
+          "or not math.isfinite(minimum_speed) or minimum_speed < 0:",
+          "or not math.isfinite(minimum_speed):",
+          "TryEvaluatePathTangent accepts a negative caller's speed (and returns a tangent everywhere).",
+          (_STATUSES,)),
 ]

@@ -8,6 +8,7 @@ _I = "interval/point_search.py"
 _CHECKS = "tests/oracles/test_point_search_checks.py"
 _REF = "tests/reference/test_point_search.py"
 _ORACLE = "tests/interval/test_point_search_oracle.py"
+_STATUSES = _CHECKS + "::test_our_fast_path_meets_every_status_request"
 
 FAULTS = [
     # --- tie order and comparisons ---
@@ -69,6 +70,54 @@ FAULTS = [
           "    return bool(np.all(np.isfinite(x32)) and np.all(np.abs(x32) < np.float32(MAX_POINT_SEARCH_COORDINATE)))",
           "a query coordinate of exactly MAX_POINT_SEARCH_COORDINATE is rejected",
           (_REF,)),
+    # --- Status contracts (issue 24): judged by point_search.statuses
+    Fault("point_search.status_failed_build_commits", "point_search", _R,
+          "        p32 = _float32_values(arr)\n",
+          "        p32 = _float32_values(arr)\n        self._positions = p32  # the tree's copy of the positions\n",
+          "A failed point-tree build that leaves the new positions committed: the copy is stored before the "
+          "checks ('Failure preserves the previous tree').",
+          (_STATUSES,)),
+    Fault("point_search.status_failed_build_clears_tree", "point_search", _R,
+          "        arr = _real_array(positions)\n",
+          "        self._positions = self._nodes = None  # start from an empty tree\n"
+          "        arr = _real_array(positions)\n",
+          "A failed rebuild that clears the previous tree: the tree is emptied before the checks.",
+          (_STATUSES,)),
+    Fault("point_search.status_max_coordinate_refused", "point_search", _R,
+          "        bad = ~(np.isfinite(p32) & (np.abs(p32) <= np.float32(MAX_POINT_SEARCH_COORDINATE)))",
+          "        bad = ~(np.isfinite(p32) & (np.abs(p32) < np.float32(MAX_POINT_SEARCH_COORDINATE)))",
+          "A position coordinate of exactly MAX_POINT_SEARCH_COORDINATE = 2^60 is rejected (only magnitudes "
+          "above it are): a limit met with equality refused.",
+          (_STATUSES,)),
+    Fault("point_search.status_max_neighbors_refused", "point_search", _R,
+          "        if not is_int(count) or not 1 <= count <= MAX_POINT_NEIGHBORS:",
+          "        if not is_int(count) or not 1 <= count < MAX_POINT_NEIGHBORS:",
+          "A count of exactly MAX_POINT_NEIGHBORS is refused ('returns 1 through MAX_POINT_NEIGHBORS results').",
+          (_STATUSES,)),
+    Fault("point_search.status_count_equal_to_points_refused", "point_search", _R,
+          "        if count > n:", "        if count >= n:",
+          "A count equal to the point count is refused ('The requested count cannot exceed the input point "
+          "count': equality is allowed).",
+          (_STATUSES,)),
+    Fault("point_search.status_capacity_at_equality_refused", "point_search", _R,
+          "            if a.ndim != 1 or a.shape[0] < count:",
+          "            if a.ndim != 1 or a.shape[0] <= count:",
+          "Outputs of exactly count entries are refused as CapacityExceeded.",
+          (_STATUSES,)),
+    Fault("point_search.status_failed_query_writes_outputs", "point_search", _R,
+          "        out = self._check_query(point, count, out_indices, out_distances, 1)\n",
+          "        out_distances[:] = np.float32(np.inf)  # clear the caller's distances first\n"
+          "        out = self._check_query(point, count, out_indices, out_distances, 1)\n",
+          "FindNearest clears the caller's distances before its checks, so a failed query changes its outputs "
+          "('Query failure preserves outputs').",
+          (_STATUSES,)),
+    Fault("point_search.status_duplicates_refused", "point_search", _R,
+          "        if bad.any():\n",
+          "        if len(np.unique(p32, axis=0)) < n:  # every point must be distinct\n"
+          "            return failure(GeometryStatus.InvalidArgument, 'duplicate points', field='positions')\n"
+          "        if bad.any():\n",
+          "A build that rejects duplicate positions (the spec: 'accepting duplicates'): a valid request refused.",
+          (_STATUSES,)),
     # --- the oracle ---
     Fault("point_search.oracle_scale_bits", "point_search", _I,
           "SCALE_BITS = 149", "SCALE_BITS = 126",

@@ -193,4 +193,21 @@ FAULTS = [
           "3 * (P0 - P1 + P2)",
           "the quadratic monomial coefficient of B(u) drops the factor 2 of the middle control",
           (_ARB_TESTS, _CHECKS)),
+    # --- Status contracts (issue 24): the caller's result, limits at equality ----------------------
+    Fault("projection.status_failure_clears_result", "projection", _REF,
+          "    checked = _check_arguments(view, query, scratch, result)\n",
+          "    checked = _check_arguments(view, query, scratch, result)\n"
+          "    result.__init__()  # start every query from a fresh result\n",
+          "every query resets the caller's result first, so a failed one leaves it cleared instead of unchanged",
+          (_CHECKS, _UNIT)),
+    Fault("projection.status_capacity_at_equality_refused", "projection", _REF,
+          "if scratch.capacity < cap.value:",
+          "if scratch.capacity <= cap.value:",
+          "a scratch of exactly span count + 1 + MaxIterations entries is refused as CapacityExceeded",
+          (_CHECKS, _UNIT)),
+    Fault("projection.status_max_iterations_at_equality_refused", "projection", _REF,
+          "        if it >= max_iterations:\n",
+          "        if it + 1 >= max_iterations:\n",
+          "a search that needs exactly MaxIterations splits runs out one split early (BudgetExceeded)",
+          (_CHECKS, _UNIT)),
 ]

@@ -9,6 +9,8 @@ _ORACLE = "interval/surface.py"
 _T_REF = "tests/reference/test_surface.py"
 _T_CHECKS = "tests/oracles/test_surface_checks.py"
 _T_ORACLE = "tests/interval/test_surface_oracle.py"
+_ADAPTER = "oracles/families/surface/answers.py"
+_STATUSES = _T_CHECKS + "::test_our_fast_path_meets_every_status_request"
 
 FAULTS = [
     # --- Ownership: the smallest (patch id, side) owns an edge -------------------------------
@@ -134,4 +136,26 @@ FAULTS = [
           "_BASIS = [[_basis_coeffs(i), _deriv(_basis_coeffs(i)), _deriv(_basis_coeffs(i))] for i in range(4)]",
           "The oracle's exact second-derivative basis is the first derivative's.",
           (_T_ORACLE,)),
+    # --- Status contracts (issue 24): judged by surface.statuses
+    Fault("surface.status_rebuild_drops_held_surface", "surface", _ADAPTER,
+          "            if new is not None:\n                held = new\n",
+          "            held = new\n",
+          "A failed TryPrepareSurface drops the surface the owner held (a failed rebuild must keep the previous "
+          "snapshot).",
+          (_STATUSES,)),
+    Fault("surface.status_max_spans_at_equality_refused", "surface", _REF,
+          "if n > limits.max_spans:",
+          "if n >= limits.max_spans:",
+          "A source of exactly max_spans patches is refused (>= instead of >): a limit met with equality.",
+          (_STATUSES,)),
+    Fault("surface.status_prepared_bytes_at_equality_refused", "surface", _REF,
+          "if size > limits.max_prepared_bytes:",
+          "if size >= limits.max_prepared_bytes:",
+          "A surface of exactly max_prepared_bytes is refused (>= instead of >).",
+          (_STATUSES,)),
+    Fault("surface.status_largest_patch_id_refused", "surface", _REF,
+          "if not is_int(p.id) or not 0 <= p.id <= MAX_PATCH_ID:",
+          "if not is_int(p.id) or not 0 <= p.id < MAX_PATCH_ID:",
+          "The patch id 2^64 - 1, the largest u64, is refused as InvalidArgument (a valid request refused).",
+          (_STATUSES,)),
 ]

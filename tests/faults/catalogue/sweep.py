@@ -8,6 +8,8 @@ _I = "interval/sweep.py"
 _CHECKS = "tests/oracles/test_sweep_checks.py"
 _REF = "tests/reference/test_sweep.py"
 _ORACLE = "tests/interval/test_sweep_oracle.py"
+_ADAPTER = "oracles/families/sweep/answers.py"
+_STATUSES = _CHECKS + "::test_our_fast_path_meets_every_status_request"
 
 FAULTS = [
     # --- ring acceptance (Estimated longitudinal error) ---
@@ -27,11 +29,9 @@ FAULTS = [
           "        v = Q[i] - Q[0]\n        if cc > 0:",
           "        v = Q[i] - Q[0]\n        if False:",
           "the hull term measures the inner controls' distance from the chord's start point, "
-          "not from the chord line",
-          (_REF,),
-          equivalent="the distance to the chord's start point is at least the distance to the chord line: "
-                     "acceptance only gets stricter (more rings, a larger longitudinal estimate), every claim "
-                     "stays valid"),
+          "not from the chord line (stricter: every claim stays valid, but the spec's rule fixes the ring "
+          "count, and a straight path's limits met with equality are refused; equivalent before issue 24)",
+          (_REF, _STATUSES)),
     # --- the section ---
     Fault("sweep.segments_one_short", "sweep", _R,
           "    while n > 3 and r_max * (1.0 - math.cos(math.pi / (n - 1))) <= err:\n        n -= 1",
@@ -102,4 +102,41 @@ FAULTS = [
           "a = 2 * iv.pi * j / segments", "a = iv.pi * j / segments",
           "the oracle's section angles span half a turn",
           (_ORACLE,)),
+    # --- Status contracts (issue 24): judged by sweep.statuses ---
+    Fault("sweep.status_failed_replan_drops_plan", "sweep", _ADAPTER,
+          "            if got is not None:\n                held = got\n",
+          "            held = got\n",
+          "a failed TryPlanSweepMesh drops the plan the owner held (a failed rebuild must keep the previous "
+          "snapshot)",
+          (_STATUSES, _CHECKS + "::test_a_failed_replan_that_drops_the_plan_is_violated")),
+    Fault("sweep.status_failed_emission_writes", "sweep", _R,
+          "    rep = plan_view.report\n    if vertices.shape[0] < rep.vertex_count:",
+          "    rep = plan_view.report\n    vertices[:1] = 0.0\n    if vertices.shape[0] < rep.vertex_count:",
+          "emission clears the first vertex row before checking the capacities, so a failed emission changes "
+          "the caller's arrays",
+          (_STATUSES,)),
+    Fault("sweep.status_emit_capacity_at_equality_refused", "sweep", _R,
+          "    if vertices.shape[0] < rep.vertex_count:", "    if vertices.shape[0] <= rep.vertex_count:",
+          "emission into arrays of exactly the report's vertex count is CapacityExceeded",
+          (_STATUSES,)),
+    Fault("sweep.status_segments_at_equality_refused", "sweep", _R,
+          "    if n > limit:\n        return None\n    return n, r_max", "    if n >= limit:\n        return None\n    return n, r_max",
+          "a tube of exactly max_section_segments segments is refused (>= instead of >)",
+          (_STATUSES,)),
+    Fault("sweep.status_vertex_count_at_equality_refused", "sweep", _R,
+          "if vcount > req.max_vertex_count:", "if vcount >= req.max_vertex_count:",
+          "a plan of exactly max_vertex_count vertices is CapacityExceeded (>= instead of >)",
+          (_STATUSES,)),
+    Fault("sweep.status_index_count_at_equality_refused", "sweep", _R,
+          "if icount > req.max_index_count:", "if icount >= req.max_index_count:",
+          "a plan of exactly max_index_count indices is CapacityExceeded (>= instead of >)",
+          (_STATUSES,)),
+    Fault("sweep.status_max_depth_at_equality_refused", "sweep", _R,
+          "if depth + 1 > limits.max_depth:", "if depth + 1 >= limits.max_depth:",
+          "rings whose intervals need exactly max_depth are refused (the limit is reached one level early)",
+          (_STATUSES,)),
+    Fault("sweep.status_max_samples_at_equality_refused", "sweep", _R,
+          "if len(rings) + 1 > limits.max_samples:", "if len(rings) + 1 >= limits.max_samples:",
+          "a plan of exactly max_samples rings is refused (>= instead of >)",
+          (_STATUSES,)),
 ]

@@ -10,6 +10,7 @@ _ORACLE = "interval/tessellation.py"
 _T_REF = "tests/reference/test_tessellation.py"
 _T_CHECKS = "tests/oracles/test_tessellation_checks.py"
 _T_ORACLE = "tests/interval/test_tessellation_oracle.py"
+_STATUSES = _T_CHECKS + "::test_our_fast_path_meets_every_status_request"
 
 FAULTS = [
     # --- The cell bound's three terms -----------------------------------------------------------
@@ -130,4 +131,31 @@ FAULTS = [
           "hi = sum(terms[:8], _ZERO)",
           "The upper bracket of cos ends with a negative Taylor term, so it lies below cos.",
           (_T_ORACLE,)),
+    # --- Status contracts (issue 24): judged by tessellation.statuses
+    Fault("tessellation.status_failed_build_clears_mesh", "tessellation", _REF,
+          "    bad = _validate(profile)\n",
+          "    mesh._view = None  # start from an empty output\n    bad = _validate(profile)\n",
+          "A failed tessellation build that clears the previous mesh: the caller's mesh is emptied before the "
+          "checks ('Every failure keeps the previous mesh').",
+          (_STATUSES,)),
+    Fault("tessellation.status_counts_at_equality_refused", "tessellation", _REF,
+          "if counts[key] > getattr(limits, name):",
+          "if counts[key] >= getattr(limits, name):",
+          "A mesh of exactly max_vertices vertices (triangles, output bytes) is refused: a limit met with equality.",
+          (_STATUSES,)),
+    Fault("tessellation.status_cell_tests_at_equality_refused", "tessellation", _REF,
+          "if self.tests + cells > limit:",
+          "if self.tests + cells >= limit:",
+          "A refinement that needs exactly max_cell_tests cell tests is refused (>= instead of >).",
+          (_STATUSES,)),
+    Fault("tessellation.status_max_level_at_equality_refused", "tessellation", _REF,
+          "can_u, can_v = lu < top, lv < top",
+          "can_u, can_v = lu < top - 1, lv < top - 1",
+          "Refinement stops one level below max_level, so a patch that needs exactly max_level fails.",
+          (_STATUSES,)),
+    Fault("tessellation.status_floor_at_equality_refused", "tessellation", _REF,
+          "if float(profile.position_error) < view.position_floor:",
+          "if float(profile.position_error) <= view.position_floor:",
+          "A position error exactly at the surface's position floor is refused as UnsupportedPrecision.",
+          (_STATUSES,)),
 ]

@@ -1,0 +1,79 @@
+"""The distance family: leaf and total length bounds, prefix bounds, the inversion residual
+(Certified), the estimates (Estimated), and the status contracts of TryBuildDistanceMap,
+TryBoundDistance and TryResolveDistance (``distance.statuses``).
+
+Modules, one role each: ``corpus.py`` (the cases and the queries they ask), ``leaves.py`` (the
+spec's build rule replayed exactly: how many leaves a map needs), ``requests.py`` (cases as
+requests, with the status the spec demands of each step), ``answers.py`` (our fast path's
+adapter), ``oracle.py`` (the two arc-length oracles), ``checks.py`` (the row checkers) and
+``contract.py`` (each row's case-file fields and planted false claim)."""
+
+from __future__ import annotations
+
+from ...decide import DEFAULT_BUDGET
+from ...family import Family
+from .answers import answer
+from .checks import (RESOLUTION, check_estimates, check_inversion_residual, check_length_bounds, check_prefix_bounds,
+                     controls_of, effective_target, truth)
+from .contract import CONTRACTS, plant_bounds, plant_estimate, plant_inversion
+from .corpus import LIMITS, chain, corpus_cases, make_case, prepare, tolerance
+from .oracle import BUDGET, CROSS_CHECK, REL_WIDTH, OracleDisagreement, arc_length, prefix_length
+from .requests import case_request, requests
+
+__all__ = ["FAMILY", "BUDGET", "REL_WIDTH", "LIMITS", "CROSS_CHECK", "RESOLUTION", "tolerance", "generate", "claims",
+           "check_length_bounds", "check_prefix_bounds", "check_inversion_residual", "check_estimates", "CONTRACTS",
+           "plant_bounds", "plant_inversion", "plant_estimate", "OracleDisagreement", "arc_length", "prefix_length",
+           "make_case", "chain", "prepare", "controls_of", "truth", "effective_target", "SPEC_STATUSES",
+           "LIMITS_AT_EQUALITY"]
+
+generate = corpus_cases  # the corpus as case dicts (tests, explain)
+
+
+def claims(case) -> list:
+    """The value claims our fast path makes on one case dict (through the request adapter)."""
+    return [c for s in answer(case_request("distance/case", case)).steps for c in s.claims]
+
+
+FAMILY = Family(
+    name="distance",
+    # 18 named cases, 28 status requests, then the 182 random cases of the corpus of 200 that
+    # came before the requests (docs/decisions.md "Distance: the statuses requests demand").
+    default_cases=228,
+    checkers={
+        "distance.length_bounds": check_length_bounds,
+        "distance.prefix_bounds": check_prefix_bounds,
+        "distance.inversion_residual": check_inversion_residual,
+        "distance.estimates": check_estimates,
+    },
+    contracts=CONTRACTS,
+    oracle_precisions=DEFAULT_BUDGET,
+    requests=requests,
+    answer=answer,
+)
+
+_RESOLVE = "docs/decisions.md 'Distance resolution'"
+_DOMAIN = "docs/decisions.md 'Paths: the parameter domain and boundary policies'"
+
+# Every status a failure of each op can have: spec-named and decided (tests/oracles/test_status_coverage.py).
+SPEC_STATUSES = {
+    "TryBuildDistanceMap": {
+        "BudgetExceeded": "spec 002 Distance maps: 'Exhausting a limit returns BudgetExceeded'; 'a zero work limit "
+                          "allows no work'",
+        "InvalidArgument": "docs/decisions.md 'WorkLimits fields and ranges'",
+        "UnsupportedPrecision": "docs/decisions.md 'Distance maps: preparation, caches and ownership' (strict = false)",
+    },
+    "TryBoundDistance": {
+        "MissingCache": "spec 002 Distance maps: 'Queries through an unbuilt map return MissingCache'",
+        "StaleRevision": "spec 002 Distance maps: 'queries through a map of another revision return StaleRevision'",
+        "InvalidDomain": "spec 002 Boundary policies: Reject outside the closed domain; " + _DOMAIN,
+        "InvalidArgument": "spec 002 Boundary policies: 'Every other combination is InvalidArgument'; " + _DOMAIN,
+    },
+    "TryResolveDistance": {
+        "MissingCache": "spec 002 Distance maps: 'Queries through an unbuilt map return MissingCache'",
+        "StaleRevision": "spec 002 Distance maps: 'queries through a map of another revision return StaleRevision'",
+        "InvalidDomain": "spec 002: 'The PathDistance domain is [0, TotalEstimate]'; Reject outside: " + _RESOLVE,
+        "InvalidArgument": "policies, nonfinite targets, max_iterations outside [0, 2^20]: " + _RESOLVE,
+        "BudgetExceeded": "a bisection that needs more than max_iterations steps: " + _RESOLVE,
+    },
+}
+LIMITS_AT_EQUALITY = ("max_leaves", "max_subdivisions", "max_depth", "max_prepared_bytes")

@@ -1,0 +1,414 @@
+"""The checker of the Estimated row ``frame.angular_error_estimate``.
+
+It recomputes every truth from ``claim.inputs`` alone (``interval.frame``): the run structure
+the policies allow, the estimate's conformance (each claimed interval angle against the oracle's
+own one-step-versus-two-half-steps difference, acceptance against the interval's share of the
+path, the estimate their sum plus the largest, distance estimates within DistanceError), then
+the true RMF of every run (Taylor integration of ``dr/du = -(r . t') t`` at 113 bits, checked by
+halving) from the claimed seed; a frame claimed outside its run's parameters is Violated, and an
+integration that stops near a zero of the speed is Violated only when an exact zero lies in the
+run (else Undecided). The true error is the largest angle between a claimed normal (baked or
+evaluated, before twist) and the true one, less the tilt its Rounded tangent allows (``tilt``),
+and for a closed loop also ``|claimed - true|`` residual twist (mod 2 pi). Violated when it
+exceeds ``ACCEPTANCE_FACTOR * estimate + 32 u (samples + 1)``; Undecided when the oracle's own
+halving difference exceeds a sixteenth of that slack. Each evaluated frame must be within that
+limit (plus its tilt) of the true normal rolled by the roll plus,
+on a periodic loop, the twist in proportion to the true arc length (``twist_expected``: the only
+allowance is the one estimated distances imply, from DistanceError). Measured: the calibration
+``true / estimate``, also counted in bins (``calibration_*`` counters: the distribution).
+"""
+
+from __future__ import annotations
+
+import math
+
+import gmpy2
+import numpy as np
+from mpmath import mp
+
+from interval.context import to_mpq
+from interval.frame import SingularRun, angle_between, arc_length, decide_speed_above, rotate_between, signed_angle, \
+    step_difference, true_rmf, true_tangent
+from reference import error_model as EM
+from reference import kernel as K
+from reference.context import F64
+from reference.fp import U64
+from reference.frame import ROUNDING_FLOOR
+
+from ...model import Claim, Verdict, dec, dec_array, enc, undecided, verified, violated
+from .checks import controls_of
+
+__all__ = ["check_angular_error", "ACCEPTANCE_FACTOR", "ROUNDING_ALLOWANCE_K", "JOINT_BAND", "STEP_ANGLE_K",
+           "Arcs", "twist_expected", "arc", "tilt"]
+
+_mpq = gmpy2.mpq
+
+# The Estimated row's acceptance factor: the true angle error may exceed the estimate by at
+# most this factor (plus the rounding allowance) before a claim is Violated.
+ACCEPTANCE_FACTOR = 4.0
+# Rounding allowance of transported frames: 32 u per baked sample of the run (a step rounds
+# a few u per reflection and renormalization; rotations propagate earlier errors unchanged).
+ROUNDING_ALLOWANCE_K = 32
+_CALIBRATION_BINS = ((0.01, "calibration_lt_0.01"), (0.1, "calibration_0.01_0.1"), (0.5, "calibration_0.1_0.5"),
+                     (1.0, "calibration_0.5_1"), (ACCEPTANCE_FACTOR, "calibration_1_factor"),
+                     (math.inf, "calibration_above_factor"))
+
+
+def tilt(C, k: int, u: float) -> float:
+    """How far a normal perpendicular to a correctly Rounded tangent at ``(k, u)`` may lean from one
+    perpendicular to the true tangent: the frame vectors' tangent bound (``tangent_bound(E, |B'|)``,
+    the ``frame.vectors`` row's; docs/decisions.md "Frames: the angular row and Rounded tangents").
+    A few u where the speed is of the size of the controls; it grows near a zero of the speed."""
+    P = C[k].astype(np.float64)
+    d = K.cubic_derivative(F64, P, np.float64(u))
+    b = EM.tangent_bound(EM.span_magnitude(P), float(np.sqrt(np.dot(d, d))))
+    return min(b, math.pi) if b == b else math.pi
+
+
+def _zero_in_run(C, start, end):
+    """A parameter ``(span, u)`` where ``B' = 0`` inside the run from ``start`` to ``end`` shown
+    exactly (``interval.frame.decide_speed_above`` with speed 0), or None."""
+    for k in range(start[0], end[0] + 1):
+        a = start[1] if k == start[0] else 0.0
+        b = end[1] if k == end[0] else 1.0
+        if a < b:
+            d = decide_speed_above(C[k], a, b, 0.0)
+            if d.holds is False:
+                return k, float(d.witness[0])
+    return None
+
+
+def _wrap(x):
+    two_pi = 2 * mp.pi
+    y = (x + mp.pi) % two_pi - mp.pi
+    return y
+
+
+def check_angular_error(claim: Claim):
+    """Estimated: the run structure the policies allow, the estimate's conformance (claimed
+    interval angles against the oracle's step differences, acceptance against each interval's
+    share, the estimate their sum plus the largest, distance estimates within DistanceError),
+    then the true angle error of every claimed normal (and of a closed loop's residual twist),
+    and of every evaluated frame after twist and roll, at most ACCEPTANCE_FACTOR x estimate +
+    32 u (samples + 1) (+ the twist tolerance); calibration measured."""
+    C = controls_of(claim.inputs["controls"], None)
+    if C.ndim != 3:
+        raise ValueError("controls must be (n, 4, 3)")
+    n = C.shape[0]
+    v = claim.value
+    est = dec(v["estimate"])
+    if not math.isfinite(est) or est < 0:
+        return violated(claim, {"why": "the estimate must be finite and nonnegative", "estimate": v["estimate"]})
+    runs = claim.inputs["runs"]
+    by_run: dict = {}
+    for entry in v["samples"]:
+        ri, k, u, nrm = entry
+        if not (isinstance(ri, int) and 0 <= ri < len(runs) and isinstance(k, int) and 0 <= k < n):
+            raise ValueError("samples are [run, span, u, normal] with valid indices")
+        by_run.setdefault(ri, []).append((k, dec(u), dec_array(nrm)))
+    arcs = Arcs(C)
+    bad = _run_structure(claim, C, runs)
+    if bad is not None:
+        return bad
+    bad = _estimate_conformance(claim, C, est, arcs)
+    if bad is not None:
+        return bad
+    evals = _evaluations(claim, n, len(runs))
+    for ri, k, u, _, _ in evals:
+        by_run.setdefault(ri, []).append((k, u, None))
+    for ri, entries in by_run.items():
+        first = (int(runs[ri]["start"][0]), dec(runs[ri]["start"][1]))
+        last = (int(runs[ri]["end"][0]), dec(runs[ri]["end"][1]))
+        for k, u, _ in entries:
+            if not first <= (k, u) <= last:
+                # spec 002: frames are transported along a run and never reused across a range
+                return violated(claim, {"why": f"a frame of run {ri} at (span {k}, u = {u!r}) lies outside the run "
+                                               f"[{first}, {last}]"})
+    worst = mp.mpf(0)
+    oracle_err = mp.mpf(0)
+    count = 0
+    loop = None
+    truths = {}
+    with mp.workprec(113):
+        for ri, run in enumerate(runs):
+            start = (int(run["start"][0]), dec(run["start"][1]))
+            end = (int(run["end"][0]), dec(run["end"][1]))
+            if not (0 <= start[0] <= end[0] < n):
+                raise ValueError("run start and end must be spans in order")
+            ss = by_run.get(ri, [])
+            try:
+                tr = true_rmf(C, start, end, dec_array(run["normal"]), [(k, u) for k, u, _ in ss])
+            except SingularRun as e:
+                zero = _zero_in_run(C, start, end)
+                if zero is not None:
+                    return violated(claim, {"why": f"run {ri} crosses a zero of the speed: {e}", "span": zero[0],
+                                            "u": enc(zero[1])})
+                return undecided(claim, [enc(0.0), enc(0.0)], measure="calibration", measured=None,
+                                 note=f"run {ri}: the RMF integration stopped ({e}), but no zero of the speed in "
+                                      "the run is shown exactly")
+            oracle_err = max(oracle_err, tr.error)
+            truths[ri] = tr
+            for k, u, nrm in ss:
+                if nrm is None:
+                    continue
+                a = [mp.mpf(float(x)) for x in nrm]
+                worst = max(worst, angle_between(_unit_mp(a), tr.normals[(k, u)]) - tilt(C, k, u))
+            count = max(count, sum(1 for e in ss if e[2] is not None))
+            if ri == 0:
+                loop = tr
+        twist_err = mp.mpf(0)
+        if v["is_closed_loop"]:
+            if len(runs) != 1:
+                return violated(claim, {"why": "a closed loop is one run"})
+            tr = loop
+            back = rotate_between(tr.end, tr.end_tangent, tr.start_tangent)
+            true_twist = signed_angle(tr.start_normal, back, tr.start_tangent)
+            twist_err = abs(_wrap(mp.mpf(dec(v["residual_twist"])) - true_twist))
+            if claim.inputs["periodic"]:
+                want = -dec(v["residual_twist"]) + 2 * math.pi * int(claim.inputs["winding_turns"])
+                got = dec(v["twist_end"])
+                if abs(got - want) > 16 * U64 * (abs(want) + 1):
+                    return violated(claim, {"why": "DistributeTwist must add -ResidualTwist + 2 pi WindingTurns "
+                                                   "by the path end", "twist_end": v["twist_end"],
+                                            "expected": enc(want)})
+        elif dec(v["residual_twist"]) != 0.0:
+            return violated(claim, {"why": "an open path (or a split loop) has no residual twist"})
+        true_err = max(worst, twist_err)
+        allowance = mp.mpf(ROUNDING_ALLOWANCE_K * U64) * (count + 1)
+        limit = mp.mpf(ACCEPTANCE_FACTOR) * est + allowance
+        calibration = float(true_err / est) if est > 0 else (0.0 if true_err <= allowance else math.inf)
+        bins = {name: int(calibration < edge and all(calibration >= e for e, _ in _CALIBRATION_BINS[:i]))
+                for i, (edge, name) in enumerate(_CALIBRATION_BINS)}
+        use = float(true_err / limit)
+        detail = {"true_error": float(true_err), "true_normal_error": float(worst),
+                  "true_twist_error": float(twist_err), "estimate": est, "allowance": float(allowance),
+                  "oracle_error": float(oracle_err)}
+        if oracle_err * 16 > allowance:
+            return undecided(claim, [enc(float(true_err)), enc(float(oracle_err))], measure="calibration",
+                             measured=calibration, note="the RMF integration did not converge to a sixteenth "
+                                                        "of the rounding allowance", bound_use=use, **bins)
+        if true_err > limit:
+            return violated(claim, detail, measure="calibration", measured=calibration, bound_use=use, **bins)
+        # Evaluated frames after twist compensation and the caller's roll.
+        eval_use = mp.mpf(0)
+        periodic = bool(claim.inputs["periodic"])
+        total_twist = -dec(v["residual_twist"]) + 2 * math.pi * int(claim.inputs["winding_turns"]) if periodic else 0.0
+        for i, (ri, k, u, roll, nrm) in enumerate(evals):
+            tr = truths[ri]
+            r = tr.normals[(k, u)]
+            t = true_tangent(C[k], u)
+            tw, tol = (0.0, 0.0) if not periodic else twist_expected(claim, C, arcs, k, u, total_twist, roll)
+            phi = mp.mpf(roll) + mp.mpf(tw)
+            cp, sp = mp.cos(phi), mp.sin(phi)
+            txr = [t[1] * r[2] - t[2] * r[1], t[2] * r[0] - t[0] * r[2], t[0] * r[1] - t[1] * r[0]]
+            want = [cp * r[q] + sp * txr[q] for q in range(3)]
+            got = angle_between(_unit_mp([mp.mpf(float(x)) for x in nrm]), _unit_mp(want))
+            lim_i = limit + mp.mpf(tol) + tilt(C, k, u)
+            eval_use = max(eval_use, got / lim_i)
+            if got > lim_i:
+                return violated(claim, {"why": f"evaluated frame {i} (span {k}, u = {u!r}, roll {roll!r}) is "
+                                               f"{float(got):.3g} rad from the true frame rolled by the roll plus the "
+                                               f"distributed twist", "limit": float(lim_i),
+                                        "expected_twist": float(tw)}, measure="calibration",
+                                measured=calibration, bound_use=float(got / lim_i), **bins)
+        use = max(use, float(eval_use))
+        return verified(claim, measure="calibration", measured=calibration, bound_use=use, **bins)
+
+
+# Relative band of a joint's G1 classification (the fast path classifies Rounded tangents): a
+# joint is clearly G1 below continuity_angle (1 - band), clearly a corner above (1 + band).
+JOINT_BAND = 2.0**-20
+# A claimed interval angle may differ from the oracle's step difference by this many units of
+# float64 roundoff (times 1 + E / |chord|: the chord x(b) - x(a) is rounded relative to E), plus
+# 2^-30 relative. Measured on the default corpus: at most 1.5 u.
+STEP_ANGLE_K = 32
+
+
+def arc(P, u0: float, u1: float):
+    """``interval.frame.arc_length`` with its pieces quadrupled (8 up to 512) until its error
+    estimate is below ``2^-40`` of the length: near a zero of the speed (a near-cusp) 8 pieces
+    leave 1e-6 of error, which would widen every tolerance built on the arc length."""
+    pieces = 8
+    while True:
+        s, err = arc_length(P, u0, u1, pieces=pieces)
+        if err <= 2.0**-40 * s or pieces >= 512:
+            return s, err
+        pieces *= 4
+
+
+class Arcs:
+    """True prefix arc lengths of a path (:func:`arc`, cached per span)."""
+
+    def __init__(self, C):
+        self.C = C
+        self._span = {}
+
+    def span(self, k):
+        if k not in self._span:
+            self._span[k] = arc(self.C[k], 0.0, 1.0)
+        return self._span[k]
+
+    def prefix(self, k, u):
+        """``(s, err)``: the arc length from the path start to ``(k, u)``."""
+        s = e = 0.0
+        for j in range(k):
+            a, b = self.span(j)
+            s, e = s + a, e + b
+        a, b = arc(self.C[k], 0.0, u) if u < 1.0 else self.span(k)
+        return s + a, e + b
+
+    def total(self):
+        return self.prefix(self.C.shape[0] - 1, 1.0)
+
+
+def _run_structure(claim: Claim, C, runs) -> "Verdict | None":
+    """Runs may start only at the path start, after a claimed singular range, or at a joint that
+    is not clearly G1 under SplitRuns; a run may cross a joint only when it is not clearly a
+    corner or the policy is RotateMinimally (a G1 joint is always crossed)."""
+    inp, v = claim.inputs, claim.value
+    if "corner_policy" not in inp or "ranges" not in v:
+        return None  # a case file of the older shape: the structure is not claimed
+    policy = inp["corner_policy"]
+    ca = dec(inp["continuity_angle"])
+    if policy not in ("Reject", "RotateMinimally", "SplitRuns") or not ca >= 0:
+        raise ValueError("corner_policy must name a FrameCornerPolicy and continuity_angle be >= 0")
+    n = C.shape[0]
+    ranges = [(int(r[0]), dec(r[1]), dec(r[2])) for r in v["ranges"]]
+
+    def corner(k):
+        try:
+            t_in = true_tangent(C[k - 1 if k > 0 else n - 1], 1.0)
+            t_out = true_tangent(C[k], 0.0)
+        except SingularRun:
+            return 1  # a zero speed at the joint: no tangent, not G1
+        with mp.workprec(113):
+            ang = angle_between(t_in, t_out)
+        if ang < ca * (1 - JOINT_BAND):
+            return -1
+        return 1 if ang > ca * (1 + JOINT_BAND) else 0
+
+    def after_range(k, u):
+        return any((s == k and u1 == u) or (u == 0.0 and s == k - 1 and u1 == 1.0) for s, _, u1 in ranges)
+
+    def before_range(k, u):
+        return any((s == k and u0 == u) or (u == 1.0 and s == k + 1 and u0 == 0.0) for s, u0, _ in ranges)
+
+    for i, run in enumerate(runs):
+        k, u = int(run["start"][0]), dec(run["start"][1])
+        ok = (k, u) == (0, 0.0) or after_range(k, u) or (u == 0.0 and k >= 1 and policy == "SplitRuns"
+                                                          and corner(k) >= 0)
+        if not ok:
+            return violated(claim, {"why": f"run {i} starts at (span {k}, u = {u!r}): neither the path start, "
+                                           "the end of a singular range nor a corner split by SplitRuns"})
+        k, u = int(run["end"][0]), dec(run["end"][1])
+        ok = (k, u) == (n - 1, 1.0) or before_range(k, u) or (u == 1.0 and k + 1 < n and policy == "SplitRuns"
+                                                               and corner(k + 1) >= 0)
+        if not ok:
+            return violated(claim, {"why": f"run {i} ends at (span {k}, u = {u!r}): neither the path end, the "
+                                           "start of a singular range nor a corner split by SplitRuns"})
+        k0, k1 = int(run["start"][0]), int(run["end"][0])
+        first, last = (k0, dec(run["start"][1])), (k1, dec(run["end"][1]))
+        for s, u0, u1 in ranges:
+            if first < (s, u1) and (s, u0) < last:
+                return violated(claim, {"why": f"run {i} crosses the singular range (span {s}, [{u0!r}, {u1!r}])"})
+        crossed = list(range(k0 + 1, k1 + 1)) + ([0] if v.get("is_closed_loop") else [])
+        for j in crossed:
+            if policy != "RotateMinimally" and corner(j) > 0:
+                return violated(claim, {"why": f"run {i} crosses joint {j}, a corner, under corner policy {policy}"})
+    return None
+
+
+def _estimate_conformance(claim: Claim, C, est: float, arcs: "Arcs") -> "Verdict | None":
+    """The spec's estimate: each claimed interval angle is the oracle's one-step-versus-two-half-
+    steps difference (within STEP_ANGLE_K u), at most TangentAngleError times its share of the
+    path (or ROUNDING_FLOOR); the estimate is their sum plus the largest; every claimed distance
+    estimate lies within DistanceError of the true arc length."""
+    inp, v = claim.inputs, claim.value
+    if "intervals" not in v or "tangent_angle_error" not in inp:
+        return None
+    tae = to_mpq(dec(inp["tangent_angle_error"]))
+    total = dec(v["total_estimate"])
+    delta = dec(inp["distance_error"])
+    n = C.shape[0]
+    angles = []
+    L, Lerr = arcs.total()
+    if abs(total - L) > delta + 4 * Lerr + 2.0**-30 * L:
+        return violated(claim, {"why": "TotalEstimate is farther than DistanceError from the arc length",
+                                "total_estimate": v["total_estimate"], "arc_length": float(L)})
+    floor = to_mpq(ROUNDING_FLOOR)
+    tq = to_mpq(total)
+    for i, entry in enumerate(v["intervals"]):
+        k, a, b, ang, da, db = int(entry[0]), dec(entry[1]), dec(entry[2]), dec(entry[3]), dec(entry[4]), \
+            dec(entry[5])
+        if not (0 <= k < n and 0.0 <= a < b <= 1.0) or not math.isfinite(ang) or ang < 0:
+            raise ValueError("intervals are [span, a, b, angle, d(a), d(b)] with 0 <= a < b <= 1, angle >= 0")
+        angles.append(to_mpq(ang))
+        share = max(to_mpq(db) - to_mpq(da), _mpq(0)) / tq if tq > 0 else _mpq(0)
+        if to_mpq(ang) > tae * share * (1 + _mpq(1, 2**40)) and to_mpq(ang) > floor:
+            return violated(claim, {"why": f"interval {i} (span {k}, [{a!r}, {b!r}]) accepted with angle {ang!r} "
+                                           "above TangentAngleError times its share of the path",
+                                    "share": float(share)})
+        truth = float(step_difference(C[k], a, b))
+        P = C[k].astype(np.float64)
+        chord = float(np.linalg.norm(K.cubic_point(F64, P, np.float64(b)) - K.cubic_point(F64, P, np.float64(a))))
+        E = float(np.max(np.abs(P)))
+        tol = STEP_ANGLE_K * U64 * (1 + (E / chord if chord > 0 else math.inf)) + 2.0**-30 * truth
+        if abs(ang - truth) > tol:
+            return violated(claim, {"why": f"interval {i} (span {k}, [{a!r}, {b!r}]): the claimed angle is not "
+                                           "the difference of one reflection step and two half steps",
+                                    "claimed": entry[3], "oracle": truth, "tolerance": tol})
+        for u, d in ((a, da), (b, db)):
+            s, err = arcs.prefix(k, u)
+            if abs(d - s) > delta + 4 * (err + Lerr) + 2.0**-30 * L:
+                return violated(claim, {"why": f"interval {i}: the distance estimate at (span {k}, u = {u!r}) is "
+                                               "farther than DistanceError from the arc length",
+                                        "estimate": d, "arc_length": s})
+    if angles:
+        want = sum(angles) + max(angles)
+        if abs(to_mpq(est) - want) > want * to_mpq(4 * U64) * (len(angles) + 2):
+            return violated(claim, {"why": "AngularErrorEstimate is not the sum of the accepted interval angles "
+                                           "plus the largest", "estimate": v["estimate"], "expected": float(want)})
+    return None
+
+
+def _evaluations(claim: Claim, n: int, runs: int) -> list:
+    """``[(run, span, u, roll, final normal)]`` of the claim's evaluated frames (none in a case
+    file of the older shape)."""
+    req = claim.inputs.get("evaluations")
+    got = claim.value.get("evaluated")
+    if req is None or got is None:
+        return []
+    if len(req) != len(got):
+        raise ValueError("every evaluation request needs one evaluated frame")
+    out = []
+    for (k, u, roll), (ri, nrm) in zip(req, got):
+        if not (isinstance(k, int) and 0 <= k < n and isinstance(ri, int) and 0 <= ri < runs):
+            raise ValueError("evaluations are [span, u, roll] and [run, normal] with valid indices")
+        out.append((ri, k, dec(u), dec(roll), dec_array(nrm)))
+    return out
+
+
+def twist_expected(claim: Claim, C, arcs: "Arcs", k: int, u: float, total: float, roll: float = 0.0):
+    """``(twist, tolerance)`` of DistributeTwist's compensation at (k, u) by the spec's rule: roll
+    "in proportion to estimated distance", ``total s(u) / L`` with true arc lengths ``s`` and
+    ``L``, and how far an implementation may be from it because the rule speaks of *estimated*
+    distances (``docs/decisions.md``, "Frames: the twist follows estimated distance"): an estimate
+    lies in its Certified interval, which holds the truth and is at most ``DistanceError = d``
+    wide, so ``|s^ - s| <= d`` and ``|L^ - L| <= d``, and
+    ``|s^/L^ - s/L| = |(s^ - s) L - s (L^ - L)| / (L L^) <= d (L + s) / (L (L - d))``; ``d`` grows
+    by the quadrature error of ``s`` and ``L``. Plus the float64 rounding of the twist and of its
+    sum with the roll, ``8 u (|total| + |roll|)``. Nothing here depends on how an implementation
+    interpolates between its samples."""
+    L, Lerr = arcs.total()
+    s, err = arcs.prefix(k, u)
+    d = dec(claim.inputs["distance_error"]) + 4 * (err + Lerr)
+    rounding = 8 * U64 * (abs(total) + abs(roll))
+    if not L > d:
+        return total * s / L if L > 0 else 0.0, abs(total) + rounding  # the estimates say nothing
+    return total * s / L, abs(total) * d * (L + s) / (L * (L - d)) + rounding
+
+
+def _unit_mp(a):
+    s = mp.sqrt(a[0] ** 2 + a[1] ** 2 + a[2] ** 2)
+    return [x / s for x in a]
+

@@ -1,0 +1,131 @@
+"""Frame rows' case-file contract: each row's fields (JSON Schema), the ledger's sentence, and a
+planted false claim (``tests/oracles/test_every_checker_can_fail.py``)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ... import schema as S
+from ...family import RowContract
+from ...model import Claim, dec, enc
+from .checks import controls_of
+from .checks_angular import ACCEPTANCE_FACTOR
+
+__all__ = ["CONTRACTS"]
+
+
+_F64V = S.f64(finite=False)
+_XYZ = S.vec(S.f64(), 3)
+# Tuples of the angular-error row: a run or span index, then numbers (each typed, so that a
+# decimal in a case file is read into its format like any other field's).
+_INDEX = S.integer(minimum=0)
+_SPAN_U = S.tuple_(_INDEX, _F64V)
+_CONTROLS = S.matrix(S.f32(), [4, 3])
+
+
+def _with(claim: Claim, value) -> Claim:
+    return Claim(claim.row, claim.guarantee, value, claim.inputs, claim.model)
+
+
+def _plant_regularity(c: Claim) -> Claim:
+    if c.value["regular"]:
+        # A minimum speed above every speed of the span: the interval is certainly not regular.
+        P = controls_of(c.inputs["controls"], (4, 3)).astype(np.float64)
+        big = float(6.0 * np.max(np.abs(P)) * 2.0 + 1.0) * 2.0 ** c.inputs["max_depth"]
+        return Claim(c.row, c.guarantee, c.value, {**c.inputs, "minimum_speed": enc(big)}, c.model)
+    return _with(c, {"regular": True})  # a singular range called regular
+
+
+def _plant_vectors(c: Claim) -> Claim:
+    if "status" in c.value:
+        # a frame inside a singular range (any frame: the range alone refutes it)
+        e = [enc(1.0), enc(0.0), enc(0.0)]
+        return _with(c, {"position": e, "tangent": e, "normal": [enc(0.0), enc(1.0), enc(0.0)],
+                         "binormal": [enc(0.0), enc(0.0), enc(1.0)]})
+    b = list(c.value["binormal"])
+    b = [enc(-dec(x)) for x in b]  # a left-handed frame
+    return _with(c, {**c.value, "binormal": b})
+
+
+def _plant_angular(c: Claim) -> Claim:
+    s = [list(e) for e in c.value["samples"]]
+    s[-1][3] = [enc(-dec(x)) for x in s[-1][3]]  # a normal flipped: pi from the truth
+    return _with(c, {**c.value, "samples": s})
+
+
+CONTRACTS = {
+    "frame.regularity": RowContract(
+        checks="kind interval, regular true: min |B'(u)| over [u0, u1] > minimum_speed, by exact Bernstein "
+               "subdivision of |B'|^2 (a witness u with |B'(u)|^2 <= minimum_speed^2 refutes it), cross-checked "
+               "by exact real-root isolation of d/du |B'|^2 (python-flint Arb, 128/256/1024 bits): disjoint "
+               "enclosures of the extremum, different exact values of |B'|^2 at one parameter or opposite "
+               "decisions are an oracle fault; kind slow: max |B'| <= minimum_speed the same way; "
+               "kind depth_limited: u1 - u0 = 2^-max_depth exactly (spec 002: a range that cannot be shown regular "
+               "at the depth limit is 2^-MaxDepth wide), and its exact derivative box (the hodograph's Bezier "
+               "controls over [u0, u1]) does not clear minimum_speed by more than 2^-40 of the span's hodograph "
+               "size (else it can be shown regular).",
+        inputs=S.obj(required={"controls": _CONTROLS, "u0": S.f64(nonnegative=True), "u1": S.f64(nonnegative=True),
+                               "minimum_speed": S.f64(nonnegative=True), "max_depth": S.integer(0, 52),
+                               "kind": S.enum(["interval", "slow", "depth_limited"])}),
+        value=S.obj(required={"regular": S.boolean()}),
+        plant=_plant_regularity,
+        oracles=("exact Bernstein subdivision of |B'|^2 (gmpy2 mpq)",
+                 "real-root isolation of d/du |B'|^2 (python-flint fmpq_poly, Arb balls)")),
+    "frame.vectors": RowContract(
+        checks="Singular ranges first (inputs.ranges, the reported ranges whose closure holds u): a frame strictly "
+               "inside one, or at the common end of two, is Violated; a value {status: Degenerate} is Verified inside "
+               "a range and Violated outside every range. Then "
+               "|position - B(u)| per component <= 16 u E + 16 eta (exact); |tangent - B'/|B'|| <= "
+               "tangent_bound(E, |B'|) (IV); orthonormality residuals (| |v|^2 - 1 |, pairwise dots) and "
+               "max |b - t x n| <= 16 u (exact); at a seed, |normal - unit(a - (a.t) t)| <= (4 e_t + 16 u)/sine "
+               "+ 16 u and a fallback only where seed_up's true sine is at most minimum_sin_angle plus that; "
+               "u, eta of the declared model, else binary64; model components: [position, tangent, "
+               "orthonormality, handedness, seed].",
+        inputs=S.obj(required={"controls": _CONTROLS, "u": S.f64(nonnegative=True)},
+                     optional={"seed": S.obj(required={"axis": _XYZ, "seed_up": _XYZ, "is_fallback": S.boolean(),
+                                                       "minimum_sin_angle": S.f64(nonnegative=True)}),
+                               "ranges": S.array(S.vec(S.f64(nonnegative=True), 2))}),
+        value=S.any_of(S.obj(required={k: S.vec(_F64V, 3) for k in ("position", "tangent", "normal", "binormal")}),
+                       S.obj(required={"status": S.const("Degenerate")})),
+        model=S.MODEL, plant=_plant_vectors),
+    "frame.angular_error_estimate": RowContract(
+        checks="Run structure: a run starts only at the path start, after a claimed singular range or at a joint "
+               "not clearly G1 (true tangent angle >= continuity_angle (1 - 2^-20)) under SplitRuns, crosses no "
+               "singular range and no clear corner unless RotateMinimally. Estimate (when intervals are "
+               "claimed): each interval's angle within 32 u (1 + E/|chord|) + 2^-30 of the oracle's one double-"
+               "reflection step versus two half steps (mp, 113 bits), at most tangent_angle_error x its share "
+               "(d(b) - d(a)) / TotalEstimate or 64 u; the estimate their sum plus the largest (within 4 u per "
+               "term); every distance estimate and TotalEstimate within distance_error of the arc length. Then "
+               "the true RMF (Taylor integration of dr/du = -(r . t') t at 113 bits, checked by halving) "
+               "from each run's claimed seed (every claimed frame within its run's parameters; an integration "
+               "stopped near a zero of the speed is Violated only where an exact zero lies in the run, else "
+               "Undecided); the largest angle between a claimed normal and the true one, less the tilt its Rounded "
+               "tangent allows (tangent_bound(E, |B'|)), and a closed loop's |claimed - true| residual twist mod "
+               "2 pi, must be at most "
+               f"{ACCEPTANCE_FACTOR:g} x estimate + 32 u (samples + 1); a periodic loop's twist at the end "
+               "equals -ResidualTwist + 2 pi WindingTurns; each evaluated frame (after twist and roll) within "
+               "that limit (plus the tilt) of the true normal rolled by roll + (2 pi W - R) s(u) / L (true arc "
+               "lengths: the spec's "
+               "twist in proportion to distance), plus only what estimated distances imply, |2 pi W - R| d (L + s) "
+               "/ (L (L - d)) with d = distance_error, and rounding 8 u (|2 pi W - R| + |roll|); calibration "
+               "true/estimate reported.",
+        inputs=S.obj(required={"controls": S.matrix(S.f32(), [None, 4, 3]),
+                               "runs": S.array(S.obj(required={"start": _SPAN_U, "end": _SPAN_U,
+                                                               "normal": _XYZ}), min_items=1),
+                               "periodic": S.boolean(), "winding_turns": S.integer()},
+                     optional={"case": S.string(), "closed": S.boolean(),
+                               "tangent_angle_error": S.f64(nonnegative=True),
+                               "distance_error": S.f64(nonnegative=True),
+                               "continuity_angle": S.f64(nonnegative=True),
+                               "corner_policy": S.enum(["Reject", "RotateMinimally", "SplitRuns"]),
+                               "evaluations": S.array(S.tuple_(_INDEX, _F64V, _F64V))}),
+        value=S.obj(required={"estimate": _F64V, "residual_twist": _F64V, "is_closed_loop": S.boolean(),
+                              "twist_end": _F64V,
+                              "samples": S.array(S.tuple_(_INDEX, _INDEX, _F64V, S.vec(_F64V, 3)), min_items=1)},
+                    optional={"intervals": S.array(S.tuple_(_INDEX, *[_F64V] * 5)),
+                              "total_estimate": S.f64(nonnegative=True),
+                              "ranges": S.array(S.tuple_(_INDEX, _F64V, _F64V)),
+                              "evaluated": S.array(S.tuple_(_INDEX, S.vec(_F64V, 3)))}),
+        plant=_plant_angular),
+}
+

@@ -1,0 +1,193 @@
+"""Point-search checker: ``point_search.nearest`` (Rounded), spec 002 "Point neighborhoods".
+
+The truth is every point's exact squared distance (``interval.point_search``, integers scaled by
+``2^298``). With ``b_i`` the model bound of the i-th returned distance ``d_i`` -- ``U32 d + ETA32
++ 8 (u d + eta)`` (the final rounding to the float32 output plus eight roundings at the
+evaluator's unit roundoff ``u``: binary64 by default, ``2^-24`` for a float32 evaluator that
+declares it) -- a claim is Verified when:
+
+* it has ``count`` distinct in-range indices and ``count`` distances;
+* each ``|distance_i - d_i| <= b_i`` and the distances are non-decreasing;
+* exact ties are in increasing source index, among the returned points and across the cut (no
+  excluded point at exactly a returned distance has a lower index);
+* any other inversion -- a returned point ahead of a nearer returned point, or a returned point
+  instead of a nearer excluded one -- is within ``2 b`` of the farther point's bound (both
+  estimates within their bounds could then compare either way: the spec's processor band).
+
+A query the spec rejects (count outside ``[1, min(n, MAX_POINT_NEIGHBORS)]``, a nonfinite query
+or one above ``MAX_POINT_SEARCH_COORDINATE``, positions a build rejects) must claim
+``InvalidArgument``. Measured: the worst of ``|error| / b`` and ``gap / 2 b`` (band use).
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+import gmpy2
+
+from interval.point_search import as_rational, exact_nearest, exact_squared_distances, inversion_allowed
+from reference.point_search import DISTANCE_ERROR_K, ETA32, MAX_POINT_NEIGHBORS, MAX_POINT_SEARCH_COORDINATE, U32
+
+from ...errormodel import Resolved, ratio, resolve
+from ...model import Claim, NumberError, enc, number_as, verified, violated
+
+__all__ = ["check_nearest", "model_bound"]
+
+_MAXC = MAX_POINT_SEARCH_COORDINATE
+_K = gmpy2.mpq(DISTANCE_ERROR_K)
+_U32, _ETA32 = gmpy2.mpq(U32), gmpy2.mpq(ETA32)
+
+
+@lru_cache(maxsize=16)
+def _positions_of(key: tuple) -> tuple:
+    return tuple(tuple(number_as(x, "f32", finite=False) for x in p) for p in key)
+
+
+def _positions(claim: Claim) -> tuple:
+    raw = claim.inputs["positions"]
+    if not isinstance(raw, list) or not raw or not all(isinstance(p, list) and len(p) == 3 for p in raw):
+        raise ValueError("positions are a nonempty list of 3-vectors")
+    try:
+        key = tuple(tuple(p) for p in raw)
+        return _positions_of(key)
+    except TypeError:
+        raise ValueError("positions hold numbers only") from None
+
+
+def _valid_coordinates(p) -> bool:
+    return all(math.isfinite(x) and abs(x) <= _MAXC for x in p)
+
+
+def _request(claim: Claim):
+    """``(positions, query, count, rejected)``; ``rejected`` names why the spec rejects it."""
+    pos = _positions(claim)
+    q = claim.inputs["query"]
+    if not isinstance(q, list) or len(q) != 3:
+        raise ValueError("query is a 3-vector")
+    q = tuple(number_as(x, "f32", finite=False) for x in q)
+    k = claim.inputs["count"]
+    if not isinstance(k, int) or isinstance(k, bool):
+        raise ValueError("count is an integer")
+    if not all(_valid_coordinates(p) for p in pos):
+        return pos, q, k, "a position the build rejects"
+    if not 1 <= k <= min(len(pos), MAX_POINT_NEIGHBORS):
+        return pos, q, k, "count outside [1, min(point count, MAX_POINT_NEIGHBORS)]"
+    if not _valid_coordinates(q):
+        return pos, q, k, "a nonfinite query or one above MAX_POINT_SEARCH_COORDINATE"
+    return pos, q, k, None
+
+
+def model_bound(d, u, eta):
+    """The row's bound on a reported squared distance ``d`` (exact mpq): ``U32 d + ETA32 +
+    8 (u d + eta)``."""
+    return _U32 * d + _ETA32 + _K * (gmpy2.mpq(u) * d + gmpy2.mpq(eta))
+
+
+def _resolve(claim: Claim, ds: list) -> Resolved:
+    return resolve(claim, lambda u, eta: [model_bound(d, u, eta) for d in ds], constant=DISTANCE_ERROR_K)
+
+
+def _g(x: float) -> str:
+    return f"{x:.3g}"
+
+
+def check_nearest(claim: Claim):
+    """Rounded: the claimed neighbours are an exact k-nearest list up to the model's band, exact
+    ties in source-index order, distances within the model bound and non-decreasing."""
+    pos, q, k, rejected = _request(claim)
+    value = claim.value
+    if rejected is not None:
+        if claim.model:  # a declared model must still be applicable: validate its shape
+            resolve(claim, lambda u, eta: [0] * (k if isinstance(k, int) and 1 <= k <= MAX_POINT_NEIGHBORS else 1),
+                    constant=DISTANCE_ERROR_K)
+        if value.get("status") == "InvalidArgument":
+            return verified(claim, measure="error_ratio", measured=0, note=f"rejected: {rejected}")
+        return violated(claim, {"expected": "InvalidArgument", "why": rejected, "claimed": value},
+                        note=f"the spec rejects this request ({rejected}): InvalidArgument expected")
+    D = exact_squared_distances(pos, q)
+    truth = exact_nearest(D, k)
+    expected = {"indices": truth, "distances": [enc(as_rational(D[j])) for j in truth]}
+    if "status" in value:
+        return violated(claim, {"expected": expected, "claimed": value},
+                        note=f"a valid request answered with status {value['status']}")
+    idx, raw = value["indices"], value["distances"]
+    if not isinstance(idx, list) or not isinstance(raw, list) or not all(
+            isinstance(j, int) and not isinstance(j, bool) for j in idx):
+        raise ValueError("indices is a list of integers and distances a list of numbers")
+    if len(idx) != k or len(raw) != k or len(set(idx)) != k or not all(0 <= j < len(pos) for j in idx):
+        why = f"not {k} distinct indices in [0, {len(pos)}) with {k} distances"
+        return violated(claim, {"expected": expected, "claimed": value, "why": why}, note=why)
+    try:
+        dist = [number_as(x, "f32", finite=False) for x in raw]
+    except NumberError as e:
+        raise ValueError(f"distances: {e}") from None
+    d = [as_rational(D[j]) for j in idx]
+    r = _resolve(claim, d)
+    b = r.bound
+    extra = r.extra()
+    if not all(math.isfinite(x) for x in dist):
+        return violated(claim, {"expected": expected, "claimed": value, "why": "a nonfinite distance"},
+                        measure="error_ratio", note="a nonfinite distance", **extra)
+    worst = 0.0
+    for i in range(k):
+        err = abs(gmpy2.mpq(dist[i]) - d[i])
+        worst = max(worst, ratio(err, b[i]))
+        if err > b[i]:
+            return violated(claim, {"expected": expected, "claimed": value, "position": i,
+                                    "bound": enc(b[i]), "why": "a distance outside its bound"},
+                            measure="error_ratio", measured=ratio(err, b[i]), bound_use=ratio(err, b[i]),
+                            note=f"squared distance {i} (point {idx[i]}) is {_g(ratio(err, b[i]))} times "
+                                 "its bound away from the exact one", **extra)
+    if any(dist[i + 1] < dist[i] for i in range(k - 1)):
+        return violated(claim, {"expected": expected, "claimed": value, "why": "distances decrease"},
+                        measure="error_ratio", measured=worst, bound_use=worst,
+                        note="the claimed distances decrease", **extra)
+    # order among the returned points
+    for i in range(k):
+        for j in range(i + 1, k):
+            a, c = idx[i], idx[j]
+            if D[a] == D[c]:
+                if a > c:
+                    return violated(claim, {"expected": expected, "claimed": value, "positions": [i, j],
+                                            "why": "an exact tie out of source-index order"},
+                                    note=f"points {a} and {c} tie exactly but are not in source-index order",
+                                    **extra)
+            elif D[a] > D[c]:
+                worst = max(worst, ratio(d[i] - d[j], 2 * b[i]))
+                if not inversion_allowed(d[i], d[j], b[i]):
+                    return violated(claim, {"expected": expected, "claimed": value, "positions": [i, j],
+                                            "why": "a farther point ahead of a nearer one beyond the band"},
+                                    measure="error_ratio", measured=ratio(d[i] - d[j], 2 * b[i]),
+                                    bound_use=ratio(d[i] - d[j], 2 * b[i]),
+                                    note=f"point {a} is listed before the nearer point {c}, beyond the band",
+                                    **extra)
+    # membership: no excluded point is nearer beyond the band or an exact tie with a lower index
+    chosen = set(idx)
+    top = max(D[j] for j in idx)
+    tie_max = {}
+    for j in idx:
+        tie_max[D[j]] = max(tie_max.get(D[j], -1), j)
+    for c in range(len(pos)):
+        if c in chosen or D[c] > top:
+            continue
+        if D[c] in tie_max and c < tie_max[D[c]]:
+            return violated(claim, {"expected": expected, "claimed": value, "excluded": c,
+                                    "why": "an excluded exact tie has a lower source index"},
+                            note=f"point {c} ties exactly with a returned point of higher source index but is left out",
+                            **extra)
+        dc = as_rational(D[c])
+        for i, a in enumerate(idx):
+            if D[a] > D[c]:
+                worst = max(worst, ratio(d[i] - dc, 2 * b[i]))
+                if not inversion_allowed(d[i], dc, b[i]):
+                    return violated(claim, {"expected": expected, "claimed": value, "excluded": c,
+                                            "position": i, "why": "a nearer point left out beyond the band"},
+                                    measure="error_ratio", measured=ratio(d[i] - dc, 2 * b[i]),
+                                    bound_use=ratio(d[i] - dc, 2 * b[i]),
+                                    note=f"point {c}, nearer than the returned point {a} beyond the band, is left out",
+                                    **extra)
+    return verified(claim, measure="error_ratio", measured=worst, bound_use=worst,
+                    note=f"the {k} nearest of {len(pos)} points: squared distances within their bounds "
+                         f"(at most {_g(worst)} of one), order and membership exact up to the band",
+                    **extra)

@@ -1,0 +1,85 @@
+"""The surface family: shared-edge matching and corner identity (Exact); surface positions,
+partials, normals and edge continuity values (Rounded); and the status contracts of
+TryPrepareSurface, TryEvaluateSurface, TryEvaluateSurfaceNormal and TryMapEdgeParameter
+(``surface.statuses``).
+
+Modules, one role each: ``corpus.py`` (the networks, shared with the tessellation family),
+``requests.py`` (cases as requests, with the status the spec demands of each step),
+``answers.py`` (our fast path's adapter), ``checks.py`` (the record rows),
+``checks_evaluation.py`` (the evaluation row) and ``contract.py`` (each row's case-file fields
+and planted false claim)."""
+
+from __future__ import annotations
+
+from ...family import Family
+from . import corpus as _corpus
+from .answers import answer, case_source
+from .checks import check_corners, check_shared_edges
+from .checks_evaluation import BUDGET, check_evaluation
+from .contract import CONTRACTS, NETWORK_SCHEMA
+from .corpus import LIMITS, RULES, auto_joins, corpus_cases, tolerance
+from .requests import case_request, requests
+
+__all__ = ["FAMILY", "LIMITS", "BUDGET", "RULES", "CONTRACTS", "NETWORK_SCHEMA", "tolerance", "auto_joins",
+           "case_source", "generate", "claims", "check_shared_edges", "check_corners", "check_evaluation",
+           "SPEC_STATUSES", "LIMITS_AT_EQUALITY"]
+
+generate = corpus_cases  # the corpus as case dicts (tests, benchmarks)
+
+
+def claims(case) -> list:
+    """The value claims our fast path makes on one case dict (through the request adapter)."""
+    return [c for s in answer(case_request("surface/case", case)).steps for c in s.claims]
+
+
+def __getattr__(name):
+    # The corpus's generators under the names tests and benchmarks use (SF._cube, SF._case).
+    try:
+        return getattr(_corpus, name)
+    except AttributeError:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+
+
+FAMILY = Family(
+    name="surface",
+    # 21 named networks, 36 status requests, then the 19 random grids of the corpus of 40 that
+    # came before the requests (a test checks the sum).
+    default_cases=76,
+    checkers={"surface.shared_edges": check_shared_edges, "surface.corners": check_corners,
+              "surface.evaluation": check_evaluation},
+    contracts=CONTRACTS,
+    oracle_precisions=BUDGET,
+    requests=requests,
+    answer=answer,
+)
+
+_POINT = "docs/decisions.md 'Surfaces: edge parameters, evaluation and normals'"
+
+# Every status a failure of each op can have: spec-named and decided (tests/oracles/test_status_coverage.py).
+SPEC_STATUSES = {
+    "TryPrepareSurface": {
+        "InvalidTopology": "spec 002 Surfaces: 'A mismatched curve, a partial join, a third incidence on a side, a side "
+                           "joined to itself, an unknown patch index or a duplicate patch ID is InvalidTopology'",
+        "UnsupportedPrecision": "spec 002 Surfaces: 'TryPrepareSurface narrows controls as TryPreparePath does'; "
+                                "Precision: 'Otherwise preparation returns UnsupportedPrecision'",
+        "InvalidArgument": "docs/decisions.md 'Surfaces: sources, limits and the order of checks' (ranges, ids, "
+                           "controls, joins, revision, origin, no patches)",
+        "BudgetExceeded": "spec 002 'a zero work limit allows no work'; docs/decisions.md 'Surfaces: sources, limits "
+                          "and the order of checks' (max_spans, max_prepared_bytes)",
+    },
+    "TryEvaluateSurface": {
+        "InvalidArgument": "a patch index outside the surface, a NaN parameter: " + _POINT,
+        "InvalidDomain": "a parameter outside [0, 1]: " + _POINT,
+    },
+    "TryEvaluateSurfaceNormal": {
+        "Degenerate": "spec 002 Surfaces: 'It returns Degenerate for zero or parallel partials'",
+        "IllConditioned": "spec 002 Surfaces: 'and IllConditioned at or below the thresholds'",
+        "InvalidArgument": "as TryEvaluateSurface: " + _POINT,
+        "InvalidDomain": "as TryEvaluateSurface: " + _POINT,
+    },
+    "TryMapEdgeParameter": {
+        "InvalidArgument": "an edge id the surface does not have, a NaN s: " + _POINT,
+        "InvalidDomain": "s outside [0, 1]: " + _POINT,
+    },
+}
+LIMITS_AT_EQUALITY = ("max_spans", "max_prepared_bytes")

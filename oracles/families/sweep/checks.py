@@ -1,0 +1,204 @@
+"""The checker of the Rounded row ``sweep.rings``: ring frames and vertices plus the exact mesh rules.
+
+It recomputes every truth from ``claim.inputs`` (``interval.sweep``): counts (vertices ``r (N +
+1)`` or ``2 r`` plus ``2 (N + 1)`` for Flat caps; indices ``6 N (r - 1)`` plus ``6 N``); each
+ring's position within ``position_bound(E)`` of the exact ``B(u)``; its frame orthonormal and
+right-handed within ``16 u``; every ring vertex within ``16 u (M + 2 S) + 16 eta`` per component of
+the exactly enclosed ``x + offset`` (M the ring position's largest component, S the scale), its
+normal within ``16 u`` of the enclosed direction, U exactly ``j / N``, V the ring's distance; the
+seam vertex, cap rims, cap normals and a closed path's last ring bitwise copies; every triangle's
+exact normal (rational cross product of the claimed positions) on the side of its vertex normals
+(CCW) or opposite (Clockwise); with a profile, each ring's scale the profile's at its distance;
+with a capacity probe, emission into arrays one entry short CapacityExceeded with both arrays
+unchanged.
+"""
+
+from __future__ import annotations
+
+import gmpy2
+import numpy as np
+
+from interval.context import QQ, to_mpq
+from interval.sweep import curvature_product_iv, ring_offsets_iv
+from reference import error_model as EM
+from reference import kernel as K
+from reference.fp import U64
+from reference.sweep import SWEEP_VERTEX_K, VERTEX_WIDTH
+
+from ...errormodel import ratio, resolve
+from ...model import Claim, dec, dec_array, enc, verified, violated
+
+__all__ = ["check_rings", "decode_mesh", "mesh_counts"]
+
+_mpq = gmpy2.mpq
+
+
+def decode_mesh(claim):
+    V = dec_array(claim.value["vertices"]).reshape(-1, VERTEX_WIDTH)
+    I = np.asarray(claim.value["indices"], dtype=np.int64)
+    return V, I
+
+
+def _rings_reference(E, M, Smax):
+    def ref(u, eta):
+        q = to_mpq
+        k = q(SWEEP_VERTEX_K)
+        return [q(EM.position_bound(E, u, eta=eta)), k * q(u), k * q(u) * (q(M) + 2 * q(Smax)) + k * q(eta),
+                k * q(u)]
+    return ref
+
+
+def _profile_scale_q(prof, s):
+    """The profile's scale at distance s (exact rationals): ``(scale, largest key scale used)``."""
+    if s <= prof[0][0]:
+        return prof[0][1], abs(prof[0][1])
+    if s >= prof[-1][0]:
+        return prof[-1][1], abs(prof[-1][1])
+    i = max(j for j in range(len(prof)) if prof[j][0] <= s)
+    a, b = prof[i], prof[i + 1]
+    return a[1] + (b[1] - a[1]) * (s - a[0]) / (b[0] - a[0]), max(abs(a[1]), abs(b[1]))
+
+
+def mesh_counts(section, nseg, r, caps):
+    tube = section == "Tube"
+    flat = caps == "Flat"
+    per = nseg + 1 if tube else 2
+    return per, r * per + (2 * (nseg + 1) if flat else 0), (r - 1) * (nseg if tube else 1) * 6 + \
+        (6 * nseg if flat else 0)
+
+
+def check_rings(claim: Claim):
+    """Rounded ring frames and vertices plus the exact mesh rules (seam, caps, closed copy,
+    winding)."""
+    inp = claim.inputs
+    C = dec_array(inp["controls"]).reshape(-1, 4, 3)
+    nseg, section = int(inp["segments"]), inp["section"]
+    rings = inp["rings"]
+    r = len(rings)
+    V, I = decode_mesh(claim)
+    per, nv, ni = mesh_counts(section, nseg, r, inp["caps"])
+    if V.shape[0] != nv or I.shape[0] != ni:
+        return violated(claim, {"why": "vertex or index count off the mesh rules", "vertices": V.shape[0],
+                                "expected_vertices": nv, "indices": I.shape[0], "expected_indices": ni})
+    if not np.all(np.isfinite(V)) or (ni and (I.min() < 0 or I.max() >= nv)):
+        return violated(claim, {"why": "a nonfinite vertex or an index out of range"})
+    cap = claim.value.get("capacity")
+    if cap is not None:
+        for name in ("short_vertices", "short_indices"):
+            if cap.get(name) != "CapacityExceeded" or cap.get(name + "_unchanged") is not True:
+                return violated(claim, {"why": f"emission into arrays one entry short ({name}) must be "
+                                               "CapacityExceeded before anything is written", "claimed": cap})
+    prof = [[to_mpq(dec(x)) for x in k] for k in inp["profile"]] if "profile" in inp else None
+    if prof is not None and (not prof or any(len(k) != 3 for k in prof)
+                             or any(prof[i + 1][0] <= prof[i][0] for i in range(len(prof) - 1))):
+        raise ValueError("profile keys are [distance, scale, roll] with increasing distances")
+    E = max(EM.span_magnitude(C[int(x[0])]) for x in rings)
+    M = max(float(np.max(np.abs(dec_array(x[4])))) for x in rings)
+    Smax = max(dec(x[3]) for x in rings)
+    res = resolve(claim, _rings_reference(E, M, Smax), constant=SWEEP_VERTEX_K)
+    b_pos, b_orth, b_vert, b_norm = res.bound
+    worst = 0.0
+    use = 0.0
+    one = _mpq(1)
+    ribbon = section == "Ribbon"
+    for i, ring in enumerate(rings):
+        k, u, Vd, sc = int(ring[0]), dec(ring[1]), dec(ring[2]), dec(ring[3])
+        x, t, n, b = (dec_array(ring[j]) for j in (4, 5, 6, 7))
+        last_copy = inp["closed"] and i == r - 1
+        if prof is not None and not last_copy:
+            want, size = _profile_scale_q(prof, to_mpq(Vd))
+            # linear between keys in the ring's distance, clamped outside them: a few roundings
+            if abs(to_mpq(sc) - want) > 8 * to_mpq(U64) * size:
+                return violated(claim, {"why": f"ring {i}: the scale is not the profile's at the ring's distance",
+                                        "scale": ring[3], "profile_scale": enc(want)}, **res.extra())
+        if not last_copy:
+            truth = K.cubic_point(QQ, QQ.asarray(C[k]), QQ.asarray(np.float64(u)))
+            e = max(abs(to_mpq(float(a)) - q) for a, q in zip(x, truth))
+            use = max(use, ratio(e, b_pos))
+            if e > b_pos:
+                return violated(claim, {"why": f"ring {i} position off B(u)", "error": enc(e), "bound": enc(b_pos)},
+                                bound_use=ratio(e, b_pos), **res.extra())
+            tq, nq, bq = QQ.asarray(t), QQ.asarray(n), QQ.asarray(b)
+            e = max(abs(K.dot(QQ, tq, tq) - one), abs(K.dot(QQ, nq, nq) - one), abs(K.dot(QQ, bq, bq) - one),
+                    abs(K.dot(QQ, tq, nq)), abs(K.dot(QQ, tq, bq)), abs(K.dot(QQ, nq, bq)),
+                    max(abs(y) for y in (bq - K.cross(QQ, tq, nq))))
+            use = max(use, ratio(e, b_orth))
+            if e > b_orth:
+                return violated(claim, {"why": f"ring {i} frame not orthonormal and right-handed", "error": enc(e)},
+                                bound_use=ratio(e, b_orth), **res.extra())
+        offs, dirs = ring_offsets_iv(n, b, sc, nseg, ribbon)
+        rows = V[i * per:(i + 1) * per]
+        npts = len(offs)
+        for j in range(npts):
+            for c in range(3):
+                p = to_mpq(float(rows[j, c])) - to_mpq(float(x[c]))
+                lo, hi = offs[j][c]
+                e = max(abs(p - lo), abs(p - hi))
+                if e > b_vert:
+                    return violated(claim, {"why": f"ring {i} vertex {j} off its exact position", "error": enc(e),
+                                            "bound": enc(b_vert)}, bound_use=ratio(e, b_vert), **res.extra())
+                worst = max(worst, ratio(e, b_vert))
+                nn = to_mpq(float(rows[j, 3 + c]))
+                lo, hi = dirs[j][c]
+                en = max(abs(nn - lo), abs(nn - hi))
+                if not ribbon:
+                    use = max(use, ratio(en, b_norm))
+                if not ribbon and en > b_norm:
+                    return violated(claim, {"why": f"ring {i} vertex {j} normal off its direction"},
+                                    bound_use=ratio(en, b_norm), **res.extra())
+            want_u = _mpq(j, nseg) if not ribbon else _mpq(j)
+            # U is j / N rounded once to float64 (within u of it, relative); V the ring distance.
+            if abs(to_mpq(float(rows[j, 6])) - want_u) > want_u * to_mpq(U64) or float(rows[j, 7]) != Vd:
+                return violated(claim, {"why": f"ring {i} vertex {j}: U must be {want_u}, V the ring distance"},
+                                **res.extra())
+        if not ribbon:
+            if rows[nseg, :6].tobytes() != rows[0, :6].tobytes() or rows[nseg, 6] != 1.0:
+                return violated(claim, {"why": f"ring {i}: the seam vertex must copy the first with U = 1"},
+                                **res.extra())
+        elif not np.array_equal(rows[0, 3:6], n) or not np.array_equal(rows[1, 3:6], n):
+            return violated(claim, {"why": f"ribbon ring {i} must face its frame normal"}, **res.extra())
+    if inp["closed"]:
+        a, z = V[:per], V[(r - 1) * per:r * per]
+        if a[:, :6].tobytes() != z[:, :6].tobytes() or not np.all(z[:, 7] == dec(inp["total"])):
+            return violated(claim, {"why": "a closed path's last ring must copy the first with V = total"},
+                            **res.extra())
+    if inp["caps"] == "Flat":
+        base = r * per
+        for end, sign in ((0, -1.0), (r - 1, 1.0)):
+            cap = V[base:base + nseg + 1]
+            ring = V[end * per:end * per + nseg]
+            tn = sign * dec_array(rings[end][5])
+            if cap[1:, :3].tobytes() != ring[:, :3].tobytes() or not np.all(cap[:, 3:6] == tn):
+                return violated(claim, {"why": f"cap at ring {end}: rims must copy the ring positions bitwise "
+                                               f"and carry the cap normal"}, **res.extra())
+            base += nseg + 1
+    ccw = inp["winding"] == "CounterClockwise"
+    P = [[to_mpq(float(c)) for c in row[:3]] for row in V]
+    # A ring whose half-extent x curvature may reach 1 folds the surface there (the risk the
+    # Estimated row counts): triangles touching it are not judged for winding.
+    folded = set()
+    for i, ring in enumerate(rings):
+        sc = dec(ring[3])
+        _, hi = curvature_product_iv(C[int(ring[0])], dec(ring[1]), 0.5 * sc if ribbon else sc)
+        if hi >= 1:
+            folded.add(i)
+    skipped = 0
+    for ti in range(ni // 3):
+        a, b, c = (int(q) for q in I[3 * ti:3 * ti + 3])
+        touched = {q // per for q in (a, b, c) if q < r * per} | ({0} if max(a, b, c) >= r * per and
+                                                                  min(a, b, c) < r * per + nseg + 1 else set()) \
+            | ({r - 1} if max(a, b, c) >= r * per + nseg + 1 else set())
+        if touched & folded:
+            skipped += 1
+            continue
+        e1 = [P[b][q] - P[a][q] for q in range(3)]
+        e2 = [P[c][q] - P[a][q] for q in range(3)]
+        nrm = [e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0]]
+        avg = [to_mpq(float(V[a, 3 + q] + V[b, 3 + q] + V[c, 3 + q])) for q in range(3)]
+        d = sum(x * y for x, y in zip(nrm, avg))
+        if (d <= 0) if ccw else (d >= 0):
+            return violated(claim, {"why": f"triangle {ti} is not {'counter' if ccw else ''}clockwise seen from "
+                                           f"its normals", "indices": [a, b, c]}, **res.extra())
+    # measured: the vertices' error ratio; bound_use: the largest ratio over every bound of the row
+    return verified(claim, measure="error_ratio", measured=worst, bound_use=max(use, worst),
+                    winding_skipped=skipped, **res.extra())

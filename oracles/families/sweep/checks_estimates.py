@@ -1,0 +1,244 @@
+"""The checker of the Estimated row ``sweep.error_estimates``.
+
+Both estimates within the requested errors; a tube's segment count the fewest whose sagitta at
+the largest profile scale fits CrossSectionError, and its estimate that sagitta (a ribbon's 0);
+per ring the exact enclosure of half-extent x curvature against the claimed flag outside a
+relative band of ``RISK_BAND`` and the count equal to the flags; the true deviation of the ideal
+swept surface (true RMF; profile and DistributeTwist's roll at distances in proportion to the arc
+length between the rings' distances) from the mesh, sampled at 2 and then 4 points per ring
+interval and section segment: Violated above ``ACCEPTANCE_FACTOR (l + c) + ACCEPTANCE_FACTOR S_max
+A + allowance`` (A the frames' angular error estimate) confirmed against every triangle, Verified
+when the refinement moved the maximum by less than half the remaining margin, else Undecided.
+Calibration true / (l + c) is binned.
+"""
+
+from __future__ import annotations
+
+import math
+
+import gmpy2
+import numpy as np
+from mpmath import iv, mp
+
+from interval.context import lower, to_mpq, upper
+from interval.frame import arc_length
+from interval.sweep import curvature_product_iv, ideal_frames, point_triangle_distance, section_points
+from reference.fp import U64
+
+from ...errormodel import ratio
+from ...model import Claim, dec, dec_array, enc, undecided, verified, violated
+from .checks import decode_mesh
+
+__all__ = ["check_error_estimates", "ACCEPTANCE_FACTOR", "RISK_BAND", "distance_shares", "sagitta_iv"]
+
+ACCEPTANCE_FACTOR = 4.0
+RISK_BAND = 2.0**-40
+_CAL_BINS = ((0.1, "calibration_lt_0.1"), (0.5, "calibration_0.1_0.5"), (1.0, "calibration_0.5_1"),
+             (ACCEPTANCE_FACTOR, "calibration_1_factor"), (math.inf, "calibration_above_factor"))
+_mpq = gmpy2.mpq
+
+
+def _profile_q(profile, s):
+    """Scale and roll at s (floats) from decoded keys: linear, clamped."""
+    d = [p[0] for p in profile]
+    if s <= d[0]:
+        return profile[0][1], profile[0][2]
+    if s >= d[-1]:
+        return profile[-1][1], profile[-1][2]
+    i = max(j for j in range(len(d)) if d[j] <= s)
+    t = (s - d[i]) / (d[i + 1] - d[i])
+    return profile[i][1] + (profile[i + 1][1] - profile[i][1]) * t, profile[i][2] + (profile[i + 1][2] -
+                                                                                     profile[i][2]) * t
+
+
+_FINE = 4  # sample points per ring interval and section segment; the coarse pass takes every other
+
+
+def distance_shares(P, u0: float, u1: float, m: int) -> list:
+    """The share ``l(u0, u) / l(u0, u1)`` of the arc length between two rings at ``u = u0 + (u1 -
+    u0) q / m``, q = 0..m (float64 quadrature, ``interval.frame.arc_length``): the estimated
+    distance between rings follows the arc length (the profile and DistributeTwist's roll are
+    laid out "in estimated path distance"), not the parameter."""
+    whole = arc_length(P, u0, u1)[0]
+    if not whole > 0:
+        return [q / m for q in range(m + 1)]
+    return [0.0] + [arc_length(P, u0, u0 + (u1 - u0) * q / m)[0] / whole for q in range(1, m)] + [1.0]
+
+
+def _deviation(C, inp, V, I, twist_of):
+    """Largest sampled distance from the ideal surface to the mesh (window of neighbouring
+    strips), at 4 and at 2 samples per ring interval and section segment (the coarse samples are
+    every other fine one, so one true-RMF integration serves both): ``(coarse, fine, worst
+    points of the fine pass, oracle error)``. ``twist_of(loop_twist)`` gives the twist to
+    distribute over the path from the loop's true residual twist."""
+    m = _FINE
+    nseg, ribbon = int(inp["segments"]), inp["section"] == "Ribbon"
+    rings = [(int(x[0]), dec(x[1]), dec(x[2])) for x in inp["rings"]]
+    prof = [[dec(v) for v in k] for k in inp["profile"]]
+    L = dec(inp["total"])
+    if ribbon:
+        cs = [(0.0, -0.5 + b / m) for b in range(m + 1)]
+        coarse_cs = np.arange(m + 1) % 2 == 0
+    else:
+        cs = [(math.cos(2 * math.pi * (j + b / m) / nseg), math.sin(2 * math.pi * (j + b / m) / nseg))
+              for j in range(nseg) for b in range(m)]
+        coarse_cs = np.tile(np.arange(m) % 2 == 0, nseg)
+    samples = []  # (ring interval, q, k, u, s)
+    for i in range(len(rings) - 1):
+        (k0, u0, s0), (k1, u1, s1) = rings[i], rings[i + 1]
+        ub = u1 if k1 == k0 else 1.0
+        for q, share in enumerate(distance_shares(C[k0], u0, ub, m)):
+            samples.append((i, q, k0, u0 + (ub - u0) * q / m, s0 + (s1 - s0) * share))
+    frames, loop_twist, oerr = ideal_frames(C, dec_array(inp["seed_normal"]), [(k, u) for _, _, k, u, _ in samples])
+    twist_total = twist_of(loop_twist)
+    T = I.reshape(-1, 3)
+    strip = 2 * (nseg if not ribbon else 1)
+    fine = coarse = 0.0
+    worst_pts = []
+    for i in range(len(rings) - 1):
+        mine = [x for x in samples if x[0] == i]
+        pts = []
+        for _, q, k, u, s in mine:
+            sc, roll = _profile_q(prof, s)
+            phi = roll + (twist_total * s / L if L > 0 else 0.0)
+            pts.append(section_points(*frames[(k, u)], sc, phi, cs))
+        p = np.concatenate(pts)
+        # Candidate triangles of each point: the quads of its own and the neighbouring ring
+        # intervals, and (a tube) of its own and the neighbouring section columns. Any subset
+        # of the mesh gives a distance at least the true one: a Verified verdict stays safe, and a
+        # Violated one is confirmed against every triangle.
+        strips = np.arange(max(0, i - 1), min(len(rings) - 1, i + 2))
+        if ribbon:
+            cand = (strips[:, None] * strip + np.arange(strip)[None, :]).ravel()[None, :]
+            cand = np.repeat(cand, len(cs), axis=0)
+        else:
+            col = np.arange(len(cs)) // m  # the section segment of each sample point
+            cols = (col[:, None] + np.array([-1, 0, 1])[None, :]) % nseg  # (points, 3)
+            quad = strips[None, :, None] * nseg + cols[:, None, :]  # (points, strips, 3)
+            cand = (2 * quad[..., None] + np.array([0, 1])).reshape(len(cs), -1)
+        cand = np.tile(cand, (len(mine), 1))  # (every point of the interval, candidates)
+        tri = T[cand.ravel()]
+        n, w = cand.shape
+        d = point_triangle_distance(np.repeat(p, w, axis=0), V[tri[:, 0], :3], V[tri[:, 1], :3],
+                                    V[tri[:, 2], :3]).reshape(n, w).min(axis=1)
+        d = d.reshape(len(mine), len(cs))
+        for row, (_, q, *_r) in zip(range(len(mine)), mine):
+            worst_pts.append((float(np.max(d[row])), p[row * len(cs) + int(np.argmax(d[row]))]))
+            if q % 2 == 0:
+                coarse = max(coarse, float(np.max(d[row][coarse_cs])))
+        fine = max(fine, float(np.max(d)))
+    return coarse, fine, worst_pts, oerr
+
+
+def _global_distance(V, I, p):
+    T = I.reshape(-1, 3)
+    P = np.repeat(p[None], T.shape[0], axis=0)
+    return float(np.min(point_triangle_distance(P, V[T[:, 0], :3], V[T[:, 1], :3], V[T[:, 2], :3])))
+
+
+def sagitta_iv(r_max: float, n: int):
+    """Enclosure ``(lo, hi)`` (exact mpq) of ``r_max (1 - cos(pi / n))`` (mpmath iv, 113 bits)."""
+    old = iv.prec
+    iv.prec = 113
+    try:
+        x = iv.mpf(r_max) * (1 - iv.cos(iv.pi / n))
+        return lower(x), upper(x)
+    finally:
+        iv.prec = old
+
+
+def _section_rule(claim: Claim, prof, cest: float):
+    """A tube has the fewest polygon segments N >= 3 whose sagitta ``r_max (1 - cos(pi / N))`` at
+    the largest profile scale fits CrossSectionError, and reports that sagitta as its
+    cross-section estimate, both within ``8 u r_max`` (the float64 evaluation of ``1 - cos``); a
+    ribbon's section is exact (estimate 0)."""
+    inp = claim.inputs
+    nseg = int(inp["segments"])
+    if inp["section"] == "Ribbon":
+        if cest != 0.0:
+            return violated(claim, {"why": "a ribbon's section is exact: its cross-section estimate is 0",
+                                    "cross_section": claim.value["cross_section"]})
+        return None
+    r_max = max(p[1] for p in prof)
+    xerr = to_mpq(dec(inp["cross_section_error"]))
+    lo, hi = sagitta_iv(r_max, nseg)
+    # The planner evaluates r (1 - cos(pi / N)) in float64: cos rounds relative to 1, so the
+    # sagitta is known to a few u r_max (absolute), and decisions within that band go either way.
+    band = 8 * to_mpq(U64) * to_mpq(r_max)
+    if nseg < 3 or lo > xerr + band:
+        return violated(claim, {"why": f"{nseg} segments: the sagitta at the largest scale {r_max!r} exceeds "
+                                       "CrossSectionError", "sagitta_lower": enc(lo)})
+    if nseg > 3:
+        lo1, hi1 = sagitta_iv(r_max, nseg - 1)
+        if hi1 < xerr - band:
+            return violated(claim, {"why": f"{nseg} segments are not the fewest: {nseg - 1} fit CrossSectionError "
+                                           f"at the largest scale {r_max!r}", "sagitta_upper": enc(hi1)})
+    c = to_mpq(cest)
+    if c < lo - band or c > hi + band:
+        return violated(claim, {"why": "the cross-section estimate is not the sagitta of the chosen polygon",
+                                "cross_section": claim.value["cross_section"], "sagitta": enc(lo)})
+    return None
+
+
+def check_error_estimates(claim: Claim):
+    """Estimated: estimates within the request, risk flags against the exact enclosure, and the
+    sampled true deviation of the ideal swept surface against ACCEPTANCE_FACTOR x estimates."""
+    inp, val = claim.inputs, claim.value
+    C = dec_array(inp["controls"]).reshape(-1, 4, 3)
+    V, I = decode_mesh(claim)
+    lest, cest = dec(val["longitudinal"]), dec(val["cross_section"])
+    if not (0 <= lest <= dec(inp["longitudinal_error"]) and 0 <= cest <= dec(inp["cross_section_error"])):
+        return violated(claim, {"why": "an error estimate outside [0, requested error]",
+                                "longitudinal": val["longitudinal"], "cross_section": val["cross_section"]})
+    rings = [(int(x[0]), dec(x[1]), dec(x[2])) for x in inp["rings"]]
+    prof = [[dec(v) for v in k] for k in inp["profile"]]
+    bad = _section_rule(claim, prof, cest)
+    if bad is not None:
+        return bad
+    flags = val["risk_flags"]
+    if len(flags) != len(rings) or int(val["risk_count"]) != sum(bool(f) for f in flags):
+        return violated(claim, {"why": "the risk count must count the flagged rings",
+                                "risk_count": val["risk_count"], "flags": sum(bool(f) for f in flags)})
+    ribbon = inp["section"] == "Ribbon"
+    band = _mpq(RISK_BAND)
+    for i, (k, u, s) in enumerate(rings):
+        sc, _ = _profile_q(prof, s)
+        lo, hi = curvature_product_iv(C[k], u, 0.5 * sc if ribbon else sc)
+        if flags[i] and hi < 1 - band:
+            return violated(claim, {"why": f"ring {i} flagged but half-extent x curvature < 1",
+                                    "upper": enc(hi)})
+        if not flags[i] and lo >= 1 + band:
+            return violated(claim, {"why": f"ring {i} not flagged but half-extent x curvature >= 1",
+                                    "lower": enc(lo)})
+    periodic, winding = bool(inp["periodic"]), int(inp["winding_turns"])
+
+    def twist_of(loop_twist):
+        return float(-mp.mpf(loop_twist) + 2 * mp.pi * winding) if periodic else 0.0
+
+    smax = max(p[1] for p in prof)
+    est = lest + cest
+    E = float(np.max(np.abs(C)))
+    with mp.workprec(113):
+        d2, d4, worst_pts, oerr = _deviation(C, inp, V, I, twist_of)
+    allowance = float(oerr) * (1 + smax) + 1024 * U64 * (E + smax)
+    limit = ACCEPTANCE_FACTOR * est + ACCEPTANCE_FACTOR * smax * dec(inp["angular_error_estimate"]) + allowance
+    cal = d4 / est if est > 0 else (0.0 if d4 <= allowance else math.inf)
+    bins = {}
+    prev = 0.0
+    for edge, name in _CAL_BINS:
+        bins[name] = int(prev <= cal < edge)
+        prev = edge
+    detail = {"true_deviation": d4, "coarse_deviation": d2, "estimate": est, "limit": limit,
+              "oracle_error": float(oerr)}
+    use = ratio(d4, limit)  # the true deviation over the acceptance limit
+    if d4 > limit:
+        g = max(_global_distance(V, I, p) for d, p in worst_pts if d > limit)
+        if g > limit:
+            return violated(claim, detail, measure="calibration", measured=cal, bound_use=use, **bins)
+        return undecided(claim, [enc(g), enc(limit)], measure="calibration", measured=cal, bound_use=use,
+                         note="the windowed deviation exceeds the limit, the whole-mesh one does not", **bins)
+    if d4 - d2 > 0.5 * (limit - d4):
+        return undecided(claim, [enc(d4), enc(limit)], measure="calibration", measured=cal, bound_use=use,
+                         note="sampling did not converge within half the margin", **bins)
+    return verified(claim, measure="calibration", measured=cal, bound_use=use, **bins)
+

@@ -1,0 +1,77 @@
+"""Sweep rows' case-file contract: each row's fields (JSON Schema), the ledger's sentence, and a
+planted false claim (``tests/oracles/test_every_checker_can_fail.py``)."""
+
+from __future__ import annotations
+
+from reference.sweep import VERTEX_WIDTH
+
+from ... import schema as S
+from ...family import RowContract
+from ...model import Claim
+from .checks_estimates import ACCEPTANCE_FACTOR
+
+__all__ = ["CONTRACTS"]
+
+
+def _with(c: Claim, value) -> Claim:
+    return Claim(c.row, c.guarantee, value, c.inputs, c.model)
+
+
+def _plant_rings(c: Claim) -> Claim:
+    idx = list(c.value["indices"])
+    idx[1], idx[2] = idx[2], idx[1]  # the first triangle reversed
+    return _with(c, {**c.value, "indices": idx})
+
+
+def _plant_estimates(c: Claim) -> Claim:
+    return _with(c, {**c.value, "risk_count": int(c.value["risk_count"]) + 1})
+
+
+_F64V = S.f64(finite=False)
+_V3 = S.vec(S.f64(), 3)
+# A ring: [span, u, distance, scale, position, tangent, normal, binormal] (typed, so that a
+# decimal in a case file is read into its format like any other field's).
+_RING = S.tuple_(S.integer(minimum=0), _F64V, _F64V, _F64V, *[S.vec(_F64V, 3)] * 4)
+_MESH = {"vertices": S.array(S.vec(_F64V, VERTEX_WIDTH)), "indices": S.array(S.integer(minimum=0))}
+_COMMON = {"controls": S.matrix(S.f32(), [None, 4, 3]), "section": S.enum(["Tube", "Ribbon"]),
+           "segments": S.integer(1, 1 << 16), "closed": S.boolean()}
+
+CONTRACTS = {
+    "sweep.rings": RowContract(
+        checks="counts r(N+1) or 2r (+2(N+1) Flat) vertices and 6N(r-1) (+6N) indices; ring positions within "
+               "position_bound(E) of exact B(u); ring frames orthonormal and right-handed within 16u; vertices "
+               "within 16u(M + 2S) + 16eta of the interval-enclosed x + S(cos a N + sin a B) (ribbon -/+ S/2 B), "
+               "normals within 16u; U = j/N exactly, V the ring distance; seam, cap rims, cap normals and a "
+               "closed path's last ring bitwise copies; every triangle's exact normal on the side of its vertex "
+               "normals (CCW) or opposite (Clockwise); with a profile, each ring's scale the profile's at its "
+               "distance (linear between keys, clamped, within 8 u of the keys' scales); with a capacity probe, "
+               "emission into arrays one vertex or one index short CapacityExceeded with both arrays unchanged. "
+               "Model components: [position, frame, vertex, normal].",
+        inputs=S.obj(required={**_COMMON, "rings": S.array(_RING, min_items=2), "caps": S.enum(["None", "Flat"]),
+                               "winding": S.enum(["CounterClockwise", "Clockwise"]), "total": S.f64()},
+                     optional={"profile": S.array(S.vec(S.f64(), 3), min_items=1)}),
+        value=S.obj(required=_MESH, optional={"capacity": S.obj(optional={
+            "short_vertices": S.string(), "short_vertices_unchanged": S.boolean(),
+            "short_indices": S.string(), "short_indices_unchanged": S.boolean()})}),
+        model=S.MODEL, plant=_plant_rings),
+    "sweep.error_estimates": RowContract(
+        checks="estimates in [0, requested]; a tube's N the fewest >= 3 with r_max (1 - cos(pi / N)) <= "
+               "cross_section_error at the largest profile scale and the cross-section estimate that sagitta "
+               "(decisions and value within 8 u r_max), a ribbon's estimate 0; "
+               "per ring the exact enclosure of half-extent x curvature against the "
+               f"flag outside a relative band 2^-40, count = flags; the ideal surface's (true RMF; profile and, on a "
+               f"periodic loop, the twist (2 pi W - R) s / L at distances in proportion to the arc length between "
+               f"rings) sampled distance "
+               f"to the mesh at most {ACCEPTANCE_FACTOR:g} (l + c) + {ACCEPTANCE_FACTOR:g} S_max A + allowance "
+               "(Violated confirmed against every triangle; Verified when refinement 2 -> 4 moved it by less than "
+               "half the margin); calibration true / (l + c) binned.",
+        inputs=S.obj(required={**_COMMON, "rings": S.array(S.tuple_(S.integer(minimum=0), _F64V, _F64V), min_items=2),
+                               "profile": S.array(S.vec(S.f64(), 3), min_items=1), "seed_normal": _V3,
+                               "periodic": S.boolean(), "winding_turns": S.integer(), "total": S.f64(),
+                               "longitudinal_error": S.f64(), "cross_section_error": S.f64(),
+                               "angular_error_estimate": S.f64()},
+                     optional={"case": S.string()}),
+        value=S.obj(required={**_MESH, "longitudinal": S.f64(), "cross_section": S.f64(),
+                              "risk_count": S.integer(minimum=0), "risk_flags": S.array(S.boolean())}),
+        plant=_plant_estimates),
+}

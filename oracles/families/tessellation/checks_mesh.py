@@ -1,0 +1,269 @@
+"""Tessellation checker of the mesh: ``tessellation.shared_positions`` (Exact).
+
+The topology is replayed exactly (``interval.surface.exact_topology`` on the replayed
+narrowing); every patch grid is complete, vertex positions are bitwise copies of their shared
+positions, two vertices share a position index exactly when they are the same corner record,
+the same canonical sample of one edge, or the same grid point; shared edges have equal
+along-edge levels (no T-junction); corner positions equal the exact corners; the triangles are
+the two counterclockwise triangles of every cell; every mesh edge is used by two triangles, or
+by one on a boundary side (closed networks: watertight); the degenerate-triangle and
+singular-normal counts are exact and a Reject mesh has neither; with the profile the levels are
+the refinement rule's (``refinement.replay_levels``; Undecided inside the implementation's
+allowance), and a claimed BudgetExceeded of max_level or max_cell_tests must be the rule's.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+
+from interval.context import to_mpq
+from interval.surface import SIDE_NAMES, TopologyFailure, exact_topology
+
+from ...model import Claim, dec, enc, undecided, verified, violated
+from ..surface.checks import array, network
+from .refinement import Ambiguous, replay_levels
+
+__all__ = ["check_shared_positions"]
+
+
+def _corner_name(a, b, nu, nv):
+    return {(0, 0): "U0V0", (nu, 0): "U1V0", (0, nv): "U0V1", (nu, nv): "U1V1"}[(a, b)]
+
+
+def check_shared_positions(claim: Claim):
+    """Exact: grids complete, bitwise copies, position identity exactly by topology, no
+    T-junction, exact corner positions, the two counterclockwise triangles of every cell, and
+    every mesh edge used twice (once on a boundary side)."""
+    ids, narrowed, joins = network(claim)
+    if narrowed is None:
+        return violated(claim, {"why": "the network does not narrow: no mesh can exist"})
+    topo = exact_topology(ids, narrowed, joins)
+    if isinstance(topo, TopologyFailure):
+        return violated(claim, {"why": f"the network is InvalidTopology ({topo.rule}): no mesh can exist"})
+    if "status" in claim.value:
+        return _check_budget_failure(claim, narrowed, topo)
+    v = claim.value
+    n = len(ids)
+    levels = [(int(x[0]), int(x[1])) for x in v["levels"]]
+    if len(levels) != n or any(not (0 <= lu <= 24 and 0 <= lv <= 24) for lu, lv in levels):
+        raise ValueError("levels: one [level_u, level_v] in [0, 24] per patch")
+    positions = array(v["positions"], np.float32).reshape(-1, 3)
+    vpos = array(v["vertex_positions"], np.float32).reshape(-1, 3)
+    vidx = np.asarray(v["vertex_position_index"], dtype=np.int64)
+    vpatch = np.asarray(v["vertex_patch"], dtype=np.int64)
+    vpar = array(v["vertex_parameters"], np.float32).reshape(-1, 2)
+    tris = np.asarray(v["indices"], dtype=np.int64).reshape(-1, 3)
+    nvert = vpos.shape[0]
+    if not (vidx.shape == (nvert,) and vpatch.shape == (nvert,) and vpar.shape == (nvert, 2)):
+        raise ValueError("vertex arrays of unequal lengths")
+    if np.any(vidx < 0) or np.any(vidx >= positions.shape[0]) or np.any(tris < 0) or np.any(tris >= nvert):
+        return violated(claim, {"why": "an index is out of range"})
+    # Bitwise copies.
+    copies = np.all(vpos.view(np.uint32) == positions[vidx].view(np.uint32), axis=1)
+    if not np.all(copies):
+        i = int(np.flatnonzero(~copies)[0])
+        return violated(claim, {"why": "a vertex position is not a bitwise copy of its shared position", "vertex": i,
+                                "vertex_position": enc(vpos[i]), "shared_position": enc(positions[vidx[i]])})
+    # Vertex of each (patch, a, b).
+    where = {}
+    for i in range(nvert):
+        p = int(vpatch[i])
+        if not 0 <= p < n:
+            return violated(claim, {"why": "vertex of an unknown patch", "vertex": i})
+        nu, nv = 1 << levels[p][0], 1 << levels[p][1]
+        a, b = to_mpq(float(vpar[i, 0])) * nu, to_mpq(float(vpar[i, 1])) * nv
+        if a.denominator != 1 or b.denominator != 1 or not (0 <= a <= nu and 0 <= b <= nv):
+            return violated(claim, {"why": "a vertex parameter is not a grid point", "vertex": i})
+        key = (p, int(a), int(b))
+        if key in where:
+            return violated(claim, {"why": "a grid point has two vertices", "vertices": [where[key], i]})
+        where[key] = i
+    expected = sum(((1 << lu) + 1) * ((1 << lv) + 1) for lu, lv in levels)
+    if len(where) != expected:
+        return violated(claim, {"why": "a patch grid is incomplete", "vertices": len(where), "expected": expected})
+    # Topological identity of every grid point.
+    corner_of = {}
+    for k, c in enumerate(topo.corners):
+        for (p, _pid, name) in c["incidences"]:
+            corner_of[(p, name)] = k
+    side_of = {}
+    for k, e in enumerate(topo.edges):
+        for (p, _pid, side, rev) in e["incidences"]:
+            side_of[(p, side)] = (k, rev)
+    for e in topo.edges:
+        if len(e["incidences"]) == 2:
+            al = [levels[p][1] if s in ("U0", "U1") else levels[p][0] for (p, _i, s, _r) in e["incidences"]]
+            if al[0] != al[1]:
+                return violated(claim, {"why": "T-junction: a shared edge has two along-edge levels",
+                                        "edge": [e["id"][0], e["id"][1]], "levels": al})
+
+    def key_of(p, a, b):
+        nu, nv = 1 << levels[p][0], 1 << levels[p][1]
+        if a in (0, nu) and b in (0, nv):
+            return ("corner", corner_of[(p, _corner_name(a, b, nu, nv))])
+        for side, cond, t, ne in (("U0", a == 0, b, nv), ("U1", a == nu, b, nv), ("V0", b == 0, a, nu),
+                                  ("V1", b == nv, a, nu)):
+            if cond:
+                k, rev = side_of[(p, side)]
+                return ("edge", k, ne - t if rev else t)
+        return ("interior", p, a, b)
+
+    owner_of_key, key_of_index = {}, {}
+    for (p, a, b), i in where.items():
+        key = key_of(p, a, b)
+        idx = int(vidx[i])
+        if key in owner_of_key and owner_of_key[key] != idx:
+            return violated(claim, {"why": "one surface point has two position indices (a crack)", "point": str(key),
+                                    "indices": [owner_of_key[key], idx]})
+        if idx in key_of_index and key_of_index[idx] != key:
+            return violated(claim, {"why": "two surface points share one position index", "index": idx,
+                                    "points": [str(key_of_index[idx]), str(key)]})
+        owner_of_key[key] = idx
+        key_of_index[idx] = key
+        if key[0] == "corner":
+            want = topo.corners[key[1]]["position"]
+            if [to_mpq(float(x)) for x in positions[idx]] != want:
+                return violated(claim, {"why": "a corner position is not the exact corner", "index": idx,
+                                        "claimed": enc(positions[idx]), "exact": [str(x) for x in want]})
+    if len(key_of_index) != positions.shape[0]:
+        return violated(claim, {"why": "positions that no vertex uses, or a position emitted twice",
+                                "positions": int(positions.shape[0]), "used": len(key_of_index)})
+    # Triangles: the two counterclockwise triangles of every cell, each once.
+    want = Counter()
+    boundary = set()
+    for p, (lu, lv) in enumerate(levels):
+        nu, nv = 1 << lu, 1 << lv
+        for a in range(nu):
+            for b in range(nv):
+                w00, w10, w01, w11 = (where[(p, a, b)], where[(p, a + 1, b)], where[(p, a, b + 1)],
+                                      where[(p, a + 1, b + 1)])
+                want[_rot((w00, w10, w11))] += 1
+                want[_rot((w00, w11, w01))] += 1
+        for side in SIDE_NAMES:
+            k, _rev = side_of[(p, side)]
+            if len(topo.edges[k]["incidences"]) == 2:
+                continue
+            pts = ([(0, b) for b in range(nv + 1)] if side == "U0" else [(nu, b) for b in range(nv + 1)]
+                   if side == "U1" else [(a, 0) for a in range(nu + 1)] if side == "V0"
+                   else [(a, nv) for a in range(nu + 1)])
+            for (a0, b0), (a1, b1) in zip(pts, pts[1:]):
+                boundary.add(frozenset((int(vidx[where[(p, a0, b0)]]), int(vidx[where[(p, a1, b1)]]))))
+    got = Counter(_rot(tuple(int(x) for x in t)) for t in tris)
+    if got != want:
+        extra = list((got - want).keys())[:1]
+        missing = list((want - got).keys())[:1]
+        return violated(claim, {"why": "the triangles are not the two counterclockwise triangles of every cell",
+                                "unexpected": [list(t) for t in extra], "missing": [list(t) for t in missing]})
+    # Edge use on shared positions.
+    uses = Counter()
+    for t in vidx[tris]:
+        for x, y in ((t[0], t[1]), (t[1], t[2]), (t[2], t[0])):
+            uses[frozenset((int(x), int(y)))] += 1
+    for e, cnt in uses.items():
+        need = 1 if e in boundary else 2
+        if cnt != need:
+            return violated(claim, {"why": "a mesh edge is not used by exactly two triangles (one on a boundary)",
+                                    "edge": sorted(e), "uses": cnt, "expected": need})
+    # The degeneracy report: triangles with two equal float32 positions, singular vertex normals,
+    # and a Reject mesh has neither.
+    P = positions[vidx[tris]].astype(np.float64)
+    same = [np.all(P[:, i] == P[:, j], axis=-1) for i, j in ((0, 1), (1, 2), (0, 2))]
+    degenerate = int(np.count_nonzero(same[0] | same[1] | same[2]))
+    if "degenerate_triangle_count" in v and int(v["degenerate_triangle_count"]) != degenerate:
+        return violated(claim, {"why": "degenerate_triangle_count is not the number of triangles with two equal "
+                                       "positions", "claimed": v["degenerate_triangle_count"], "expected": degenerate})
+    singular = None
+    if "vertex_status" in v:
+        status = np.asarray(v["vertex_status"], dtype=np.int64)
+        if status.shape != (nvert,) or np.any((status < 0) | (status > 2)):
+            raise ValueError("vertex_status: one code 0 (OK), 1 (Degenerate) or 2 (IllConditioned) per vertex")
+        singular = int(np.count_nonzero(status))
+        if "singular_normal_count" in v and int(v["singular_normal_count"]) != singular:
+            return violated(claim, {"why": "singular_normal_count is not the number of singular vertex statuses",
+                                    "claimed": v["singular_normal_count"], "expected": singular})
+    profile = claim.inputs.get("profile")
+    counters = {}
+    if profile is not None:
+        if profile["degeneracy"] == "Reject" and (degenerate or singular):
+            return violated(claim, {"why": "a Reject mesh has no triangle with two equal positions and no singular "
+                                           "vertex normal", "degenerate_triangles": degenerate,
+                                    "singular_normals": singular})
+        verdict = _check_levels(claim, narrowed, topo, levels, profile)
+        if verdict is not None:
+            if verdict.kind.value != "Verified":
+                return verdict
+            counters = verdict.extra
+    closed = not boundary
+    return verified(claim, measure="mismatches", measured=0,
+                    note=f"{len(uses)} mesh edges, {'closed (watertight)' if closed else f'{len(boundary)} on boundaries'}",
+                    **({"watertight_meshes": 1} if closed else {}), **counters)
+
+
+
+
+def _check_budget_failure(claim, narrowed, topo):
+    """A claimed BudgetExceeded of the refinement: the rule must exceed ``max_cell_tests`` (field
+    max_cell_tests) or stop a patch at ``max_level`` without meeting the position error and
+    without a coarser mesh accepted (field max_level)."""
+    v, profile = claim.value, claim.inputs.get("profile")
+    if v.get("status") != "BudgetExceeded" or v.get("field") not in ("max_level", "max_cell_tests") or not profile:
+        raise ValueError("a failure claim is BudgetExceeded of max_level or max_cell_tests, with the profile")
+    if v["field"] == "max_cell_tests" and "max_cell_tests" in profile and int(profile["max_cell_tests"]) < len(narrowed):
+        # "Every patch starts at level (0, 0)": the rule tests each patch's first grid, one cell
+        # each, whatever it does next.
+        return verified(claim, measure="mismatches", measured=0, note=f"BudgetExceeded (max_cell_tests): "
+                        f"{len(narrowed)} patches need at least {len(narrowed)} cell tests")
+    if profile["precision"] == "Visual" and dec(profile["normal_angle_error"]) > 0:
+        return undecided(claim, None, note="a Visual normal angle: the refinement is not replayed")
+    try:
+        want, met, tests = replay_levels(narrowed.astype(np.float64), topo, dec(profile["position_error"]),
+                                         int(profile["max_level"]), counted=True)
+    except Ambiguous as why:
+        return undecided(claim, None, note=f"refinement rule: {why}")
+    over = "max_cell_tests" in profile and tests > int(profile["max_cell_tests"])
+    stopped = any(not ok for ok in met) and not profile["coarser"]
+    # (both may hold: the build fails at whichever comes first, so either is accepted then)
+    if v["field"] == "max_cell_tests" and over or v["field"] == "max_level" and stopped:
+        return verified(claim, measure="mismatches", measured=0, note=f"BudgetExceeded ({v['field']}) replayed: "
+                        f"{tests} cell tests, levels {want}")
+    return violated(claim, {"why": "the refinement rule does not exceed this budget", "claimed": v,
+                            "cell_tests": tests, "max_cell_tests": profile.get("max_cell_tests"),
+                            "levels": want, "met": met})
+
+
+def _check_levels(claim, narrowed, topo, levels, profile):
+    """The claimed levels are the rule's (None when the profile asks for a Visual normal angle,
+    whose Estimated sampling the replay does not restate)."""
+    if profile["precision"] == "Visual" and dec(profile["normal_angle_error"]) > 0:
+        return None
+    target = dec(profile["position_error"])
+    if not target > 0:
+        return None
+    try:
+        want, met, tests = replay_levels(narrowed.astype(np.float64), topo, target, int(profile["max_level"]),
+                                         counted=True)
+    except Ambiguous as why:
+        return undecided(claim, None, note=f"refinement rule: {why}")
+    if "max_cell_tests" in profile and tests > int(profile["max_cell_tests"]):
+        return violated(claim, {"why": "the rule's refinement evaluates more cells than max_cell_tests, so the build "
+                                       "must fail (BudgetExceeded)", "cell_tests": tests,
+                                "max_cell_tests": profile["max_cell_tests"]})
+    for p, ok in enumerate(met):
+        if not ok and not profile["coarser"]:
+            return violated(claim, {"why": "the rule stops this patch at max_level without meeting the position "
+                                           "error, so the build must fail (BudgetExceeded)", "patch": p,
+                                    "levels": list(want[p])})
+    if [tuple(x) for x in levels] != [tuple(x) for x in want]:
+        k = next(i for i, (a, b) in enumerate(zip(levels, want)) if tuple(a) != tuple(b))
+        return violated(claim, {"why": "levels differ from the refinement rule's (clearly smaller direction, "
+                                       "near-ties coarser then u, shared edges at the larger level)",
+                                "patch": k, "claimed": list(levels[k]), "rule": list(want[k])})
+    return verified(claim, levels_replayed=1)
+
+
+def _rot(t):
+    """The rotation of a triangle's vertex cycle that starts at its smallest index."""
+    k = t.index(min(t))
+    return t[k:] + t[:k]
