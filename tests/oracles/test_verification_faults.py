@@ -17,7 +17,7 @@ import numpy as np
 import mpmath
 import pytest
 
-from oracles import checks
+from oracles import families as checks
 from oracles.__main__ import EXIT_FAULT, EXIT_MALFORMED, EXIT_OK, EXIT_VIOLATED, main
 from oracles.decide import enclosures_overlap, endpoints, exact
 from oracles.family import Family
@@ -53,8 +53,10 @@ def raising_checker(monkeypatch):
             return float(10 ** 400)  # OverflowError, as float(err / bound) did on Step spans
         return real(claim)
 
-    monkeypatch.setitem(checks._checkers(), ROW, flaky)
-    return seen
+    monkeypatch.setitem(checks.family_named("track").checkers, ROW, flaky)
+    checks._row_checker.cache_clear()  # per-row lookups are cached
+    yield seen
+    checks._row_checker.cache_clear()
 
 
 def test_a_raising_checker_is_a_checker_error_not_a_crash(track_claims, raising_checker):
