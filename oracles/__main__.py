@@ -37,6 +37,8 @@ import sys
 import time
 from pathlib import Path
 
+from .reports import Labels, VerdictLines, write_junit
+
 EXIT_OK, EXIT_VIOLATED, EXIT_MALFORMED, EXIT_INCOMPLETE, EXIT_FAULT = 0, 1, 2, 3, 4
 CHECK_BLOCK = 2000  # claims of a case file judged together (a row's batch at a time)
 
@@ -56,168 +58,6 @@ def _refuse_overwrite(out_dir: Path, run: dict, force: bool) -> str | None:
             "choose another --out or pass --force to overwrite it")
 
 
-class _VerdictLines:
-    """``--verdicts FILE``: one JSON object per claim (and per malformed claim)."""
-
-    def __init__(self, path):
-        self.f = open(path, "w") if path else None
-
-    def verdict(self, index, v, request=None, label=None) -> None:
-        if self.f is None:
-            return
-        rec = {"claim": index, "row": v.claim.row, "verdict": v.kind.value, "measure": v.measure,
-               "measured": v.measured, "note": v.note}
-        if v.claim.id is not None:
-            rec["id"] = v.claim.id  # the claim's own label (claims/1 "id")
-        if request is not None:
-            rec["request"] = request
-        if label is not None:
-            rec["answer_id"] = label
-        if v.witness is not None:
-            rec["witness"] = v.witness
-        if v.enclosure is not None:
-            rec["enclosure"] = v.enclosure
-        if "declared_model" in v.extra:
-            rec["declared_model"] = v.extra["declared_model"]
-        self.f.write(json.dumps(rec, sort_keys=True) + "\n")
-
-    def malformed(self, err) -> None:
-        if self.f is not None:
-            rec = {"claim": err.claim, "verdict": "Malformed", "path": err.path, "message": err.message}
-            if getattr(err, "id", None) is not None:
-                rec["id"] = err.id
-            self.f.write(json.dumps(rec, sort_keys=True) + "\n")
-
-    def close(self) -> None:
-        if self.f is not None:
-            self.f.close()
-
-
-class _Labels:
-    """The verdicts of labeled claims (a claim's ``id``), kept per claim for the JUnit report,
-    where each labeled claim is its own test case named by its label. ``label`` names an
-    answer's label where the claim itself has none."""
-
-    _FAULTS = ("Violated", "CheckerError", "OracleFault")
-
-    def __init__(self):
-        self.verdicts: dict = {}  # claim index -> record
-
-    def verdict(self, index, v, label=None) -> None:
-        label = v.claim.id if label is None else label
-        if label is None:
-            return
-        rec = {"id": label, "row": v.claim.row, "kind": v.kind.value, "note": v.note}
-        if v.kind.value in self._FAULTS:
-            rec.update(witness=v.witness, case=v.claim.inputs, claimed=v.claim.value)
-        self.verdicts[index] = rec
-
-    def label_of(self, index):
-        rec = self.verdicts.get(index)
-        return None if rec is None else rec["id"]
-
-
-def _write_junit(path, ledger, labels=None) -> None:
-    """One test case per row with claims; one ``<failure>`` per Violated claim (the first
-    witnesses in the messages); malformed claims as ``<error>`` of a ``case-file`` test case.
-    A labeled claim (``id``) is a test case of its own, named by its label (class: its row),
-    and is left out of its row's test case; so is a labeled malformed claim (class ``casefile``)."""
-    import xml.etree.ElementTree as ET
-    from collections import Counter
-
-    from .ledger import decimal_view
-    from .rows import ROWS
-
-    labels = labels or _Labels()
-    by_row: dict = {}
-    for idx, rec in labels.verdicts.items():
-        by_row.setdefault(rec["row"], []).append((idx, rec))
-    suite = ET.Element("testsuite", name="evidence-ledger")
-    tests = failures = errors = skipped = 0
-    for r in ROWS:
-        t = ledger.tallies[r.id]
-        mine = by_row.get(r.id, [])
-        kinds = Counter(rec["kind"] for _, rec in mine)
-        own = {"claims": t.claims - len(mine), "verified": t.verified - kinds["Verified"],
-               "violated": t.violated - kinds["Violated"], "undecided": t.undecided - kinds["Undecided"],
-               "faults": t.faults - kinds["CheckerError"] - kinds["OracleFault"]}
-        if own["claims"] > 0:
-            tests += 1
-            tc = ET.SubElement(suite, "testcase", classname=r.id.split(".")[0], name=r.id)
-            records = {rec["claim"]: rec for rec in t.violations}
-            for idx in t.violated_claims:
-                if idx in labels.verdicts:
-                    continue
-                failures += 1
-                rec = records.get(idx)
-                msg = f"claim {idx} Violated" + (f": {rec['note']}" if rec and rec.get("note") else "")
-                fe = ET.SubElement(tc, "failure", message=msg, type="Violated")
-                if rec is not None:
-                    fe.text = json.dumps(decimal_view({"witness": rec.get("witness"), "case": rec.get("case"),
-                                                       "claimed": rec.get("claimed")}), sort_keys=True)
-            frecs = {rec["claim"]: rec for rec in t.fault_records}
-            for idx in t.fault_claims:
-                if idx in labels.verdicts:
-                    continue
-                errors += 1
-                rec = frecs.get(idx)
-                kind = rec["kind"] if rec else "CheckerError"
-                msg = f"claim {idx} {kind}" + (f": {rec['note']}" if rec and rec.get("note") else "")
-                ee = ET.SubElement(tc, "error", message=msg, type=kind)
-                if rec is not None:
-                    ee.text = json.dumps(decimal_view({"witness": rec.get("witness"), "case": rec.get("case")}),
-                                         sort_keys=True)
-            if not own["violated"] and not own["faults"] and own["undecided"]:
-                skipped += 1
-                ET.SubElement(tc, "skipped", message=f"{own['undecided']} of {own['claims']} claims Undecided")
-            ET.SubElement(tc, "system-out").text = (f"{own['claims']} claims: {own['verified']} verified, "
-                                                    f"{own['violated']} violated, {own['undecided']} undecided, "
-                                                    f"{own['faults']} faults")
-        for idx, rec in mine:
-            tests += 1
-            tc = ET.SubElement(suite, "testcase", classname=r.id, name=rec["id"])
-            kind, note = rec["kind"], rec.get("note") or ""
-            msg = f"claim {idx} {kind}" + (f": {note}" if note else "")
-            if kind == "Violated":
-                failures += 1
-                ET.SubElement(tc, "failure", message=msg, type=kind).text = json.dumps(decimal_view(
-                    {"witness": rec.get("witness"), "case": rec.get("case"), "claimed": rec.get("claimed")}),
-                    sort_keys=True)
-            elif kind in ("CheckerError", "OracleFault"):
-                errors += 1
-                ET.SubElement(tc, "error", message=msg, type=kind).text = json.dumps(decimal_view(
-                    {"witness": rec.get("witness"), "case": rec.get("case")}), sort_keys=True)
-            elif kind == "Undecided":
-                skipped += 1
-                ET.SubElement(tc, "skipped", message=msg)
-            ET.SubElement(tc, "system-out").text = msg
-    if ledger.producer_errors:
-        tests += 1
-        tc = ET.SubElement(suite, "testcase", classname="producer", name="fast-path")
-        for e in ledger.producer_errors:
-            errors += 1
-            ET.SubElement(tc, "error", message=str(e)[:500], type="ProducerError").text = \
-                json.dumps(e.to_json(), sort_keys=True)
-    unlabeled = [m for m in ledger.malformed if getattr(m, "id", None) is None]
-    if unlabeled:
-        tests += 1
-        tc = ET.SubElement(suite, "testcase", classname="casefile", name="case-file")
-        for m in unlabeled:
-            errors += 1
-            ET.SubElement(tc, "error", message=str(m)[:500], type="Malformed")
-    for m in ledger.malformed:
-        if getattr(m, "id", None) is not None:
-            tests += 1
-            errors += 1
-            tc = ET.SubElement(suite, "testcase", classname="casefile", name=m.id)
-            ET.SubElement(tc, "error", message=str(m)[:500], type="Malformed")
-    suite.set("tests", str(tests))
-    suite.set("failures", str(failures))
-    suite.set("errors", str(errors))
-    suite.set("skipped", str(skipped))
-    ET.ElementTree(suite).write(path, encoding="utf-8", xml_declaration=True)
-
-
 def _peak_rss_mib() -> float:
     """This process's peak resident set (Linux reports KiB); with --workers the workers' own
     memory is not included."""
@@ -228,13 +68,13 @@ def _peak_rss_mib() -> float:
 
 def _finish(ledger, args, labels=None) -> int:
     """Print the summary, write the ledger (and JUnit), report, and choose the exit code.
-    ``labels`` (:class:`_Labels`): the labeled claims' verdicts, for JUnit and the report."""
+    ``labels`` (:class:`oracles.reports.Labels`): the labeled claims' verdicts, for JUnit and the report."""
     for line in ledger.summary_lines(all_rows=getattr(args, "all_rows", True)):
         print(line)
     pj, pm = ledger.write(args.out)
     print(f"wrote {pj} and {pm}")
     if args.junit:
-        _write_junit(args.junit, ledger, labels)
+        write_junit(args.junit, ledger, labels)
         print(f"wrote {args.junit}")
     for t in ledger.tallies.values():
         for idx in t.violated_claims[:20]:
@@ -429,7 +269,7 @@ def main(argv=None) -> int:
                 print(f"error: {e}", file=sys.stderr)
                 return EXIT_MALFORMED
         t0 = time.monotonic()
-        lines = _VerdictLines(args.verdicts)
+        lines = VerdictLines(args.verdicts)
         measured: list = []
 
         def on_verdict(index, v):
@@ -566,8 +406,8 @@ def _check(args) -> int:
             check_claims_distributed(client, ledger, dict(cf.claims), cf.total)
         ledger.malformed.sort(key=lambda e: (e.claim if e.claim is not None else -1, e.path))
         return _finish(ledger, args)
-    lines = _VerdictLines(args.verdicts)
-    labels = _Labels()
+    lines = VerdictLines(args.verdicts)
+    labels = Labels()
     from .ledger import _Progress
 
     bar = _Progress(cf.total, unit="claims")  # a bar on a terminal, a line every 10 s in a log
@@ -640,7 +480,7 @@ def _answer(args) -> int:
     """Our fast path answers a request file, through each family's adapter (``answers.py``)."""
     from . import __version__
     from .families import families
-    from .request import Answer, RequestFileError, read_requests, write_answers
+    from .request import RequestFileError, read_requests, write_answers
 
     try:
         _, reqs = read_requests(args.requests)
@@ -693,11 +533,11 @@ def _check_answers(args) -> int:
     ledger.numbers = numbers.to_json()
     if numbers.warning():
         print(f"warning: {args.file}: {numbers.warning()}", file=sys.stderr)
-    lines = _VerdictLines(args.verdicts)
+    lines = VerdictLines(args.verdicts)
     for m in malformed:
         lines.malformed(m)
 
-    labels = _Labels()
+    labels = Labels()
 
     def on_verdict(index, v, request, label):
         lines.verdict(index, v, request=request, label=label)

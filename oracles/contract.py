@@ -278,7 +278,7 @@ def judge_answer_file(requests: list, header: dict, answers: list, ledger, malfo
     families the request set does not have are malformed (``malformed``, FieldErrors). Returns
     ``{"scope": [...], "not_covered": {family: requests}}``. ``on_verdict(index, verdict,
     request, label)`` sees each verdict in order; ``progress(family)`` is called per request."""
-    from .ledger import MALFORMED_ERRORS, check_claim
+    from .batch import MALFORMED_ERRORS, check_claim
     from .schema import FieldError
 
     known = check_families(requests)

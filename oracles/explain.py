@@ -37,21 +37,33 @@ from __future__ import annotations
 import json
 import math
 import sys
-from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Callable, Optional
+from typing import Any, Optional
 
 import gmpy2
 import numpy as np
 
-from interval.context import lower, mid, to_mpq, upper
-from interval.narrowing import exact_ulp32, replay_narrowing, replay_position_floor, round_nearest_f64
-from interval.trace import TNum, Tape, TraceContext, attribute, trace_context, ulp_of, working
-from reference import error_model as EM
+from interval.context import lower, to_mpq, upper
+from interval.narrowing import replay_narrowing
+from interval.trace import trace_context
 from reference import kernel as K
 
-from .errormodel import ETA_OF_U, resolve
-from .model import Claim, NumberError, VerdictKind, dec, dec_array, enc, parse_number
+from .errormodel import resolve
+from .explain_floor import _source_trace, floor_analysis
+from .explain_text import render_text
+from .explain_trace import (
+    RECIPES,
+    ExplainError,
+    _component_json,
+    _dec,
+    _flatten_inputs,
+    _fmt_of,
+    _model_u,
+    _num,
+    _same_as_traced,
+    trace_json,
+)
+from .model import Claim, NumberError, VerdictKind, dec, dec_array, enc
 from .rows import row
 
 __all__ = ["JSON_SHAPE", "ExplainError", "explain_claim", "explain_query", "claim_from_corpus",
@@ -82,525 +94,6 @@ JSON_SHAPE = {
     "plot": "the PNG written by --plot (only then)",
 }
 
-
-class ExplainError(ValueError):
-    """A claim or query explain cannot read; the message says why."""
-
-
-# --- numbers for people -----------------------------------------------------------------------
-
-def _dec(q) -> str:
-    """17 significant decimal digits of a rational, float or interval midpoint."""
-    if q is None:
-        return "-"
-    if isinstance(q, (float, np.floating)):
-        return repr(float(q))
-    if q == 0:
-        return "0"
-    return format(gmpy2.mpfr(gmpy2.mpq(q), 80), ".17g")
-
-
-def _num(x) -> dict:
-    """``{"hex", "decimal"}`` of a float or claim number."""
-    if isinstance(x, str):
-        try:
-            v = parse_number(x)
-        except NumberError:
-            return {"hex": x, "decimal": x}
-        if isinstance(v, Fraction):
-            q = gmpy2.mpq(v.numerator, v.denominator)
-            try:
-                f = float(v)
-            except OverflowError:
-                return {"hex": enc(q), "decimal": _dec(q)}
-            if f == v:  # a binary64 value: its hex float, whatever text gave it
-                return {"hex": f.hex(), "decimal": repr(f)}
-            return {"hex": enc(q), "decimal": _dec(q)}
-        return {"hex": x, "decimal": str(v)}
-    if isinstance(x, (float, np.floating)):
-        return {"hex": enc(x), "decimal": repr(float(x))}
-    if hasattr(x, "numerator"):
-        return {"hex": enc(x), "decimal": _dec(x)}
-    return {"hex": str(x), "decimal": str(x)}
-
-
-def _is_number_text(x) -> bool:
-    return isinstance(x, str) and x[:1] in "+-0123456789" and x not in ("-",)
-
-
-def _flatten_inputs(x, path="inputs") -> list:
-    out = []
-    if isinstance(x, dict):
-        for k, v in x.items():
-            out += _flatten_inputs(v, f"{path}.{k}")
-    elif isinstance(x, list):
-        for i, v in enumerate(x):
-            out += _flatten_inputs(v, f"{path}[{i}]")
-    elif isinstance(x, bool) or x is None:
-        out.append({"path": path, "hex": json.dumps(x), "decimal": json.dumps(x)})
-    elif isinstance(x, (int, float)):
-        out.append({"path": path, **(_num(float(x)) if isinstance(x, float) else {"hex": str(x), "decimal": str(x)})})
-    elif _is_number_text(x):
-        out.append({"path": path, **_num(x)})
-    else:
-        out.append({"path": path, "hex": str(x), "decimal": str(x)})
-    return out
-
-
-def _safe_float(q) -> Optional[float]:
-    try:
-        f = float(q)
-    except (OverflowError, TypeError):
-        return math.inf
-    return f
-
-
-# --- kernel recipes ---------------------------------------------------------------------------
-
-
-@dataclass
-class Traced:
-    """One traced quantity: component names, claimed values (or None), the traced TNums, and
-    the error-model bound per component with its terms."""
-
-    names: list
-    claimed: list
-    outputs: list
-    bounds: list
-    terms: dict
-
-
-def _fmt_of(claim: Claim, override: Optional[str]) -> str:
-    if override:
-        return override
-    m = claim.model or {}
-    try:
-        u = dec(m["u"]) if "u" in m else None
-    except (NumberError, ValueError):
-        u = None
-    return "f32" if u is not None and u >= 2.0**-24 else "f64"
-
-
-def _model_u(claim: Claim) -> tuple[float, float]:
-    m = claim.model or {}
-    if "u" in m:
-        u = dec(m["u"])
-        return u, dec(m["eta"]) if "eta" in m else ETA_OF_U.get(u, 0.0)
-    return 2.0**-53, 2.0**-1074
-
-
-def _controls_u(claim):
-    P = dec_array(claim.inputs["controls"], np.float32)
-    u = dec(claim.inputs["u"])
-    if P.shape != (4, 3):
-        raise ExplainError("controls must be (4, 3)")
-    return P, u
-
-
-def _terms(E_coeff: float, E: float, u: float, eta: float) -> dict:
-    # reference.error_model's bounds are K u (c E) + K eta: a rounding and an underflow term.
-    return {"rounding: K u c E": EM.K * u * E_coeff * E, "underflow: K eta": EM.K * eta}
-
-
-def _vec(claim_value, n=3):
-    v = dec_array(claim_value)
-    if v.shape != (n,):
-        raise ExplainError(f"a vector of {n} components expected")
-    return [float(a) for a in v]
-
-
-def _recipe_position(claim: Claim, T: TraceContext) -> list[Traced]:
-    P, u = _controls_u(claim)
-    Pt, ut = T.asarray(P, label="controls"), T.asarray(u, label="u")
-    B = K.cubic_point(T, Pt, ut)
-    E = EM.span_magnitude(P)
-    uu, eta = _model_u(claim)
-    claimed = _vec(claim.value)
-    b = EM.position_bound(E, uu, eta=eta)
-    return [Traced([f"position[{i}]" for i in range(3)], claimed, list(B), [b] * 3, _terms(1.0, E, uu, eta))]
-
-
-def _recipe_derivatives(claim: Claim, T: TraceContext) -> list[Traced]:
-    P, u = _controls_u(claim)
-    Pt, ut = T.asarray(P, label="controls"), T.asarray(u, label="u")
-    d1 = K.cubic_derivative(T, Pt, ut)
-    d2 = K.cubic_second_derivative(T, Pt, ut)
-    E = EM.span_magnitude(P)
-    uu, eta = _model_u(claim)
-    out = [Traced([f"first[{i}]" for i in range(3)], _vec(claim.value["first"]), list(d1),
-                  [EM.derivative_bound(E, uu, eta=eta)] * 3, _terms(6.0, E, uu, eta)),
-           Traced([f"second[{i}]" for i in range(3)], _vec(claim.value["second"]), list(d2),
-                  [EM.second_derivative_bound(E, uu, eta=eta)] * 3, _terms(24.0, E, uu, eta))]
-    return out
-
-
-def _recipe_tangent(claim: Claim, T: TraceContext) -> list[Traced]:
-    P, u = _controls_u(claim)
-    if "tangent" not in claim.value:
-        return []
-    Pt, ut = T.asarray(P, label="controls"), T.asarray(u, label="u")
-    d = K.cubic_derivative(T, Pt, ut)
-    speed = K.norm(T, d)
-    t = d / speed
-    E = EM.span_magnitude(P)
-    uu, _eta = _model_u(claim)
-    s = float(np.asarray(working(speed)))
-    b = EM.tangent_bound(E, s, uu)
-    return [Traced([f"tangent[{i}]" for i in range(3)], _vec(claim.value["tangent"]), list(t), [b] * 3,
-                   {"normalisation of a derivative with error e at speed s: 2 e / (s - e)": b})]
-
-
-def _recipe_surface(claim: Claim, T: TraceContext) -> list[Traced]:
-    if claim.inputs.get("kind") != "sample":
-        return []
-    C = dec_array(claim.inputs["controls"], np.float32)
-    if C.shape != (4, 4, 3):
-        raise ExplainError("surface controls must be (4, 4, 3)")
-    u, v = dec(claim.inputs["u"]), dec(claim.inputs["v"])
-    outs = K.bicubic_partials(T, T.asarray(C, label="controls"), T.asarray(u, label="u"), T.asarray(v, label="v"))
-    res = []
-    for key, arr in zip(("position", "du", "dv", "duu", "duv", "dvv"), outs):
-        if key in claim.value:
-            res.append(Traced([f"{key}[{i}]" for i in range(3)], _vec(claim.value[key]), list(arr),
-                              [None] * 3, {}))
-    return res
-
-
-def _recipe_conversion(claim: Claim, T: TraceContext) -> list[Traced]:
-    # Hermite spans: B1 = P0 + h T0 / 3, B2 = P1 - h T1 / 3 (the Catmull-Rom conversion adds
-    # knot intervals and tangents around the same kernel; its claims are judged in text).
-    if claim.inputs.get("kind") != "hermite" or "controls" not in claim.value:
-        return []
-    pts, tans, ws = (dec_array(claim.inputs[k]) for k in ("points", "tangents", "widths"))
-    i = claim.inputs["span"]
-    n = pts.shape[0]
-    if not isinstance(i, int) or not 0 <= i < n:
-        raise ExplainError("span out of range")
-    j = (i + 1) % n
-    b1, b2 = K.hermite_inner_controls(T, T.asarray(pts[i], label="P0"), T.asarray(tans[i], label="T0"),
-                                      T.asarray(pts[j], label="P1"), T.asarray(tans[j], label="T1"),
-                                      T.asarray(ws[i], label="h"))
-    c = dec_array(claim.value["controls"])
-    if c.shape != (4, 3):
-        raise ExplainError("converted controls are (4, 3)")
-    return [Traced([f"controls[1][{k}]" for k in range(3)], [float(v) for v in c[1]], list(b1), [None] * 3, {}),
-            Traced([f"controls[2][{k}]" for k in range(3)], [float(v) for v in c[2]], list(b2), [None] * 3, {})]
-
-
-def _recipe_continuity(claim: Claim, T: TraceContext) -> list[Traced]:
-    # The joint's scaled derivatives by the kernel, then the differences' norms by the norm
-    # kernel (the fast path takes numpy's norm: its last bits may differ, said in the notes).
-    P_in = dec_array(claim.inputs["P_in"], np.float32)
-    P_out = dec_array(claim.inputs["P_out"], np.float32)
-    if P_in.shape != (4, 3) or P_out.shape != (4, 3):
-        raise ExplainError("joint controls are (4, 3)")
-    A, B = T.asarray(P_in, label="P_in"), T.asarray(P_out, label="P_out")
-    d_in, d_out, s_in, s_out = K.joint_scaled_derivatives(T, A, B, T.asarray(dec(claim.inputs["w_in"]), label="w_in"),
-                                                          T.asarray(dec(claim.inputs["w_out"]), label="w_out"))
-    out = []
-    for key, vec in (("position_gap", A[3] - B[0]), ("derivative_difference", d_in - d_out),
-                     ("second_derivative_difference", s_in - s_out)):
-        if key in claim.value:
-            out.append(Traced([key], [float(dec(claim.value[key]))], [K.norm(T, vec)], [None], {}))
-    return out
-
-
-# Rows whose value is a kernel's output: a recipe runs the kernel in the tracing context.
-RECIPES: dict[str, Callable[[Claim, TraceContext], list]] = {
-    "path.interior_positions": _recipe_position,
-    "path.derivatives": _recipe_derivatives,
-    "path.tangents": _recipe_tangent,
-    "surface.evaluation": _recipe_surface,
-    "path.conversions": _recipe_conversion,
-    "path.continuity_values": _recipe_continuity,
-}
-
-
-# --- traces -----------------------------------------------------------------------------------
-
-
-def _step_json(tape: Tape, i: int, fmt: str, out_ulp, contribution: float, total: float, cone_set) -> dict:
-    s = tape.steps[i]
-    w = s.w
-    x = s.x
-    xq = None if x is None else (x if isinstance(x, type(gmpy2.mpq(0))) else mid(x))
-    ulp = ulp_of(w, fmt) if np.isfinite(w) else None
-    local_ulps = None if s.local is None or ulp is None else _safe_float(s.local / ulp)
-    acc = None if xq is None or not np.isfinite(w) else to_mpq(float(w)) - xq
-    canc = None
-    if s.op in ("add", "sub") and np.isfinite(w):
-        a, b = (abs(float(tape.steps[j].w)) for j in s.args)
-        r = abs(float(w))
-        if a + b > 0:
-            canc = math.inf if r == 0 else (a + b) / r
-    return {
-        "index": i, "op": s.op, "args": list(s.args), "where": s.where, "label": s.label,
-        "working": _num(float(w)) if np.isfinite(w) else {"hex": str(float(w)), "decimal": str(float(w))},
-        "exact": None if x is None else {"decimal": _dec(xq), "radius": _dec((upper(x) - lower(x)) / 2)
-                                         if xq is not x else "0"},
-        "local_ulps": local_ulps,
-        # Accumulated error in ulps at the larger of the computed and exact magnitudes (a
-        # value that cancelled to zero is not measured in subnormal steps).
-        "accumulated_ulps": None if acc is None else _safe_float(
-            acc / ulp_of(max(abs(float(w)), abs(float(xq))), fmt)),
-        "contribution": contribution,
-        "contribution_output_ulps": None if out_ulp is None else _safe_float(gmpy2.mpq(contribution) / out_ulp)
-        if math.isfinite(contribution) else math.inf,
-        "share": (contribution / total) if total != 0 and math.isfinite(contribution) and math.isfinite(total)
-        else (1.0 if contribution == math.inf else 0.0),
-        "cancellation": canc,
-    }
-
-
-def _dominant_text(step: dict) -> str:
-    op, where, label = step["op"], step["where"], step["label"]
-    place = where or label or f"step {step['index']}"
-    if op == "narrow32":
-        what = "the float32 narrowing of a chunk-relative control"
-    elif op == "input":
-        what = "rounding an input into the working format"
-    elif op == "const":
-        what = "rounding a constant into the working format"
-    elif op == "sub" and label.startswith("origin"):
-        what = "the origin subtraction"
-    else:
-        what = f"the rounding of this {op}"
-    share = step["share"]
-    return f"{what} ({place}): {100 * share:.0f}% of the output's error (first order)"
-
-
-def trace_json(tape: Tape, out: TNum, fmt: str, name: str, limit: int = 400) -> dict:
-    """The steps behind one output with its attribution, JSON-ready."""
-    a = attribute(tape, out)
-    w = out.w
-    out_ulp = ulp_of(w, fmt) if np.isfinite(w) else None
-    # Shares are signed fractions of the output's actual error (first order): cancelling
-    # roundings show as large shares of opposite signs.
-    total = a.error if a.error else sum(abs(c) for c in a.contributions.values() if math.isfinite(c))
-    cone = set(a.cone)
-    steps = [_step_json(tape, i, fmt, out_ulp, a.contributions[i], total, cone) for i in a.cone[-limit:]]
-    dom = next((s for s in steps if s["index"] == a.dominant), None)
-    if dom is None and a.dominant is not None:  # beyond the steps listed
-        dom = _step_json(tape, a.dominant, fmt, out_ulp, a.contributions[a.dominant], total, cone)
-    rounding = [s for s in steps if s["local_ulps"]]
-    if dom is not None:
-        text = _dominant_text(dom)
-    elif not any(tape.steps[i].local != 0 for i in a.cone):
-        text = "no step rounds: the value is exact"
-    else:
-        # Roundings of opposite signs: removing any one alone would make the error larger, so
-        # no step is "the" dominant one; name the largest without calling the value exact.
-        count = sum(1 for i in a.cone if tape.steps[i].local != 0)
-        text = (f"{count} steps round and their errors cancel in part: no single one explains the output's "
-                "error (first order)")
-        if rounding:
-            text += "; the largest: " + _dominant_text(max(rounding, key=lambda s: abs(s["contribution"])))
-    if dom is not None:
-        # A cancellation downstream of the dominant step is what made its error large
-        # relative to the result: name the strongest one.
-        down = {a.dominant}
-        for i in a.cone:
-            if i > a.dominant and any(j in down for j in tape.steps[i].args):
-                down.add(i)
-        canc = [s for s in steps if s["index"] in down and s["index"] != a.dominant and (s["cancellation"] or 0) >= 256]
-        if canc:
-            worst = max(canc, key=lambda s: s["cancellation"])
-            size = ("which cancelled to 0" if not math.isfinite(worst["cancellation"])
-                    else f"operands {_g(worst['cancellation'], 3)} times the result")
-            text += f"; amplified by the cancellation at step {worst['index']} ({worst['where'] or worst['label']}, {size})"
-    if dom and a.error_ulps is not None and abs(a.error_ulps) < 0.5:
-        text = "the output is within half an ulp of the truth (roundings cancel); the largest: " + text
-    return {"output": name, "error_ulps": a.error_ulps, "steps": steps, "dominant": a.dominant,
-            "dominant_text": text}
-
-
-def _same_as_traced(traced: list) -> bool:
-    """Whether every claimed component equals the traced working value bit for bit."""
-    for t in traced:
-        for c, o in zip(t.claimed, t.outputs):
-            if c is None or not (np.isfinite(o.w) and float(o.w) == c):
-                return False
-    return True
-
-
-def _component_json(name, claimed, out: TNum, bound, fmt) -> dict:
-    x = out.x
-    exact = isinstance(x, type(gmpy2.mpq(0)))
-    if x is None:
-        truth = None
-    elif exact:
-        truth = {"decimal": _dec(x), "lo": enc(x), "hi": enc(x), "exact": True}
-    else:
-        truth = {"decimal": _dec(mid(x)), "lo": enc(lower(x)), "hi": enc(upper(x)), "exact": False}
-    tq = None if x is None else (x if exact else mid(x))
-    rec = {"name": name, "claimed": None if claimed is None else _num(claimed), "truth": truth,
-           "traced": _num(float(out.w)) if np.isfinite(out.w) else {"hex": str(out.w), "decimal": str(out.w)}}
-    if claimed is not None and tq is not None and math.isfinite(claimed):
-        diff = to_mpq(claimed) - tq
-        ulp = ulp_of(claimed, fmt)
-        rec["difference"] = _dec(diff)
-        rec["ulps"] = _safe_float(diff / ulp)
-        rec["over_model"] = None if not bound else _safe_float(abs(diff) / to_mpq(bound))
-    if tq is not None and np.isfinite(out.w):
-        rec["traced_error"] = _dec(to_mpq(float(out.w)) - tq)
-        rec["traced_ulps"] = _safe_float((to_mpq(float(out.w)) - tq) / ulp_of(out.w, fmt))
-    if claimed is not None and np.isfinite(out.w) and math.isfinite(claimed):
-        rec["claimed_minus_traced_ulps"] = _safe_float((to_mpq(claimed) - to_mpq(float(out.w))) / ulp_of(out.w, fmt))
-    return rec
-
-
-# --- position floor, origin shift, chunk split ------------------------------------------------
-
-
-def _effective(inputs: dict) -> float:
-    pe = dec(inputs["position_error"])
-    rel = dec(inputs.get("relative_position_error", 0.0))
-    scale = dec(inputs.get("asset_scale", 1.0))
-    return max(pe, round_nearest_f64(to_mpq(rel) * to_mpq(scale)))
-
-
-def _floor_of(src, origin) -> Optional[tuple]:
-    n = replay_narrowing(src, origin)
-    if not np.all(np.isfinite(n)):
-        return None
-    floor, E = replay_position_floor(src, origin)
-    return floor, E
-
-
-def _passes(src, origin, eff) -> bool:
-    f = _floor_of(src, origin)
-    return f is not None and eff >= f[0]
-
-
-def _center(src) -> np.ndarray:
-    flat = src.reshape(-1, 3)
-    return flat.min(axis=0) / 2.0 + flat.max(axis=0) / 2.0  # no overflow; any float64 is an origin
-
-
-def _smallest_shift(src, origin, eff, steps: int = 48) -> Optional[np.ndarray]:
-    """The origin nearest the given one, on the segment to the controls' box centre, that
-    passes (bisection on the fraction of the way; the answer is checked, else the centre)."""
-    c = _center(src)
-    if not _passes(src, c, eff):
-        return None
-    lo, hi = 0.0, 1.0
-    found = None
-    for _ in range(steps):
-        m = (lo + hi) / 2
-        o = origin + m * (c - origin)
-        if _passes(src, o, eff):
-            hi = m
-        else:
-            lo = m
-    o = origin + hi * (c - origin)
-    found = o if _passes(src, o, eff) else c
-    return found
-
-
-def _round_origin(src, found, eff) -> np.ndarray:
-    """A round origin people can type: the coarsest power-of-two grid point near ``found``
-    that still passes (``found`` itself when none does)."""
-    for k in range(60, -60, -1):
-        g = 2.0**k
-        cand = np.round(found / g) * g
-        if _passes(src, cand, eff):
-            return cand
-    return found
-
-
-def _split(src, eff) -> tuple[list, Optional[int]]:
-    """Greedy chunks of consecutive spans, each at its own box centre, that pass; the index
-    of a span that cannot pass even alone (None when all do)."""
-    chunks, start = [], 0
-    n = src.shape[0]
-    while start < n:
-        if not _passes(src[start:start + 1], _center(src[start:start + 1]), eff):
-            return chunks, start
-        end = start + 1
-        while end < n and _passes(src[start:end + 1], _center(src[start:end + 1]), eff):
-            end += 1
-        chunks.append((start, end, _center(src[start:end])))
-        start = end
-    return chunks, None
-
-
-def floor_analysis(src: np.ndarray, origin: np.ndarray, inputs: dict) -> dict:
-    """The position floor of a path source at a chunk origin against its effective position
-    error, the worst narrowed component, and (when it fails) a passing origin shift or split.
-    Exact (replayed in rationals by ``interval.narrowing``)."""
-    eff = _effective(inputs)
-    out: dict = {"origin": [enc(float(v)) for v in origin], "effective_position_error": _num(eff),
-                 "position_error": _num(dec(inputs["position_error"]))}
-    narrowed = replay_narrowing(src, origin)
-    if not np.all(np.isfinite(narrowed)):
-        out.update({"accepted": False, "floor": None,
-                    "why": "chunk-relative controls exceed the float32 range"})
-    else:
-        floor, E = replay_position_floor(src, origin)
-        ulpE = exact_ulp32(np.float32(E))
-        rel = src.reshape(-1, 3) - origin
-        errs = [[abs(to_mpq(float(n)) - (to_mpq(float(s)) - to_mpq(float(o))))
-                 for n, s, o in zip(nr, sr, origin)] for nr, sr in zip(narrowed.reshape(-1, 3), src.reshape(-1, 3))]
-        flat = [(e, i, k) for i, row_ in enumerate(errs) for k, e in enumerate(row_)]
-        worst = max(flat, key=lambda t: t[0])
-        nerr = worst[0]
-        out.update({"E": _num(E), "ulp32_E": _num(float(ulpE)), "two_ulp32_E": _num(float(2 * ulpE)),
-                    "narrowing_error": _num(float(nerr)) if float(nerr) == nerr else {"hex": enc(nerr), "decimal": _dec(nerr)},
-                    "floor": _num(floor), "accepted": bool(eff >= floor),
-                    "dominant_floor_term": "2 ulp32(E)" if 2 * ulpE >= nerr else "narrowing error",
-                    "worst_narrowing": {"control": [int(worst[1] // 4), int(worst[1] % 4)], "axis": int(worst[2]),
-                                        "relative": _num(float(rel[worst[1], worst[2]])),
-                                        "narrowed": _num(float(narrowed.reshape(-1, 3)[worst[1], worst[2]]))}})
-    if out["accepted"]:
-        out["fix"] = None
-        return out
-    shift = _smallest_shift(src, origin, eff)
-    if shift is not None:
-        f, E2 = replay_position_floor(src, shift)
-        r = _round_origin(src, shift, eff)
-        out["fix"] = {"kind": "origin_shift", "origin": [enc(float(v)) for v in shift],
-                      "shift": [enc(float(v)) for v in shift - origin],
-                      "origin_decimal": [repr(float(v)) for v in shift],
-                      "shift_decimal": [repr(float(v)) for v in shift - origin], "floor": _num(f), "E": _num(E2),
-                      "round_origin": [enc(float(v)) for v in r], "round_origin_decimal": [repr(float(v)) for v in r],
-                      "round_origin_floor": _num(replay_position_floor(src, r)[0])}
-        return out
-    chunks, bad = _split(src, eff)
-    c = _center(src)
-    best = _floor_of(src, c)
-    out["best_single_chunk_floor"] = None if best is None else _num(best[0])
-    if bad is None:
-        out["fix"] = {"kind": "split", "chunks": [{"spans": [a, b], "origin": [enc(float(v)) for v in o],
-                                                    "floor": _num(replay_position_floor(src[a:b], o)[0])}
-                                                   for a, b, o in chunks]}
-    else:
-        one = _floor_of(src[bad:bad + 1], _center(src[bad:bad + 1]))
-        out["fix"] = {"kind": "none", "span": bad,
-                      "why": f"span {bad} alone at its own centre has floor "
-                             f"{'beyond float32' if one is None else repr(one[0])}, above the effective position "
-                             f"error: subdivide the span (de Casteljau) or raise position_error"}
-    return out
-
-
-def _source_trace(src, origin, span: int, u: float, fmt: str) -> tuple[dict, list]:
-    """Trace a source span from asset coordinates: origin subtraction (float64), narrowing,
-    then ``cubic_point`` in ``fmt``; the truth is the *source* curve relative to the origin."""
-    T64 = trace_context("f64")
-    s = T64.asarray(src[span], label="source")
-    o = T64.asarray(origin, label="origin")
-    rel = s - o
-    for v in np.ravel(rel):
-        T64.tape.steps[v.i].label = "origin subtraction"
-    n = T64.narrow32(rel, label="narrow32")
-    if fmt == "f32":
-        T = TraceContext(np.float32)
-        T.tape = T64.tape
-        P = np.frompyfunc(lambda a: T._push("convert", (a.i,), np.float32(a.w), a.x, gmpy2.mpq(0),
-                                            label="float32 value (exact)", where=""), 1, 1)(n)
-    else:
-        T, P = T64, n
-    B = K.cubic_point(T, P, T.asarray(u, label="u"))
-    return T.tape, list(B)
 
 
 # --- certified chains and undecided verdicts --------------------------------------------------
@@ -694,7 +187,7 @@ def _undecided(claim: Claim, verdict) -> Optional[dict]:
 
     fam = claim.row.split(".")[0]
     try:
-        budget = getattr(importlib.import_module(f"oracles.checks.{fam}"), "BUDGET", DEFAULT_BUDGET)
+        budget = getattr(importlib.import_module(f"oracles.families.{fam}"), "BUDGET", DEFAULT_BUDGET)
     except ImportError:
         budget = DEFAULT_BUDGET
     tried = [p for p in budget if verdict.prec is None or p <= verdict.prec]
@@ -977,8 +470,14 @@ def _distance_query_claims(q: dict) -> list:
     """``{"query": "distance", "source" (n x 4 x 3), "origin", "distance": s, "policy":
     "Reject"|"Clamp"|"Wrap", "relative_error": r (distance_error = r * the control polygon's
     length, default 1e-6), "closed"}``: TryResolveDistance's claim."""
-    from reference.distance import DistancePreparation, DistanceQuery, try_build_distance_map, try_resolve_distance
-    from reference.status import GuaranteeClass as G, PathDistance
+    from reference.distance import (
+        DistancePreparation,
+        DistanceQuery,
+        try_build_distance_map,
+        try_resolve_distance,
+    )
+    from reference.status import GuaranteeClass as G
+    from reference.status import PathDistance
 
     from .families import distance as D
 
@@ -1064,152 +563,6 @@ def _explain_path_query(q: dict, *, fmt: Optional[str], steps: int) -> dict:
     return explain_claim(claim, origin={"query": "path"}, fmt=f, steps=steps, source=source)
 
 
-# --- text -------------------------------------------------------------------------------------
-
-
-def _g(x, digits=4) -> str:
-    if x is None:
-        return "-"
-    if isinstance(x, float) and not math.isfinite(x):
-        return str(x)
-    return f"{x:.{digits}g}"
-
-
-def _render_trace(lines: list, tr: dict, title: str, max_rows: int) -> None:
-    lines.append(f"{title} (output {tr['output']}, error {_g(tr['error_ulps'])} ulps):")
-    lines.append(f"  {'step':>5} {'op':8} {'working value':>24} {'exact value':>24} {'local':>9} {'accum':>9} "
-                 f"{'share':>6}  where")
-    rows_ = tr["steps"]
-    # The steps that matter first: every step with a visible share, then the rest elided.
-    keep = [s for s in rows_ if abs(s["share"]) >= 0.005 or s["index"] == tr["dominant"]
-            or s["op"] in ("narrow32",) or (s["cancellation"] or 0) >= 256]
-    shown = keep[-max_rows:] if len(keep) > max_rows else keep
-    hidden = len(rows_) - len(shown)
-    for s in shown:
-        mark = "  <== most error entered here" if s["index"] == tr["dominant"] else ""
-        canc = f"  [cancellation x{_g(s['cancellation'], 3)}]" if (s["cancellation"] or 0) >= 256 else ""
-        ex = s["exact"]["decimal"] if s["exact"] else "-"
-        lines.append(f"  {s['index']:>5} {s['op']:8} {s['working']['decimal']:>24} {ex[:24]:>24} "
-                     f"{_g(s['local_ulps'], 3):>9} {_g(s['accumulated_ulps'], 3):>9} {100 * s['share']:6.1f}%  "
-                     f"{(s['where'] or s['label'])[:70]}{canc}{mark}")
-    if hidden:
-        lines.append(f"  ... {hidden} steps with under 0.5% of the error not shown (--json lists them all)")
-    if tr["dominant"] is None:
-        lines.append(f"  {tr['dominant_text']}")
-    else:
-        lines.append(f"  most error entered at step {tr['dominant']}: {tr['dominant_text']}")
-
-
-def dec_q_safe(x):
-    """The exact rational of a claim number (None when unreadable)."""
-    try:
-        v = parse_number(x)
-    except NumberError:
-        return None
-    return gmpy2.mpq(v.numerator, v.denominator) if isinstance(v, Fraction) else None
-
-
-def _num_or_none(text):
-    try:
-        return float(text)
-    except (TypeError, ValueError):
-        return None
-
-
-def _diff_float(c: dict):
-    d = c.get("difference")
-    if d is None:
-        return None
-    try:
-        return float(d)
-    except ValueError:
-        return None
-
-
-def render_text(ex: dict, max_rows: int = 40) -> str:
-    """The explanation for people."""
-    L = [f"row {ex['row']} ({ex['guarantee']}); verdict {ex['verdict']['kind']}"
-         + (f", {ex['verdict']['measure']} = {_g(ex['verdict']['measured'], 6)}" if ex['verdict']['measure'] else "")
-         + (f" at {ex['verdict']['prec']} bits" if ex['verdict']['prec'] else "")]
-    if ex["verdict"]["note"]:
-        L.append(f"  note: {ex['verdict']['note']}")
-    L.append("inputs (exact hex | decimal):")
-    for i in ex["inputs"][:60]:
-        L.append(f"  {i['path']:32} {i['hex']:>26} | {i['decimal']}")
-    if len(ex["inputs"]) > 60:
-        L.append(f"  ... {len(ex['inputs']) - 60} more (--json)")
-    m = ex["model"]
-    if m:
-        L.append(f"error model: u = {m['u']['decimal']}, eta = {m['eta']['decimal']}"
-                 + (f", declared {json.dumps(m['declared'])}" if m["declared"] else " (reference model, binary64)"))
-        for k, val in m["terms"].items():
-            L.append(f"  {k:60} {val['decimal']}" + ("   <- dominates" if k == m["dominant_term"] else ""))
-    if ex["components"]:
-        L.append(f"components (working format {ex['working_format']}; ulps of {ex['working_format']} at the claimed value):")
-        L.append(f"  {'name':12} {'claimed':>24} {'truth':>24} {'claimed-truth':>12} {'ulps':>10} {'/model':>9} {'kernel ulps':>11}")
-        for c in ex["components"]:
-            mark = "  <- worst" if c["name"] == ex["worst_component"] else ""
-            L.append(f"  {c['name']:12} {(c['claimed'] or {}).get('decimal', '-'):>24} "
-                     f"{(c['truth'] or {}).get('decimal', '-')[:24]:>24} {_g(_diff_float(c)):>12} "
-                     f"{_g(c.get('ulps')):>10} {_g(c.get('over_model')):>9} {_g(c.get('traced_ulps')):>11}{mark}")
-        L.append("  exactly (claimed hex | truth, exact or the interval's endpoints):")
-        for c in ex["components"]:
-            t = c["truth"]
-            truth = "-" if t is None else (t["lo"] if t["exact"] else f"[{t['lo']}, {t['hi']}]")
-            L.append(f"  {c['name']:12} {(c['claimed'] or {}).get('hex', '-'):>24} | {truth}")
-    if ex["trace"]:
-        _render_trace(L, ex["trace"], f"shadow trace of the reference kernel in {ex['working_format']}", max_rows)
-    if ex.get("source_trace"):
-        st_ = ex["source_trace"]
-        L.append(f"from the source in asset coordinates ({st_['what']}):")
-        for c in st_["components"]:
-            L.append(f"  {c['name']:12} evaluated {c['traced']['decimal']:>24}  exact {c['truth']['decimal'][:24]:>24}"
-                     f"  error {_g(_num_or_none(c.get('traced_error')))} ({_g(c.get('traced_ulps'))} ulps)")
-        _render_trace(L, st_["trace"], "shadow trace from the source", max_rows)
-    fl = ex["floor"]
-    if fl:
-        L.append("position floor (spec 002 Precision):")
-        if fl.get("floor") is None:
-            L.append(f"  {fl.get('why')}")
-        else:
-            L.append(f"  E (largest narrowed magnitude)  {fl['E']['decimal']}")
-            L.append(f"  ulp32(E)                         {fl['ulp32_E']['decimal']}   2 ulp32(E) = {fl['two_ulp32_E']['decimal']}")
-            L.append(f"  narrowing error                  {fl['narrowing_error']['decimal']}   (worst: control "
-                     f"{fl['worst_narrowing']['control']} axis {fl['worst_narrowing']['axis']}, "
-                     f"{fl['worst_narrowing']['relative']['decimal']} -> {fl['worst_narrowing']['narrowed']['decimal']})")
-            L.append(f"  floor = 2 ulp32(E) + narrowing   {fl['floor']['decimal']}   (dominant: {fl['dominant_floor_term']})")
-        L.append(f"  effective position error         {fl['effective_position_error']['decimal']}  -> "
-                 + ("accepted" if fl["accepted"] else "UnsupportedPrecision"))
-        fix = fl.get("fix")
-        if fix and fix["kind"] == "origin_shift":
-            L.append(f"  fix: move the chunk origin by {fix['shift_decimal']} to {fix['origin_decimal']} "
-                     f"(exact: {fix['origin']}); E = {fix['E']['decimal']}, floor {fix['floor']['decimal']}: passes")
-            L.append(f"       or to the round origin {fix['round_origin_decimal']} "
-                     f"(floor {fix['round_origin_floor']['decimal']}: passes)")
-        elif fix and fix["kind"] == "split":
-            L.append(f"  no origin passes for the whole asset; split it into {len(fix['chunks'])} chunks:")
-            for ch in fix["chunks"]:
-                L.append(f"    spans [{ch['spans'][0]}, {ch['spans'][1]}) at origin {ch['origin']}: floor {ch['floor']['decimal']}")
-        elif fix:
-            L.append(f"  no origin shift or span-granular split passes: {fix['why']}")
-    if ex["certified"]:
-        L.append("chain of enclosures behind the bound:")
-        for e in ex["certified"]["enclosures"]:
-            L.append(f"  {e['name']:48} [{_g(_num_or_none(_dec(dec_q_safe(e['lo']))), 12)}, "
-                     f"{_g(_num_or_none(_dec(dec_q_safe(e['hi']))), 12)}]  width {_g(_num_or_none(e['width']))}"
-                     + (f"  slack below {_g(_num_or_none(e['slack_below']))} above {_g(_num_or_none(e['slack_above']))}"
-                        if "slack_below" in e else ""))
-        L.append(f"  widest: {ex['certified']['widest']}")
-    if ex["undecided"]:
-        L.append(f"undecided: precisions tried {ex['undecided']['precisions_tried']}; best enclosure "
-                 f"{ex['undecided']['best_enclosure_decimal']}")
-    if ex["verdict"]["witness"] is not None and not ex["components"]:
-        L.append(f"witness: {json.dumps(ex['verdict']['witness_decimal'])[:2000]}")
-    for n in ex["notes"]:
-        L.append(f"note: {n}")
-    return "\n".join(L) + "\n"
-
-
 # --- command line -----------------------------------------------------------------------------
 
 
@@ -1286,14 +639,14 @@ def main_explain(args) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     if args.plot:
-        from .plots import PlotsUnavailable, plot_explanation
+        from .plots import NoPicture, PlotsUnavailable, plot_explanation
 
         try:
             written = plot_explanation(claim, ex, args.plot)
         except PlotsUnavailable as e:
             print(f"error: {e}", file=sys.stderr)
             return 2
-        except ExplainError as e:
+        except (NoPicture, ExplainError) as e:
             print(f"error: {e}", file=sys.stderr)
             return 2
         ex["plot"] = str(written)

@@ -28,7 +28,7 @@ from typing import Iterable
 
 import numpy as np
 
-__all__ = ["PlotsUnavailable", "require_matplotlib", "plot_explanation", "ledger_histograms",
+__all__ = ["PlotsUnavailable", "NoPicture", "require_matplotlib", "plot_explanation", "ledger_histograms",
            "path_error_sweep"]
 
 MISSING = ("matplotlib is not installed; plots are an optional extra: pip install '.[plots]' "
@@ -37,6 +37,10 @@ MISSING = ("matplotlib is not installed; plots are an optional extra: pip instal
 
 class PlotsUnavailable(RuntimeError):
     """matplotlib is missing; the message says how to install it."""
+
+
+class NoPicture(ValueError):
+    """The claim has nothing this module can draw (the message says why)."""
 
 
 def require_matplotlib():
@@ -189,9 +193,8 @@ def _track_plot(plt, claim, ex, path):
                      TrackInterpolation(k[4])) for k in claim.inputs["keys"]]
     out = try_prepare_track(keys, LIMITS)
     if not out.ok:
-        from .explain import ExplainError
 
-        raise ExplainError(f"the track does not prepare ({out.status.value}); nothing to sweep")
+        raise NoPicture(f"the track does not prepare ({out.status.value}); nothing to sweep")
     view = out.value.view()
     t0 = dec(claim.inputs["time"])
     times = [float(k.time) for k in keys]
@@ -244,7 +247,6 @@ def _distance_plot(plt, claim, ex, path):
     from reference.status import SegmentParameter
 
     from .families import distance as D
-    from .explain import ExplainError
     from .ledger import _Progress
     from .model import dec, dec_array
 
@@ -252,18 +254,18 @@ def _distance_plot(plt, claim, ex, path):
     E = dec(claim.inputs["distance_error"])
     k = claim.inputs.get("span")
     if not isinstance(k, int):
-        raise ExplainError("this distance claim names no span to sweep")
+        raise NoPicture("this distance claim names no span to sweep")
     u0 = dec(claim.inputs["u"]) if "u" in claim.inputs else dec(claim.inputs.get("u0", 0.0))
     Cq = C.astype(np.float64)
     pe = max(1e-5 * float(np.max(np.abs(Cq))), 1e-30)
     prep = try_prepare_path(PathSource(spans_from_arrays(Cq, np.ones(C.shape[0])), revision=1),
                             PathPreparation(D.tolerance(E, pe), D.LIMITS, (0.0, 0.0, 0.0)))
     if not prep.ok:
-        raise ExplainError(f"the claim's controls do not prepare again ({prep.status.value})")
+        raise NoPicture(f"the claim's controls do not prepare again ({prep.status.value})")
     view = prep.value.view()
     built = try_build_distance_map(view, DistancePreparation(D.LIMITS))
     if not built.ok:
-        raise ExplainError(f"the distance map does not build again ({built.status.value})")
+        raise NoPicture(f"the distance map does not build again ({built.status.value})")
     dmap = built.value.view()
     us = np.union1d(np.linspace(0.0, 1.0, 33), [u0])
     below, above = [], []
@@ -360,10 +362,9 @@ def plot_explanation(claim, ex: dict, path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     if claim.row in ("path.interior_positions", "path.derivatives", "path.tangents"):
         if "controls" not in claim.inputs or "u" not in claim.inputs:
-            from .explain import ExplainError
 
             # A status claim (a request that names no point) has no curve to draw along.
-            raise ExplainError(f"no picture for this {claim.row} claim: its request names no span and u")
+            raise NoPicture(f"no picture for this {claim.row} claim: its request names no span and u")
         _path_plot(plt, claim, ex, path)
     elif claim.row == "track.values":
         _track_plot(plt, claim, ex, path)
@@ -372,9 +373,8 @@ def plot_explanation(claim, ex: dict, path) -> Path:
     elif claim.row.startswith("distance.") and isinstance(claim.inputs.get("span"), int):
         _distance_plot(plt, claim, ex, path)
     else:
-        from .explain import ExplainError
 
-        raise ExplainError(f"no picture for {claim.row}: --plot draws path, track, distance (with a span) "
+        raise NoPicture(f"no picture for {claim.row}: --plot draws path, track, distance (with a span) "
                            "and triangle claims")
     return path
 

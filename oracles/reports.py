@@ -1,0 +1,170 @@
+"""The reports a CI reads besides the ledger: ``--verdicts`` (one JSON line per claim, with its
+request and labels) and ``--junit`` (one test case per row, a labelled claim as its own case)."""
+
+from __future__ import annotations
+
+import json
+
+__all__ = ["VerdictLines", "Labels", "write_junit"]
+
+
+class VerdictLines:
+    """``--verdicts FILE``: one JSON object per claim (and per malformed claim)."""
+
+    def __init__(self, path):
+        self.f = open(path, "w") if path else None
+
+    def verdict(self, index, v, request=None, label=None) -> None:
+        if self.f is None:
+            return
+        rec = {"claim": index, "row": v.claim.row, "verdict": v.kind.value, "measure": v.measure,
+               "measured": v.measured, "note": v.note}
+        if v.claim.id is not None:
+            rec["id"] = v.claim.id  # the claim's own label (claims/1 "id")
+        if request is not None:
+            rec["request"] = request
+        if label is not None:
+            rec["answer_id"] = label
+        if v.witness is not None:
+            rec["witness"] = v.witness
+        if v.enclosure is not None:
+            rec["enclosure"] = v.enclosure
+        if "declared_model" in v.extra:
+            rec["declared_model"] = v.extra["declared_model"]
+        self.f.write(json.dumps(rec, sort_keys=True) + "\n")
+
+    def malformed(self, err) -> None:
+        if self.f is not None:
+            rec = {"claim": err.claim, "verdict": "Malformed", "path": err.path, "message": err.message}
+            if getattr(err, "id", None) is not None:
+                rec["id"] = err.id
+            self.f.write(json.dumps(rec, sort_keys=True) + "\n")
+
+    def close(self) -> None:
+        if self.f is not None:
+            self.f.close()
+
+
+class Labels:
+    """The verdicts of labeled claims (a claim's ``id``), kept per claim for the JUnit report,
+    where each labeled claim is its own test case named by its label. ``label`` names an
+    answer's label where the claim itself has none."""
+
+    _FAULTS = ("Violated", "CheckerError", "OracleFault")
+
+    def __init__(self):
+        self.verdicts: dict = {}  # claim index -> record
+
+    def verdict(self, index, v, label=None) -> None:
+        label = v.claim.id if label is None else label
+        if label is None:
+            return
+        rec = {"id": label, "row": v.claim.row, "kind": v.kind.value, "note": v.note}
+        if v.kind.value in self._FAULTS:
+            rec.update(witness=v.witness, case=v.claim.inputs, claimed=v.claim.value)
+        self.verdicts[index] = rec
+
+    def label_of(self, index):
+        rec = self.verdicts.get(index)
+        return None if rec is None else rec["id"]
+
+
+def write_junit(path, ledger, labels=None) -> None:
+    """One test case per row with claims; one ``<failure>`` per Violated claim (the first
+    witnesses in the messages); malformed claims as ``<error>`` of a ``case-file`` test case.
+    A labeled claim (``id``) is a test case of its own, named by its label (class: its row),
+    and is left out of its row's test case; so is a labeled malformed claim (class ``casefile``)."""
+    import xml.etree.ElementTree as ET
+    from collections import Counter
+
+    from .ledger import decimal_view
+    from .rows import ROWS
+
+    labels = labels or Labels()
+    by_row: dict = {}
+    for idx, rec in labels.verdicts.items():
+        by_row.setdefault(rec["row"], []).append((idx, rec))
+    suite = ET.Element("testsuite", name="evidence-ledger")
+    tests = failures = errors = skipped = 0
+    for r in ROWS:
+        t = ledger.tallies[r.id]
+        mine = by_row.get(r.id, [])
+        kinds = Counter(rec["kind"] for _, rec in mine)
+        own = {"claims": t.claims - len(mine), "verified": t.verified - kinds["Verified"],
+               "violated": t.violated - kinds["Violated"], "undecided": t.undecided - kinds["Undecided"],
+               "faults": t.faults - kinds["CheckerError"] - kinds["OracleFault"]}
+        if own["claims"] > 0:
+            tests += 1
+            tc = ET.SubElement(suite, "testcase", classname=r.id.split(".")[0], name=r.id)
+            records = {rec["claim"]: rec for rec in t.violations}
+            for idx in t.violated_claims:
+                if idx in labels.verdicts:
+                    continue
+                failures += 1
+                rec = records.get(idx)
+                msg = f"claim {idx} Violated" + (f": {rec['note']}" if rec and rec.get("note") else "")
+                fe = ET.SubElement(tc, "failure", message=msg, type="Violated")
+                if rec is not None:
+                    fe.text = json.dumps(decimal_view({"witness": rec.get("witness"), "case": rec.get("case"),
+                                                       "claimed": rec.get("claimed")}), sort_keys=True)
+            frecs = {rec["claim"]: rec for rec in t.fault_records}
+            for idx in t.fault_claims:
+                if idx in labels.verdicts:
+                    continue
+                errors += 1
+                rec = frecs.get(idx)
+                kind = rec["kind"] if rec else "CheckerError"
+                msg = f"claim {idx} {kind}" + (f": {rec['note']}" if rec and rec.get("note") else "")
+                ee = ET.SubElement(tc, "error", message=msg, type=kind)
+                if rec is not None:
+                    ee.text = json.dumps(decimal_view({"witness": rec.get("witness"), "case": rec.get("case")}),
+                                         sort_keys=True)
+            if not own["violated"] and not own["faults"] and own["undecided"]:
+                skipped += 1
+                ET.SubElement(tc, "skipped", message=f"{own['undecided']} of {own['claims']} claims Undecided")
+            ET.SubElement(tc, "system-out").text = (f"{own['claims']} claims: {own['verified']} verified, "
+                                                    f"{own['violated']} violated, {own['undecided']} undecided, "
+                                                    f"{own['faults']} faults")
+        for idx, rec in mine:
+            tests += 1
+            tc = ET.SubElement(suite, "testcase", classname=r.id, name=rec["id"])
+            kind, note = rec["kind"], rec.get("note") or ""
+            msg = f"claim {idx} {kind}" + (f": {note}" if note else "")
+            if kind == "Violated":
+                failures += 1
+                ET.SubElement(tc, "failure", message=msg, type=kind).text = json.dumps(decimal_view(
+                    {"witness": rec.get("witness"), "case": rec.get("case"), "claimed": rec.get("claimed")}),
+                    sort_keys=True)
+            elif kind in ("CheckerError", "OracleFault"):
+                errors += 1
+                ET.SubElement(tc, "error", message=msg, type=kind).text = json.dumps(decimal_view(
+                    {"witness": rec.get("witness"), "case": rec.get("case")}), sort_keys=True)
+            elif kind == "Undecided":
+                skipped += 1
+                ET.SubElement(tc, "skipped", message=msg)
+            ET.SubElement(tc, "system-out").text = msg
+    if ledger.producer_errors:
+        tests += 1
+        tc = ET.SubElement(suite, "testcase", classname="producer", name="fast-path")
+        for e in ledger.producer_errors:
+            errors += 1
+            ET.SubElement(tc, "error", message=str(e)[:500], type="ProducerError").text = \
+                json.dumps(e.to_json(), sort_keys=True)
+    unlabeled = [m for m in ledger.malformed if getattr(m, "id", None) is None]
+    if unlabeled:
+        tests += 1
+        tc = ET.SubElement(suite, "testcase", classname="casefile", name="case-file")
+        for m in unlabeled:
+            errors += 1
+            ET.SubElement(tc, "error", message=str(m)[:500], type="Malformed")
+    for m in ledger.malformed:
+        if getattr(m, "id", None) is not None:
+            tests += 1
+            errors += 1
+            tc = ET.SubElement(suite, "testcase", classname="casefile", name=m.id)
+            ET.SubElement(tc, "error", message=str(m)[:500], type="Malformed")
+    suite.set("tests", str(tests))
+    suite.set("failures", str(failures))
+    suite.set("errors", str(errors))
+    suite.set("skipped", str(skipped))
+    ET.ElementTree(suite).write(path, encoding="utf-8", xml_declaration=True)
