@@ -411,7 +411,7 @@ class Ledger:
             "source": self.source,
             "producer": self.producer,
             "run": self.run,
-            "oracle": {"backend": "mpmath-iv + gmpy2-mpq", "prec_bits": precs,
+            "oracle": {"backend": "mpmath-iv + gmpy2-mpq + FLINT Arb (second enclosures)", "prec_bits": precs,
                        "rows": {r.id: list(c.oracles) for r in named
                                 if (c := contract_for(r.id)) is not None and c.oracles}},
             "totals": {"claims": self.judged, "violated": self.violated, "undecided": self.undecided,
@@ -443,6 +443,16 @@ class Ledger:
             lines.append(f"producer error: {e}")
         return lines
 
+    def _oracle_lines(self) -> list[str]:
+        """The header's list of rows whose truth two independent oracles enclose."""
+        rows = [(r.id, c.oracles) for r in ROWS if (self.seed is not None or self.tallies[r.id].claims)
+                and (c := contract_for(r.id)) is not None and len(c.oracles) > 1]
+        if not rows:
+            return []
+        return (["Rows enclosed by two independent oracles (overlap checked per claim; disjoint "
+                 "enclosures are an OracleFault):", ""]
+                + [f"- `{rid}`: " + "; ".join(o) for rid, o in rows] + [""])
+
     def to_markdown(self) -> str:
         head = f"Source: {self.source}"
         if self.seed is not None:
@@ -451,6 +461,7 @@ class Ledger:
             head += f"; producer: {self.producer}"
         out = ["# Evidence ledger", "",
                head + ".", "",
+               *self._oracle_lines(),
                "Verdicts: Verified (shown to hold), Violated (shown to fail, with a witness), Undecided "
                "(not decided within the oracle's precision budget, or no checker; never counted as "
                "verified), and *faults*: claims not judged because the checker raised or two "
