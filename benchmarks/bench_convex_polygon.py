@@ -66,7 +66,7 @@ from interval.convex_polygon import (  # noqa: E402
     triangle_height_ratio,
     weld,
 )
-from oracles.checks.convex_polygon import (  # noqa: E402
+from oracles.families.convex_polygon.corpus import (  # noqa: E402
     _place,
     _rotation,
     mesh_fan,

@@ -5,9 +5,6 @@ A family package keeps one role per module: ``requests.py`` (the corpus, as requ
 status the spec demands of each step), ``answers.py`` (our fast path answering them: the adapter
 an outside implementation's answers stand in for), ``checks.py`` (the row checkers) and
 ``contract.py`` (each row's case-file fields and planted false claim). See ``oracles.family``.
-
-Families not yet moved here still live as modules of ``oracles/checks/`` and are found there
-too, in the older case/claims form.
 """
 
 from __future__ import annotations
@@ -37,12 +34,6 @@ def _found(package: str, path) -> list:
 def families() -> tuple[Family, ...]:
     """All families, sorted by name."""
     found = _found(__name__, __path__)
-    try:
-        from .. import checks as legacy
-    except ImportError:  # every family has moved
-        legacy = None
-    if legacy is not None:
-        found += _found(legacy.__name__, legacy.__path__)
     names = [f.name for f in found]
     if len(set(names)) != len(names):
         raise RuntimeError(f"duplicate family names: {names}")
@@ -53,19 +44,18 @@ def families() -> tuple[Family, ...]:
 def family_named(name: str):
     """The family ``name``, importing only its own module (a command that judges one row's
     claims need not import the others); None when there is none."""
-    for package in (__name__, f"{__package__.rsplit('.', 1)[0]}.checks"):
-        try:
-            module = importlib.import_module(f"{package}.{name}")
-        except ModuleNotFoundError as e:
-            if e.name not in (f"{package}.{name}", package):
-                raise
-            continue
-        fam = getattr(module, "FAMILY", None)
-        if isinstance(fam, Family):
-            if fam.name != name:
-                raise RuntimeError(f"module {package}.{name} holds family {fam.name!r}")
-            return fam
-    return None
+    try:
+        module = importlib.import_module(f"{__name__}.{name}")
+    except ModuleNotFoundError as e:
+        if e.name != f"{__name__}.{name}":
+            raise
+        return None
+    fam = getattr(module, "FAMILY", None)
+    if not isinstance(fam, Family):
+        return None
+    if fam.name != name:
+        raise RuntimeError(f"module {__name__}.{name} holds family {fam.name!r}")
+    return fam
 
 
 def _family_of(row_id: str):

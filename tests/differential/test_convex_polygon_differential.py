@@ -21,7 +21,8 @@ import math
 import numpy as np
 from hypothesis import example, given, settings, strategies as st
 
-from oracles.checks import convex_polygon as C
+from oracles.families import convex_polygon as C
+from oracles.families.convex_polygon.corpus import _place
 from oracles.ledger import check_claim
 from oracles.model import VerdictKind, enc
 from tests.profiles import examples
@@ -110,7 +111,7 @@ def seams(draw):
 def meshes(draw):
     pos, idx = draw(st.one_of(grids(), fans(), soups(), seams()))
     rot, scale, off = draw(placements())
-    return C.case_of("hypothesis", C._place(pos, rot, off, scale), idx)
+    return C.case_of("hypothesis", _place(pos, rot, off, scale), idx)
 
 
 def _check(case):
@@ -161,7 +162,7 @@ def rotated_grids(draw):
     rot = _rotation(*draw(st.tuples(*[st.floats(0, 2 * math.pi)] * 3)))
     scale = draw(st.sampled_from([1e-3, 0.37, 1.0, 64.0, 1e3]))
     off = np.array(draw(st.tuples(*[st.floats(-16.0, 16.0)] * 3))) * max(nx, ny) * scale
-    return C.case_of("rotated grid", C._place(pos, rot, off, scale), idx), ends
+    return C.case_of("rotated grid", _place(pos, rot, off, scale), idx), ends
 
 
 @settings(max_examples=examples(25, 1000))

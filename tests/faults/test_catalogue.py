@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from oracles.checks import families
+from oracles.families import families
 
 from .harness import LAYERS, catalogue
 

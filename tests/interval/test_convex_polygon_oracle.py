@@ -11,7 +11,7 @@ import pytest
 
 import interval.convex_polygon as O
 import reference.convex_polygon as R
-from oracles.checks.convex_polygon import mesh_fan, mesh_grid
+from oracles.families.convex_polygon import mesh_fan, mesh_grid
 
 q = gmpy2.mpq
 

@@ -2,7 +2,9 @@
 per property (a corner one ulp off, a dropped triangle, a triangle in two polygons, clockwise
 corners, a flipped normal, wrong counts, eight corners, a collinear corner kept, an unmergeable
 edge crossed, a non-convex union, a non-coplanar union, a degenerate triangle kept, wrong
-statuses), are Violated; malformed inputs raise."""
+statuses), are Violated; malformed inputs raise. The status requests (issue 24) demand the
+hand-derived statuses, our fast path meets them, and a failed call that changes the caller's
+partition is Violated by the failed-rebuild scenarios."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ import copy
 import numpy as np
 import pytest
 
-import oracles.checks.convex_polygon as C
+import oracles.families.convex_polygon as C
 from oracles.ledger import check_claim
 from oracles.model import Claim, VerdictKind, dec, enc
 from reference.status import GuaranteeClass
@@ -163,10 +165,15 @@ def test_a_degenerate_triangle_kept_is_violated():
 
 
 def test_wrong_statuses_are_violated(corpus):
-    assert check_claim(replace(corpus["4x4 grid"], {"status": "InvalidArgument"})).kind is X
-    assert check_claim(replace(corpus["nonfinite position"], {"status": "OutOfRange"})).kind is X
-    assert check_claim(replace(corpus["out-of-range index"], _value([], []))).kind is X
-    assert check_claim(replace(corpus["out-of-range index"], {"status": "InvalidArgument"})).kind is X
+    from tests.oracles.decisions_helper import only_the_decision_refutes, the_spec_refutes
+
+    the_spec_refutes(replace(corpus["4x4 grid"], {"status": "InvalidArgument"}))  # valid inputs fail
+    the_spec_refutes(replace(corpus["out-of-range index"], _value([], [])))  # invalid inputs succeed
+    # A failure under another status name: only our status names refute it.
+    only_the_decision_refutes(replace(corpus["nonfinite position"], {"status": "OutOfRange"}),
+                              "convex_polygon:status_names")
+    only_the_decision_refutes(replace(corpus["out-of-range index"], {"status": "InvalidArgument"}),
+                              "convex_polygon:status_names")
 
 
 def test_contract_plant_is_violated_for_every_kind_of_claim(corpus):
@@ -258,3 +265,159 @@ def test_rotated_float32_named_cases_collapse_near_the_origin():
     assert counts["rotated float32 16x16 grid, shuffled indices"] == [4]
     assert counts["rotated float32 lattice hexagon fan"] == [6]
     assert counts["rotated float32 lattice fan of 4 at 1e6"] == [4]
+
+
+# --- Requests and their statuses (issue 24) ----------------------------------------------------
+# Expectations below are derived by hand from spec 002 "Convex polygon partition" ("Invalid views
+# or index counts, out-of-range indices and nonfinite positions fail without changing the
+# output") and docs/decisions.md "Convex polygons: inputs and statuses" (InvalidArgument for the
+# views, the count and nonfinite positions, referenced or not; OutOfRange for an index outside
+# [0, n); an empty index list succeeds), never from the fast path.
+
+import importlib  # noqa: E402
+
+from fractions import Fraction  # noqa: E402
+
+from oracles.contract import judge_answer  # noqa: E402
+from oracles.model import parse_number  # noqa: E402
+
+CR = importlib.import_module("oracles.families.convex_polygon.requests")
+CC = importlib.import_module("oracles.families.convex_polygon.corpus")
+CA = importlib.import_module("oracles.families.convex_polygon.answers")
+
+_F32_MAX = "0x1.fffffe0000000p+127"
+
+
+@pytest.fixture(scope="module")
+def status_reqs():
+    named = CR.status_requests()
+    return [CR.request_at(1, k, named_status=named) for k in range(CC.NAMED, CC.NAMED + CR.STATUS_REQUESTS)]
+
+
+def _judge(req, ans):
+    verdicts, unanswered = [], []
+    judge_answer(req, ans, check_claim, verdicts.append, lambda row, where: unanswered.append((row, where)))
+    return verdicts, unanswered
+
+
+def _named(reqs, prefix):
+    return next(r for r in reqs if r.name.startswith(prefix))
+
+
+def test_the_corpus_counts_are_the_documented_ones(status_reqs):
+    assert len(CR.status_requests()) == CR.STATUS_REQUESTS == len(status_reqs)
+    assert CC.NAMED == len(CC.named_cases()) == 43
+    # the 120 meshes of the older corpus (43 named, 77 random), plus the status contracts
+    assert C.FAMILY.default_cases == 120 + CR.STATUS_REQUESTS
+    doc = " ".join(CR.__doc__.split())
+    assert f"requests {CC.NAMED} to {CC.NAMED + CR.STATUS_REQUESTS - 1}" in doc
+    assert f"``--cases {CC.NAMED + CR.STATUS_REQUESTS}``" in doc
+    # a random mesh after the contracts is the corpus case it was before them
+    k = CC.NAMED + CR.STATUS_REQUESTS + 4
+    req = CR.request_at(1, k)
+    case = CC.case_at(1, CC.NAMED + 4)
+    assert req.steps[0].inputs == {"positions": enc(case["positions"].astype(np.float64)),
+                                   "indices": [int(i) for i in case["indices"]]}
+    assert [r.name for r in C.FAMILY.requests(1, CC.NAMED)] == [c["name"] for c in CC.named_cases()]
+
+
+def test_our_fast_path_meets_every_status_request(status_reqs):
+    """Every status request answered by our fast path: statuses, values, rules, completeness."""
+    bad = []
+    for req in status_reqs:
+        verdicts, unanswered = _judge(req, C.FAMILY.answer(req))
+        bad += [(req.name, v.claim.row, v.kind.value, v.witness) for v in verdicts if v.kind is not V]
+        bad += [(req.name, "unanswered", u) for u in unanswered]
+    assert not bad, bad[:5]
+
+
+def test_the_status_requests_demand_the_hand_derived_statuses(status_reqs):
+    def statuses(prefix):
+        s = _named(status_reqs, prefix).steps[-1].expect
+        return s.kind, set(s.statuses)
+
+    IA, OOR = {"InvalidArgument"}, {"OutOfRange"}
+    assert statuses("positions of two coordinates") == ("failure", IA)
+    assert statuses("a coordinate that is not a float32 value") == ("failure", IA)
+    assert statuses("a fractional index") == ("failure", IA)
+    assert statuses("index count 4") == ("failure", IA)
+    assert statuses("a negative index") == ("failure", OOR)
+    assert statuses("an index equal to the position count") == ("failure", OOR)
+    assert statuses("the last position index n - 1") == ("success", set())
+    assert statuses("a NaN position, unreferenced") == ("failure", IA)
+    assert statuses("no indices, an infinite position") == ("failure", IA)
+    assert statuses("no positions and no indices") == ("success", set())
+    assert statuses("no positions, one triangle") == ("failure", OOR)
+    assert statuses("the largest finite float32 coordinates") == ("success", set())
+    assert statuses("several defects: index count 7") == ("failure", IA | OOR)
+    assert statuses("several defects: an out-of-range index and a NaN") == ("failure", IA | OOR)
+    # the inputs are what the names say
+    eq = _named(status_reqs, "an index equal to the position count").steps[0].inputs
+    assert max(eq["indices"]) == len(eq["positions"]) == 4
+    last = _named(status_reqs, "the last position index n - 1").steps[0].inputs
+    assert max(last["indices"]) == len(last["positions"]) - 1
+    big = _named(status_reqs, "the largest finite float32 coordinates").steps[0].inputs
+    top = max(abs(parse_number(x)) for p in big["positions"] for x in p)
+    assert top == parse_number(_F32_MAX) == (2 - Fraction(1, 2**23)) * 2**127  # FLT_MAX, exactly
+
+
+def test_expectations_name_every_defect():
+    E = CR.expected_partition
+    tri = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]
+    assert E(CR.partition_inputs(tri, [0, 1, 2])).kind == "success"
+    assert E(CR.partition_inputs(tri, [])).kind == "success"
+    assert E(CR.partition_inputs([], [])).kind == "success"
+    assert E(CR.partition_inputs(tri[:2] + [[0.1, 0.0, 0.0]], [0, 1, 2])).statuses == ("InvalidArgument",)
+    assert E(CR.partition_inputs(tri[:2] + [[0.0, 1.0]], [0, 1, 2])).statuses == ("InvalidArgument",)
+    assert E(CR.partition_inputs(tri, [0, 1, 3])).statuses == ("OutOfRange",)
+    assert E(CR.partition_inputs(tri, [0, 1])).statuses == ("InvalidArgument",)
+    assert set(E(CR.partition_inputs(tri, [0, 1, 2, 5])).statuses) == {"InvalidArgument", "OutOfRange"}
+    assert E(CR.partition_inputs(tri + [["inf", 0.0, 0.0]], [0, 1, 2])).statuses == ("InvalidArgument",)
+    assert E(CR.partition_inputs(tri, [0, 1, True])).statuses == ("InvalidArgument",)  # a bool is no index
+    assert E(CR.partition_inputs([[_F32_MAX, "-0x0p+0", "0x1p-149"]] + tri[1:], [0, 1, 2])).kind == "success"
+
+
+def _rule_violations(req, ans):
+    verdicts, unanswered = _judge(req, ans)
+    assert not unanswered
+    return [v for v in verdicts if v.kind is X and "rule" in v.claim.inputs]
+
+
+@pytest.mark.parametrize("what", ["clears", "commits"])
+def test_a_failed_partition_that_changes_the_output_is_violated(status_reqs, monkeypatch, what):
+    """A planted fast-path fault: a failed call clears the caller's partition, or commits a
+    count of the rejected input ('fail without changing the output'). The output is read from the
+    partition object, so every failed-rebuild scenario sees it."""
+    real = CA.try_partition_convex_polygons
+
+    def faulty(positions, indices, partition):
+        out = real(positions, indices, partition)
+        if not out.ok:
+            if what == "clears":
+                partition._set((), np.zeros(0, np.int64), 0, 0)
+            else:
+                partition._set(partition.polygons, partition.triangles, partition.degenerate_triangle_count + 1,
+                               partition.unmergeable_edge_count)
+        return out
+
+    scenarios = [r for r in status_reqs if r.rules]
+    assert len(scenarios) == 10
+    for req in scenarios:
+        assert not _rule_violations(req, C.FAMILY.answer(req))
+    monkeypatch.setattr(CA, "try_partition_convex_polygons", faulty)
+    for req in scenarios:
+        bad = _rule_violations(req, C.FAMILY.answer(req))
+        if what == "clears" and "keeps it empty" in req.name:
+            assert not bad  # clearing an empty partition changes nothing
+        else:
+            assert len(bad) == len(req.rules), req.name
+
+
+def test_invalid_views_reach_the_fast_path_unnarrowed():
+    """The adapter hands the caller's numbers over as written: a binary64 coordinate stays
+    binary64 (the fast path must refuse it, not round it), a fractional index stays fractional."""
+    pos = CA._positions([["0x1.999999999999ap-4", "0x0p+0", "0x0p+0"]])
+    assert pos.dtype == np.float64 and pos[0, 0] == 0.1
+    assert CA._positions([["0x1p+0", "nan", "-inf"]]).dtype == np.float32
+    assert CA._indices([0, 1, 0.5]).dtype == np.float64
+    assert CA._indices([0, 2**70, -1]).tolist() == [0, 2**63 - 1, -1]  # still out of range

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from oracles.__main__ import main
-from oracles.checks import contract_for
+from oracles.families import contract_for
 from oracles.explain import JSON_SHAPE, ExplainError, _undecided, claim_from_corpus, explain_claim, explain_query
 from oracles.model import Claim, dec, dec_array, dec_q, enc, undecided
 from reference.path import PathPreparation, PathSource, spans_from_arrays, try_prepare_path
@@ -339,7 +339,7 @@ def test_ledger_index_names_the_claim_the_ledger_numbers(tmp_path, capsys):
 def test_every_checked_row_is_explained_honest_and_planted():
     # One corpus claim per row (the first the families' first cases make) and its planted
     # false claim: explain answers with the checker's verdict, in text and as valid JSON.
-    from oracles.checks import families
+    from oracles.families import families
     from oracles.explain import jsonable, render_text
     from oracles.ledger import check_claim
 

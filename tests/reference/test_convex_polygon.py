@@ -17,7 +17,7 @@ from interval.convex_polygon import (
     exact_tolerance,
     triangle_height_ratio,
 )
-from oracles.checks.convex_polygon import (
+from oracles.families.convex_polygon.corpus import (
     CAVEAT_FAN,
     _place,
     _rotation,

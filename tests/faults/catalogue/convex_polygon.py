@@ -1,7 +1,10 @@
 """Planted faults of the convex polygon family (``reference/convex_polygon.py``,
 ``interval/convex_polygon.py``): the coplanarity/collinearity tolerance and its floor, the
 seven-vertex limit, unmergeable edges, degenerate triangles, matching by value and bitwise
-output positions, and the merge order that keeps float32 rounding from reordering merges."""
+output positions, the merge order that keeps float32 rounding from reordering merges, and the
+statuses of TryPartitionConvexPolygons (a failed call that clears the caller's partition, valid
+inputs refused, a wrong status, a nonfinite position let through), judged by the status
+requests (issue 24)."""
 
 from tests.faults.harness import Fault
 
@@ -9,6 +12,7 @@ _REF = "reference/convex_polygon.py"
 _ORACLE = "interval/convex_polygon.py"
 _T_REF = "tests/reference/test_convex_polygon.py"
 _T_ORACLE = "tests/interval/test_convex_polygon_oracle.py"
+_STATUSES = "tests/oracles/test_convex_polygon_checks.py::test_our_fast_path_meets_every_status_request"
 
 FAULTS = [
     Fault("convex_polygon.tolerance_wider", "convex_polygon", _REF,
@@ -86,6 +90,40 @@ FAULTS = [
           "Tied lengths fall straight to the edge's position ids, not to the larger union first, so a "
           "grid with shuffled indices ends in dead ends.",
           (_T_REF,)),
+    # --- Statuses (issue 24) ----------------------------------------------------------------------
+    Fault("convex_polygon.status_failed_partition_clears_output", "convex_polygon", _REF,
+          "    bad = _validate(positions, indices)\n    if bad is not None:\n        return bad\n",
+          "    partition._set((), np.zeros(0, np.int64), 0, 0)  # start from an empty partition\n"
+          "    bad = _validate(positions, indices)\n    if bad is not None:\n        return bad\n",
+          "A failed partition that clears the previous partition: the caller's partition is emptied before the "
+          "checks ('fail without changing the output').",
+          (_STATUSES,)),
+    Fault("convex_polygon.status_last_index_refused", "convex_polygon", _REF,
+          "(indices >= positions.shape[0])",
+          "(indices >= positions.shape[0] - 1)",
+          "The last position's index n - 1 is refused as OutOfRange: valid requests refused.",
+          (_STATUSES,)),
+    Fault("convex_polygon.status_empty_index_list_refused", "convex_polygon", _REF,
+          "    if indices.size % 3:",
+          "    if indices.size % 3 or not indices.size:",
+          "An empty index list is refused as an invalid index count (it is a success with an empty partition).",
+          (_STATUSES,)),
+    Fault("convex_polygon.status_largest_float32_refused", "convex_polygon", _REF,
+          "nonfinite = np.flatnonzero(~np.isfinite(positions).all(axis=1))",
+          "nonfinite = np.flatnonzero(~(np.abs(positions) < np.finfo(np.float32).max).all(axis=1))",
+          "A coordinate of the largest finite float32 magnitude is refused as nonfinite: a valid request refused.",
+          (_STATUSES,)),
+    Fault("convex_polygon.status_unreferenced_nonfinite_accepted", "convex_polygon", _REF,
+          "nonfinite = np.flatnonzero(~np.isfinite(positions).all(axis=1))",
+          "nonfinite = np.flatnonzero(~np.isfinite(positions[np.unique(indices)]).all(axis=1))",
+          "Only referenced positions are checked, so an unreferenced nonfinite position (or any, with no "
+          "indices) is a success where the decision demands InvalidArgument.",
+          (_STATUSES,)),
+    Fault("convex_polygon.status_out_of_range_as_invalid_argument", "convex_polygon", _REF,
+          "return failure(GeometryStatus.OutOfRange,",
+          "return failure(GeometryStatus.InvalidArgument,",
+          "An index outside the positions fails with InvalidArgument instead of OutOfRange: the wrong status.",
+          (_STATUSES,)),
     # --- Oracle ------------------------------------------------------------------------------------
     Fault("convex_polygon.oracle_band_four", "convex_polygon", _ORACLE,
           "BAND = _q(2)",

@@ -1,31 +1,21 @@
-"""Convex polygon partition row: ``convex_polygon.partition`` (Exact).
+"""Convex polygon corpus: the meshes the requests are made of (deterministic in the seed).
 
-One claim per mesh: the inputs are the float32 positions and the flat index list, the value is
-the status and, on success, the whole partition (corners as hex floats, normals, triangle
-ranges, triangle list, the two counts).
+A case is ``{"name", "positions": (n, 3) float32, "indices": int64 flat list}``: one
+``TryPartitionConvexPolygons`` call. The first :data:`NAMED` cases are named: the hand-derived
+fixtures (a tessellated 4x4 grid, hexagon and octagon fans, an L shape, a T-junction edge with
+three triangles), a ring around a hole, a seam with split vertices, degenerate triangles
+(coincident and collinear corners), signed zeros, slivers, convex heptagon and octagon
+triangulated from a corner, a cube, inconsistent winding, a double-sided pair, grids and fans far
+from the origin (up to 1e7, including a rounded fan centre off its chord: the spec's caveat),
+near-coplanar and near-collinear perturbations on both sides of the tolerance, a rounded tilted
+grid, rotated float32 grids (8x8, a 16x16 with shuffled indices, 6x6 and 12x12 at 1e6) and
+lattice fans (near the origin and at 1e6), an empty mesh and the invalid inputs (a nonfinite
+position, an out-of-range index, an index count that is not a multiple of three, an infinite
+unreferenced position). The rest are random grids (random diagonals, dropped triangles, folds,
+rotations, scales and offsets) and random fans.
 
-Corpus (deterministic in the seed; the first cases are named): the hand-derived fixtures (a
-tessellated 4x4 grid, hexagon and octagon fans, an L shape, a T-junction edge with three
-triangles), a ring around a hole, a seam with split vertices, degenerate triangles (coincident
-and collinear corners), a cube, inconsistent winding, a double-sided pair, grids and fans far
-from the origin (up to 1e7, including a rounded fan centre off its chord), near-coplanar and
-near-collinear perturbations on both sides of the tolerance, a rounded tilted grid, rotated
-float32 grids (8x8, a 16x16 with shuffled indices, 6x6 and 12x12 at 1e6) and lattice fans (near
-the origin and at 1e6), an empty mesh and the invalid inputs (a nonfinite position, an
-out-of-range index, an index count that is not a multiple of three). The rest are random grids (random
-diagonals, dropped triangles, folds, rotations, scales and offsets) and random fans.
-
-Checker (``interval.convex_polygon.check_partition``, exact rationals on the source positions):
-a success claim must satisfy every postcondition there (membership, degeneracy band, edge
-census, tiling, bitwise corners in loop order, strict convexity counterclockwise about the
-exact normal, coplanarity within ``2 delta``, at most seven corners, the Rounded normal, and
-maximality with a margin: no two adjacent polygons whose union is clearly one valid polygon); a
-failure claim must name a status the inputs' defects call for (InvalidArgument for an index
-count not a multiple of three or a nonfinite position, OutOfRange for an index outside the
-positions), and valid inputs must not fail. Measured: the worst ``distance / delta`` over
-dropped loop vertices and plane distances (at most 2). Not checked: that a rotated grid
-collapses (the spec allows a maximal partition that is not minimal, pinwheels included;
-``docs/decisions.md``, "Convex polygons: what the ledger row checks").
+Case ``k`` (``k >= NAMED``) draws from ``numpy.random.default_rng([seed, k, 14])``, so a case
+keeps its content whatever comes before it in the request list (:func:`case_at`).
 """
 
 from __future__ import annotations
@@ -34,21 +24,8 @@ import math
 
 import numpy as np
 
-from interval.convex_polygon import BAND, check_partition
-from reference.convex_polygon import ConvexPolygonPartition, try_partition_convex_polygons
-from reference.status import GuaranteeClass as G
-
-from .. import schema as S
-from ..family import Family, RowContract
-from ..model import Claim, dec, enc, verified, violated
-
-__all__ = ["FAMILY", "CONTRACTS", "generate", "claims", "check_partition_claim", "plant_partition",
-           "mesh_grid", "mesh_fan", "mesh_lattice_fan", "mesh_shuffled", "case_of", "CAVEAT_FAN"]
-
-ROW = "convex_polygon.partition"
-
-
-# --- Corpus ----------------------------------------------------------------------------------
+__all__ = ["NAMED", "case_at", "corpus_cases", "named_cases", "case_of", "mesh_grid", "mesh_fan",
+           "mesh_lattice_fan", "mesh_shuffled", "CAVEAT_FAN"]
 
 
 def case_of(name, positions, indices) -> dict:
@@ -131,7 +108,8 @@ CAVEAT_FAN = [(_X, _X, 0.0)] + [(_X + dx, _X + dy, 0.0) for dx, dy in
                                 ((40, 2), (20, 36), (-20, 35), (-40, 1), (-20, -32), (20, -31))]
 
 
-def _named_cases():
+def named_cases() -> list:
+    """The named cases, in corpus order."""
     out = []
     p, i = mesh_grid(4, 4)
     out.append(case_of("4x4 grid", p, i))
@@ -289,173 +267,19 @@ def _random_fan(rng, k):
     return case_of(f"random fan {k}", _place(p, rot, off if rng.random() < 0.5 else (0, 0, 0), scale), i)
 
 
-def generate(seed: int, n: int) -> list:
+NAMED = 43  # len(named_cases())
+
+
+def case_at(seed: int, k: int, named=None) -> dict:
+    """Corpus case ``k``: named case ``k`` for ``k < NAMED``, else a random grid or fan drawn from
+    ``default_rng([seed, k, 14])``."""
+    if k < NAMED:
+        return (named or named_cases())[k]
+    rng = np.random.default_rng([seed, k, 14])
+    return _random_grid(rng, k) if rng.random() < 0.7 else _random_fan(rng, k)
+
+
+def corpus_cases(seed: int, n: int) -> list:
     """``n`` meshes, named corner cases first. Deterministic in ``seed``."""
-    named = _named_cases()
-    cases = named[:n]
-    for k in range(len(cases), n):
-        rng = np.random.default_rng([seed, k, 14])
-        cases.append(_random_grid(rng, k) if rng.random() < 0.7 else _random_fan(rng, k))
-    return cases
-
-
-# --- Claims from the fast path ---------------------------------------------------------------
-
-
-def partition_value(outcome, partition: ConvexPolygonPartition) -> dict:
-    """The claim value of one call: the status and, on success, the whole partition."""
-    if not outcome.ok:
-        return {"status": outcome.status.value}
-    polys = [{"positions": enc(np.asarray(p.vertices, dtype=np.float64)),
-              "normal": enc(np.asarray(p.normal_mesh, dtype=np.float64)),
-              "first_triangle": p.first_triangle, "triangle_count": p.triangle_count}
-             for p in partition.polygons]
-    return {"status": "Success", "polygons": polys, "triangles": [int(t) for t in partition.triangles],
-            "degenerate_triangle_count": partition.degenerate_triangle_count,
-            "unmergeable_edge_count": partition.unmergeable_edge_count}
-
-
-def claims(case) -> list:
-    """Run the fast path on one mesh; one claim."""
-    part = ConvexPolygonPartition()
-    out = try_partition_convex_polygons(case["positions"], case["indices"], part)
-    inputs = {"positions": enc(case["positions"].astype(np.float64)),
-              "indices": [int(v) for v in case["indices"]]}
-    return [Claim(ROW, G.Exact, partition_value(out, part), inputs)]
-
-
-# --- Checker ---------------------------------------------------------------------------------
-
-
-def _inputs(claim: Claim):
-    pos = claim.inputs["positions"]
-    idx = claim.inputs["indices"]
-    if not isinstance(pos, list) or not isinstance(idx, list):
-        raise ValueError("positions and indices must be lists")
-    positions = []
-    for p in pos:
-        if not isinstance(p, list) or len(p) != 3:
-            raise ValueError("a position is [x, y, z]")
-        v = [dec(x) for x in p]
-        if any(math.isfinite(x) and float(np.float32(x)) != x for x in v):
-            raise ValueError("positions must be float32 values")
-        positions.append(v)
-    if any(not isinstance(i, int) or isinstance(i, bool) for i in idx):
-        raise ValueError("indices must be integers")
-    return positions, idx
-
-
-def _defects(positions, idx) -> set:
-    """The statuses the inputs' defects call for (empty for a valid mesh)."""
-    out = set()
-    if len(idx) % 3:
-        out.add("InvalidArgument")
-    if any(not 0 <= i < len(positions) for i in idx):
-        out.add("OutOfRange")
-    if any(not math.isfinite(x) for p in positions for x in p):
-        out.add("InvalidArgument")
-    return out
-
-
-def check_partition_claim(claim: Claim):
-    """Exact: every postcondition of ``interval.convex_polygon.check_partition`` holds on the
-    source positions, or the claimed failure is one the inputs call for."""
-    positions, idx = _inputs(claim)
-    v = claim.value
-    status = v.get("status")
-    defects = _defects(positions, idx)
-    if defects:
-        if status in defects:
-            return verified(claim, measure="tolerance_ratio", measured=0, note=f"fails with {status}")
-        return violated(claim, {"expected_status": sorted(defects), "claimed": status},
-                        note="invalid inputs must fail with a status their defect calls for")
-    if status != "Success":
-        return violated(claim, {"expected_status": "Success", "claimed": status}, note="valid inputs failed")
-    polygons = [{"positions": [[dec(x) for x in c] for c in p["positions"]],
-                 "normal": [dec(x) for x in p["normal"]],
-                 "first_triangle": p["first_triangle"], "triangle_count": p["triangle_count"]}
-                for p in v["polygons"]]
-    report = check_partition(positions, idx, polygons, v["triangles"], v["degenerate_triangle_count"],
-                             v["unmergeable_edge_count"])
-    # The tolerance band allows distances up to BAND x delta: bound_use is the share used.
-    use = report.worst_ratio / float(BAND)
-    if not report.ok:
-        return violated(claim, {"failures": report.failures[:5]}, measure="tolerance_ratio",
-                        measured=report.worst_ratio, note=report.failures[0]["property"], bound_use=use)
-    return verified(claim, measure="tolerance_ratio", measured=report.worst_ratio, bound_use=use,
-                    note=f"{report.polygons} polygons, {report.exact_planar_polygons} exactly planar")
-
-
-# --- Contract --------------------------------------------------------------------------------
-
-
-def _ulp_up32(x: float) -> float:
-    return float(np.nextafter(np.float32(x), np.float32(np.inf)))
-
-
-def plant_partition(claim: Claim) -> Claim:
-    """A false claim: the first corner's x moved one float32 ulp (no longer a source position);
-    with no polygon, the degenerate count off by one; for a failure, a success with nothing."""
-    v = dict(claim.value)
-    if v.get("status") != "Success":
-        v = {"status": "Success", "polygons": [], "triangles": [], "degenerate_triangle_count": 0,
-             "unmergeable_edge_count": 0}
-        # an empty partition of invalid inputs is still false; of an empty mesh it is the truth
-        if not _defects(*_inputs(claim)):  # pragma: no cover - failure claims have defects
-            v["degenerate_triangle_count"] = 1
-    elif v["polygons"]:
-        polys = [dict(p) for p in v["polygons"]]
-        first = [list(c) for c in polys[0]["positions"]]
-        first[0][0] = enc(_ulp_up32(dec(first[0][0])))
-        polys[0]["positions"] = first
-        v["polygons"] = polys
-    else:
-        v["degenerate_triangle_count"] = v["degenerate_triangle_count"] + 1
-    return Claim(claim.row, claim.guarantee, v, claim.inputs, claim.model)
-
-
-_POLYGON = S.obj(required={
-    "positions": S.array(S.vec(S.f32(), 3), min_items=1),
-    "normal": S.vec(S.f32(), 3),
-    "first_triangle": S.integer(minimum=0),
-    "triangle_count": S.integer(minimum=0),
-})
-
-CONTRACTS = {
-    ROW: RowContract(
-        checks=("Exact convex partition, in rational arithmetic on the float32 source positions: every "
-                "triangle with height h > 2 delta is in exactly one polygon and every one with h <= delta/2 "
-                "or equal corners is counted degenerate, delta = max(2^-16 L, 2^-24 M) (L the largest "
-                "bounding-box side, M the largest coordinate magnitude); the unmergeable-edge count equals the "
-                "edges with more than two kept triangles or inconsistent winding and none is crossed; each "
-                "polygon's triangles face its exact Newell normal A and their uncancelled edges form one simple "
-                "loop whose area vector they sum to; its 3 to 7 corners are bitwise source positions in loop "
-                "order, dropped loop vertices lie inside their chord within 2 delta, A . ((c_i+1 - c_i) x "
-                "(w - c_i)) > 0 for every edge and other corner and every corner lies more than delta/2 off its "
-                "neighbours' chord, every vertex lies within 2 delta of the plane "
-                "(exactly on it for exactly planar meshes), and the normal is unit within 2^-20 and within "
-                "2^-18 rad of A; no two adjacent polygons clearly form one valid polygon (drops within delta/2, "
-                "turns above 2 delta, plane within delta/2, facing cosine 3/5); invalid inputs fail with "
-                "InvalidArgument or OutOfRange as their defect calls for."),
-        inputs=S.obj(required={"positions": S.array(S.vec(S.f32(finite=False), 3)),
-                               "indices": S.array(S.integer())}),
-        value=S.any_of(
-            S.obj(required={"status": S.const("Success"), "polygons": S.array(_POLYGON),
-                            "triangles": S.array(S.integer(minimum=0)),
-                            "degenerate_triangle_count": S.integer(minimum=0),
-                            "unmergeable_edge_count": S.integer(minimum=0)}),
-            S.obj(required={"status": S.enum(["InvalidArgument", "OutOfRange"])}),
-        ),
-        plant=plant_partition,
-    ),
-}
-
-FAMILY = Family(
-    name="convex_polygon",
-    default_cases=120,
-    generate=generate,
-    claims=claims,
-    checkers={ROW: check_partition_claim},
-    contracts=CONTRACTS,
-    oracle_precisions=(),
-)
+    named = named_cases()
+    return [case_at(seed, k, named) for k in range(n)]
