@@ -130,6 +130,8 @@ def _ci_options(p) -> None:
                    help="judge on a Dask LocalCluster of N worker processes (extra: dask)")
     p.add_argument("--scheduler", default=None, metavar="ADDRESS",
                    help="judge on an existing Dask cluster (extra: dask)")
+    p.add_argument("--no-filters", action="store_true",
+                   help="send every claim to the exact stage (no float64 filters; the same verdicts, slower)")
 
 
 def _dask_cluster(args):
@@ -213,7 +215,7 @@ def main(argv=None) -> int:
                     help="claims/1 (default), requests/1 or answers/1")
     ps.add_argument("--out", default=None, help="write the schema here (oracles/casefile.schema.json ships it)")
     ps.add_argument("--docs", default=None, metavar="MD",
-                    help="rewrite the generated row-field section of this Markdown file (docs/casefile.md)")
+                    help="rewrite the generated sections of this Markdown file (docs/casefile-rows.md, docs/requests.md)")
     sub.add_parser("surface-queries", help="print spec 004's nine example query records")
     pe = sub.add_parser("explain", help="explain one claim: exact inputs, ulps, the shadow trace, the floor")
     pe.add_argument("file", nargs="?", help="a case file (with --claim N)")
@@ -243,6 +245,13 @@ def main(argv=None) -> int:
     pm.add_argument("--seed", type=int, default=1)
     pm.add_argument("--split", action="store_true", help="per-vertex normals and parameters (seams visible)")
     args = p.parse_args(argv)
+    if getattr(args, "no_filters", False):
+        import os
+
+        from .batch import set_filters
+
+        os.environ["ORACLE_FILTERS"] = "0"  # Dask workers started from here inherit it
+        set_filters(False)
 
     if args.cmd == "ledger":
         from .ledger import corpus_run, run_corpus, select_families
@@ -310,8 +319,10 @@ def main(argv=None) -> int:
         except ValueError as e:
             print(f"error: {e}", file=sys.stderr)
             return EXIT_MALFORMED
+        from .rules import ours
+
         claims = (c for f in fams for case in f.generate(args.seed, f.default_cases if args.cases is None else args.cases)
-                  for c in f.claims(case))
+                  for c in ours(f.claims(case)))  # our fast path's claims opt in to our decisions
         n = write_claims(args.out, claims, f"ludus-geometry-reference {__version__} (fast path)")
         print(f"wrote {n} claims to {args.out}")
         return EXIT_OK
@@ -337,7 +348,12 @@ def main(argv=None) -> int:
         if args.docs:
             from .casedoc import update_document
 
-            print(f"{args.docs}: {'updated' if update_document(args.docs) else 'already current'}")
+            try:
+                changed = update_document(args.docs)
+            except (OSError, ValueError) as e:
+                print(f"error: {e}", file=sys.stderr)
+                return EXIT_MALFORMED
+            print(f"{args.docs}: {'updated' if changed else 'already current'}")
             return EXIT_OK
         if args.out:
             Path(args.out).write_text(schema_text())
@@ -481,6 +497,7 @@ def _answer(args) -> int:
     from . import __version__
     from .families import families
     from .request import RequestFileError, read_requests, write_answers
+    from .rules import our_answer
 
     try:
         _, reqs = read_requests(args.requests)
@@ -495,7 +512,7 @@ def _answer(args) -> int:
             failed += 1
             continue
         try:
-            out.append(fam.answer(r))
+            out.append(our_answer(fam.answer(r)))  # our fast path's claims opt in to our decisions
         except Exception as e:  # noqa: BLE001 - reported; the request stays unanswered
             failed += 1
             print(f"fault: the fast path raised on {r.id}: {type(e).__name__}: {e}", file=sys.stderr)
@@ -517,9 +534,10 @@ def _check_answers(args) -> int:
     except RequestFileError as e:
         print(f"error: {e}", file=sys.stderr)
         return EXIT_MALFORMED
-    if args.workers is not None or args.scheduler is not None:
-        print("error: --workers / --scheduler judge claims/1 files; answer files are judged in one process",
-              file=sys.stderr)
+    if args.junit and (args.workers is not None or args.scheduler is not None) and any(
+            a.label is not None or any(c.id is not None for s in a.steps for c in s.claims) for a in answers):
+        print("error: --junit names labeled answers by their verdicts, which --workers / --scheduler do not "
+              "return one by one: judge this file without them", file=sys.stderr)
         return EXIT_MALFORMED
     import hashlib
 
@@ -533,6 +551,16 @@ def _check_answers(args) -> int:
     ledger.numbers = numbers.to_json()
     if numbers.warning():
         print(f"warning: {args.file}: {numbers.warning()}", file=sys.stderr)
+    dask = _dask_cluster(args)
+    if isinstance(dask, str):
+        print(f"error: {dask}", file=sys.stderr)
+        return EXIT_MALFORMED
+    if dask is not None:  # request ranges judged on the workers (oracles.distributed)
+        from .distributed import check_answers_distributed
+
+        with dask as client:
+            scope = check_answers_distributed(client, reqs, ah, answers, ledger, malformed)
+        return _finish_answers(ledger, args, malformed, scope, None)
     lines = VerdictLines(args.verdicts)
     for m in malformed:
         lines.malformed(m)
@@ -551,6 +579,10 @@ def _check_answers(args) -> int:
     finally:
         lines.close()
         bar.close()
+    return _finish_answers(ledger, args, malformed, scope, labels)
+
+
+def _finish_answers(ledger, args, malformed, scope, labels) -> int:
     ledger.malformed.extend(malformed)
     ledger.run["scope"] = scope["scope"]
     if scope["not_covered"]:

@@ -15,6 +15,7 @@ claim then goes to the exact (or interval) stage. Verdicts must be byte-identica
 from __future__ import annotations
 
 import contextlib
+import os
 from typing import Callable, Iterable, Optional, Union
 
 from .families import batch_checker_for, checker_for, contract_for
@@ -22,14 +23,39 @@ from .model import Claim, NumberError, Verdict, VerdictKind, checker_error, unde
 from .rows import row
 
 __all__ = ["MALFORMED_ERRORS", "check_claim", "judge", "check_claims", "judge_claims", "filters",
-           "filters_on", "Pending", "resolve_pending"]
+           "filters_on", "set_filters", "record_filter", "filter_stats", "Pending", "resolve_pending"]
 
 # Exceptions by which a checker says a claim's inputs or value cannot be read (a claim that
 # passed the schema but names, say, a span the path does not have). In a case file they make the
 # claim malformed (the producer's fault); every other exception is the checker's own fault.
 MALFORMED_ERRORS = (NumberError, ValueError, KeyError, TypeError, IndexError)
 
-_FILTERS = [True]
+# ``ORACLE_FILTERS=0`` in the environment (or ``--no-filters``) starts with the filters off.
+_FILTERS = [os.environ.get("ORACLE_FILTERS", "1") != "0"]
+
+
+# Per row: [claims the filter decided, claims its batch checker judged] (benchmarks read it).
+_FILTER_STATS: dict = {}
+
+
+def record_filter(row_id: str, decided: int, judged: int) -> None:
+    """A batch checker's count of claims its filter decided without the exact stage."""
+    st = _FILTER_STATS.setdefault(row_id, [0, 0])
+    st[0] += decided
+    st[1] += judged
+
+
+def filter_stats(reset: bool = False) -> dict:
+    """``{row: (decided by the filter, judged)}`` since the last reset."""
+    out = {k: tuple(v) for k, v in _FILTER_STATS.items()}
+    if reset:
+        _FILTER_STATS.clear()
+    return out
+
+
+def set_filters(on: bool) -> None:
+    """Switch the filters on or off for the rest of the process (``--no-filters``)."""
+    _FILTERS[0] = bool(on)
 
 
 def filters_on() -> bool:
@@ -54,7 +80,7 @@ def _precheck(claim: Claim) -> Optional[Verdict]:
     if claim.guarantee is not spec.guarantee:
         return violated(claim, {"claimed_guarantee": claim.guarantee.value,
                                 "row_guarantee": spec.guarantee.value},
-                        note="guarantee class differs from the spec's row")
+                        note="guarantee class differs from the spec's row", rule="claim:guarantee_class")
     if checker_for(claim.row) is None:
         return undecided(claim, None, note=f"no checker for row {claim.row} yet")
     return None

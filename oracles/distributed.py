@@ -4,13 +4,16 @@
 threaded worker processes on this machine; ``--scheduler ADDRESS`` uses an existing Dask
 cluster instead. ``check FILE`` takes the same options. Dask schedules; nothing here does.
 
-Partition. The corpus is cut into chunks of whole cases, ``(family, first case, last case)``,
-whose boundaries depend only on the corpus (each family's case count and ``CHUNK_CASES``), never
-on the worker count. A worker generates the family's cases itself (once per process, cached),
-runs the fast path on its chunk and judges each claim where it was generated; it returns
-per-row :class:`~oracles.ledger.RowTally` summaries with claim indices local to the chunk, and
-its claim count. No claim leaves the worker, so memory holds the tallies (a few witnesses per
-row), not the claims.
+Partition. The corpus is cut into chunks of requests, ``(family, first, last)``, whose
+boundaries depend only on the corpus (each family's case count and :func:`chunk_cases`, a
+:data:`CHUNK_PARTS`-th of its default corpus), never on the worker count. A worker makes its
+chunk's requests itself: ``requests(seed, n, first, last)`` decides the expected statuses of
+that range alone (with the oracle: the costly part of making a request), so the corpus is made
+once in all, however many workers share a family (a family without the range form is made whole,
+once per worker process). It answers them with our fast path, judges each claim where it was
+made and returns per-row :class:`~oracles.ledger.RowTally` summaries with claim indices local
+to the chunk, and its claim count. No claim or request leaves the worker, so memory holds the
+tallies (a few witnesses per row), not the claims.
 
 Merge. The client merges the chunk tallies in corpus order (family order, then case order),
 offsetting each chunk's claim indices by the claims before it (``RowTally.merge``), exactly what
@@ -19,8 +22,9 @@ first in corpus order, the worst record is the first of the largest values. Sinc
 and the merge order are the same whatever the workers, ``ledger.json`` without its ``seconds``
 is byte-identical for any worker count.
 
-A case file (``check``) is cut into runs of ``CHUNK_CLAIMS`` claims in file order; the claims
-are shipped to the workers (they were parsed, and their schema checked, on the client).
+A case file (``check``) is cut into ranges of ``CHUNK_CLAIMS`` claim indices in file order, the
+serial ``check``'s blocks; the claims are shipped to the workers (they were parsed, and their
+schema checked, on the client) and each range is judged a row at a time (``oracles.batch``).
 
 Needs the ``dask`` extra (``pip install -e .[dask]``); without it the CLI says so and exits 2.
 """
@@ -28,14 +32,26 @@ Needs the ``dask`` extra (``pip install -e .[dask]``); without it the CLI says s
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable, Optional
 
-__all__ = ["DaskUnavailable", "require_dask", "cluster", "corpus_chunks", "run_corpus_distributed",
-           "check_claims_distributed", "CHUNK_CASES", "CHUNK_CLAIMS"]
+__all__ = [
+    "CHUNK_CLAIMS",
+    "CHUNK_PARTS",
+    "CHUNK_REQUESTS",
+    "DaskUnavailable",
+    "check_answers_distributed",
+    "check_claims_distributed",
+    "chunk_cases",
+    "cluster",
+    "corpus_chunks",
+    "ranged",
+    "require_dask",
+    "run_corpus_distributed",
+]
 
-CHUNK_CASES = 50  # cases per corpus task: small enough to balance, large enough to amortise
-CHUNK_CLAIMS = 2000  # claims per case-file task
+CHUNK_PARTS = 16  # chunks per family at the default corpus: about 0.1-1 s each, so two workers end together
+CHUNK_CLAIMS = 2000  # claim indices per case-file task: the serial check's block (oracles.__main__.CHECK_BLOCK)
 
 
 class DaskUnavailable(RuntimeError):
@@ -45,7 +61,7 @@ class DaskUnavailable(RuntimeError):
 def require_dask():
     """Import ``distributed`` or raise :class:`DaskUnavailable` with the install line."""
     try:
-        import distributed  # noqa: F401
+        import distributed
     except ImportError as e:
         raise DaskUnavailable("--workers / --scheduler need Dask's 'distributed' package: "
                               "pip install -e .[dask]  (or pip install distributed)") from e
@@ -56,7 +72,7 @@ class cluster:
     """A Dask client: ``with cluster(workers=2) as client`` (a LocalCluster of single-threaded
     worker processes) or ``with cluster(scheduler="tcp://host:8786") as client``."""
 
-    def __init__(self, workers: Optional[int] = None, scheduler: Optional[str] = None):
+    def __init__(self, workers: int | None = None, scheduler: str | None = None):
         if (workers is None) == (scheduler is None):
             raise ValueError("give exactly one of workers and scheduler")
         if workers is not None and workers < 1:
@@ -87,49 +103,66 @@ class cluster:
 class Chunk:
     family: str
     seed: int
-    count: int  # the family's case count (its corpus is generate(seed, count))
+    count: int  # the family's case count (its corpus is requests(seed, count))
     first: int
     last: int  # exclusive
 
 
-def corpus_chunks(seed: int, cases: Optional[int], fams, chunk: int = CHUNK_CASES, scale: int = 1) -> list[Chunk]:
-    """The corpus's chunks in corpus order (independent of the worker count)."""
+def chunk_cases(fam) -> int:
+    """Cases per chunk of ``fam``: a :data:`CHUNK_PARTS`-th of its default corpus, so that a chunk
+    costs about the same in every family (a family's default size was set by its cost)."""
+    return max(1, -(-fam.default_cases // CHUNK_PARTS))
+
+
+def corpus_chunks(seed: int, cases: int | None, fams, chunk: int | None = None, scale: int = 1) -> list[Chunk]:
+    """The corpus's chunks in corpus order (independent of the worker count); ``chunk`` cases
+    each, or :func:`chunk_cases` of the family."""
     from .ledger import case_count
 
     out = []
     for f in fams:
-        n = case_count(f, cases, scale)
-        out += [Chunk(f.name, seed, n, k, min(n, k + chunk)) for k in range(0, n, chunk)]
+        n, size = case_count(f, cases, scale), chunk or chunk_cases(f)
+        out += [Chunk(f.name, seed, n, k, min(n, k + size)) for k in range(0, n, size)]
     return out
+
+
+def ranged(fam) -> bool:
+    """True when ``fam.requests(seed, n, lo, hi)`` makes ``requests(seed, n)[lo:hi]`` alone."""
+    import inspect
+
+    if not fam.answers_requests:
+        return False
+    params = inspect.signature(fam.requests).parameters
+    return "lo" in params and "hi" in params
 
 
 _CORPUS_CACHE: dict = {}
 
 
-def _family(name: str):
-    from .families import families
-
-    for f in families():
-        if f.name == name:
-            return f
-    raise KeyError(name)
+def _chunk_cases(fam, ch: Chunk) -> list:
+    """The chunk's requests (or cases), made on the worker: only its own range where the family
+    can (the expectations of a request are decided with the oracle, seconds a family: made once
+    in all, never once per worker), else the family's whole corpus, kept per process."""
+    if ranged(fam):
+        return fam.requests(ch.seed, ch.count, ch.first, ch.last)
+    key = (ch.family, ch.seed, ch.count)
+    if key not in _CORPUS_CACHE:
+        while len(_CORPUS_CACHE) >= 4:
+            _CORPUS_CACHE.pop(next(iter(_CORPUS_CACHE)))
+        _CORPUS_CACHE[key] = fam.generate(ch.seed, ch.count)
+    return _CORPUS_CACHE[key][ch.first:ch.last]
 
 
 def _judge_chunk(ch: Chunk):
-    """On a worker: generate the chunk's cases, judge their claims, return local tallies and
-    the fast path's errors (``ProducerError``) in case order."""
+    """On a worker: make the chunk's requests, answer them with our fast path and judge them;
+    return local tallies, the claim count, the fast path's errors (``ProducerError``) in case
+    order, and the CPU seconds."""
+    from .families import family_named
     from .ledger import RowTally, judge_cases
 
     t0 = time.process_time()
-    fam = _family(ch.family)
-    key = (ch.family, ch.seed, ch.count)
-    if key not in _CORPUS_CACHE:
-        # Dask may run chunks of different families in any order: keep each family's corpus
-        # (cases, not claims), a few at most, so no chunk regenerates it.
-        while len(_CORPUS_CACHE) >= 16:
-            _CORPUS_CACHE.pop(next(iter(_CORPUS_CACHE)))
-        _CORPUS_CACHE[key] = fam.generate(ch.seed, ch.count)
-    corpus = _CORPUS_CACHE[key]
+    fam = family_named(ch.family)
+    cases = _chunk_cases(fam, ch)
     tallies: dict = {}
     index = 0
 
@@ -144,8 +177,7 @@ def _judge_chunk(ch: Chunk):
         tally(v.claim.row).add(v, index, (fam.name, k))
         index += 1
 
-    errors = judge_cases(fam, corpus[ch.first:ch.last], ch.first, add,
-                         lambda row, where: tally(row).add_unanswered(where))
+    errors = judge_cases(fam, cases, ch.first, add, lambda row, where: tally(row).add_unanswered(where))
     return tallies, index, errors, time.process_time() - t0
 
 
@@ -168,7 +200,7 @@ def _ordered_results(client, fn, items):
         fut.release()
 
 
-def run_corpus_distributed(client, seed: int, cases: Optional[int] = None, only: Iterable[str] = (),
+def run_corpus_distributed(client, seed: int, cases: int | None = None, only: Iterable[str] = (),
                            scale: int = 1):
     """``run_corpus`` on a Dask client: the same Ledger (timings apart: worker CPU seconds)."""
     from .ledger import Ledger, corpus_run, select_families
@@ -181,19 +213,19 @@ def run_corpus_distributed(client, seed: int, cases: Optional[int] = None, only:
 
 
 def _judge_claims(batch):
-    """On a worker: judge ``[(index, claim)]``; tallies with indices local to the batch's first,
-    and checker-raised errors as ``(index, row, message)``."""
-    from .ledger import MALFORMED_ERRORS, RowTally, check_claim
+    """On a worker: judge ``[(index, claim)]`` as the serial ``check`` judges a block
+    (``oracles.batch.check_claims``: a row's claims at a time); tallies with indices local to the
+    batch's first, and the claims a checker found malformed as ``(index, row, id, message)``."""
+    from .batch import check_claims
+    from .ledger import RowTally
 
     t0 = time.process_time()
     tallies: dict = {}
     errors = []
     base = batch[0][0] if batch else 0
-    for index, claim in batch:
-        try:
-            v = check_claim(claim)
-        except MALFORMED_ERRORS as e:
-            errors.append((index, claim.row, f"{type(e).__name__}: {e}"))
+    for (index, claim), v in zip(batch, check_claims([c for _, c in batch])):
+        if isinstance(v, BaseException):
+            errors.append((index, claim.row, claim.id, f"{type(v).__name__}: {v}"))
             continue
         t = tallies.get(claim.row)
         if t is None:
@@ -204,7 +236,9 @@ def _judge_claims(batch):
 
 def check_claims_distributed(client, ledger, claims: dict, total: int, chunk: int = CHUNK_CLAIMS) -> None:
     """Judge a case file's parsed claims (``{index: Claim}``) on the client's workers into
-    ``ledger`` (whose malformed list already holds the parse errors)."""
+    ``ledger`` (whose malformed list already holds the parse errors): the file cut into ranges
+    of ``chunk`` claim indices, the serial ``check``'s blocks, so every claim gets the verdict
+    the serial run gives it and the ledger is the same bytes."""
     from .schema import FieldError
 
     batches = []
@@ -215,6 +249,70 @@ def check_claims_distributed(client, ledger, claims: dict, total: int, chunk: in
     for tallies, base, errors, seconds in _ordered_results(client, _judge_claims, batches):
         for rid, t in tallies.items():
             ledger.tallies[rid].merge(t, base)
-        for index, row, msg in errors:
-            ledger.malformed.append(FieldError(f"claims[{index}]", f"{row}: {msg}", index))
+        for index, row, label, msg in errors:
+            ledger.malformed.append(FieldError(f"claims[{index}]", f"{row}: {msg}", index, label))
         ledger.timings["check"] = ledger.timings.get("check", 0.0) + seconds
+
+
+CHUNK_REQUESTS = 200  # requests per answer-file task
+
+
+def _judge_answers(part):
+    """On a worker: judge a range of an answer file's requests in scope with their answers
+    (``oracles.contract.judge_answer_file``, the serial check's own loop); tallies with claim
+    indices local to the range, the claim count, the claims a checker found malformed, CPU s."""
+    from .contract import judge_answer_file
+    from .ledger import Ledger
+
+    t0 = time.process_time()
+    reqs, answers = part
+    led, malformed = Ledger(), []
+    judge_answer_file(reqs, {}, answers, led, malformed)
+    tallies = {rid: t for rid, t in led.tallies.items() if t.claims or t.unanswered}
+    return tallies, led.judged, malformed, time.process_time() - t0
+
+
+def check_answers_distributed(client, requests: list, header: dict, answers: list, ledger, malformed: list,
+                              chunk: int | None = None) -> dict:
+    """``judge_answer_file`` on the client's workers: the same ledger, malformed list and scope.
+
+    The file-level checks run here, as the serial check makes them (declared families the
+    request set lacks, answers to unknown requests, repeated answers: malformed, in that order);
+    the requests in scope are cut into ranges of ``chunk`` in file order and shipped with their
+    answers; the ranges' tallies are merged in file order, their malformed claims appended in it."""
+    from .contract import check_families
+    from .schema import FieldError
+
+    known = check_families(requests)
+    declared = header.get("families")
+    for f in declared or ():
+        if f not in known:
+            malformed.append(FieldError("families", f"declares {f!r}, which the request set does not ask about"))
+    scope = list(declared) if declared is not None else known
+    req_ids = {r.id for r in requests}
+    by_id: dict = {}
+    for i, a in enumerate(answers):
+        if a.request not in req_ids:
+            malformed.append(FieldError(f"answers[{i}].request", f"{a.request!r} is not a request of the request set"))
+        elif a.request in by_id:
+            malformed.append(FieldError(f"answers[{i}].request", f"a second answer to {a.request!r}"))
+        else:
+            by_id[a.request] = a
+    chunk = chunk or CHUNK_REQUESTS
+    not_covered: dict = {}
+    mine = []
+    for r in requests:
+        if r.family in scope:
+            mine.append(r)
+        else:
+            not_covered[r.family] = not_covered.get(r.family, 0) + 1
+    parts = [(rs, [by_id[r.id] for r in rs if r.id in by_id]) for rs in
+             (mine[lo:lo + chunk] for lo in range(0, len(mine), chunk))]
+    offset = 0
+    for tallies, n, errors, seconds in _ordered_results(client, _judge_answers, parts):
+        for rid, t in tallies.items():
+            ledger.tallies[rid].merge(t, offset)
+        malformed += errors
+        offset += n
+        ledger.timings["check"] = ledger.timings.get("check", 0.0) + seconds
+    return {"scope": scope, "not_covered": not_covered}

@@ -110,3 +110,75 @@ def test_every_batch_checker_matches_its_single_checker_with_filters_on_and_off(
             got = [_verdict_json(v) if not isinstance(v, BaseException) else type(v).__name__
                    for v in check_claims(claims)]
         assert got == single, f"{rid}: batch (filters {'on' if on else 'off'}) differs from the single checker"
+
+
+def test_the_ledger_is_byte_identical_with_the_filters_on_and_off():
+    from oracles.ledger import run_corpus
+
+    texts = []
+    for on in (True, False):
+        with filters(on):
+            led = run_corpus(2, 40, ["path", "track"], progress=False)
+        texts.append(json.dumps(led.to_json(timings=False), sort_keys=True))
+    assert texts[0] == texts[1]
+
+
+def _plain_position_claims():
+    """Claims with controls and u (another producer's form, as a case file holds them): float64
+    evaluations, a few ulps off, planted false ones, declared models at the edge, and inputs the
+    filter must leave to the exact stage (u tiny, exponents far apart, a decimal, a bad value)."""
+    import numpy as np
+
+    from oracles.model import enc
+    from reference.status import GuaranteeClass
+
+    rng = np.random.default_rng(12)
+    out = []
+    for k in range(400):
+        P = (rng.normal(size=(4, 3)) * 10.0 ** rng.uniform(-3, 3)).astype(np.float32).astype(np.float64)
+        if k % 40 == 1:
+            P[2, 1] *= 2.0**-28  # coefficients that round in float64
+        u = float(rng.random()) if k % 50 else 2.0**-700
+        s = 1 - u
+        B = s**3 * P[0] + 3 * u * s * s * P[1] + 3 * u * u * s * P[2] + u**3 * P[3]
+        B = B + np.spacing(B) * rng.integers(-2, 3, size=3)
+        if k % 37 == 0:
+            B[0] += 1e-6 * (1 + abs(B[0]))  # a false claim
+        model = None
+        if k % 9 == 0:
+            model = {"bound": enc(float(np.max(np.abs(P))) * 2.0**-50)}  # near the edge
+        elif k % 13 == 0:
+            model = {"u": enc(2.0**-24)}
+        inputs = {"controls": enc(P), "u": enc(u)}
+        value = enc(B)
+        if k == 77:
+            value = ["0.5", value[1], value[2]]  # a decimal: read by the exact stage
+        if k == 78:
+            value = value[:2]  # malformed
+        out.append(Claim("path.interior_positions", GuaranteeClass.Rounded, value, inputs, model))
+        D = 3 * (s * s * (P[1] - P[0]) + 2 * u * s * (P[2] - P[1]) + u * u * (P[3] - P[2]))
+        S2 = 6 * (s * (P[2] - 2 * P[1] + P[0]) + u * (P[3] - 2 * P[2] + P[1]))
+        out.append(Claim("path.derivatives", GuaranteeClass.Rounded, {"first": enc(D), "second": enc(S2)}, inputs,
+                         {"bound": [enc(float(np.max(np.abs(P))) * 2.0**-49)] * 2} if k % 11 == 0 else None))
+    return out
+
+
+def test_filtered_rows_give_the_single_verdict_on_another_producers_claims():
+    claims = _plain_position_claims()
+    from oracles.batch import filter_stats
+
+    filter_stats(reset=True)
+    got = check_claims(claims)
+    decided = filter_stats(reset=True)
+    for c, r in zip(claims, got):
+        try:
+            want = _verdict_json(check_claim(c))
+        except MALFORMED_ERRORS as e:
+            want = type(e).__name__
+        assert (type(r).__name__ if isinstance(r, BaseException) else _verdict_json(r)) == want
+    kinds = {v.kind for v in got if not isinstance(v, BaseException)}
+    assert VerdictKind.Violated in kinds and VerdictKind.Verified in kinds
+    # most are decided by the filter, not all (the edges go to the exact stage)
+    for rid in ("path.interior_positions", "path.derivatives"):
+        d, n = decided[rid]
+        assert 0.5 * n < d < n, (rid, d, n)

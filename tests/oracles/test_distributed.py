@@ -2,22 +2,30 @@
 
 One LocalCluster test per command (starting worker processes takes seconds, so the corpus is
 small): ``ledger.json`` without ``seconds`` is byte-identical for ``--workers 1``,
-``--workers 2`` and the serial run; ``check --workers 2`` matches the serial ``check``. The
-chunk merge is also tested without Dask against one-by-one adds, with planted Violated claims
-so witness order, index offsets and worst records are exercised.
+``--workers 2`` and the serial run; ``check --workers 2`` matches the serial ``check``, with
+claims the schema rejects and claims a checker finds malformed. The chunk merge is also tested
+without Dask against one-by-one adds, with planted Violated claims so witness order, index
+offsets and worst records are exercised. Each family's chunk of requests, made on its own
+(``requests(seed, n, lo, hi)``), is the same as that slice of the whole corpus.
 """
 
 from __future__ import annotations
 
+import importlib.util
+import itertools
 import json
 import sys
 
 import pytest
 
 from oracles.__main__ import main
+from oracles.distributed import Chunk, _chunk_cases, chunk_cases, corpus_chunks, ranged
+from oracles.families import families
 from oracles.ledger import RowTally, check_claim, select_families
 
-pytest.importorskip("distributed")
+# The cluster tests need the dask extra; the partition, the request ranges and the merge do not.
+needs_dask = pytest.mark.skipif(importlib.util.find_spec("distributed") is None,
+                                reason="needs the dask extra: pip install -e .[dask]")
 
 FAMS = ["--family", "track", "--family", "triangle"]
 
@@ -28,6 +36,7 @@ def _ledger_bytes(out):
     return json.dumps(data, indent=1).encode()
 
 
+@needs_dask
 def test_ledger_is_byte_identical_for_one_and_two_workers(tmp_path, capsys):
     outs = {}
     for name, extra in (("serial", []), ("w1", ["--workers", "1"]), ("w2", ["--workers", "2"])):
@@ -39,12 +48,99 @@ def test_ledger_is_byte_identical_for_one_and_two_workers(tmp_path, capsys):
     assert json.loads(outs["w2"])["totals"]["claims"] > 100
 
 
+@needs_dask
 def test_check_on_two_workers_matches_serial_check(tmp_path, capsys):
     cf = tmp_path / "claims.json"
     assert main(["claims", "--cases", "20", "--family", "track", "--out", str(cf)]) == 0
     assert main(["check", str(cf), "--out", str(tmp_path / "a")]) == 0
     assert main(["check", str(cf), "--out", str(tmp_path / "b"), "--workers", "2"]) == 0
     assert _ledger_bytes(tmp_path / "a") == _ledger_bytes(tmp_path / "b")
+
+
+@needs_dask
+def test_check_on_two_workers_reports_malformed_claims_as_serial_check_does(tmp_path, capsys):
+    """A claim the schema rejects and one a checker cannot read (a conversion of one point),
+    both labelled: the same malformed list, ids and verdicts either way."""
+    cf = tmp_path / "claims.json"
+    assert main(["claims", "--cases", "30", "--family", "path", "--out", str(cf)]) == 0
+    doc = json.loads(cf.read_text())
+    conv = next(i for i, c in enumerate(doc["claims"]) if c["row"] == "path.conversions")
+    doc["claims"][conv]["inputs"]["points"] = doc["claims"][conv]["inputs"]["points"][:1]
+    doc["claims"][conv]["id"] = "one point"
+    doc["claims"][1]["inputs"]["spn"] = 1  # a typo: unknown field
+    doc["claims"][1]["id"] = "typo"
+    cf.write_text(json.dumps(doc))
+    assert main(["check", str(cf), "--out", str(tmp_path / "a")]) == 2
+    assert main(["check", str(cf), "--out", str(tmp_path / "b"), "--workers", "2"]) == 2
+    serial = json.loads(_ledger_bytes(tmp_path / "a"))
+    assert any(f"claims[{conv}]" in m and '"one point"' in m and "ValueError" in m for m in serial["malformed"])
+    assert any("claims[1]" in m and '"typo"' in m for m in serial["malformed"])
+    assert _ledger_bytes(tmp_path / "a") == _ledger_bytes(tmp_path / "b")
+
+
+@needs_dask
+def test_check_of_an_answer_file_on_two_workers_matches_serial_check(tmp_path, capsys, monkeypatch):
+    """Request ranges judged on workers: an unanswered request, a repeated answer, an answer to an
+    unknown request, a declared family the set lacks, a family not declared, a claim a checker
+    cannot read and a wrong status give the same ledger (malformed list, scope) and exit code."""
+    import oracles.distributed as dist
+
+    req, ans = tmp_path / "requests.json", tmp_path / "answers.json"
+    assert main(["requests", "--cases", "30", "--family", "path", "--family", "track", "--out", str(req)]) == 0
+    assert main(["answer", str(req), "--out", str(ans)]) == 0
+    doc = json.loads(ans.read_text())
+    answers = doc["answers"]
+    conv = next(a for a in answers for s in a["steps"] for c in s.get("claims", []) if c["row"] == "path.conversions")
+    claim = next(c for s in conv["steps"] for c in s.get("claims", []) if c["row"] == "path.conversions")
+    claim["inputs"]["points"] = claim["inputs"]["points"][:1]
+    wrong = next(a for a in answers[10:] if a["request"].startswith("path/") and a["steps"][0]["status"] == "Success")
+    wrong["steps"][0] = {"status": "InvalidInput"}
+    gone = next(a["request"] for a in answers if a is not conv and a is not wrong)
+    answers[:] = ([a for a in answers if a["request"] != gone]
+                  + [answers[1], {"request": "path/99999", "steps": [{"status": "Success"}]}])
+    doc["families"] = ["path", "nosuch"]
+    ans.write_text(json.dumps(doc))
+    monkeypatch.setattr(dist, "CHUNK_REQUESTS", 7)  # several ranges
+    a = main(["check", str(ans), "--requests", str(req), "--out", str(tmp_path / "a")])
+    b = main(["check", str(ans), "--requests", str(req), "--out", str(tmp_path / "b"), "--workers", "2"])
+    assert a == b == 1
+    serial = json.loads(_ledger_bytes(tmp_path / "a"))
+    text = "\n".join(serial["malformed"])
+    assert "nosuch" in text and "path/99999" in text and "a second answer" in text and "ValueError" in text
+    assert serial["run"]["not_covered"] == {"track": 30} and serial["totals"]["unanswered"] > 0
+    assert serial["totals"]["violated"] >= 1
+    assert _ledger_bytes(tmp_path / "a") == _ledger_bytes(tmp_path / "b")
+
+
+@pytest.mark.parametrize("fam", families(), ids=lambda f: f.name)
+def test_a_chunk_of_requests_made_alone_is_that_slice_of_the_corpus(fam):
+    """Windows across the named cases, the status contracts and the random ones (170 requests,
+    or the family's default corpus if smaller; distance, at 30 ms a request, 60: its 46 named
+    and status requests and some random ones), made the way a worker makes its chunk."""
+    n = min(fam.default_cases, 60 if fam.name == "distance" else 170)
+    whole = [r.to_json() for r in fam.generate(2, n)]
+    windows = [(0, 1), (n - 1, n)] + [(lo, min(n, lo + 9)) for lo in range(1, n, 23)]
+    for lo, hi in windows:
+        got = [r.to_json() for r in _chunk_cases(fam, Chunk(fam.name, 2, n, lo, hi))]
+        assert got == whole[lo:hi], f"{fam.name}: requests {lo}..{hi - 1} made alone differ"
+
+
+def test_every_family_whose_requests_cost_seconds_makes_a_chunk_alone():
+    """The families that decide expectations with the oracle (seconds each) generate only a
+    chunk's range on a worker; otherwise each worker would make the whole family's corpus."""
+    costly = {"distance", "triangle", "projection", "path", "frame", "sweep", "tessellation", "surface"}
+    assert costly <= {f.name for f in families()}
+    assert [f.name for f in families() if f.name in costly and not ranged(f)] == []
+
+
+def test_chunks_do_not_depend_on_the_worker_count_and_cover_the_corpus():
+    fams = select_families([])
+    chunks = corpus_chunks(1, None, fams, scale=2)
+    for f in fams:
+        mine = [c for c in chunks if c.family == f.name]
+        assert mine[0].first == 0 and mine[-1].last == 2 * f.default_cases
+        assert all(a.last == b.first for a, b in itertools.pairwise(mine))
+        assert all(c.last - c.first <= chunk_cases(f) for c in mine)
 
 
 def test_merge_equals_one_by_one_adds_with_violations():

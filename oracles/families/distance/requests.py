@@ -17,7 +17,7 @@ a bound by the path's domain rules (``oracles.families.path.requests.expected_ev
 resolution by its arguments, the map the owner holds, and the true length L of its path (the
 arc-length oracle): TotalEstimate lies in ``[L - DistanceError, L + DistanceError]``.
 
-Step inputs (``docs/casefile.md``, requests/1). The path owner is replaced by every step that
+Step inputs (``docs/requests.md``, requests/1). The path owner is replaced by every step that
 carries ``path`` (a ``TryPreparePath`` of those inputs, which the request makes valid); the map
 owner only by a successful build.
 
@@ -39,6 +39,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from fractions import Fraction
+from functools import lru_cache
 from typing import Optional
 
 import numpy as np
@@ -454,19 +455,29 @@ def status_requests() -> list[tuple[str, tuple[Step, ...], tuple[Rule, ...]]]:
     return out
 
 
-def requests(seed: int, n: int) -> list[Request]:
+@lru_cache(maxsize=2)
+def _kept(seed: int, n: int) -> tuple:
+    """The corpus's cases and status contracts, kept for the next range of the same corpus."""
+    return corpus_cases(seed, n), status_requests()
+
+
+def requests(seed: int, n: int, lo: int = 0, hi: int | None = None) -> list[Request]:
     """``n`` distance requests: the named corpus cases, the status contracts, then random
-    chains. Deterministic in ``seed``; ids ``distance/NNNNN``."""
-    cases = corpus_cases(seed, n)
-    named = status_requests() if n > NAMED else []
+    chains. Deterministic in ``seed``; ids ``distance/NNNNN``. With ``lo``, ``hi``: only
+    ``requests(seed, n)[lo:hi]``, the others' expectations not decided (``oracles.distributed``
+    judges the corpus in such ranges)."""
+    hi = n if hi is None else min(hi, n)
+    cases, named = _kept(seed, n) if hi - lo < n else (corpus_cases(seed, n), status_requests() if n > NAMED else [])
+    named = named if n > NAMED else []
     out = []
     k_status = 0
-    for k in range(n):
+    for k in range(hi):
         rid = f"distance/{k:05d}"
         if k >= NAMED and k_status < len(named):
             name, steps, rules = named[k_status]
             k_status += 1
-            out.append(Request(rid, "distance", name, steps, rules))
-        else:
+            if k >= lo:
+                out.append(Request(rid, "distance", name, steps, rules))
+        elif k >= lo:
             out.append(case_request(rid, cases[k]))
     return out

@@ -20,7 +20,7 @@ oracle (exact derivative boxes, the spec's step difference at 113 bits, true arc
 gives the depth, splits, samples and bytes a build needs; an evaluation by the exact speed at the
 point it names and the exact derivative boxes of the grid intervals ``2^-MaxDepth`` wide around it.
 
-Step inputs (``docs/casefile.md``, requests/1):
+Step inputs (``docs/requests.md``, requests/1):
 
 * ``TryBuildFrames``: ``path`` (the path source as ``TryPreparePath`` takes it: ``spans``
   ``[{"controls": 4 x 3 f64, "domain_width": f64}, ...]``, ``revision``, ``is_closed``, ``origin``
@@ -44,6 +44,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from fractions import Fraction
+from functools import lru_cache
 
 import numpy as np
 
@@ -454,19 +455,29 @@ def status_requests() -> list:
 STATUS_REQUESTS = 38
 
 
-def requests(seed: int, n: int) -> list:
+@lru_cache(maxsize=2)
+def _kept(seed: int, n: int) -> tuple:
+    """The corpus's cases and status contracts, kept for the next range of the same corpus."""
+    return corpus_cases(seed, n), status_requests()
+
+
+def requests(seed: int, n: int, lo: int = 0, hi: int | None = None) -> list:
     """``n`` frame requests: the named corpus cases, the status contracts, then random chains.
-    Deterministic in ``seed``; ids ``frame/NNNNN``."""
-    cases = corpus_cases(seed, n)
-    named = status_requests() if n > NAMED else []
+    Deterministic in ``seed``; ids ``frame/NNNNN``. With ``lo``, ``hi``: only
+    ``requests(seed, n)[lo:hi]``, the others' expectations not decided (``oracles.distributed``
+    judges the corpus in such ranges)."""
+    hi = n if hi is None else min(hi, n)
+    cases, named = _kept(seed, n) if hi - lo < n else (corpus_cases(seed, n), status_requests() if n > NAMED else [])
+    named = named if n > NAMED else []
     out = []
     k_status = 0
-    for k in range(n):
+    for k in range(hi):
         rid = f"frame/{k:05d}"
         if k >= NAMED and k_status < len(named):
             name, steps, rules = named[k_status]
             k_status += 1
-            out.append(Request(rid, "frame", name, steps, rules))
-        else:
+            if k >= lo:
+                out.append(Request(rid, "frame", name, steps, rules))
+        elif k >= lo:
             out.append(case_request(rid, cases[k - k_status] if k >= NAMED else cases[k]))
     return out

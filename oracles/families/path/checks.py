@@ -39,14 +39,58 @@ from ...decide import DEFAULT_BUDGET, Decision, refine
 from ...errormodel import ETA_OF_U, Resolved, resolve
 from ...errormodel import ratio as error_ratio
 from ...model import Claim, dec, dec_array, enc, undecided, verified, violated
+from ...rules import binding, decision, declare, default, judged, spec
 
 __all__ = ["BUDGET", "PATH_POLICIES", "SIDES", "exact_request_point", "check_stored_endpoints",
            "check_control_boxes", "check_position_floor", "check_interior_positions", "check_derivatives",
-           "check_tangents", "degenerate_decision"]
+           "check_tangents", "degenerate_decision", "check_interior_positions_batch", "check_derivatives_batch"]
 
 # Interval precisions the checkers may spend (tests shrink it to show Undecided verdicts); the
 # conversion and continuity checkers read it from here too.
 BUDGET = DEFAULT_BUDGET
+
+# --- Rules (oracles.rules): the path rows' rules and their sources -----------------------------
+_S = "spec 002 "
+_D = "docs/decisions.md "
+NARROWING = spec("path:narrowing", _S + "Precision: 'Preparation subtracts the chunk origin in float64, then narrows to "
+                 "float32': a stored endpoint is fl32(fl64(source - origin)), a control box the componentwise min/max "
+                 "of the narrowed controls (Exact: values compared, a signed zero equals zero)")
+POSITION_FLOOR = spec("path:position_floor", _S + "Precision: 'The effective position error, max(PositionError, "
+                      "RelativePositionError x AssetScale), must be at least the float32 position floor 2 * ulp32(E) "
+                      "of the narrowed controls and their narrowing error. Otherwise preparation returns "
+                      "UnsupportedPrecision'")
+FLOOR_PRODUCT = decision("path:floor_product", _D + "'Range checks compare exact values' and the floor replay: the "
+                         "product RelativePositionError x AssetScale rounded once to float64 decides acceptance (the "
+                         "spec does not say how the product rounds; without the decision the decision of the exact "
+                         "product is accepted too)")
+REQUEST_POINT = spec("path:request_point", _S + "Span sides ('An exact boundary selects the outgoing span at u = 0. "
+                     "The terminal endpoint selects the last span at u = 1. SpanSide::Incoming selects the previous "
+                     "span at u = 1') and Boundary policies ('Policies act only outside the closed domain. Paths "
+                     "accept Reject, Clamp and, when closed, Wrap. Every other combination is InvalidArgument, and "
+                     "nothing extrapolates'): a value is judged at the point its request names, and a request that "
+                     "names no point has no value")
+REQUEST_STATUS = decision("path:request_status", _D + "'Paths: the parameter domain and boundary policies': Reject "
+                          "outside the domain answers InvalidDomain, a request naming no point (an interior span with "
+                          "u outside [0, 1], a nonfinite u) InvalidArgument; the spec names neither status (it names "
+                          "InvalidArgument for a policy combination), so without the decision any failure status is "
+                          "accepted there")
+ERROR_MODEL = default("path:error_model", _D + "'Error models of the Rounded path outputs' (or the claim's declared "
+                      "model, 'Paths and tracks: declared error models in case files'): positions 16uE, derivatives "
+                      "16u 6E and 16u 24E, tangents 2e/(|B'| - e) + 16u, conversions, joint values; spec 002 "
+                      "Guarantees: 'Interior positions, derivatives, tangents, conversions, continuity values' are "
+                      "Rounded, with no bound")
+TANGENT_DEGENERATE = spec("path:tangent_degenerate", _S + "Paths: 'TryEvaluatePathTangent returns Degenerate where "
+                          "|dP/du| is at or below a caller-supplied speed': Degenerate needs a true speed within the "
+                          "computed speed's error of it, a tangent a true speed not certainly below it")
+
+RULES = declare({
+    "path.stored_endpoints": (NARROWING,),
+    "path.control_boxes": (NARROWING,),
+    "path.position_floor": (POSITION_FLOOR, FLOOR_PRODUCT),
+    "path.interior_positions": (REQUEST_POINT, REQUEST_STATUS, ERROR_MODEL),
+    "path.derivatives": (REQUEST_POINT, REQUEST_STATUS, ERROR_MODEL),
+    "path.tangents": (REQUEST_POINT, REQUEST_STATUS, TANGENT_DEGENERATE, ERROR_MODEL),
+})
 
 
 # --- Exact rows --------------------------------------------------------------------------------
@@ -67,7 +111,7 @@ def check_stored_endpoints(claim: Claim):
     got = dec_array(claim.value, np.float32)
     if _same_values(got, truth):
         return verified(claim, measure="mismatches", measured=0)
-    return violated(claim, {"expected": enc(truth), "claimed": claim.value})
+    return violated(claim, {"expected": enc(truth), "claimed": claim.value}, rule=NARROWING.id)
 
 
 def check_control_boxes(claim: Claim):
@@ -84,9 +128,11 @@ def check_control_boxes(claim: Claim):
     got_hi = dec_array(claim.value["hi"], np.float32)
     if _same_values(got_lo, lo) and _same_values(got_hi, hi):
         return verified(claim, measure="mismatches", measured=0)
-    return violated(claim, {"expected_lo": enc(lo), "expected_hi": enc(hi), "claimed": claim.value})
+    return violated(claim, {"expected_lo": enc(lo), "expected_hi": enc(hi), "claimed": claim.value},
+                    rule=NARROWING.id)
 
 
+@judged
 def check_position_floor(claim: Claim):
     """Exact: ``max(2 ulp32(E), narrowing error)`` replayed in rationals, and the accept
     decision ``max(position_error, fl64(relative * scale)) >= floor``."""
@@ -100,17 +146,23 @@ def check_position_floor(claim: Claim):
     if not np.all(np.isfinite(narrowed)):
         ok = claimed_floor is None and accepted is False
         return verified(claim, measure="mismatches", measured=0) if ok else violated(
-            claim, {"expected": "narrowed controls leave the float32 range: no floor, not accepted"})
+            claim, {"expected": "narrowed controls leave the float32 range: no floor, not accepted"},
+            rule=POSITION_FLOOR.id)
     floor, _E = replay_position_floor(src, origin)
     pe = dec(claim.inputs["position_error"])
-    eff = max(pe, round_nearest_f64(to_mpq(dec(claim.inputs["relative_position_error"]))
-                                    * to_mpq(dec(claim.inputs["asset_scale"]))))
+    product = to_mpq(dec(claim.inputs["relative_position_error"])) * to_mpq(dec(claim.inputs["asset_scale"]))
+    eff = max(pe, round_nearest_f64(product))
     want_accept = eff >= floor
     got_floor = None if claimed_floor is None else dec(claimed_floor)
     if got_floor == floor and accepted is want_accept:
         return verified(claim, measure="mismatches", measured=0)
+    # The exact product's decision, where the rounded one differs: a decision of ours picks the rounded one.
+    exact_accept = max(to_mpq(pe), product) >= to_mpq(floor)
+    other = got_floor == floor and accepted is exact_accept
+    if other and not binding(FLOOR_PRODUCT):
+        return verified(claim, measure="mismatches", measured=0, note="the exact product's acceptance")
     return violated(claim, {"expected_floor": enc(floor), "expected_accepted": want_accept,
-                            "claimed": claim.value})
+                            "claimed": claim.value}, rule=FLOOR_PRODUCT.id if other else POSITION_FLOOR.id)
 
 
 def _controls_u(claim: Claim):
@@ -225,12 +277,21 @@ def _evaluation_point(claim: Claim):
     if isinstance(point, str):
         if status == point:
             return None, None, verified(claim, measure="error_ratio", measured=0, note=f"no point: {point}")
+        # The spec names InvalidArgument for a policy combination paths reject; the other names are ours.
+        req = claim.inputs["request"]
+        ours = not (point == "InvalidArgument" and req["policy"] == "Wrap" and not req["is_closed"])
+        failed = isinstance(status, str) and status != "Success"
+        if failed and ours and not binding(REQUEST_STATUS):
+            return None, None, verified(claim, measure="error_ratio", measured=0,
+                                        note=f"no point: {status} (the decision says {point})")
         return None, None, violated(claim, {"expected_status": point, "claimed": claim.value,
-                                            "why": "the request names no point"})
+                                            "why": "the request names no point"},
+                                    rule=REQUEST_STATUS.id if failed and ours else REQUEST_POINT.id)
     k, u = point
     if status is not None:
         return None, None, violated(claim, {"expected_span": k, "expected_u": enc(u), "claimed": claim.value,
-                                            "why": "a status where the request names a point"})
+                                            "why": "a status where the request names a point"},
+                                    rule=REQUEST_POINT.id)
     P = path[k]
     if "controls" in inp or "u" in inp:
         # The same text is the same value; other spellings are compared as values.
@@ -242,7 +303,7 @@ def _evaluation_point(claim: Claim):
             return None, None, violated(
                 claim, {"expected_span": k, "expected_u": enc(u), "evaluated_u": inp["u"],
                         "why": "the claim evaluated another point than its request names (span side "
-                               "or boundary policy)"})
+                               "or boundary policy)"}, rule=REQUEST_POINT.id)
     return P, u, None
 
 
@@ -261,7 +322,7 @@ def _nonfinite(*xs) -> bool:
 def _nonfinite_violation(claim: Claim, r: Resolved):
     # An overflowing or NaN result is a wrong value (Violated), not a malformed claim.
     return violated(claim, {"claimed": claim.value, "why": "a nonfinite value where the truth is finite"},
-                    measure="error_ratio", bound_use=math.inf, **r.extra())
+                    measure="error_ratio", bound_use=math.inf, rule=ERROR_MODEL.id, **r.extra())
 
 
 def _exact_ratio(claimed: np.ndarray, truth, bound):
@@ -293,7 +354,24 @@ def check_interior_positions(claim: Claim):
     """Rounded: ``|B(u) - exact| <= position_bound(E, u, eta)`` per component, exact QQ truth;
     the bound is the claim's declared model or the reference at binary64. With a ``request``,
     the point is the one it names exactly (span sides, policies), and a request without a
-    point must claim its status."""
+    point must claim its status. One claim through :func:`check_interior_positions_batch`."""
+    from .filtering import one
+
+    return one(check_interior_positions_batch, claim)
+
+
+def check_interior_positions_batch(claims: list) -> list:
+    """:func:`check_interior_positions` of each claim (a verdict, or the exception that says
+    the claim is malformed): the float64 filter (``interval.filters.residual_ratios``) decides
+    the claims whose error ratio it pins below 1, the exact stage every other."""
+    from .filtering import filtered, position_value
+
+    return filtered(claims, _exact_interior_position, position_value, _position_reference, ("point",))
+
+
+@judged
+def _exact_interior_position(claim: Claim):
+    """The exact stage of ``path.interior_positions``: QQ truth, exact comparison."""
     P, u, decided = _evaluation_point(claim)
     if decided is not None:
         return decided
@@ -308,7 +386,7 @@ def check_interior_positions(claim: Claim):
     if ok:
         return verified(claim, measure="error_ratio", measured=ratio, bound_use=ratio, **r.extra())
     return violated(claim, {"exact": [enc(t) for t in truth], "error": enc(worst), "bound": enc(r.scalar())},
-                    measure="error_ratio", measured=ratio, bound_use=ratio, **r.extra())
+                    measure="error_ratio", measured=ratio, bound_use=ratio, rule=ERROR_MODEL.id, **r.extra())
 
 
 # --- path.derivatives --------------------------------------------------------------------------
@@ -316,7 +394,24 @@ def check_interior_positions(claim: Claim):
 
 def check_derivatives(claim: Claim):
     """Rounded: first and second derivatives per u within their bounds, exact QQ truth (at the
-    point a ``request`` names exactly, as for positions)."""
+    point a ``request`` names exactly, as for positions). One claim through
+    :func:`check_derivatives_batch`."""
+    from .filtering import one
+
+    return one(check_derivatives_batch, claim)
+
+
+def check_derivatives_batch(claims: list) -> list:
+    """:func:`check_derivatives` of each claim, filtered as positions are (both derivatives'
+    ratios pinned below 1 by the filter, else the exact stage)."""
+    from .filtering import derivative_value, filtered
+
+    return filtered(claims, _exact_derivatives, derivative_value, _derivative_reference, ("first", "second"))
+
+
+@judged
+def _exact_derivatives(claim: Claim):
+    """The exact stage of ``path.derivatives``."""
     P, u, decided = _evaluation_point(claim)
     if decided is not None:
         return decided
@@ -334,7 +429,7 @@ def check_derivatives(claim: Claim):
         return verified(claim, measure="error_ratio", measured=ratio, bound_use=ratio, **r.extra())
     return violated(claim, {"first_error": enc(w1), "second_error": enc(w2), "first_bound": enc(r.bound[0]),
                             "second_bound": enc(r.bound[1])},
-                    measure="error_ratio", measured=ratio, bound_use=ratio, **r.extra())
+                    measure="error_ratio", measured=ratio, bound_use=ratio, rule=ERROR_MODEL.id, **r.extra())
 
 
 # --- path.tangents -----------------------------------------------------------------------------
@@ -381,6 +476,7 @@ def _sqrt_bounds(q, prec: int):
     return out[0], out[1]
 
 
+@judged
 def check_tangents(claim: Claim):
     """Rounded: ``|T - B'/|B'|| <= tangent_bound(E, |B'|, u)`` (Euclidean); a claimed
     Degenerate needs a true speed within the derivative error of ``minimum_speed``, and a
@@ -409,7 +505,7 @@ def check_tangents(claim: Claim):
         if S <= (min_speed + e) ** 2:
             return verified(claim, note="degenerate within the derivative error", bound_use=use, **r_hi.extra())
         return violated(claim, {"true_speed_lower": enc(s53[0]), "minimum_speed": claim.inputs["minimum_speed"],
-                                "speed_error": enc(e)}, bound_use=use, **r_hi.extra())
+                                "speed_error": enc(e)}, bound_use=use, rule=TANGENT_DEGENERATE.id, **r_hi.extra())
 
     t = dec_array(claim.value["tangent"])
     if t.shape != (3,):
@@ -454,8 +550,9 @@ def _tangent_verdict(claim: Claim, d: Decision):
         return verified(claim, measure="error_ratio", measured=d.detail["ratio"], prec=d.prec, bound_use=use,
                         note="model vacuous at this speed" if d.detail.get("vacuous") else "", **extra)
     if d.holds is False:
-        return violated(claim, {"error_interval": d.enclosure, **shown},
-                        measure="error_ratio", measured=d.detail.get("ratio"), prec=d.prec, bound_use=use, **extra)
+        return violated(claim, {"error_interval": d.enclosure, **shown}, measure="error_ratio",
+                        measured=d.detail.get("ratio"), prec=d.prec, bound_use=use,
+                        rule=TANGENT_DEGENERATE.id if "why" in d.detail else ERROR_MODEL.id, **extra)
     return undecided(claim, d.enclosure, prec=d.prec, note="error interval straddles the model bound",
                      bound_use=use, **extra)
 

@@ -19,7 +19,7 @@ waypoints as exact rational distances, the point a request names by
 ``checks.exact_request_point``, and a tangent's Degenerate by the exact squared speed against
 the caller's speed and its rounding band (``checks.degenerate_decision``).
 
-Step inputs (``docs/casefile.md``, requests/1):
+Step inputs (``docs/requests.md``, requests/1):
 
 * ``TryPreparePath``: ``spans`` ``[{"controls": 4 x 3 f64, "domain_width": f64}, ...]``,
   ``revision`` (integer), ``is_closed``, ``origin`` (3 f64, the chunk origin), ``tolerance``
@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import zlib
 from fractions import Fraction
+from functools import lru_cache
 
 import numpy as np
 
@@ -610,19 +611,29 @@ def status_requests() -> list[tuple[str, tuple[Step, ...], tuple[Rule, ...]]]:
     return out
 
 
-def requests(seed: int, n: int) -> list[Request]:
+@lru_cache(maxsize=2)
+def _kept(seed: int, n: int) -> tuple:
+    """The corpus's cases and status contracts, kept for the next range of the same corpus."""
+    return corpus_cases(seed, n), status_requests()
+
+
+def requests(seed: int, n: int, lo: int = 0, hi: int | None = None) -> list[Request]:
     """``n`` path requests: the named corpus cases, the status contracts, then random paths and
-    conversions. Deterministic in ``seed``; ids ``path/NNNNN``."""
-    cases = corpus_cases(seed, n)
-    named = status_requests() if n > NAMED else []
+    conversions. Deterministic in ``seed``; ids ``path/NNNNN``. With ``lo``, ``hi``: only
+    ``requests(seed, n)[lo:hi]``, the others' expectations not decided (``oracles.distributed``
+    judges the corpus in such ranges)."""
+    hi = n if hi is None else min(hi, n)
+    cases, named = _kept(seed, n) if hi - lo < n else (corpus_cases(seed, n), status_requests() if n > NAMED else [])
+    named = named if n > NAMED else []
     out = []
     k_status = 0
-    for k in range(n):
+    for k in range(hi):
         rid = f"path/{k:05d}"
         if k >= NAMED and k_status < len(named):
             name, steps, rules = named[k_status]
             k_status += 1
-            out.append(Request(rid, "path", name, steps, rules))
-        else:
+            if k >= lo:
+                out.append(Request(rid, "path", name, steps, rules))
+        elif k >= lo:
             out.append(case_request(rid, cases[k]))
     return out

@@ -21,7 +21,7 @@ bound the minimum within ProjectionGap of a candidate, widened by a rounding all
 ``A = 2^-30 (max |q_c| + max E_c)``; ``either`` otherwise (the spec fixes the search, not how
 tight an implementation's certified bounds are, so how many splits meet the gap is its own).
 
-Step inputs (``docs/casefile.md``, requests/1). The path owner is replaced by a step that
+Step inputs (``docs/requests.md``, requests/1). The path owner is replaced by a step that
 carries ``path``; the result is one caller-owned ``ProjectionResult`` per request, which every
 step writes into (only on success); a step's scratch is reserved afresh with its capacity.
 
@@ -37,6 +37,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 from typing import Optional
 
 import gmpy2
@@ -348,20 +349,34 @@ def status_requests() -> list[tuple[str, tuple[Step, ...], tuple[Rule, ...]]]:
     return out
 
 
-def requests(seed: int, n: int) -> list[Request]:
+@lru_cache(maxsize=2)
+def _kept(seed: int, n: int) -> tuple:
+    """The corpus's cases, its named count and the status contracts, kept for the next range of
+    the same corpus (the random cases are drawn in sequence: a range cannot draw its own)."""
+    return corpus_cases(seed, n), len(named_cases(seed)), status_requests()
+
+
+def requests(seed: int, n: int, lo: int = 0, hi: int | None = None) -> list[Request]:
     """``n`` projection requests: the named and adversarial cases, the status contracts, then
-    random chains. Deterministic in ``seed``; ids ``projection/NNNNN``."""
-    cases = corpus_cases(seed, n)
-    named_count = len(named_cases(seed))
-    named = status_requests() if n > named_count else []
+    random chains. Deterministic in ``seed``; ids ``projection/NNNNN``. With ``lo``, ``hi``: only
+    ``requests(seed, n)[lo:hi]``, the others' expectations not decided (``oracles.distributed``
+    judges the corpus in such ranges)."""
+    hi = n if hi is None else min(hi, n)
+    if hi - lo < n:
+        cases, named_count, named = _kept(seed, n)
+    else:
+        cases, named_count = corpus_cases(seed, n), len(named_cases(seed))
+        named = status_requests() if n > named_count else []
+    named = named if n > named_count else []
     out = []
     k_status = 0
-    for k in range(n):
+    for k in range(hi):
         rid = f"projection/{k:05d}"
         if k >= named_count and k_status < len(named):
             name, steps, rules = named[k_status]
             k_status += 1
-            out.append(Request(rid, "projection", name, steps, rules))
-        else:
+            if k >= lo:
+                out.append(Request(rid, "projection", name, steps, rules))
+        elif k >= lo:
             out.append(case_request(rid, cases[k]))
     return out

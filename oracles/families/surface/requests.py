@@ -18,7 +18,7 @@ by the exact replay of ``interval.narrowing``, the topology by ``interval.surfac
 (the oracle of ``surface.shared_edges``), the normal decision on exact partials with the rounding
 band of "Surfaces: decision bands" (``checks_evaluation.exact_normal``, ``decision_in_band``).
 
-Step inputs (``docs/casefile.md``, requests/1):
+Step inputs (``docs/requests.md``, requests/1):
 
 * ``TryPrepareSurface``: ``patches`` ``[{"id": integer (u64), "control": 4 x 4 x 3 f64}, ...]``,
   ``adjacency`` ``[{"first_patch", "first_side", "second_patch", "second_side", "is_reversed"},
@@ -579,7 +579,10 @@ def request_at(seed: int, k: int) -> Request:
     return case_request(rid, SC.corpus_case(seed, k))
 
 
-def requests(seed: int, n: int) -> list[Request]:
+def requests(seed: int, n: int, lo: int = 0, hi: int | None = None) -> list[Request]:
     """``n`` surface requests: the named networks, the status contracts, then random grids.
-    Deterministic in ``seed``."""
-    return [request_at(seed, k) for k in range(n)]
+    Deterministic in ``seed``. With ``lo``, ``hi``: only
+    ``requests(seed, n)[lo:hi]``, the others' expectations not decided (``oracles.distributed``
+    judges the corpus in such ranges)."""
+    hi = n if hi is None else min(hi, n)
+    return [request_at(seed, k) for k in range(lo, hi)]

@@ -16,7 +16,7 @@ the oracle's sagitta enclosures, ring counts where exact geometry fixes them (st
 named case's plan by its statement (docs/decisions.md "Frames and sweeps: named corpus cases state
 their outcome"), and the frames a plan needs by the frame family's demands.
 
-Step inputs (``docs/casefile.md``, requests/1):
+Step inputs (``docs/requests.md``, requests/1):
 
 * ``TryPlanSweepMesh``: ``path`` (the path source, as the frame family's ``TryBuildFrames`` takes
   it), ``map`` (the distance map passed to planning: ``{"limits"}`` built for the path, ``{"built":
@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from functools import lru_cache
 
 import numpy as np
 
@@ -448,19 +449,29 @@ def status_requests() -> list:
 STATUS_REQUESTS = 43
 
 
-def requests(seed: int, n: int) -> list:
+@lru_cache(maxsize=2)
+def _kept(seed: int, n: int) -> tuple:
+    """The corpus's cases and status contracts, kept for the next range of the same corpus."""
+    return corpus_cases(seed, n), status_requests()
+
+
+def requests(seed: int, n: int, lo: int = 0, hi: int | None = None) -> list:
     """``n`` sweep requests: the named corpus cases, the status contracts, then random sweeps.
-    Deterministic in ``seed``; ids ``sweep/NNNNN``."""
-    cases = corpus_cases(seed, n)
-    named = status_requests() if n > NAMED else []
+    Deterministic in ``seed``; ids ``sweep/NNNNN``. With ``lo``, ``hi``: only
+    ``requests(seed, n)[lo:hi]``, the others' expectations not decided (``oracles.distributed``
+    judges the corpus in such ranges)."""
+    hi = n if hi is None else min(hi, n)
+    cases, named = _kept(seed, n) if hi - lo < n else (corpus_cases(seed, n), status_requests() if n > NAMED else [])
+    named = named if n > NAMED else []
     out = []
     k_status = 0
-    for k in range(n):
+    for k in range(hi):
         rid = f"sweep/{k:05d}"
         if k >= NAMED and k_status < len(named):
             name, steps, rules = named[k_status]
             k_status += 1
-            out.append(Request(rid, "sweep", name, steps, rules))
-        else:
+            if k >= lo:
+                out.append(Request(rid, "sweep", name, steps, rules))
+        elif k >= lo:
             out.append(case_request(rid, cases[k - k_status] if k >= NAMED else cases[k]))
     return out

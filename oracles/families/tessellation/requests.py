@@ -21,7 +21,7 @@ positions by exact corner records and exact surface points. Where the oracle can
 Visual normal angle, whose Estimated sampling it does not restate; a refinement decision inside
 the implementation's allowance) the expectation is ``either``, and says why.
 
-Step inputs (``docs/casefile.md``, requests/1):
+Step inputs (``docs/requests.md``, requests/1):
 
 * ``TryPrepareSurface``: as in the surface family; output: none (the surface family's rows).
 * ``TryBuildSurfaceMesh``: ``precision`` (``Strict``/``Visual``), ``position_error`` (f64),
@@ -479,7 +479,10 @@ def request_at(seed: int, k: int) -> Request:
     return case_request(rid, TC.corpus_case(seed, k))
 
 
-def requests(seed: int, n: int) -> list[Request]:
+def requests(seed: int, n: int, lo: int = 0, hi: int | None = None) -> list[Request]:
     """``n`` tessellation requests: the named cases, the status contracts, then random grids.
-    Deterministic in ``seed``."""
-    return [request_at(seed, k) for k in range(n)]
+    Deterministic in ``seed``. With ``lo``, ``hi``: only
+    ``requests(seed, n)[lo:hi]``, the others' expectations not decided (``oracles.distributed``
+    judges the corpus in such ranges)."""
+    hi = n if hi is None else min(hi, n)
+    return [request_at(seed, k) for k in range(lo, hi)]

@@ -15,7 +15,7 @@ and preparation", "Tracks: Step spans, span sides and policies"), decided here o
 inputs (``interval.track`` says which times Reject leaves without a value), never by running
 the fast path.
 
-Step inputs (``docs/casefile.md``, requests/1):
+Step inputs (``docs/requests.md``, requests/1):
 
 * ``TryPrepareTrack``: ``keys`` ``[[time f64, value f32, in_slope f32, out_slope f32,
   interpolation], ...]`` and ``limits`` (every ``WorkLimits`` field); output: ``{"keys": the
@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from functools import lru_cache
 
 import numpy as np
 
@@ -367,19 +368,28 @@ def status_requests() -> list[tuple[str, tuple[Step, ...], tuple[Rule, ...]]]:
     return out
 
 
-def requests(seed: int, n: int) -> list[Request]:
+@lru_cache(maxsize=2)
+def _kept(seed: int, n: int) -> tuple:
+    """The corpus's cases and status contracts, kept for the next range of the same corpus."""
+    return corpus_cases(seed, n), status_requests()
+
+
+def requests(seed: int, n: int, lo: int = 0, hi: int | None = None) -> list[Request]:
     """``n`` track requests: the named corpus cases, the status contracts, then random tracks.
-    Deterministic in ``seed``; ids ``track/NNNNN``."""
-    cases = corpus_cases(seed, n)
-    named = status_requests()
+    Deterministic in ``seed``; ids ``track/NNNNN``. With ``lo``, ``hi``: only
+    ``requests(seed, n)[lo:hi]``, the others' expectations not decided (``oracles.distributed``
+    judges the corpus in such ranges)."""
+    hi = n if hi is None else min(hi, n)
+    cases, named = _kept(seed, n) if hi - lo < n else (corpus_cases(seed, n), status_requests())
     out = []
     k_status = 0
-    for k in range(n):
+    for k in range(hi):
         rid = f"track/{k:05d}"
         if k >= _NAMED and k_status < len(named):
             name, steps, rules = named[k_status]
             k_status += 1
-            out.append(Request(rid, "track", name, steps, rules))
-        else:
+            if k >= lo:
+                out.append(Request(rid, "track", name, steps, rules))
+        elif k >= lo:
             out.append(case_request(rid, cases[k]))
     return out

@@ -18,7 +18,7 @@ tolerance of parallel, a facet forced into a band), must succeed where no facet 
 a band even with the model widened eightfold, and may do either in between (spec 004: "The
 policy can conservatively reject queries that stronger predicates resolve").
 
-Step inputs (``docs/casefile.md``, requests/1):
+Step inputs (``docs/requests.md``, requests/1):
 
 * ``TriangleSurface::new``: ``vertices`` ``[[x, y, z], ...]`` (f64), ``triangles`` ``[[a, b, c],
   ...]`` (vertex indices), ``stamp`` ``{"identity", "version"}`` (integers; the caller's) and
@@ -39,6 +39,7 @@ Step inputs (``docs/casefile.md``, requests/1):
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 from typing import Optional
 
 import numpy as np
@@ -392,14 +393,32 @@ def status_requests() -> list:
     return out
 
 
-def requests(seed: int, n: int) -> list[Request]:
+class _Drawn:
+    """The named cases, the status contracts and the random cases drawn so far of one seed,
+    kept for the next range (the random cases come from one generator in sequence)."""
+
+    def __init__(self, seed: int):
+        self.named, self.status, self._more, self.random = named_cases(seed), status_requests(), random_cases(seed), []
+
+    def random_case(self, j: int) -> TriangleCase:
+        while len(self.random) <= j:
+            self.random.append(next(self._more))
+        return self.random[j]
+
+
+_drawn = lru_cache(maxsize=2)(_Drawn)
+
+
+def requests(seed: int, n: int, lo: int = 0, hi: int | None = None) -> list[Request]:
     """``n`` triangle requests: the named and adversarial cases, the status contracts, then
-    random cases. Deterministic in ``seed``; ids ``triangle/NNNNN``."""
-    named = named_cases(seed)
-    status = status_requests()
-    more = random_cases(seed)
+    random cases. Deterministic in ``seed``; ids ``triangle/NNNNN``. With ``lo``, ``hi``: only
+    ``requests(seed, n)[lo:hi]``, the others' expectations not decided (``oracles.distributed``
+    judges the corpus in such ranges)."""
+    hi = n if hi is None else min(hi, n)
+    d = _drawn(seed) if hi - lo < n else _Drawn(seed)
+    named, status = d.named, d.status
     out = []
-    for k in range(n):
+    for k in range(lo, hi):
         rid = f"triangle/{k:05d}"
         if k < len(named):
             out.append(case_request(rid, named[k], clip=k < _CLIPPED))
@@ -407,5 +426,5 @@ def requests(seed: int, n: int) -> list[Request]:
             name, steps, rules = status[k - len(named)]
             out.append(Request(rid, "triangle", name, steps, rules))
         else:
-            out.append(case_request(rid, next(more)))
+            out.append(case_request(rid, d.random_case(k - len(named) - len(status))))
     return out

@@ -1,0 +1,243 @@
+"""Planted faults in the filters' bounds are caught (issue 26): the filter is compared with exact
+rational arithmetic (what the exact stage computes) on adversarial claims and inputs near the
+edges (cancellation in the Bernstein sum, u near 0 and 1 and tiny, huge and tiny magnitudes,
+control exponents far apart, ratios at and beside the midpoints between two floats), first as
+it is (it must agree everywhere it decides), then with one term of its bound or one exactness
+condition removed (each such mutant must be refuted by some case).
+
+A mutant is the module's own source with one exact text replaced, executed as a separate module
+(the tree is never touched); rounding terms of :func:`interval.dd.sum_with_bound` are dropped one
+addition at a time by a wrapper around :func:`interval.dd.rounding_term`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+import sys
+import types
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from interval import dd
+from interval import filters as FL
+
+
+def _mutant(name: str, old: str, new: str) -> types.ModuleType:
+    path = Path(importlib.import_module(name).__file__)
+    src = path.read_text()
+    assert src.count(old) == 1, f"the fault's text must occur once in {name}: {old!r}"
+    mod = types.ModuleType(name)
+    mod.__package__ = "interval"
+    mod.__file__ = str(path)
+    exec(compile(src.replace(old, new), f"<mutant of {name}>", "exec"), mod.__dict__)
+    return mod
+
+
+# --- adversarial claims ------------------------------------------------------------------------
+
+
+def _f32(x):
+    return np.asarray(x, dtype=np.float32).astype(np.float64)
+
+
+def _claims(seed: int = 3):
+    """(P (n, 4, 3), u (n,), claimed (n, 3), bound (n,)) of positions near every edge."""
+    rng = np.random.default_rng(seed)
+    Ps, us = [], []
+    for kind in range(8):
+        for _ in range(150):
+            if kind == 0:  # ordinary
+                P = _f32(rng.normal(size=(4, 3)) * 10.0 ** rng.uniform(-3, 3))
+            elif kind == 1:  # cancellation: controls agree in their leading bits
+                base = rng.normal(size=3) * 10.0 ** rng.uniform(-2, 4)
+                P = _f32(base + rng.normal(size=(4, 3)) * np.abs(base) * 2.0 ** -int(rng.integers(10, 23)))
+            elif kind == 2:  # near the float32 range's ends
+                P = _f32(rng.normal(size=(4, 3)) * float(rng.choice([1e37, 1e-37, 1e-43])))
+            elif kind == 3:  # exponents far apart in one component: coefficients round
+                far = rng.integers(-30, 30, size=(4, 3)).astype(float)
+                near = -np.log10(2.0) * rng.integers(22, 31, size=(4, 3))  # 2^-22 .. 2^-30: the edge
+                P = _f32(rng.normal(size=(4, 3)) * 10.0 ** (far if rng.random() < 0.5 else near))
+            elif kind == 7:  # P1 = P2 = 0, P3 and P0 about 2^-29 apart: only 3 a3 rounds
+                P = np.zeros((4, 3))
+                P[0] = _f32(rng.normal(size=3))
+                P[3] = _f32(rng.normal(size=3) * 2.0 ** -int(rng.integers(26, 31)))
+                P = P[::-1].copy() if rng.random() < 0.5 else P
+            else:
+                P = _f32(rng.normal(size=(4, 3)) * 10.0 ** rng.uniform(-3, 3))
+            if kind == 4:  # u near 0 and 1
+                k = int(rng.integers(1, 60))
+                u = float(rng.choice([2.0**-k, 1.0 - 2.0**-k, 0.0, 1.0]))
+            elif kind == 5:  # tiny u: products whose error terms underflow
+                u = 2.0 ** -int(rng.integers(200, 1074))
+            else:
+                u = float(rng.random())
+            Ps.append(P)
+            us.append(u)
+    P, u = np.array(Ps), np.array(us)
+    s, uu = 1.0 - u[:, None], u[:, None]
+    with np.errstate(all="ignore"):
+        B = s**3 * P[:, 0] + 3 * uu * s * s * P[:, 1] + 3 * uu * uu * s * P[:, 2] + uu**3 * P[:, 3]
+    # claimed: the float64 evaluation, or a few ulps off it
+        D = 3 * (s * s * (P[:, 1] - P[:, 0]) + 2 * uu * s * (P[:, 2] - P[:, 1]) + uu * uu * (P[:, 3] - P[:, 2]))
+    B = B + np.spacing(B) * rng.integers(-3, 4, size=B.shape)
+    D = D + np.spacing(D) * rng.integers(-3, 4, size=D.shape)
+    E = np.max(np.abs(P), axis=(1, 2))
+    bound = np.nextafter(16 * 2.0**-53 * E + 16 * 2.0**-1074, np.inf)
+    # a third of the bounds put the ratio at the edge: at, just beside, or at a midpoint of 1
+    exact = [_exact_errors(P[k], u[k], B[k]) for k in range(len(u))]
+    for k in range(0, len(u), 3):
+        w = max(exact[k])
+        if w > 0:
+            bound[k] = float(w) * float(rng.choice([1.0, 1.0 + 2.0**-52, 1.0 - 2.0**-53, 2.0 / 3.0]))
+    dexact = [_exact_errors(P[k], u[k], D[k], first=True) for k in range(len(u))]
+    return P, u, B, bound, exact, D, dexact
+
+
+def _exact_errors(P, u, c, first=False):
+    uq = Fraction(float(u))
+    Pq = [[Fraction(float(x)) for x in row] for row in P]
+    if first:
+        b = [(1 - uq) ** 2, 2 * uq * (1 - uq), uq * uq]
+        truth = [3 * sum(b[i] * (Pq[i + 1][d] - Pq[i][d]) for i in range(3)) for d in range(3)]
+    else:
+        b = [(1 - uq) ** 3, 3 * uq * (1 - uq) ** 2, 3 * uq * uq * (1 - uq), uq**3]
+        truth = [sum(b[i] * Pq[i][d] for i in range(4)) for d in range(3)]
+    return [abs(Fraction(float(c[d])) - truth[d]) for d in range(3)]
+
+
+_CLAIMS = None
+
+
+def _cases():
+    global _CLAIMS
+    if _CLAIMS is None:
+        _CLAIMS = _claims()
+    return _CLAIMS
+
+
+def _claim_disagreements(filters_module) -> int:
+    """Claims whose pinned ratio differs from the exact one (a pinned ratio must be exact)."""
+    P, u, B, bound, exact, D, dexact = _cases()
+    bad = 0
+    for which, c, ex, b in (("point", B, exact, bound), ("first", D, dexact, 6 * bound)):
+        q, pinned = filters_module.residual_ratios(P, u, c, b, which)
+        for k in np.nonzero(pinned)[0]:
+            if q[k] != float(max(ex[k]) / Fraction(float(b[k]))):
+                bad += 1
+    return bad
+
+
+def _ratio_disagreements(dd_module) -> int:
+    """Unit cases of round_ratio (enclosures at and straddling midpoints) pinned wrongly."""
+    from tests.interval.test_dd import _correctly_rounded, _midpoint_cases
+
+    cases = _midpoint_cases(np.random.default_rng(11), 3000)
+    hi, lo, rad, b = (np.array(c) for c in zip(*cases))
+    q, pinned = dd_module.round_ratio(hi, lo, rad, b)
+    bad = 0
+    for k in np.nonzero(pinned)[0]:
+        x = Fraction(float(hi[k])) + Fraction(float(lo[k]))
+        r = Fraction(float(rad[k]))
+        if any(_correctly_rounded(e, b[k]) != q[k] for e in (x - r, x + r)):
+            bad += 1
+    return bad
+
+
+def _product_disagreements(dd_module) -> int:
+    """Products said exact whose pair is not the exact product (magnitudes across the range)."""
+    rng = np.random.default_rng(5)
+    a = rng.uniform(1, 2, 4000) * 2.0 ** rng.integers(-1074, 1000, 4000).astype(float)
+    b = rng.uniform(1, 2, 4000) * 2.0 ** rng.integers(-1074, 1000, 4000).astype(float)
+    p, e, exact = dd_module.two_prod(a, b)
+    return sum(1 for k in np.nonzero(exact)[0]
+               if Fraction(float(p[k])) + Fraction(float(e[k])) != Fraction(float(a[k])) * Fraction(float(b[k])))
+
+
+def test_the_filter_agrees_with_exact_arithmetic_wherever_it_decides():
+    P, u, B, bound, exact, D, dexact = _cases()
+    q, pinned = FL.residual_ratios(P, u, B, bound, "point")
+    assert _claim_disagreements(FL) == 0
+    assert _ratio_disagreements(dd) == 0
+    assert _product_disagreements(dd) == 0
+    # not vacuous: most claims are decided, and the edges are sent to the exact stage
+    assert 0.5 < pinned.mean() < 0.98
+    kinds = pinned.reshape(8, -1).mean(axis=1)
+    assert kinds[3] < 0.9 and kinds[5] < 0.9  # coefficients that round, products that underflow
+
+
+# Each fault: (module, exact text, mistaken text, what refutes it).
+FAULTS = {
+    "coefficient sums not checked exact": (
+        "interval.filters", "            exact &= e == 0\n", "            pass\n", "claims"),
+    "3 x not checked exact": ("interval.filters", "    return p, ok & (e == 0)\n", "    return p, ok\n", "claims"),
+    "TwoProduct's underflow margin dropped": ("interval.dd", "SAFE_LO = 2.0**-900\n", "SAFE_LO = 0.0\n", "products"),
+    "radius dropped below the upper midpoint": (
+        "interval.dd", "surely_positive([gap_up, -H, m1, -L, m2, -rad])", "surely_positive([gap_up, -H, m1, -L, m2])",
+        "ratios"),
+    "radius dropped above the lower midpoint": (
+        "interval.dd", "surely_positive([H, -m1, L, -m2, -rad, gap_down])", "surely_positive([H, -m1, L, -m2, gap_down])",
+        "ratios"),
+}
+
+
+@pytest.mark.parametrize("fault", sorted(FAULTS))
+def test_each_planted_fault_is_refuted(fault, monkeypatch):
+    name, old, new, by = FAULTS[fault]
+    mod = _mutant(name, old, new)
+    if name == "interval.dd":
+        monkeypatch.setitem(sys.modules, "interval.dd", mod)  # the filters import it at call time
+        bad = {"claims": lambda: _claim_disagreements(FL), "ratios": lambda: _ratio_disagreements(mod),
+               "products": lambda: _product_disagreements(mod)}[by]()
+    else:
+        bad = _claim_disagreements(mod)
+    assert bad > 0, f"the fault {fault!r} survived"
+
+
+# --- each addition's rounding term in sum_with_bound -------------------------------------------
+
+
+def _tie_terms(n: int, k: int) -> list:
+    """n terms whose left-to-right sum is exact except at addition k (1-based), a tie that
+    rounds by exactly half an ulp of a partial sum larger than every other partial sum."""
+    t = [0.0] * n
+    t[k - 1] = 1.0
+    t[k] = 3.0 + 2.0**-51  # 1 + (3 + 2^-51) = 4 + 2^-51: a tie, rounded to 4
+    if k + 1 < n:
+        t[k + 1] = -4.0  # the partial sum returns to 0 exactly; the lost 2^-51 is the whole sum
+    return t
+
+
+def _contains(terms) -> bool:
+    s, rad = dd.sum_with_bound([np.array([x]) for x in terms])
+    return abs(sum(Fraction(x) for x in terms) - Fraction(float(s[0]))) <= Fraction(float(rad[0]))
+
+
+@pytest.mark.parametrize("n", [3, 6, 15])
+def test_every_additions_rounding_term_is_needed(n, monkeypatch):
+    real = dd.rounding_term
+    for k in range(1, n):
+        terms = _tie_terms(n, k)
+        assert _contains(terms)
+        calls = [0]
+
+        def dropped(s, k=k):
+            calls[0] += 1
+            return real(s) * 0.0 if calls[0] == k else real(s)
+
+        monkeypatch.setattr(dd, "rounding_term", dropped)
+        assert not _contains(terms), f"dropping addition {k}'s term of {n - 1} went unnoticed"
+        monkeypatch.setattr(dd, "rounding_term", real)
+
+
+def test_the_tie_cases_are_what_they_say():
+    # a direct look at one case: the float sum loses exactly 2^-51
+    terms = _tie_terms(6, 2)
+    s = 0.0
+    for x in terms:
+        s += x
+    assert s == 0.0 and sum(Fraction(x) for x in terms) == Fraction(2) ** -51
+    assert math.isclose(float(dd.rounding_term(np.array(4.0))), 2.0**-51, rel_tol=0)
