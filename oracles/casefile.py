@@ -29,12 +29,11 @@ from pathlib import Path
 from typing import Iterable, Optional
 
 from .model import Claim
-from .schema import field_path, read_document
+from .schema import FORMAT, field_path, read_document
 
 __all__ = ["FORMAT", "CaseFileError", "CaseFile", "NumberReport", "load_case_file", "load_claims",
            "parse_case_text", "read_claims", "write_claims"]
 
-FORMAT = "claims/1"
 MAX_BYTES = 1 << 30  # a larger file is refused rather than read into memory
 SHORT_PATHS_KEPT = 5  # paths of short decimals named in the report and the warning
 
@@ -130,12 +129,15 @@ def _set_at(doc, parts, value) -> None:
     doc[parts[-1]] = value
 
 
-def read_claims(doc: dict, *, exact_numbers: bool = False) -> tuple[list, list, NumberReport]:
+def read_claims(doc: dict, *, exact_numbers: bool = False,
+                decimals: bool = True) -> tuple[list, list, NumberReport]:
     """Validate a parsed document's claims and read them: ``(claims, malformed, numbers)``
     with ``claims`` the ``(index, Claim)`` of every well-formed claim (the decimals of its float
     fields replaced, in ``doc`` itself, by the hex text of the values read), ``malformed``
     one :class:`oracles.schema.FieldError` per violation (with the claim's ``id`` where it has a
-    readable one), envelope errors included (``claim`` None)."""
+    readable one), envelope errors included (``claim`` None). ``decimals=False`` says the
+    document holds no ``Decimal`` at all (the parser read no JSON fraction or exponent), so
+    there is nothing to normalize."""
     reading = read_document(doc, exact_numbers=exact_numbers)
     items = doc.get("claims") if isinstance(doc, dict) else None
     items = items if isinstance(items, list) else []
@@ -158,7 +160,8 @@ def read_claims(doc: dict, *, exact_numbers: bool = False) -> tuple[list, list, 
     if any(e.claim is None for e in reading.errors):
         claims = []
     else:
-        claims = [(i, Claim.from_json(_normalize(item))) for i, item in enumerate(items) if i not in bad]
+        norm = _normalize if decimals else (lambda x: x)
+        claims = [(i, Claim.from_json(norm(item))) for i, item in enumerate(items) if i not in bad]
     return claims, reading.errors, NumberReport(exact_numbers, rounded, short, tuple(first))
 
 
@@ -167,7 +170,13 @@ def parse_case_text(data: bytes, name: str = "<case file>", *, exact_numbers: bo
     refuses decimals that are not exactly a value of their field's format."""
     digest = hashlib.sha256(data).hexdigest()
     try:
-        doc = json.loads(data.decode("utf-8"), parse_float=Decimal, parse_constant=_reject_constant,
+        read_decimals: list = []  # whether any JSON fraction or exponent was read (as a Decimal)
+
+        def decimal(text):
+            read_decimals.append(True)
+            return Decimal(text)
+
+        doc = json.loads(data.decode("utf-8"), parse_float=decimal, parse_constant=_reject_constant,
                          object_pairs_hook=_no_duplicates)
     except UnicodeDecodeError as e:
         raise CaseFileError(f"{name}: not UTF-8 text: {e}") from None
@@ -183,7 +192,7 @@ def parse_case_text(data: bytes, name: str = "<case file>", *, exact_numbers: bo
         raise CaseFileError(f"{name}: format: expected \"{FORMAT}\", got {doc.get('format')!r}")
     if not isinstance(doc.get("claims"), list):
         raise CaseFileError(f"{name}: claims: must be a list")
-    claims, errors, numbers = read_claims(doc, exact_numbers=exact_numbers)
+    claims, errors, numbers = read_claims(doc, exact_numbers=exact_numbers, decimals=bool(read_decimals))
     envelope = [e for e in errors if e.claim is None]
     if envelope:
         raise CaseFileError(f"{name}: " + "; ".join(str(e) for e in envelope))

@@ -109,6 +109,9 @@ def _first_difference(a: Any, b: Any, path: str = "") -> Optional[str]:
     return f"{path or '(output)'}: {str(a)[:80]} before, {str(b)[:80]} after"
 
 
+_STATUS_RULE = "statuses:expectation"  # oracles.rules.STATUS_EXPECTATION
+
+
 def check_status(claim: Claim) -> Verdict:
     """Exact: a step's status meets the class the spec demands of it (``expect``), or a
     scenario's later output equals the earlier one bit for bit (``rule`` same_output).
@@ -127,7 +130,7 @@ def check_status(claim: Claim) -> Verdict:
         return violated(claim, {"request": inp["request"], "rule": rule, "first_difference": diff},
                         measure="mismatches", measured=1,
                         note=f"{inp['request']}: the output after step {rule['after']} differs from step "
-                             f"{rule['before']}'s ({rule.get('why') or 'same_output'})")
+                             f"{rule['before']}'s ({rule.get('why') or 'same_output'})", rule=_STATUS_RULE)
     expect = Expect.from_json(inp["expect"])
     status = claim.value.get("status")
     where = f"{inp['request']} step {inp['step']} ({inp['op']})"
@@ -135,7 +138,7 @@ def check_status(claim: Claim) -> Verdict:
         return violated(claim, {"request": inp["request"], "step": inp["step"], "expected": expect.text(),
                                 "got": None, "why": expect.why},
                         measure="mismatches", measured=1,
-                        note=f"{where}: no answer where the spec demands that it {expect.text().removeprefix('must ')}")
+                        note=f"{where}: no answer where the spec demands that it {expect.text().removeprefix('must ')}", rule=_STATUS_RULE)
     if expect.allows(status):
         return verified(claim, measure="mismatches", measured=0, note=f"{where}: {status} ({expect.text()})")
     if expect.kind == "ambiguous" and status == "Success":
@@ -148,7 +151,7 @@ def check_status(claim: Claim) -> Verdict:
         reason = f"the wrong status {status}"
     return violated(claim, {"request": inp["request"], "step": inp["step"], "op": inp["op"],
                             "expected": expect.text(), "got": status, "why": expect.why},
-                    measure="mismatches", measured=1, note=f"{where}: {reason}; {expect.text()}")
+                    measure="mismatches", measured=1, note=f"{where}: {reason}; {expect.text()}", rule=_STATUS_RULE)
 
 
 def _plant_status(c: Claim) -> Claim:
@@ -161,8 +164,14 @@ def _plant_status(c: Claim) -> Claim:
     return Claim(c.row, c.guarantee, {"status": wrong}, c.inputs, c.model)
 
 
-_EXPECT = S.obj(required={"class": S.enum(["success", "failure", "ambiguous", "either"])},
-                optional={"statuses": S.array(S.string(), min_items=1), "why": S.string()})
+_EXPECT = S.obj(required={"class": S.enum(["success", "failure", "ambiguous", "either"], doc=(
+    "The status class the spec demands: success, failure (one of statuses), ambiguous (spec 004: Ambiguous), "
+    "either (any of statuses)."))},
+                optional={"statuses": S.array(S.string(), min_items=1, doc=(
+                    "failure: the statuses that meet it; either: every acceptable status (Success among them "
+                    "when success is allowed).")),
+                          "why": S.string(doc="The demand's source: a spec sentence or a decision.")},
+                doc="Given: the step's expect, copied from the request file.")
 
 STATUS_CONTRACT = RowContract(
     checks=("Exact, per request step: the status meets the class the spec demands (must succeed, must fail "
@@ -170,14 +179,29 @@ STATUS_CONTRACT = RowContract(
             "step that must fail is Violated; per scenario rule: the output after a failed rebuild equals the "
             "output before it, bit for bit (numbers by exact value and sign of zero)."),
     inputs=S.any_of(
-        S.obj(required={"request": S.string(), "step": S.integer(minimum=0), "op": S.string(), "expect": _EXPECT}),
-        S.obj(required={"request": S.string(), "rule": S.obj(required={"rule": S.const("same_output"),
-                                                                       "before": S.integer(minimum=0),
-                                                                       "after": S.integer(minimum=1)},
-                                                             optional={"why": S.string()})}),
-    ),
-    value=S.any_of(S.obj(required={"status": {"type": ["string", "null"]}}),
-                   S.obj(required={"before": {}, "after": {}})),
+        S.obj(required={"request": S.string(doc="Given: the request's id (requests/1)."),
+                        "step": S.integer(minimum=0, doc="Given: the step's index in the request."),
+                        "op": S.string(doc="Given: the step's operation (TryPreparePath, first_hit, ...)."),
+                        "expect": _EXPECT},
+              doc="A step's status."),
+        S.obj(required={"request": S.string(doc="Given: the request's id."),
+                        "rule": S.obj(required={"rule": S.const("same_output", doc="The only rule kind."),
+                                                "before": S.integer(minimum=0, doc="The earlier step."),
+                                                "after": S.integer(minimum=1, doc=(
+                                                    "The later step, whose output must equal the earlier one's."))},
+                                      optional={"why": S.string(doc="The rule's source sentence.")},
+                                      doc="Given: the scenario rule, copied from the request file.")},
+              doc="A scenario rule."),
+        doc="Which step or rule of which request (the judge builds these claims from the request and the answer)."),
+    value=S.any_of(S.obj(required={"status": S.described({"type": ["string", "null"]}, (
+                       "The status the step returned (a GeometryStatus name, Success included); null: no outcome "
+                       "given."))}, doc="A step's status."),
+                   S.obj(required={"before": S.described({}, "The earlier step's reported output (any JSON)."),
+                                   "after": S.described({}, (
+                                       "The later step's reported output, equal bit for bit (numbers by exact value "
+                                       "and sign of zero)."))},
+                         doc="The two outputs a rule compares."),
+                   doc="The status given, or the outputs compared."),
     plant=_plant_status,
 )
 

@@ -10,6 +10,9 @@ can refute has status ``unrefutable`` and counts none of its claims as verified.
 
 ``cases`` counts corpus cases (a ledger run) or distinct ``inputs`` objects (a case file);
 ``claims`` counts claims.
+
+Long on purpose: one data structure (a row's tally) and its two renderings (JSON, Markdown),
+which must change together when a field is added; the corpus run is the short tail that fills it.
 """
 
 from __future__ import annotations
@@ -71,8 +74,10 @@ def judge_cases(fam, cases, first: int, add, unanswered=None) -> list:
     In the older form each case's claims are judged. Either way the claims of a block of
     :data:`BLOCK_CASES` cases are decided together, a row at a time (``oracles.batch``), and
     ``add(verdict, k)`` sees the verdicts in case order, then claim order, as one by one would.
-    A fast-path exception ends its case and is returned, never raised."""
+    A fast-path exception ends its case and is returned, never raised. Our fast path's claims
+    opt in to the project's decisions (``oracles.rules.ours``): they bind it."""
     from .contract import judge_answer
+    from .rules import our_answer, ours
 
     errors = []
     unanswered = unanswered or (lambda row, where: None)
@@ -88,10 +93,10 @@ def judge_cases(fam, cases, first: int, add, unanswered=None) -> list:
                     judge_answer(case, None, deferred, mine.append, unanswered)
                     errors.append(ProducerError(fam.name, k, error_summary(e), len(mine)))
                 else:
-                    judge_answer(case, ans, deferred, mine.append, unanswered)
+                    judge_answer(case, our_answer(ans), deferred, mine.append, unanswered)
             else:
                 try:
-                    for claim in fam.claims(case):
+                    for claim in ours(fam.claims(case)):
                         mine.append(Pending(claim))
                 except Exception as e:  # noqa: BLE001
                     errors.append(ProducerError(fam.name, k, error_summary(e), len(mine)))
@@ -168,6 +173,12 @@ def _record(v: Verdict, index: Optional[int]) -> dict:
         rec["measure"], rec["measured"] = v.measure, v.measured
     if v.claim.model is not None:
         rec["model"] = v.claim.model
+    if v.claim.decisions:
+        rec["decisions"] = True
+    if v.rule is not None:
+        rec["rule"] = v.rule
+    if v.unmet:
+        rec["unmet"] = list(v.unmet)
     if v.witness is not None:
         rec["witness"] = v.witness
     if v.enclosure is not None:
@@ -198,6 +209,11 @@ class RowTally:
     declared_claims: int = 0
     unanswered: int = 0  # requests (or steps) that left this row without an answer
     unanswered_requests: list = field(default_factory=list)  # the first WITNESSES_KEPT * 4 of them
+    # --- rules (oracles.rules): which rule refuted each Violated claim, decisions not met ---
+    opted_in: int = 0  # claims that opted in to the project's decisions
+    violated_by: dict = field(default_factory=dict)  # rule id (or "untagged") -> Violated claims
+    unmet: dict = field(default_factory=dict)  # decision id -> claims (not opted in) not meeting it
+    unmet_claims: list = field(default_factory=list)  # their first WITNESSES_KEPT * 4 indices
     _cases: set = field(default_factory=set, repr=False)
 
     @property
@@ -207,6 +223,7 @@ class RowTally:
     def add(self, v: Verdict, index: Optional[int] = None, case_key: Any = None) -> None:
         self.claims += 1
         self._cases.add(case_key if case_key is not None else json.dumps(v.claim.inputs, sort_keys=True))
+        self._add_rules(v, index)
         if v.kind is VerdictKind.Verified:
             self.verified += 1
         elif v.kind is VerdictKind.Violated:
@@ -237,6 +254,36 @@ class RowTally:
                     self.declared_ratio = float(r)
             elif isinstance(n, (int, float)) and not isinstance(n, bool):
                 self.counters[k] = self.counters.get(k, 0) + n
+
+    def _add_rules(self, v: Verdict, index: Optional[int]) -> None:
+        if v.claim.decisions:
+            self.opted_in += 1
+        if v.kind is VerdictKind.Violated:
+            key = v.rule or "untagged"
+            self.violated_by[key] = self.violated_by.get(key, 0) + 1
+        if v.unmet:
+            for r in v.unmet:
+                self.unmet[r] = self.unmet.get(r, 0) + 1
+            if len(self.unmet_claims) < 4 * WITNESSES_KEPT:
+                self.unmet_claims.append(index)
+
+    def rules_json(self) -> dict:
+        """The row's rules and how its claims met them: every rule it applies (id and source),
+        claims that opted in to the decisions, Violated claims by refuting rule and by source
+        (``decision``: refuted by a decision of ours alone), and decisions not met by claims
+        that did not opt in (their verdicts follow the spec's rules)."""
+        from .rules import rules_of
+
+        by_source: dict = {}
+        for rid, n in self.violated_by.items():
+            src = _rule_source(rid)
+            by_source[src] = by_source.get(src, 0) + n
+        out = {"applied": [{"id": r.id, "source": r.source} for r in rules_of(self.id)],
+               "opted_in": self.opted_in, "violated_by": dict(sorted(self.violated_by.items())),
+               "violated_by_source": by_source, "decisions_unmet": dict(sorted(self.unmet.items()))}
+        if self.unmet_claims:
+            out["unmet_claims"] = self.unmet_claims
+        return out
 
     def add_unanswered(self, where: str) -> None:
         """A request (``where``: its id, and step) gave this row no answer."""
@@ -276,6 +323,13 @@ class RowTally:
             self.declared_ratio = other.declared_ratio
         for k, n in other.counters.items():
             self.counters[k] = self.counters.get(k, 0) + n
+        self.opted_in += other.opted_in
+        for k, n in other.violated_by.items():
+            self.violated_by[k] = self.violated_by.get(k, 0) + n
+        for k, n in other.unmet.items():
+            self.unmet[k] = self.unmet.get(k, 0) + n
+        self.unmet_claims += [None if i is None else i + offset
+                              for i in other.unmet_claims[:max(0, 4 * WITNESSES_KEPT - len(self.unmet_claims))]]
 
     def status(self) -> str:
         c = contract_for(self.id)
@@ -318,7 +372,51 @@ class RowTally:
             out["fault_records"] = self.fault_records
         if self.unanswered:
             out["unanswered_requests"] = self.unanswered_requests
+        if self.claims:
+            out["rules"] = self.rules_json()
         return out
+
+
+def _rule_source(rule_id: str) -> str:
+    """``spec``, ``default`` or ``decision`` for a rule id; ``untagged`` for a Violated verdict
+    that names none, ``unknown`` for an id no family declares."""
+    from .rules import rule
+
+    if rule_id == "untagged":
+        return "untagged"
+    try:
+        return rule(rule_id).source
+    except KeyError:
+        return "unknown"
+
+
+_SOURCE_WORDS = {"spec": "the spec", "default": "documented defaults", "decision": "decisions of ours"}
+
+
+def _rules_lines(t: RowTally) -> list:
+    """The Markdown lines of a row's rules: what it applies, by source, and how its claims met
+    them."""
+    from .rules import rules_of
+
+    rs = rules_of(t.id)
+    out = []
+    for src in ("spec", "default", "decision"):
+        ids = [f"`{r.id}`" for r in rs if r.source == src]
+        if ids:
+            out.append(f"Rules from {_SOURCE_WORDS[src]}: {', '.join(ids)}.")
+    if any(r.source == "decision" for r in rs):
+        out.append(f"Decisions of ours bind the {t.opted_in} claims that opted in (of {t.claims}); the other "
+                   "claims are judged by the spec's rules and the documented defaults.")
+    if t.violated:
+        by = t.rules_json()["violated_by_source"]
+        out.append("Violated by: " + ", ".join(f"{_SOURCE_WORDS.get(k, k)} {n}" for k, n in sorted(by.items()))
+                   + " (" + ", ".join(f"`{k}` {n}" for k, n in sorted(t.violated_by.items())) + ").")
+    if t.unmet:
+        shown = ", ".join(str(i) for i in t.unmet_claims[:10])
+        out.append("Decisions of ours not met by claims that did not opt in (their verdicts follow the spec's "
+                   "rules): " + ", ".join(f"`{k}` {n}" for k, n in sorted(t.unmet.items()))
+                   + f" (first claims: {shown}).")
+    return out
 
 
 def _empty_text(row_id: str, corpus: bool = True) -> str:
@@ -417,6 +515,7 @@ class Ledger:
             "totals": {"claims": self.judged, "violated": self.violated, "undecided": self.undecided,
                        "faults": self.faults, "malformed": len(self.malformed), "unanswered": self.unanswered},
             "rows": [self.tallies[r.id].to_json() for r in ROWS],
+            "rules": self.rules_table(),
         }
         if self.numbers is not None:
             out["numbers"] = self.numbers
@@ -427,6 +526,20 @@ class Ledger:
         if timings:
             out["seconds"] = {k: round(v, 3) for k, v in self.timings.items()}
         return out
+
+    def rules_table(self) -> dict:
+        """``{rule id: {"source", "text", "rows"}}`` of every rule the rows with claims apply
+        (``oracles.rules``): where each rule comes from, for an auditor."""
+        from .rules import rules_of
+
+        out: dict = {}
+        for r in ROWS:
+            if not self.tallies[r.id].claims:
+                continue
+            for rule in rules_of(r.id):
+                e = out.setdefault(rule.id, {"source": rule.source, "text": rule.text, "rows": []})
+                e["rows"].append(r.id)
+        return dict(sorted(out.items()))
 
     def summary_lines(self, all_rows: bool = True) -> list[str]:
         """The row table; with ``all_rows`` False only rows with claims or unanswered requests."""
@@ -513,6 +626,8 @@ class Ledger:
                             + "; ".join(c.oracles) + ".", ""]
             out.append(f"{t.claims} claims over {t.cases} cases: {t.verified} verified, {t.violated} "
                        f"violated, {t.undecided} undecided, {t.faults} faults.")
+            if t.claims:
+                out += _rules_lines(t)
             if t.closest is not None:
                 out.append(f"Closest to its bound: claim {t.closest['claim']} used "
                            f"{fmt_measure(t.closest['bound_use'])} of it.")
@@ -543,6 +658,19 @@ class Ledger:
                 out += ["", "First undecided:", ""]
                 for rec in t.undecideds[:2]:
                     out += ["```json", compact_json(decimal_view(rec)), "```"]
+        rules = self.rules_table()
+        if rules:
+            out += ["", "## Rules and their sources", "",
+                    "Every rule a row applies, by source: *spec* (a sentence of spec 002 or 004), *default* (a "
+                    "documented decision the spec makes necessary: an error model, an acceptance factor, a band, a "
+                    "limit; it applies to every claim, and a declared model replaces the error model), *decision* "
+                    "(a decision of ours beyond the spec: it binds our fast path and claims that opt in with "
+                    "`\"decisions\": true`; other claims are judged without it and the rows count where they do not "
+                    "meet it)." + (" Our fast path's claims opt in." if self.seed is not None else ""), "",
+                    "| rule | source | rows | text |", "|---|---|---|---|"]
+            for rid, e in rules.items():
+                text = e["text"].replace("|", "\\|")
+                out.append(f"| `{rid}` | {e['source']} | {', '.join(f'`{x}`' for x in e['rows'])} | {text} |")
         return "\n".join(out) + "\n"
 
     def write(self, out_dir: Path, *, timings: bool = True) -> tuple[Path, Path]:

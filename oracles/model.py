@@ -461,6 +461,10 @@ class Claim:
         id: the producer's own label of the claim (its test's name, say), or None; echoed in
             every report of the claim's verdict (``--verdicts``, JUnit, ledger witnesses) and
             never read by a checker.
+        decisions: the claim opts in to the project's decisions (``"decisions": true``): rules
+            of ``docs/decisions.md`` that go beyond the spec bind it too (``oracles.rules``). Our
+            fast path's claims opt in; without it a claim is judged by the spec's rules and the
+            documented defaults.
     """
 
     row: str
@@ -469,6 +473,7 @@ class Claim:
     inputs: dict
     model: Optional[dict] = None
     id: Optional[str] = None
+    decisions: bool = False
 
     def to_json(self) -> dict:
         out = {"id": self.id} if self.id is not None else {}
@@ -476,6 +481,8 @@ class Claim:
                     "inputs": self.inputs})
         if self.model is not None:
             out["model"] = self.model
+        if self.decisions:
+            out["decisions"] = True
         return out
 
     @staticmethod
@@ -490,8 +497,11 @@ class Claim:
         label = d.get("id")
         if label is not None and not isinstance(label, str):
             raise ValueError("claim id must be a string")
+        decisions = d.get("decisions", False)
+        if not isinstance(decisions, bool):
+            raise ValueError("claim decisions must be true or false")
         return Claim(str(d["row"]), GuaranteeClass(d["guarantee"]), d["value"], d["inputs"],
-                     d.get("model"), label)
+                     d.get("model"), label, decisions)
 
 
 @dataclass(frozen=True)
@@ -512,6 +522,11 @@ class Verdict:
             enclosure reaches into the claimed interval's slack for Certified, the measured
             factor over the acceptance factor for Estimated. None where no bound applies (Exact
             rows, structural checks). The ledger reports each row's largest.
+        rule: for Violated, the id of the rule that refuted the claim (``oracles.rules``): a
+            spec or default rule, or a decision of ours when only a decision refutes a claim
+            that opted in to the decisions.
+        unmet: the decisions of ours the claim does not meet although they did not bind it (it
+            did not opt in): its kind is what the spec's rules and the documented defaults say.
     """
 
     kind: VerdictKind
@@ -524,6 +539,8 @@ class Verdict:
     note: str = ""
     extra: dict = field(default_factory=dict)
     bound_use: Optional[float] = None
+    rule: Optional[str] = None
+    unmet: tuple = ()
 
     def to_json(self) -> dict:
         out = {"kind": self.kind.value, "row": self.claim.row, "measure": self.measure,
@@ -532,6 +549,10 @@ class Verdict:
             out["id"] = self.claim.id
         if self.bound_use is not None:
             out["bound_use"] = self.bound_use
+        if self.rule is not None:
+            out["rule"] = self.rule
+        if self.unmet:
+            out["unmet"] = list(self.unmet)
         if self.witness is not None:
             out["witness"] = self.witness
         if self.enclosure is not None:
@@ -548,9 +569,11 @@ def verified(claim: Claim, *, measure=None, measured=None, prec=None, note="", b
 
 
 def violated(claim: Claim, witness: dict, *, measure=None, measured=None, prec=None, note="",
-             bound_use=None, **extra) -> Verdict:
+             bound_use=None, rule: Optional[str] = None, **extra) -> Verdict:
+    """Violated, with a witness; ``rule`` names the rule that refuted the claim (an id of
+    ``oracles.rules``)."""
     return Verdict(VerdictKind.Violated, claim, measure, _f(measured), prec, witness=witness,
-                   note=note, extra=extra, bound_use=_f(bound_use))
+                   note=note, extra=extra, bound_use=_f(bound_use), rule=rule)
 
 
 def undecided(claim: Claim, enclosure, *, measure=None, measured=None, prec=None, note="",

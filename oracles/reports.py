@@ -31,6 +31,12 @@ class VerdictLines:
             rec["enclosure"] = v.enclosure
         if "declared_model" in v.extra:
             rec["declared_model"] = v.extra["declared_model"]
+        if v.claim.decisions:
+            rec["decisions"] = True  # the claim opted in to the project's decisions (oracles.rules)
+        if v.rule is not None:
+            rec["rule"] = v.rule  # the rule that refuted it
+        if v.unmet:
+            rec["unmet"] = list(v.unmet)  # decisions of ours it does not meet (not binding it)
         self.f.write(json.dumps(rec, sort_keys=True) + "\n")
 
     def malformed(self, err) -> None:

@@ -1,6 +1,6 @@
 """Requests and answers: the whole behaviour of an implementation, asked for and given.
 
-A **request** (format ``requests/1``, ``docs/casefile.md``) is a self-contained input of one
+A **request** (format ``requests/1``, ``docs/requests.md``) is a self-contained input of one
 spec operation, or a short *scenario* of them (prepare, then evaluate; build A, rebuild with
 bad input, query again). Every step carries the status class the spec demands of it, decided
 by the oracle from the spec's text (never from our fast path):
@@ -392,47 +392,105 @@ _STATUS = {"type": "string", "pattern": "^[A-Z][A-Za-z]*$"}
 
 
 def requests_schema() -> dict:
-    """The JSON Schema of ``requests/1`` (shipped as ``oracles/requests.schema.json``). Step
-    inputs are family-defined objects (each family documents its ops in ``docs/casefile.md``)."""
+    """The JSON Schema of ``requests/1`` (shipped as ``oracles/requests.schema.json``), every field
+    described (``docs/requests.md`` renders them). Step inputs are family-defined objects (each
+    family documents its ops in ``docs/requests.md``)."""
     expect = {"type": "object", "required": ["class"], "additionalProperties": False,
-              "properties": {"class": {"enum": list(EXPECT_KINDS)},
-                             "statuses": {"type": "array", "items": _STATUS, "minItems": 1},
-                             "why": {"type": "string"}}}
+              "description": "The status class the spec demands of the step, and why.",
+              "properties": {"class": {"enum": list(EXPECT_KINDS), "description": (
+                                 "success: must succeed; failure: must fail with one of statuses; ambiguous: must be "
+                                 "rejected as Ambiguous (spec 004); either: may end in any of statuses.")},
+                             "statuses": {"type": "array", "items": _STATUS, "minItems": 1, "description": (
+                                 "failure: every status that meets it (one per defect where an input has several, "
+                                 "since the spec orders no checks); either: every acceptable status, Success "
+                                 "included when success is allowed; absent otherwise.")},
+                             "why": {"type": "string", "description": (
+                                 "The demand's source: a quoted spec sentence or a section of docs/decisions.md; "
+                                 "for either, what leaves the outcome open.")}}}
     step = {"type": "object", "required": ["op", "inputs", "expect"], "additionalProperties": False,
-            "properties": {"op": {"type": "string"}, "inputs": {"type": "object"}, "expect": expect,
-                           "rows": {"type": "array", "items": {"type": "string"}}}}
+            "description": "One operation, in order; its outcome is the answer's step of the same index.",
+            "properties": {"op": {"type": "string", "description": (
+                               "The operation, named after the spec (TryPreparePath, first_hit); the family's section "
+                               "lists its ops.")},
+                           "inputs": {"type": "object", "description": (
+                               "The operation's exact inputs (numbers as hex floats, p/q or exact decimals), in "
+                               "the op's own fields (the family's section).")},
+                           "expect": expect,
+                           "rows": {"type": "array", "items": {"type": "string"}, "description": (
+                               "The ledger rows a successful step's answer must carry at least one claim of each "
+                               "(else the step is unanswered on that row).")}}}
     rule = {"type": "object", "required": ["rule", "before", "after"], "additionalProperties": False,
-            "properties": {"rule": {"const": "same_output"}, "before": {"type": "integer", "minimum": 0},
-                           "after": {"type": "integer", "minimum": 1}, "why": {"type": "string"}}}
+            "description": "A relation between two steps of the scenario.",
+            "properties": {"rule": {"const": "same_output", "description": (
+                               "same_output: step after reports the same output as step before, bit for bit "
+                               "(numbers by exact value and sign of zero).")},
+                           "before": {"type": "integer", "minimum": 0, "description": "The earlier step's index."},
+                           "after": {"type": "integer", "minimum": 1, "description": (
+                               "The later step's index (typically right after a failed rebuild).")},
+                           "why": {"type": "string", "description": "The rule's source sentence."}}}
     request = {"type": "object", "required": ["id", "family", "steps"], "additionalProperties": False,
-               "properties": {"id": {"type": "string", "minLength": 1}, "family": {"type": "string"},
-                              "name": {"type": "string"},
-                              "steps": {"type": "array", "items": step, "minItems": 1},
-                              "rules": {"type": "array", "items": rule}}}
+               "description": "One spec operation, or a scenario of them.",
+               "properties": {"id": {"type": "string", "minLength": 1, "description": (
+                                  "Stable for a seed and corpus size (path/00017); the answer names it, and every "
+                                  "verdict and unanswered count names it.")},
+                              "family": {"type": "string",
+                                         "description": "The family that asks (path, triangle, ...)."},
+                              "name": {"type": "string", "description": "What the case is for, for people."},
+                              "steps": {"type": "array", "items": step, "minItems": 1, "description": (
+                                  "The operations, run in order on the same owners (a step's owner is the previous "
+                                  "step's, replaced only by a success).")},
+                              "rules": {"type": "array", "items": rule, "description": "The scenario's rules."}}}
     return {"$schema": "https://json-schema.org/draft/2020-12/schema",
             "$id": "ludus-geometry-reference/requests.schema.json",
             "title": f"Request file ({REQUESTS_FORMAT}): what an implementation is asked, and what the spec demands",
+            "description": ("What `python -m oracles requests` writes: every request of the families asked, each "
+                            "step with the status the spec demands of it."),
             "type": "object", "required": ["format", "requests"],
-            "properties": {"format": {"const": REQUESTS_FORMAT}, "generated_by": {"type": "string"},
-                           "seed": {"type": ["integer", "null"]}, "corpus": {"type": "object"},
-                           "requests": {"type": "array", "items": request}},
+            "properties": {"format": {"const": REQUESTS_FORMAT, "description": f'Exactly "{REQUESTS_FORMAT}".'},
+                           "generated_by": {"type": "string", "description": "The package and version that wrote it."},
+                           "seed": {"type": ["integer", "null"], "description": "The corpus seed (null: hand-made)."},
+                           "corpus": {"type": "object", "description": (
+                               "Requests per family the corpus was drawn with ({family: count}); ids depend on it.")},
+                           "requests": {"type": "array", "items": request, "description": "The requests, in order."}},
             "additionalProperties": False}
 
 
 def answers_schema() -> dict:
-    """The JSON Schema of ``answers/1`` (shipped as ``oracles/answers.schema.json``). Claims
-    inside a step are ``claims/1`` claim objects, validated per row by the case-file schema."""
+    """The JSON Schema of ``answers/1`` (shipped as ``oracles/answers.schema.json``), every field
+    described. Claims inside a step are ``claims/1`` claim objects, validated per row by the
+    case-file schema."""
     step = {"type": "object", "required": ["status"], "additionalProperties": False,
-            "properties": {"status": _STATUS, "claims": {"type": "array", "items": {"type": "object"}},
-                           "output": {}}}
+            "description": "The outcome of the request's step of the same index.",
+            "properties": {"status": {**_STATUS, "description": (
+                               "The GeometryStatus the operation returned (Success, InvalidArgument, Ambiguous, ...), "
+                               "spelled as the spec names it.")},
+                           "claims": {"type": "array", "items": {"type": "object"}, "description": (
+                               "On success, claims/1 claim objects of the rows the step names (docs/casefile-rows.md), "
+                               "each with its own inputs, judged by the row's checker.")},
+                           "output": {"description": (
+                               "Where a rule compares it: the owner's observable state after the step, in the op's "
+                               "output form (the family's section); any JSON, numbers compared by exact value.")}}}
     answer = {"type": "object", "required": ["request", "steps"], "additionalProperties": False,
-              "properties": {"request": {"type": "string"}, "id": {"type": "string"},
-                             "steps": {"type": "array", "items": step}}}
+              "description": "An implementation's answer to one request.",
+              "properties": {"request": {"type": "string", "description": "The id of the request answered."},
+                             "id": {"type": "string", "description": (
+                                 "Optional: your own label (a test's name), echoed in verdicts and JUnit.")},
+                             "steps": {"type": "array", "items": step, "description": (
+                                 "One outcome per step, in order; missing trailing steps are unanswered.")}}}
     return {"$schema": "https://json-schema.org/draft/2020-12/schema",
             "$id": "ludus-geometry-reference/answers.schema.json",
             "title": f"Answer file ({ANSWERS_FORMAT}): an implementation's outcome for each request",
+            "description": ("An implementation's answers to a request file, judged by `python -m oracles check "
+                            "ANSWERS --requests REQUESTS`."),
             "type": "object", "required": ["format", "producer", "answers"],
-            "properties": {"format": {"const": ANSWERS_FORMAT}, "producer": {"type": "string"},
-                           "families": {"type": "array", "items": {"type": "string"}, "uniqueItems": True},
-                           "answers": {"type": "array", "items": answer}},
+            "properties": {"format": {"const": ANSWERS_FORMAT, "description": f'Exactly "{ANSWERS_FORMAT}".'},
+                           "producer": {"type": "string", "description": (
+                               "Free text naming the implementation; recorded in the ledger.")},
+                           "families": {"type": "array", "items": {"type": "string"}, "uniqueItems": True,
+                                        "description": (
+                                            "Optional: the families the file answers. Requests of other families are "
+                                            "then not covered (listed, not judged); without it every request of the "
+                                            "request file is in scope and an unanswered one fails the run.")},
+                           "answers": {"type": "array", "items": answer, "description": (
+                               "The answers, one per request at most, in any order.")}},
             "additionalProperties": False}

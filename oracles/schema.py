@@ -15,7 +15,11 @@ by rounding to the nearest value (:func:`oracles.model.read_number`), hex and ``
 Building blocks for contracts: :func:`f64`, :func:`f32`, :func:`rational`, :func:`integer`,
 :func:`boolean`, :func:`string`, :func:`enum`, :func:`array`, :func:`vec`, :func:`matrix`,
 :func:`obj`, :func:`any_of`, :func:`const`, and :data:`MODEL` (the declared error model of a
-Rounded claim).
+Rounded claim). Each takes ``doc=``: what the field means for an integrator (unit, squared or
+not, given or computed), published as the field's JSON Schema ``description`` and rendered into
+``docs/casefile-rows.md``; :func:`described` adds one to a schema built elsewhere. Annotations
+(``description``, ``title``, ``examples``, ``$comment``) never constrain: the validator and the
+compiled fast path ignore them.
 """
 
 from __future__ import annotations
@@ -31,107 +35,125 @@ from typing import Any, Iterable, Optional
 from jsonschema import Draft202012Validator, ValidationError, validators
 
 from .model import NumberError, _hex, _short, parse_number, read_number
+from .schema_fast import ANNOTATIONS, NUMBER_TYPES, WORDS, compile_schema
 
 __all__ = [
     "f64", "f32", "rational", "integer", "boolean", "string", "enum", "array", "tuple_", "vec", "matrix",
-    "obj", "any_of", "const", "MODEL", "ID", "case_file_schema", "validate_document", "read_document",
-    "DocumentReading", "NumberRead", "FieldError", "SCHEMA_PATH", "field_path", "error_message",
+    "obj", "any_of", "const", "described", "model", "ANNOTATIONS", "MODEL", "ID", "case_file_schema",
+    "validate_document", "read_document", "DocumentReading", "NumberRead", "FieldError", "SCHEMA_PATH", "field_path", "error_message",
 ]
 
 SCHEMA_PATH = Path(__file__).with_name("casefile.schema.json")
+FORMAT = "claims/1"  # the case-file format this schema describes (oracles.casefile reads it)
 
-_NUMBER_TYPES = ["string", "number"]
+_NUMBER_TYPES = NUMBER_TYPES
 
 
-def _number(fmt: str, finite: bool, nonnegative: bool, positive: bool) -> dict:
+# Annotation keywords (ANNOTATIONS, from oracles.schema_fast) describe a field and never
+# constrain it (JSON Schema 2020-12, "meta-data" vocabulary): validation and the compiled fast
+# path skip them.
+
+
+def described(schema: dict, doc: Optional[str]) -> dict:
+    """``schema`` with ``doc`` as its ``description`` (a copy; ``schema`` is unchanged, so a
+    piece shared by several fields can mean something different in each)."""
+    if doc is None:
+        return schema
+    if not doc.strip():
+        raise ValueError("an empty description")
+    return {**schema, "description": doc}
+
+
+def _number(fmt: str, finite: bool, nonnegative: bool, positive: bool, doc: Optional[str]) -> dict:
     spec: dict = {"format": fmt, "finite": finite}
     if nonnegative:
         spec["nonnegative"] = True
     if positive:
         spec["positive"] = True
-    return {"type": _NUMBER_TYPES, "claimNumber": spec}
+    return described({"type": _NUMBER_TYPES, "claimNumber": spec}, doc)
 
 
-def f64(*, finite: bool = True, nonnegative: bool = False, positive: bool = False) -> dict:
+def f64(*, finite: bool = True, nonnegative: bool = False, positive: bool = False, doc: Optional[str] = None) -> dict:
     """A float64: hex text exactly one, a decimal read as the nearest (nonfinite words only
     with finite=False)."""
-    return _number("f64", finite, nonnegative, positive)
+    return _number("f64", finite, nonnegative, positive, doc)
 
 
-def f32(*, finite: bool = True, nonnegative: bool = False, positive: bool = False) -> dict:
+def f32(*, finite: bool = True, nonnegative: bool = False, positive: bool = False, doc: Optional[str] = None) -> dict:
     """A float32: hex text exactly one, a decimal read as the nearest."""
-    return _number("f32", finite, nonnegative, positive)
+    return _number("f32", finite, nonnegative, positive, doc)
 
 
-def rational(*, nonnegative: bool = False, positive: bool = False) -> dict:
+def rational(*, nonnegative: bool = False, positive: bool = False, doc: Optional[str] = None) -> dict:
     """Any finite exact rational (``p/q``, hex, decimal text or a JSON number)."""
-    return _number("rational", True, nonnegative, positive)
+    return _number("rational", True, nonnegative, positive, doc)
 
 
-def integer(minimum: Optional[int] = None, maximum: Optional[int] = None) -> dict:
+def integer(minimum: Optional[int] = None, maximum: Optional[int] = None, *, doc: Optional[str] = None) -> dict:
     out: dict = {"type": "integer"}
     if minimum is not None:
         out["minimum"] = minimum
     if maximum is not None:
         out["maximum"] = maximum
-    return out
+    return described(out, doc)
 
 
-def boolean() -> dict:
-    return {"type": "boolean"}
+def boolean(*, doc: Optional[str] = None) -> dict:
+    return described({"type": "boolean"}, doc)
 
 
-def string() -> dict:
-    return {"type": "string"}
+def string(*, doc: Optional[str] = None) -> dict:
+    return described({"type": "string"}, doc)
 
 
-def enum(names: Iterable[str]) -> dict:
+def enum(names: Iterable[str], *, doc: Optional[str] = None) -> dict:
     """One of these spellings, exactly (enum members keep the spec's spelling)."""
-    return {"enum": list(names)}
+    return described({"enum": list(names)}, doc)
 
 
-def const(value: Any) -> dict:
-    return {"const": value}
+def const(value: Any, *, doc: Optional[str] = None) -> dict:
+    return described({"const": value}, doc)
 
 
-def array(item: dict, *, min_items: Optional[int] = None, max_items: Optional[int] = None) -> dict:
+def array(item: dict, *, min_items: Optional[int] = None, max_items: Optional[int] = None,
+          doc: Optional[str] = None) -> dict:
     out: dict = {"type": "array", "items": item}
     if min_items is not None:
         out["minItems"] = min_items
     if max_items is not None:
         out["maxItems"] = max_items
-    return out
+    return described(out, doc)
 
 
-def tuple_(*items: dict) -> dict:
+def tuple_(*items: dict, doc: Optional[str] = None) -> dict:
     """A fixed-length array whose i-th item has the i-th schema (a track key, say)."""
-    return {"type": "array", "prefixItems": list(items), "items": False,
-            "minItems": len(items), "maxItems": len(items)}
+    return described({"type": "array", "prefixItems": list(items), "items": False,
+                      "minItems": len(items), "maxItems": len(items)}, doc)
 
 
-def vec(item: dict, n: int) -> dict:
+def vec(item: dict, n: int, *, doc: Optional[str] = None) -> dict:
     """An array of exactly ``n`` items."""
-    return array(item, min_items=n, max_items=n)
+    return array(item, min_items=n, max_items=n, doc=doc)
 
 
-def matrix(item: dict, shape: Iterable[Optional[int]]) -> dict:
+def matrix(item: dict, shape: Iterable[Optional[int]], *, doc: Optional[str] = None) -> dict:
     """Nested arrays of the given shape (``None`` for a free length of at least one)."""
     shape = list(shape)
     out = item
     for n in reversed(shape):
         out = array(out, min_items=1) if n is None else vec(out, n)
-    return out
+    return described(out, doc)
 
 
-def obj(required: Optional[dict] = None, optional: Optional[dict] = None) -> dict:
+def obj(required: Optional[dict] = None, optional: Optional[dict] = None, *, doc: Optional[str] = None) -> dict:
     """An object with exactly these fields (unknown fields are malformed, never ignored)."""
     required, optional = dict(required or {}), dict(optional or {})
-    return {"type": "object", "properties": {**required, **optional},
-            "required": sorted(required), "additionalProperties": False}
+    return described({"type": "object", "properties": {**required, **optional},
+                      "required": sorted(required), "additionalProperties": False}, doc)
 
 
-def any_of(*schemas: dict) -> dict:
-    return {"anyOf": list(schemas)}
+def any_of(*schemas: dict, doc: Optional[str] = None) -> dict:
+    return described({"anyOf": list(schemas)}, doc)
 
 
 # The declared error model of a Rounded claim (oracles.errormodel): the unit roundoff the
@@ -139,12 +161,28 @@ def any_of(*schemas: dict) -> dict:
 # optionally its own rounding constant k in place of the project's; or an explicit bound.
 MODEL: dict = {
     "type": "object",
+    "description": (
+        "Optional, Rounded rows only: the error model the producer declares (docs/casefile.md, Declared error "
+        "models). Without it the claim is judged against the row's reference model at binary64. Give u (with "
+        "eta for a format other than binary64/32/16, and optionally k), or bound; never both u and bound."),
     "properties": {
-        "name": string(),
-        "u": f64(positive=True),
-        "eta": f64(nonnegative=True),
-        "k": f64(positive=True),
-        "bound": any_of(f64(nonnegative=True), array(f64(nonnegative=True), min_items=1)),
+        "name": string(doc="Free text naming the model (ignored by the checker)."),
+        "u": f64(positive=True, doc=(
+            "Unit roundoff of the arithmetic the producer computed in: half the machine epsilon, 2^-53 "
+            "(0x1p-53) for binary64, 2^-24 for binary32, 2^-11 for binary16; these three imply eta. Any other "
+            "u (2^-52, binary64's epsilon rather than its unit roundoff, say) names another format and needs "
+            "eta; without it the claim is malformed.")),
+        "eta": f64(nonnegative=True, doc=(
+            "Smallest positive subnormal of the producer's format (2^-1074 binary64, 2^-149 binary32, 2^-24 "
+            "binary16): the absolute term of the row's formula. Only with u; required when u is not one of "
+            "the three above.")),
+        "k": f64(positive=True, doc=(
+            "The producer's rounding constant in place of the row's own: the row's bound scales by k over its "
+            "constant (each Rounded row's model line names it). Only with u.")),
+        "bound": any_of(f64(nonnegative=True), array(f64(nonnegative=True), min_items=1), doc=(
+            "An explicit error bound in the row's own units (the same units as the value it bounds: a "
+            "squared distance's bound is in squared length): one number for every component, or one per "
+            "model component in the order the row's model line lists them.")),
     },
     "additionalProperties": False,
     "not": {"required": ["u", "bound"]},
@@ -152,8 +190,25 @@ MODEL: dict = {
 }
 
 
+def model(components: str, constant: float) -> dict:
+    """:data:`MODEL` described for one row: the components an explicit ``bound`` lists, and the
+    rounding constant that ``k`` replaces (the checker's own, passed in so the text cannot drift)."""
+    return described(MODEL, f"Optional declared error model (docs/casefile.md, Declared error models). Components "
+                            f"of an explicit bound: {components}. k replaces this row's rounding constant "
+                            f"{constant:g}.")
+
+
 # A claim's label: the producer's own name for it (a test's name), echoed in every report.
-ID: dict = {"type": "string", "minLength": 1, "maxLength": 1000}
+ID: dict = {"type": "string", "minLength": 1, "maxLength": 1000,
+            "description": ("Optional: the producer's own label of the claim (a test's name), echoed in every "
+                            "report of its verdict; never read by a checker.")}
+
+# A claim's opt-in to the project's decisions (oracles.rules): rules of docs/decisions.md that go
+# beyond the spec then bind it too; without it the spec's rules and the documented defaults judge it.
+DECISIONS: dict = {"type": "boolean",
+                   "description": ("Optional, default false: true opts the claim in to the project's decisions "
+                                   "(docs/casefile.md, Opting in to the project's decisions): rules of "
+                                   "docs/decisions.md that go beyond the spec then bind it too.")}
 
 # True while a document is read under --exact-numbers: decimals must then be exact values.
 _EXACT_NUMBERS = contextvars.ContextVar("exact_numbers", default=False)
@@ -178,7 +233,7 @@ def _is_decimal_form(x) -> bool:
     return not x.lstrip("+-").startswith(("0x", "0X")) and "/" not in x and x not in _WORDS
 
 
-_WORDS = {"nan", "inf", "+inf", "-inf"}
+_WORDS = WORDS
 
 
 def _claim_number(validator, spec, instance, schema):
@@ -228,7 +283,8 @@ def _items(validator, items, instance, schema):
     """``items``, with arrays of plain claim numbers checked in one loop instead of one
     validator per number (most of a case file is such arrays). Same errors: an item that is a
     string or a number can fail only ``claimNumber``; any other item takes the general path."""
-    if (isinstance(instance, list) and isinstance(items, dict) and items.keys() == _PLAIN_NUMBER
+    if (isinstance(instance, list) and isinstance(items, dict)
+            and (items.keys() == _PLAIN_NUMBER or items.keys() - ANNOTATIONS == _PLAIN_NUMBER)
             and items["type"] == _NUMBER_TYPES and "prefixItems" not in schema):
         spec = items["claimNumber"]
         read: list = []  # the array's decimals, reported as one NumberRead (cheaper to carry up)
@@ -280,7 +336,7 @@ def _claim_schema(row_id: str, contract) -> dict:
     from .rows import row
 
     props = {"id": ID, "row": const(row_id), "guarantee": const(row(row_id).guarantee.value),
-             "inputs": contract.inputs, "value": contract.value}
+             "inputs": contract.inputs, "value": contract.value, "decisions": DECISIONS}
     if contract.model is not None:
         props["model"] = contract.model
     return {"type": "object", "properties": props, "required": ["row", "guarantee", "value", "inputs"],
@@ -291,10 +347,8 @@ def _claim_schema(row_id: str, contract) -> dict:
 def case_file_schema() -> dict:
     """The whole case-file schema: the envelope, then one ``if row == R then ...`` per row with
     a contract (rows without one accept any inputs: their claims are judged Undecided)."""
-    from .rows import ROWS
-    from .casefile import FORMAT
-
     from .families import _contracts
+    from .rows import ROWS
 
     contracts = _contracts()
     envelope = {
@@ -302,7 +356,7 @@ def case_file_schema() -> dict:
         "required": ["row", "guarantee", "value", "inputs"],
         "properties": {"id": ID, "row": enum([r.id for r in ROWS]),
                        "guarantee": enum(["Exact", "Rounded", "Certified", "Estimated", "Approximate"]),
-                       "inputs": {"type": "object"}, "value": {}, "model": {}},
+                       "inputs": {"type": "object"}, "value": {}, "model": {}, "decisions": DECISIONS},
         "additionalProperties": False,
     }
     per_row = [{"if": {"properties": {"row": const(rid)}, "required": ["row"]},
@@ -417,177 +471,6 @@ class DocumentReading:
     readings: list
 
 
-# --- A compiled fast path for well-formed claims ----------------------------------------------
-#
-# Most claims of a case file are well formed and spell every number as float.hex writes it.
-# For those, a predicate compiled from the row's schema answers "valid, and nothing to read"
-# in plain Python, an order of magnitude faster than the validator; any other claim (an error,
-# a decimal to read, a keyword the compiler does not know) takes the validator's path, which
-# alone writes messages and readings. The predicate may only say True where the validator
-# finds no error and no reading (``tests/oracles/test_casefile.py`` holds it to that).
-
-_NOT_COMPILED = object()
-_F32_MAX = 3.4028234663852886e38
-
-
-def _number_predicate(spec: dict):
-    fmt, finite = spec.get("format", "f64"), spec.get("finite", True)
-    positive, nonnegative = spec.get("positive", False), spec.get("nonnegative", False)
-    if fmt not in ("f64", "f32"):
-        return None
-    import numpy as np
-
-    def ok(x):
-        if type(x) is not str:
-            return False
-        if x in _WORDS:
-            return not finite and (x == "nan" or not (positive or nonnegative) or x in ("inf", "+inf")) \
-                and x != "+inf"
-        if not x.startswith(("0x", "-0x")):
-            return False
-        try:
-            v = float.fromhex(x)
-        except (ValueError, OverflowError):
-            return False
-        if v.hex() != x:
-            return False
-        if fmt == "f32" and (abs(v) > _F32_MAX or float(np.float32(v)) != v):
-            return False
-        if positive and not v > 0:
-            return False
-        if nonnegative and not v >= 0:
-            return False
-        return True
-
-    return ok
-
-
-_TYPES = {"object": lambda x: type(x) is dict, "array": lambda x: type(x) is list,
-          "integer": lambda x: type(x) is int, "boolean": lambda x: type(x) is bool,
-          "string": lambda x: type(x) is str, "null": lambda x: x is None}
-
-
-def _exact_required(sub) -> Optional[tuple]:
-    """The keys of a subschema that is only ``{"required": [...]}`` (decidable both ways)."""
-    if isinstance(sub, dict) and set(sub) == {"required"}:
-        return tuple(sub["required"])
-    return None
-
-
-def _compile(schema, defs: dict, depth: int = 0):
-    """A predicate ``valid(instance) -> bool`` (True only when certainly valid with nothing to
-    read), or None when the schema uses a keyword this compiler does not know. A schema is the
-    conjunction of its keywords, each applied as JSON Schema applies it."""
-    if depth > 60:
-        return None
-    if schema is True or schema == {}:
-        return lambda x: True
-    if not isinstance(schema, dict):
-        return None
-    defs = {**defs, **schema.get("$defs", {})}
-    keys = set(schema) - {"$defs"}
-    if keys == {"type", "claimNumber"} and schema["type"] == _NUMBER_TYPES:
-        return _number_predicate(schema["claimNumber"])
-    checks = []
-    if "$ref" in keys:
-        ref = schema["$ref"]
-        target = defs.get(ref[len("#/$defs/"):]) if ref.startswith("#/$defs/") else None
-        sub = _compile(target, defs, depth + 1) if target is not None else None
-        if sub is None:
-            return None
-        checks.append(sub)
-        keys.discard("$ref")
-    if "type" in keys:
-        types = schema["type"] if isinstance(schema["type"], list) else [schema["type"]]
-        if any(t not in _TYPES for t in types):
-            return None
-        preds = [_TYPES[t] for t in types]
-        checks.append(lambda x: any(p(x) for p in preds))
-        keys.discard("type")
-    if "enum" in keys or "const" in keys:
-        values = list(schema.get("enum", ())) + ([schema["const"]] if "const" in schema else [])
-        if "enum" in schema and "const" in schema:
-            return None
-        checks.append(lambda x: any(type(x) is type(v) and x == v for v in values))
-        keys -= {"enum", "const"}
-    if keys & {"minimum", "maximum"}:
-        lo, hi = schema.get("minimum"), schema.get("maximum")
-        checks.append(lambda x: type(x) is not int or ((lo is None or x >= lo) and (hi is None or x <= hi)))
-        keys -= {"minimum", "maximum"}
-    if keys & {"minLength", "maxLength"}:
-        lo, hi = schema.get("minLength", 0), schema.get("maxLength")
-        checks.append(lambda x: type(x) is not str or (len(x) >= lo and (hi is None or len(x) <= hi)))
-        keys -= {"minLength", "maxLength"}
-    if keys & {"items", "prefixItems", "minItems", "maxItems"}:
-        lo, hi = schema.get("minItems", 0), schema.get("maxItems")
-        prefix = [_compile(q, defs, depth + 1) for q in schema.get("prefixItems", ())]
-        items = schema.get("items", True)
-        rest = (lambda x: False) if items is False else _compile(items, defs, depth + 1)
-        if rest is None or any(q is None for q in prefix):
-            return None
-        n = len(prefix)
-
-        def array_ok(x):
-            if type(x) is not list:
-                return True
-            if len(x) < lo or (hi is not None and len(x) > hi):
-                return False
-            for i, v in enumerate(x):
-                if not (prefix[i](v) if i < n else rest(v)):
-                    return False
-            return True
-
-        checks.append(array_ok)
-        keys -= {"items", "prefixItems", "minItems", "maxItems"}
-    if keys & {"properties", "required", "additionalProperties", "dependentRequired"}:
-        extra = schema.get("additionalProperties", True)
-        if extra not in (True, False):
-            return None
-        props = {k: _compile(v, defs, depth + 1) for k, v in schema.get("properties", {}).items()}
-        if any(v is None for v in props.values()):
-            return None
-        required = tuple(schema.get("required", ()))
-        dependent = {k: tuple(v) for k, v in schema.get("dependentRequired", {}).items()}
-
-        def object_ok(x):
-            if type(x) is not dict:
-                return True
-            for r in required:
-                if r not in x:
-                    return False
-            for k, deps in dependent.items():
-                if k in x and any(d not in x for d in deps):
-                    return False
-            for k, v in x.items():
-                p = props.get(k)
-                if p is None:
-                    if extra is False:
-                        return False
-                elif not p(v):
-                    return False
-            return True
-
-        checks.append(object_ok)
-        keys -= {"properties", "required", "additionalProperties", "dependentRequired"}
-    if "anyOf" in keys:
-        branches = [_compile(b, defs, depth + 1) for b in schema["anyOf"]]
-        if any(b is None for b in branches):
-            return None
-        checks.append(lambda x: any(b(x) for b in branches))
-        keys.discard("anyOf")
-    if "not" in keys:
-        req = _exact_required(schema["not"])
-        if req is None:
-            return None
-        checks.append(lambda x: type(x) is not dict or any(r not in x for r in req))
-        keys.discard("not")
-    if keys:
-        return None
-    if len(checks) == 1:
-        return checks[0]
-    return lambda x: all(c(x) for c in checks)
-
-
 @lru_cache(maxsize=None)
 def _row_predicate(row_id: str):
     """The compiled predicate of one row's claim schema (None: no contract, or not compilable)."""
@@ -596,7 +479,7 @@ def _row_predicate(row_id: str):
     c = contract_for(row_id)
     if c is None:
         return None
-    return _compile(_claim_schema(row_id, c), {})
+    return compile_schema(_claim_schema(row_id, c), {})
 
 
 def fast_valid(claim: Any) -> bool:
@@ -658,7 +541,6 @@ def _dispatched_errors(doc: Any):
 @lru_cache(maxsize=None)
 def _top_validator():
     """The case file's own fields (not its claims): the format, the producer, a claims list."""
-    from .casefile import FORMAT
 
     return _Validator({"type": "object", "required": ["format", "claims"],
                        "properties": {"format": const(FORMAT), "producer": string(), "claims": {"type": "array"}},

@@ -59,6 +59,12 @@ def _eta(u: float, eta: float | None) -> float:
     return _ETA[u]
 
 
+def _value(x):
+    """A bound as a Python float, or as an array where E was an array (a batch of spans: the
+    same operations element by element, so each element is bit for bit the scalar bound)."""
+    return float(x) if np.ndim(x) == 0 else x
+
+
 def span_magnitude(controls) -> float:
     """E of one span: the largest magnitude of its controls (any dtype, read exactly)."""
     return float(np.max(np.abs(np.asarray(controls, dtype=np.float64))))
@@ -72,7 +78,7 @@ def position_bound(E: float, u: float = U64, *, eta: float | None = None) -> flo
     Underflow: the four products ``b_i P_i`` add at most ``4 eta / 2`` (an underflowing basis
     value errs by ``eta`` relative to E, inside the margin of K): ``K u E + K eta``.
     """
-    return float(up(K * u * E + K * _eta(u, eta)))
+    return _value(up(K * u * E + K * _eta(u, eta)))
 
 
 def derivative_bound(E: float, u: float = U64, *, eta: float | None = None) -> float:
@@ -81,7 +87,7 @@ def derivative_bound(E: float, u: float = U64, *, eta: float | None = None) -> f
     Underflow: three products of a coefficient and a difference (``3 eta / 2``), then the
     factor 3 and its own rounding: ``5 eta <= K eta``.
     """
-    return float(up(K * u * mul_hi(6.0, E) + K * _eta(u, eta)))
+    return _value(up(K * u * mul_hi(6.0, E) + K * _eta(u, eta)))
 
 
 def second_derivative_bound(E: float, u: float = U64, *, eta: float | None = None) -> float:
@@ -89,7 +95,7 @@ def second_derivative_bound(E: float, u: float = U64, *, eta: float | None = Non
 
     Underflow: two products (``eta``), the factor 6 and its rounding: ``6.5 eta <= K eta``.
     """
-    return float(up(K * u * mul_hi(24.0, E) + K * _eta(u, eta)))
+    return _value(up(K * u * mul_hi(24.0, E) + K * _eta(u, eta)))
 
 
 def tangent_bound(E: float, speed: float, u: float = U64, *, eta: float | None = None) -> float:

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from oracles.__main__ import main
-from oracles.checks import contract_for, families
+from oracles.families import contract_for, families
 from oracles.ledger import check_claim
 from oracles.model import VerdictKind
 

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from oracles.checks import families
+from oracles.families import families
 from oracles.ledger import check_claim
+from oracles import rules
 from oracles.model import VerdictKind
 from oracles.schema import _Validator, _claim_schema
 
@@ -62,5 +63,9 @@ def test_a_planted_false_claim_is_violated_and_an_honest_one_verified(fam, rid):
     if contract.refutable:
         assert v.kind is VerdictKind.Violated, (rid, v.kind, v.note)
         assert v.witness is not None, f"{rid}: Violated without a witness"
+        # refuted by the spec's rules (or a documented default), never by a decision of ours alone:
+        # the planted claim does not opt in to the decisions (oracles.rules)
+        assert not planted.decisions and rules.source_of(v.rule) in ("spec", "default"), (rid, v.rule)
+        assert v.rule in {r.id for r in rules.rules_of(rid)}, (rid, v.rule)
     else:
         assert v.kind is not VerdictKind.Verified

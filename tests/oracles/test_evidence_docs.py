@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from oracles.checks import contract_for, families
+from oracles.families import contract_for, families
 from oracles.rows import ROWS
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -260,4 +260,9 @@ def test_the_pingpong_turning_points_are_forward():
         forward = {"value": enc(value), "derivative": enc(2.0), "span": 0, "reflected": False}
         assert check_claim(Claim("track.values", G.Rounded, forward, inputs)).kind is V, t
         back = {**forward, "derivative": enc(-2.0), "reflected": True}
-        assert check_claim(Claim("track.values", G.Rounded, back, inputs)).kind is X, t
+        # The spec does not say which side of a turning point a query lands on: only our decision
+        # (forward) refutes the reflected answer; its derivative is judged on the side it names.
+        from tests.oracles.decisions_helper import only_the_decision_refutes, the_spec_refutes
+
+        only_the_decision_refutes(Claim("track.values", G.Rounded, back, inputs), "track:turning_points")
+        the_spec_refutes(Claim("track.values", G.Rounded, {**back, "derivative": enc(2.0)}, inputs))

@@ -3,6 +3,7 @@ claims the oracle cannot decide Undecided, malformed inputs raise."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from fractions import Fraction as Fr
 
@@ -57,6 +58,22 @@ def honest(case, row):
     return next(c for c in case_claims(case) if c.row == row)
 
 
+EXACTNESS = "triangle:exactness_clause"
+
+
+def both_ways(claim):
+    """The claim's verdict by the spec's rules (no opt-in) and with the project's decisions
+    binding (``"decisions": true``)."""
+    return check_claim(dataclasses.replace(claim, decisions=False)), check_claim(dataclasses.replace(claim, decisions=True))
+
+
+def only_the_decision_refutes(claim, rule=EXACTNESS):
+    """By the spec's rules Verified, the decision not met; opted in, Violated by the decision."""
+    spec, ours = both_ways(claim)
+    assert spec.kind is VerdictKind.Verified and spec.unmet == (rule,), (spec.kind, spec.unmet, spec.note)
+    assert ours.kind is VerdictKind.Violated and ours.rule == rule, (ours.kind, ours.rule, ours.note)
+
+
 class TestHonestClaims:
     def test_fast_path_claims_verify(self):
         for case in (CROSS, EDGE, OBLIQUE):
@@ -81,11 +98,12 @@ class TestPlantedFalseClaims:
 
     def test_wrong_index_on_an_exact_tie(self):
         # Facets 0 and 5 both meet the edge at exactly t = 1/2 (correctly rounded: axis-aligned,
-        # exact differences); the tie must keep 0.
-        assert kind(hit(EDGE, 0.5, 5, [0, 0, 0.5])) is VerdictKind.Violated
+        # exact differences); the tie must keep 0. Only the exactness clause (a decision of ours)
+        # makes the computed parameters equal: by spec 004's rules each is within its R_t of 1/2.
+        only_the_decision_refutes(hit(EDGE, 0.5, 5, [0, 0, 0.5]))
 
     def test_parameter_off_by_one_ulp_on_a_correctly_rounded_facet(self):
-        assert kind(hit(CROSS, np.nextafter(0.3125, 1), 0, [0, 0.25, 0.625])) is VerdictKind.Violated
+        only_the_decision_refutes(hit(CROSS, np.nextafter(0.3125, 1), 0, [0, 0.25, 0.625]))
 
     def test_parameter_outside_its_error_model(self):
         t = 30 / 31 * (1 + 1e-9)
@@ -209,9 +227,11 @@ class TestBandConformance:
         case = _face_case([0.0, 0.25, 0.625], [2.0, 0.25, 0.625])  # T = 0 exactly, computed 0
         assert kind(hit(case, 0, 0, [0, 0.25, 0.625])) is VerdictKind.Verified
         assert kind(_amb(case, {"outcome": "hit"})) is VerdictKind.Verified
-        assert kind(_amb(case, {"outcome": "ambiguous", "triangle": 0})) is VerdictKind.Violated
+        # "computed 0" is the exactness clause: by the spec's rules alone a binary64 computation
+        # may put t inside the band, so the rejection is justified; our decision refutes it.
+        only_the_decision_refutes(_amb(case, {"outcome": "ambiguous", "triangle": 0}))
         end = _face_case([-1.0, 0.25, 0.625], [0.0, 0.25, 0.625])  # T = 1 exactly
-        assert kind(_amb(end, {"outcome": "ambiguous", "triangle": 0})) is VerdictKind.Violated
+        only_the_decision_refutes(_amb(end, {"outcome": "ambiguous", "triangle": 0}))
 
     @pytest.mark.parametrize("w, outcome", [(-5e-7, VerdictKind.Violated), (-4e-6, VerdictKind.Verified)])
     def test_a_miss_just_outside_an_edge(self, w, outcome):
@@ -347,8 +367,15 @@ def test_case_file_round_trip_through_the_cli(tmp_path):
     path = tmp_path / "claims.json"
     write_claims(path, good, "test")
     assert cli(["check", str(path), "--out", str(tmp_path / "a")]) == 0
-    write_claims(path, good + [hit(EDGE, 0.5, 5, [0, 0, 0.5])], "test")
+    write_claims(path, good + [hit(CROSS, Fr(13, 16), 3, [1, 0.25, 0.625])], "test")  # skips x = 0 at 5/16
     assert cli(["check", str(path), "--out", str(tmp_path / "b")]) == 1
+    # The exact tie on a shared cube edge at the higher index: only our exactness clause refutes
+    # it, so the file fails only where the claim opts in to the decisions.
+    tie = hit(EDGE, 0.5, 5, [0, 0, 0.5])
+    write_claims(path, good + [tie], "test")
+    assert cli(["check", str(path), "--out", str(tmp_path / "c")]) == 0
+    write_claims(path, good + [dataclasses.replace(tie, decisions=True)], "test")
+    assert cli(["check", str(path), "--out", str(tmp_path / "d")]) == 1
 
 
 def test_family_ledger_has_no_violation():
@@ -459,11 +486,13 @@ class TestDeclaredModels:
         assert kind(tight) is VerdictKind.Violated
 
     def test_the_correctly_rounded_rule_belongs_to_the_reference_model(self):
-        # One ulp off the correctly rounded 5/16: Violated by the reference; a float32 model
-        # judges it by its (wider) bound.
+        # One ulp off the correctly rounded 5/16: Violated by the exactness clause where the claim
+        # opts in to the decisions; a float32 model judges it by its (wider) bound, opted in or
+        # not, and the clause is not even consulted.
         t = np.nextafter(0.3125, 1)
-        assert kind(hit(CROSS, t, 0, [0, 0.25, 0.625])) is VerdictKind.Violated
-        assert kind(hit(CROSS, t, 0, [0, 0.25, 0.625], model=self.F32)) is VerdictKind.Verified
+        only_the_decision_refutes(hit(CROSS, t, 0, [0, 0.25, 0.625]))
+        for v in both_ways(hit(CROSS, t, 0, [0, 0.25, 0.625], model=self.F32)):
+            assert v.kind is VerdictKind.Verified and v.unmet == ()
 
 
 @pytest.fixture(scope="module")

@@ -37,6 +37,7 @@ from interval.context import lower, to_mpq, upper
 from ...decide import Decision, refine
 from ...errormodel import ratio
 from ...model import Claim, dec, dec_array, enc, undecided, verified, violated
+from ...rules import declare, spec
 from .oracle import BUDGET, Enclosure, arc_length, enc_iv, oracle_faults, prefix_length
 
 __all__ = ["RESOLUTION", "check_length_bounds", "check_prefix_bounds", "check_inversion_residual",
@@ -44,6 +45,42 @@ __all__ = ["RESOLUTION", "check_length_bounds", "check_prefix_bounds", "check_in
 
 # TryResolveDistance's bisection stops at adjacent floats or a bracket narrower than this.
 RESOLUTION = 2.0**-60
+
+# The rules (oracles.rules): every one is a spec 002 sentence; the numbers they need come from the
+# claim (DistanceError, the residual bound) or the oracles, so no documented default enters.
+_S = "spec 002 Distance maps: "
+ENCLOSURE = spec("distance:enclosure", "spec 002 Guarantees: 'Leaf and total length bounds, prefix bounds' are "
+                 "Certified ('Certified bounds come from FoundationMath's outward-rounded enclosures'): lower <= "
+                 "upper and the true length lies in [lower, upper]")
+TOTAL_GAP = spec("distance:total_gap", _S + "'until the whole-path gap TotalUpper - TotalLower is at most the path's "
+                 "DistanceError. The gap is rechecked in path order before success'")
+MIDPOINT_LEAVES = spec("distance:midpoint_leaves", _S + "'It splits the leaf with the largest gap at its parameter "
+                       "midpoint': a leaf is [j 2^-d, (j + 1) 2^-d]")
+RESIDUAL_FITS = spec("distance:residual_fits", _S + "'It accepts only when the Certified residual, which includes "
+                     "every preceding leaf's uncertainty, fits DistanceError': residual_bound <= DistanceError")
+TARGET = spec("distance:target", _S + "'The PathDistance domain is [0, TotalEstimate]' with the boundary policies "
+              "('Policies act only outside the closed domain'): the resolved distance is the query's target after "
+              "its policy, within the residual bound")
+RESOLUTION_RULES = spec("distance:resolution", _S + "'finds the leaf by monotone lookup over prefix estimates, then "
+                        "bisects partial-span estimates for the earliest parameter that reaches the target ... A "
+                        "target equal to a stored boundary estimate resolves to that exact boundary. Zero-length runs "
+                        "resolve to their earliest parameter, and the path end resolves to the last span at u = 1'; "
+                        "'An exact boundary selects the outgoing span at u = 0' (the bisection's last short parameter "
+                        "within 2^-60 or one float of the result: 'so bisection can reach float64 resolution')")
+BOUND_AT_RESULT = spec("distance:bound_at_result", _S + "'TryBoundDistance returns the Certified prefix enclosure at "
+                       "any parameter' (the truth inside it, its estimate inside it and reaching the resolved "
+                       "distance, the residual bound covering it)")
+RESIDUAL = spec("distance:residual", _S + "'|L(at.Parameter) - 2.5| <= at.ResidualBound <= DistanceError "
+                "(Certified)': the true prefix length at the result lies within the residual bound of the target")
+ESTIMATE_INSIDE = spec("distance:estimate_inside", "spec 002 Guarantees: 'TotalEstimate, PrefixEstimate, "
+                       "DistanceBound::Estimate: Estimated, inside the Certified interval'")
+
+RULES = declare({
+    "distance.length_bounds": (ENCLOSURE, TOTAL_GAP, MIDPOINT_LEAVES),
+    "distance.prefix_bounds": (ENCLOSURE,),
+    "distance.inversion_residual": (RESIDUAL_FITS, TARGET, RESOLUTION_RULES, BOUND_AT_RESULT, RESIDUAL),
+    "distance.estimates": (ESTIMATE_INSIDE, ENCLOSURE),
+})
 
 _mpq = gmpy2.mpq
 
@@ -119,18 +156,21 @@ def _check_bounds(claim: Claim):
     E = to_mpq(dec(claim.inputs["distance_error"]))
     measured = ratio(hi - lo, E) if hi >= lo else math.inf
     if hi < lo:
-        return violated(claim, {"claimed": claim.value}, note="lower exceeds upper", bound_use=math.inf)
+        return violated(claim, {"claimed": claim.value}, note="lower exceeds upper", bound_use=math.inf,
+                        rule=ENCLOSURE.id)
     if claim.inputs.get("range") == "total" and hi - lo > E:
         return violated(claim, {"width": enc(hi - lo), "distance_error": claim.inputs["distance_error"]},
                         measure="width_over_distance_error", measured=measured, bound_use=measured,
-                        note="TotalUpper - TotalLower exceeds distance_error (the build must split until it fits)")
+                        note="TotalUpper - TotalLower exceeds distance_error (the build must split until it fits)",
+                        rule=TOTAL_GAP.id)
     d = _decide_inside(claim, lo, hi)
     use = _position(lo, hi, lower(d.enclosure), upper(d.enclosure))
     if d.holds is True:
         return verified(claim, measure="width_over_distance_error", measured=measured, prec=d.prec, bound_use=use)
     if d.holds is False:
         return violated(claim, {"truth": enc_iv(d.enclosure), "claimed": claim.value},
-                        measure="width_over_distance_error", measured=measured, prec=d.prec, bound_use=use)
+                        measure="width_over_distance_error", measured=measured, prec=d.prec, bound_use=use,
+                        rule=ENCLOSURE.id)
     return undecided(claim, enc_iv(d.enclosure), prec=d.prec, bound_use=use,
                      note="the length enclosure straddles a claimed bound at the precision budget")
 
@@ -154,7 +194,8 @@ def check_length_bounds(claim: Claim):
         u0, u1 = dec(claim.inputs["u0"]), dec(claim.inputs["u1"])
         if 0.0 <= u0 <= u1 <= 1.0 and not _dyadic(u0, u1):
             return violated(claim, {"u0": claim.inputs["u0"], "u1": claim.inputs["u1"]},
-                            note="a leaf is split at its parameter midpoint: [u0, u1] must be [j 2^-d, (j + 1) 2^-d]")
+                            note="a leaf is split at its parameter midpoint: [u0, u1] must be [j 2^-d, (j + 1) 2^-d]",
+                            rule=MIDPOINT_LEAVES.id)
     return _check_bounds(claim)
 
 
@@ -283,26 +324,29 @@ def check_inversion_residual(claim: Claim):
     if R > E:
         return violated(claim, {"residual_bound": claim.value["residual_bound"],
                                 "distance_error": claim.inputs["distance_error"]},
-                        note="the residual bound exceeds distance_error", bound_use=math.inf)
+                        note="the residual bound exceeds distance_error", bound_use=math.inf, rule=RESIDUAL_FITS.id)
     if abs(s - t) > R:
         return violated(claim, {"distance": claim.value["distance"], "target": enc(t),
                                 "residual_bound": claim.value["residual_bound"]},
-                        note="the resolved distance is not the query's target after its policy", bound_use=math.inf)
+                        note="the resolved distance is not the query's target after its policy", bound_use=math.inf,
+                        rule=TARGET.id)
     broken = _resolution_rules(claim, C, s, T, k, u)
     if broken is not None:
-        return violated(claim, broken[1], note=broken[0])
+        return violated(claim, broken[1], note=broken[0], rule=RESOLUTION_RULES.id)
     bound = claim.value.get("bound")
     if bound is not None:
         blo, bhi = _interval(claim, src=bound)
         best = to_mpq(dec(bound["estimate"]))
         if not blo <= best <= bhi:
-            return violated(claim, {"bound": bound}, note="the estimate at the result leaves its Certified bound")
+            return violated(claim, {"bound": bound}, note="the estimate at the result leaves its Certified bound",
+                            rule=BOUND_AT_RESULT.id)
         if not best >= s:
             return violated(claim, {"bound": bound, "distance": claim.value["distance"]},
-                            note="the result's estimate does not reach the target")
+                            note="the result's estimate does not reach the target", rule=BOUND_AT_RESULT.id)
         if max(bhi - t, t - blo) > R:
             return violated(claim, {"bound": bound, "target": enc(t), "residual_bound": claim.value["residual_bound"]},
-                            note="the residual bound does not cover the Certified prefix bound at the result")
+                            note="the residual bound does not cover the Certified prefix bound at the result",
+                            rule=BOUND_AT_RESULT.id)
 
     def check(prec):
         L = enclose(prec).value
@@ -324,10 +368,11 @@ def check_inversion_residual(claim: Claim):
     if d.holds is False:
         if isinstance(d.detail, tuple):
             return violated(claim, {"truth": enc_iv(d.enclosure), "bound": bound}, prec=d.prec,
-                            note="the Certified prefix bound at the result misses the truth", bound_use=math.inf)
+                            note="the Certified prefix bound at the result misses the truth", bound_use=math.inf,
+                            rule=BOUND_AT_RESULT.id)
         use = ratio(d.detail, R)
         return violated(claim, {"truth": enc_iv(d.enclosure), "target": enc(t), "claimed": claim.value},
-                        measure="residual_over_bound", measured=use, prec=d.prec, bound_use=use)
+                        measure="residual_over_bound", measured=use, prec=d.prec, bound_use=use, rule=RESIDUAL.id)
     return undecided(claim, enc_iv(d.enclosure), prec=d.prec,
                      note="|L - target| straddles the residual bound at the precision budget")
 
@@ -351,7 +396,7 @@ def check_estimates(claim: Claim):
     if not lo <= est <= hi:
         return violated(claim, {"estimate": claim.value["estimate"], "lower": claim.inputs["lower"],
                                 "upper": claim.inputs["upper"]}, note="the estimate leaves its Certified interval",
-                        bound_use=use)
+                        bound_use=use, rule=ESTIMATE_INSIDE.id)
     d = _decide_inside(claim, lo, hi)
     L = d.enclosure
     mid = (lower(L) + upper(L)) / 2
@@ -361,5 +406,5 @@ def check_estimates(claim: Claim):
     if d.holds is False:
         return violated(claim, {"truth": enc_iv(L), "interval": [claim.inputs["lower"], claim.inputs["upper"]]},
                         measure="relative_error", measured=rel, prec=d.prec, bound_use=use,
-                        note="the Certified interval of the estimate misses the truth")
+                        note="the Certified interval of the estimate misses the truth", rule=ENCLOSURE.id)
     return undecided(claim, enc_iv(L), prec=d.prec, bound_use=use, note="truth straddles the estimate's interval")

@@ -9,14 +9,31 @@ from ...model import Claim, dec, enc
 
 __all__ = ["CONTRACTS", "plant_bounds", "plant_inversion", "plant_estimate"]
 
-_CONTROLS = S.matrix(S.f32(), [None, 4, 3])
-_AT = {"span": S.integer(minimum=0), "u": S.f64()}
-_LEAF = {"range": S.const("leaf"), "span": S.integer(minimum=0), "u0": S.f64(), "u1": S.f64()}
-_TOTAL = {"range": S.const("total"), **_AT}
-_ERR = {"controls": _CONTROLS, "distance_error": S.f64(nonnegative=True)}
-_BOUNDS = S.obj(required={"lower": S.f64(), "upper": S.f64()})
-_IV = {"lower": S.f64(), "upper": S.f64()}
-_NODE = S.obj(required={**_AT, "estimate": S.f64()})
+_CONTROLS = S.matrix(S.f32(), [None, 4, 3], doc=(
+    "Yours: every span's four prepared controls (n x 4 x 3), chunk-relative float32: the path the map was built "
+    "on."))
+_AT = {"span": S.integer(minimum=0, doc="Given: the span index of the parameter."),
+       "u": S.f64(doc="Given: the parameter u within the span, [0, 1] (normalized, not a distance).")}
+_LEAF = {"range": S.const("leaf", doc="Given: the bounds are a leaf's."),
+         "span": S.integer(minimum=0, doc="Yours: the leaf's span index."),
+         "u0": S.f64(doc="Yours: the leaf's first parameter; a leaf is a dyadic [j 2^-d, (j + 1) 2^-d] of its span."),
+         "u1": S.f64(doc="Yours: the leaf's last parameter.")}
+_TOTAL = {"range": S.const("total", doc="Given: the bounds are the whole path's (TotalLower, TotalUpper)."),
+          "span": S.integer(minimum=0, doc="Given: n - 1, the last span (the total is the prefix at the path end)."),
+          "u": S.f64(doc="Given: 1, the path end.")}
+_ERR = {"controls": _CONTROLS, "distance_error": S.f64(nonnegative=True, doc=(
+    "Given: the path's ToleranceProfile.DistanceError, asset units: the largest Certified gap TotalUpper - "
+    "TotalLower of the map, and the largest inversion residual."))}
+_BOUNDS = S.obj(required={"lower": S.f64(doc="The Certified lower bound of the true arc length, asset units."),
+                          "upper": S.f64(doc="The Certified upper bound of the true arc length, asset units.")})
+_IV = {"lower": S.f64(doc=(
+    "Yours: the Certified lower bound your implementation reported for the same length (the leaf's or total "
+    "lower bound, or TryBoundDistance's lower), asset units. A producer with only an estimate: see the example "
+    "below.")),
+       "upper": S.f64(doc="Yours: the matching Certified upper bound, asset units.")}
+_NODE = S.obj(required={"span": S.integer(minimum=0, doc="The stored parameter's span."),
+                        "u": S.f64(doc="The stored parameter's u."),
+                        "estimate": S.f64(doc="The prefix estimate stored at that parameter, asset units.")})
 
 
 def _replace(claim: Claim, value=None, inputs=None) -> Claim:
@@ -70,8 +87,10 @@ CONTRACTS = {
                 "remainder (disjoint enclosures: OracleFault), at 113, 256 then 1024 bits; a total's width is at "
                 "most distance_error; a leaf is [j 2^-d, (j + 1) 2^-d] (midpoint splits); measured "
                 "(upper - lower) / distance_error."),
-        inputs=S.any_of(S.obj(required={**_ERR, **_LEAF}), S.obj(required={**_ERR, **_TOTAL})),
-        value=_BOUNDS,
+        inputs=S.any_of(S.obj(required={**_ERR, **_LEAF}, doc="A leaf of the map."),
+                        S.obj(required={**_ERR, **_TOTAL}, doc="The whole path."),
+                        doc="Which length is bounded: a leaf, or the whole path."),
+        value=S.described(_BOUNDS, "The Certified interval [lower, upper] of that length (asset units, not squared)."),
         plant=plant_bounds,
         oracles=_ARC_ORACLES,
     ),
@@ -79,7 +98,8 @@ CONTRACTS = {
         checks=("Certified: the true prefix length L(span, u) from the path start lies in [lower, upper] (the same "
                 "two arc-length oracles); measured (upper - lower) / distance_error."),
         inputs=S.obj(required={**_ERR, **_AT}),
-        value=_BOUNDS,
+        value=S.described(_BOUNDS, "TryBoundDistance's Certified interval of the prefix length L(span, u) from the "
+                                   "path start, asset units."),
         plant=plant_bounds,
         oracles=_ARC_ORACLES,
     ),
@@ -94,12 +114,36 @@ CONTRACTS = {
                 "an estimate below distance; with the optional bound, the truth inside it, lower <= estimate <= "
                 "upper, estimate >= distance and residual_bound >= max(upper - target, target - lower); measured "
                 "|L - target| / residual_bound."),
-        inputs=S.obj(required={**_ERR, **_AT, "query": S.f64(), "policy": S.enum(["Reject", "Clamp", "Wrap"]),
-                               "total_estimate": S.f64(nonnegative=True)}),
-        value=S.obj(required={"residual_bound": S.f64(nonnegative=True), "distance": S.f64()},
-                    optional={"bound": S.obj(required={**_IV, "estimate": S.f64()}),
-                              "lookup": S.obj(required={"after": _NODE}, optional={"before": _NODE}),
-                              "short": _NODE}),
+        inputs=S.obj(required={
+            **_ERR,
+            "span": S.integer(minimum=0, doc="Yours: the resolved parameter's span (DistanceResolution)."),
+            "u": S.f64(doc="Yours: the resolved parameter's u, [0, 1]."),
+            "query": S.f64(doc=("Given: DistanceQuery.Distance, the target distance from the path start (asset "
+                                "units), before its policy.")),
+            "policy": S.enum(["Reject", "Clamp", "Wrap"], doc=(
+                "Given: the query's BoundaryPolicy: Reject resolves only inside [0, total_estimate]; Clamp takes "
+                "the nearer end; Wrap the floored remainder modulo total_estimate.")),
+            "total_estimate": S.f64(nonnegative=True, doc=(
+                "Yours: the map's TotalEstimate, asset units (an Estimated value: the PathDistance domain is "
+                "[0, TotalEstimate]; a producer reports its own)."))}),
+        value=S.obj(required={
+            "residual_bound": S.f64(nonnegative=True, doc=(
+                "DistanceResolution.ResidualBound: a Certified bound of |L(span, u) - target|, asset units; at most "
+                "distance_error.")),
+            "distance": S.f64(doc="The resolved distance: the target after the policy, asset units.")},
+                    optional={"bound": S.obj(required={
+                        "lower": S.f64(doc="TryBoundDistance's Certified lower prefix bound at the result."),
+                        "upper": S.f64(doc="Its Certified upper prefix bound."),
+                        "estimate": S.f64(doc="Its prefix estimate (must reach distance).")},
+                        doc="Optional: TryBoundDistance at the resolved parameter."),
+                              "lookup": S.obj(required={"after": S.described(_NODE, (
+                                  "The first stored leaf boundary whose prefix estimate reaches the target."))},
+                                              optional={"before": S.described(_NODE, (
+                                                  "The stored boundary before it (absent only at the path start)."))},
+                                              doc="Optional witness of the monotone lookup over prefix estimates."),
+                              "short": S.described(_NODE, (
+                                  "Optional: the bisection's last parameter that fell short of the target (within "
+                                  "2^-60 or one float before the result) and its estimate."))}),
         plant=plant_inversion,
         oracles=_ARC_ORACLES,
     ),
@@ -107,11 +151,18 @@ CONTRACTS = {
         checks=("Estimated: lower <= estimate <= upper exactly, and the true length the inputs name (a leaf, the "
                 "total, or a prefix) inside [lower, upper]; measured |estimate - L| / L."),
         inputs=S.any_of(
-            S.obj(required={"controls": _CONTROLS, **_LEAF, **_IV, "what": S.const("leaf estimate")}),
-            S.obj(required={"controls": _CONTROLS, **_TOTAL, **_IV, "what": S.const("TotalEstimate")}),
+            S.obj(required={"controls": _CONTROLS, **_LEAF, **_IV,
+                            "what": S.const("leaf estimate", doc="Given: a leaf's length estimate.")},
+                  doc="A leaf's estimate."),
+            S.obj(required={"controls": _CONTROLS, **_TOTAL, **_IV,
+                            "what": S.const("TotalEstimate", doc="Given: the map's TotalEstimate.")},
+                  doc="The map's TotalEstimate."),
             S.obj(required={"controls": _CONTROLS, **_AT, **_IV,
-                            "what": S.enum(["PrefixEstimate", "DistanceBound.Estimate"])})),
-        value=S.obj(required={"estimate": S.f64()}),
+                            "what": S.enum(["PrefixEstimate", "DistanceBound.Estimate"], doc=(
+                                "Given: which prefix estimate (at a stored boundary, or TryBoundDistance's)."))},
+                  doc="A prefix estimate L(span, u)."),
+            doc="Which estimate, of which length, with its Certified interval."),
+        value=S.obj(required={"estimate": S.f64(doc="The Estimated length, asset units.")}),
         plant=plant_estimate,
         oracles=_ARC_ORACLES,
     ),

@@ -43,12 +43,41 @@ from reference.frame import FRAME_VECTOR_K
 from ...decide import enclosures_overlap
 from ...errormodel import ratio, resolve
 from ...model import Claim, dec, dec_array, enc, oracle_fault, undecided, verified, violated
+from ...rules import declare, default, spec
 
 __all__ = ["check_regularity", "check_depth_limited_range", "check_vectors", "check_singular_ranges",
            "controls_of", "RANGE_BOX_BAND", "IVP"]
 
 _mpq = gmpy2.mpq
 IVP = 113  # interval precision (bits) of the vector checks
+
+_S = "spec 002 Transported frames: "
+REGULARITY = spec("frame:regularity", _S + "'An interval is regular when an outward-rounded box of its derivative "
+                  "stays farther than MinimumSpeed from zero' (spec 002 Guarantees: 'Frame regularity decision "
+                  "(derivative box versus MinimumSpeed)' is Certified): a regular interval's min |B'| exceeds "
+                  "MinimumSpeed, a slow range's max |B'| is at most it")
+DEPTH_LIMITED = spec("frame:depth_limited", _S + "'A range that cannot be shown regular at the depth limit is "
+                     "2^-MaxDepth wide': its width, and an exact derivative box that does reach MinimumSpeed (beyond "
+                     "the band RANGE_BOX_BAND = 2^-40 of docs/decisions.md 'Frames: depth-limited ranges are "
+                     "2^-MaxDepth wide (issue 23)')")
+SINGULAR_RANGES = spec("frame:singular_ranges", _S + "'TryEvaluateFrame returns Degenerate inside it and never reuses "
+                       "a frame across it': Degenerate only inside a reported range, no frame strictly inside one or "
+                       "at the common end of two")
+VECTORS = spec("frame:vectors", _S + "'frame.Tangent, frame.Normal and frame.Binormal = Tangent x Normal are "
+               "right-handed and orthonormal': finite components")
+VECTORS_BOUND = default("frame:vectors_bound", "docs/decisions.md 'Frames: the error model of frame.vectors' (or the "
+                        "claim's declared model): the position within 16 u E + 16 eta of B(u), the tangent within "
+                        "tangent_bound, orthonormality and handedness residuals within 16 u, the seed normal within "
+                        "its bound (spec 002 Guarantees: 'Frame vectors and positions' are Rounded)")
+SEED = spec("frame:seed", _S + "'The first run starts from SeedUp projected perpendicular to the first tangent. When "
+            "that projection is degenerate (its sine is at or below MinimumSinAngle) ... UseFallbackAxis projects "
+            "FallbackAxis instead': a fallback seed only where the true sine of SeedUp is within the model's band of "
+            "MinimumSinAngle or below it, and the seed axis not parallel to the tangent")
+
+RULES = declare({
+    "frame.regularity": (REGULARITY, DEPTH_LIMITED),
+    "frame.vectors": (SINGULAR_RANGES, VECTORS, VECTORS_BOUND, SEED),
+})
 
 
 def controls_of(raw, shape) -> np.ndarray:
@@ -160,7 +189,7 @@ def check_regularity(claim: Claim):
         u, f = d.witness
         return violated(claim, {"why": f"not {what}", "u": enc(u), "speed_squared": enc(f),
                                 "minimum_speed": claim.inputs["minimum_speed"]}, measure="oracle_pieces",
-                        measured=d.pieces, bound_use=ratio(s2, f) if regular else ratio(f, s2))
+                        measured=d.pieces, bound_use=ratio(s2, f) if regular else ratio(f, s2), rule=REGULARITY.id)
     return undecided(claim, [enc(d.bound), enc(to_mpq(ms) ** 2)], measure="oracle_pieces", measured=d.pieces,
                      note=f"{what} not decided in the piece budget",
                      bound_use=(ratio(s2, max(d.bound, 0)) if regular else ratio(max(d.bound, 0), s2))
@@ -182,7 +211,7 @@ def check_depth_limited_range(claim: Claim, u0: float, u1: float, depth: int):
     width = to_mpq(u1) - to_mpq(u0)
     if width != _mpq(1, 2**depth):
         return violated(claim, {"why": f"a depth-limited range must be 2^-{depth} wide", "width": enc(width),
-                                "u0": claim.inputs["u0"], "u1": claim.inputs["u1"]})
+                                "u0": claim.inputs["u0"], "u1": claim.inputs["u1"]}, rule=DEPTH_LIMITED.id)
     P = controls_of(claim.inputs["controls"], (4, 3)).astype(np.float64)
     near, _ = derivative_box(P, u0, u1)
     size = 3.0 * float(np.max(np.abs(np.diff(P, axis=0))))
@@ -190,7 +219,7 @@ def check_depth_limited_range(claim: Claim, u0: float, u1: float, depth: int):
     if near > clear * clear:
         return violated(claim, {"why": "a depth-limited range whose exact derivative box is farther than "
                                        "minimum_speed from zero: it can be shown regular",
-                                "min_speed_squared": enc(near), "u0": claim.inputs["u0"], "u1": claim.inputs["u1"]})
+                                "min_speed_squared": enc(near), "u0": claim.inputs["u0"], "u1": claim.inputs["u1"]}, rule=DEPTH_LIMITED.id)
     return verified(claim, measure="oracle_pieces", measured=0, note="depth-limited range 2^-max_depth wide")
 
 
@@ -239,14 +268,14 @@ def check_singular_ranges(claim: Claim, u: float):
             raise ValueError('a frame.vectors value is a frame or {"status": "Degenerate"}')
         if any(u0 <= u <= u1 for u0, u1 in ranges):
             return verified(claim, measure="error_ratio", measured=0.0, note="Degenerate inside a singular range")
-        return violated(claim, {"why": "Degenerate outside every reported singular range", "u": enc(u)})
+        return violated(claim, {"why": "Degenerate outside every reported singular range", "u": enc(u)}, rule=SINGULAR_RANGES.id)
     inside = [(u0, u1) for u0, u1 in ranges if u0 < u < u1]
     if inside:
         return violated(claim, {"why": "a frame strictly inside a reported singular range", "u": enc(u),
-                                "range": [enc(inside[0][0]), enc(inside[0][1])]})
+                                "range": [enc(inside[0][0]), enc(inside[0][1])]}, rule=SINGULAR_RANGES.id)
     if any(u1 == u for _, u1 in ranges) and any(u0 == u for u0, _ in ranges):
         return violated(claim, {"why": "a frame at the common end of two singular ranges (no run reaches it)",
-                                "u": enc(u)})
+                                "u": enc(u)}, rule=SINGULAR_RANGES.id)
     return None
 
 
@@ -265,7 +294,7 @@ def check_vectors(claim: Claim):
     if any(v.shape != (3,) for v in vals.values()):
         raise ValueError("frame vectors must have three components")
     if not all(np.all(np.isfinite(v)) for v in vals.values()):
-        return violated(claim, {"why": "a nonfinite frame component", "claimed": claim.value})
+        return violated(claim, {"why": "a nonfinite frame component", "claimed": claim.value}, rule=VECTORS.id)
     E = EM.span_magnitude(P)
     t_true, speed = _true_tangent_iv(P, u, IVP)
     speed_lo = float(lower(speed))
@@ -301,7 +330,7 @@ def check_vectors(claim: Claim):
     notes = {}
     if seed is not None:
         if proj is None:
-            return violated(claim, {"why": "the seed axis is parallel to the true tangent", "seed": seed}, **r.extra())
+            return violated(claim, {"why": "the seed axis is parallel to the true tangent", "seed": seed}, rule=SEED.id, **r.extra())
         with ctx.scope():
             e_seed = upper(K.norm(ctx, _iv_vec(ctx, vals["normal"]) - proj))
         errs["seed"] = (e_seed, b_seed)
@@ -315,14 +344,14 @@ def check_vectors(claim: Claim):
         slack = b_seed
         if seed["is_fallback"] and lower(s_up) > msa + slack:
             return violated(claim, {"why": "fallback seeded although seed_up is not degenerate",
-                                    "seed_up_sine_lower": enc(lower(s_up))}, **r.extra())
+                                    "seed_up_sine_lower": enc(lower(s_up))}, rule=SEED.id, **r.extra())
         if not seed["is_fallback"] and upper(s_up) <= msa - slack:
             return violated(claim, {"why": "seed_up used although its projection is degenerate",
-                                    "seed_up_sine_upper": enc(upper(s_up))}, **r.extra())
+                                    "seed_up_sine_upper": enc(upper(s_up))}, rule=SEED.id, **r.extra())
         notes["seed_up_sine"] = float(lower(s_up))
     ratios = {k: ratio(e, bb) for k, (e, bb) in errs.items()}
     worst = max(ratios.values())
     if all(e <= bb for e, bb in errs.values()):
         return verified(claim, measure="error_ratio", measured=worst, bound_use=worst, **r.extra())
     return violated(claim, {"ratios": ratios, "bounds": {k: enc(bb) for k, (e, bb) in errs.items()}},
-                    measure="error_ratio", measured=worst, bound_use=worst, **r.extra())
+                    measure="error_ratio", measured=worst, bound_use=worst, rule=VECTORS_BOUND.id, **r.extra())

@@ -36,6 +36,7 @@ from reference.fp import U64
 from reference.frame import ROUNDING_FLOOR
 
 from ...model import Claim, Verdict, dec, dec_array, enc, undecided, verified, violated
+from ...rules import declare, default, spec
 from .checks import controls_of
 
 __all__ = ["check_angular_error", "ACCEPTANCE_FACTOR", "ROUNDING_ALLOWANCE_K", "JOINT_BAND", "STEP_ANGLE_K",
@@ -46,6 +47,27 @@ _mpq = gmpy2.mpq
 # The Estimated row's acceptance factor: the true angle error may exceed the estimate by at
 # most this factor (plus the rounding allowance) before a claim is Violated.
 ACCEPTANCE_FACTOR = 4.0
+
+_S = "spec 002 Transported frames: "
+ESTIMATE = spec("frame:estimate", _S + "'A regular interval is accepted when one reflection step and two half steps "
+                "differ by at most TangentAngleError times its share of the path. The summed differences, plus the "
+                "largest one, form AngularErrorEstimate': finite and nonnegative, each claimed interval angle the "
+                "oracle's step difference, accepted within its share, the estimate their sum plus the largest")
+RUNS = spec("frame:runs", _S + "the policy table (Reject, SplitRuns: 'The run ends before the range; a new run is "
+            "seeded after it'; corners: RotateMinimally or a new run; a closed path is one run): runs start and end "
+            "where the policies allow, cross no singular range, no corner under another policy, no zero of the speed, "
+            "and frames lie inside their runs")
+TWIST = spec("frame:twist", _S + "'DistributeTwist: Adds -ResidualTwist + 2 pi WindingTurns of roll in proportion to "
+             "estimated distance; the seam becomes periodic'; 'PreserveHolonomy: Keeps the transported frames and "
+             "reports ResidualTwist': the twist at the path end, no residual twist on an open path or split loop")
+DISTANCES = spec("frame:distances", _S + "'It needs the path's distance map, which supplies sample distances': "
+                 "TotalEstimate and sample distances within DistanceError of the arc length")
+ACCEPTANCE = default("frame:acceptance", "docs/decisions.md 'Frames: the Estimated row's acceptance factor': the true "
+                     "angle error (normals against the true RMF, residual twist, evaluated frames with roll and "
+                     "twist) at most ACCEPTANCE_FACTOR = 4 times AngularErrorEstimate plus 32 u per sample (spec 002 "
+                     "Guarantees: 'AngularErrorEstimate, residual twist' are Estimated, with no factor)")
+
+RULES = declare({"frame.angular_error_estimate": (ESTIMATE, RUNS, TWIST, DISTANCES, ACCEPTANCE)})
 # Rounding allowance of transported frames: 32 u per baked sample of the run (a step rounds
 # a few u per reflection and renormalization; rotations propagate earlier errors unchanged).
 ROUNDING_ALLOWANCE_K = 32
@@ -98,7 +120,7 @@ def check_angular_error(claim: Claim):
     v = claim.value
     est = dec(v["estimate"])
     if not math.isfinite(est) or est < 0:
-        return violated(claim, {"why": "the estimate must be finite and nonnegative", "estimate": v["estimate"]})
+        return violated(claim, {"why": "the estimate must be finite and nonnegative", "estimate": v["estimate"]}, rule=ESTIMATE.id)
     runs = claim.inputs["runs"]
     by_run: dict = {}
     for entry in v["samples"]:
@@ -123,7 +145,7 @@ def check_angular_error(claim: Claim):
             if not first <= (k, u) <= last:
                 # spec 002: frames are transported along a run and never reused across a range
                 return violated(claim, {"why": f"a frame of run {ri} at (span {k}, u = {u!r}) lies outside the run "
-                                               f"[{first}, {last}]"})
+                                               f"[{first}, {last}]"}, rule=RUNS.id)
     worst = mp.mpf(0)
     oracle_err = mp.mpf(0)
     count = 0
@@ -142,7 +164,7 @@ def check_angular_error(claim: Claim):
                 zero = _zero_in_run(C, start, end)
                 if zero is not None:
                     return violated(claim, {"why": f"run {ri} crosses a zero of the speed: {e}", "span": zero[0],
-                                            "u": enc(zero[1])})
+                                            "u": enc(zero[1])}, rule=RUNS.id)
                 return undecided(claim, [enc(0.0), enc(0.0)], measure="calibration", measured=None,
                                  note=f"run {ri}: the RMF integration stopped ({e}), but no zero of the speed in "
                                       "the run is shown exactly")
@@ -159,7 +181,7 @@ def check_angular_error(claim: Claim):
         twist_err = mp.mpf(0)
         if v["is_closed_loop"]:
             if len(runs) != 1:
-                return violated(claim, {"why": "a closed loop is one run"})
+                return violated(claim, {"why": "a closed loop is one run"}, rule=RUNS.id)
             tr = loop
             back = rotate_between(tr.end, tr.end_tangent, tr.start_tangent)
             true_twist = signed_angle(tr.start_normal, back, tr.start_tangent)
@@ -170,9 +192,9 @@ def check_angular_error(claim: Claim):
                 if abs(got - want) > 16 * U64 * (abs(want) + 1):
                     return violated(claim, {"why": "DistributeTwist must add -ResidualTwist + 2 pi WindingTurns "
                                                    "by the path end", "twist_end": v["twist_end"],
-                                            "expected": enc(want)})
+                                            "expected": enc(want)}, rule=TWIST.id)
         elif dec(v["residual_twist"]) != 0.0:
-            return violated(claim, {"why": "an open path (or a split loop) has no residual twist"})
+            return violated(claim, {"why": "an open path (or a split loop) has no residual twist"}, rule=TWIST.id)
         true_err = max(worst, twist_err)
         allowance = mp.mpf(ROUNDING_ALLOWANCE_K * U64) * (count + 1)
         limit = mp.mpf(ACCEPTANCE_FACTOR) * est + allowance
@@ -188,7 +210,7 @@ def check_angular_error(claim: Claim):
                              measured=calibration, note="the RMF integration did not converge to a sixteenth "
                                                         "of the rounding allowance", bound_use=use, **bins)
         if true_err > limit:
-            return violated(claim, detail, measure="calibration", measured=calibration, bound_use=use, **bins)
+            return violated(claim, detail, measure="calibration", measured=calibration, bound_use=use, rule=ACCEPTANCE.id, **bins)
         # Evaluated frames after twist compensation and the caller's roll.
         eval_use = mp.mpf(0)
         periodic = bool(claim.inputs["periodic"])
@@ -210,7 +232,7 @@ def check_angular_error(claim: Claim):
                                                f"{float(got):.3g} rad from the true frame rolled by the roll plus the "
                                                f"distributed twist", "limit": float(lim_i),
                                         "expected_twist": float(tw)}, measure="calibration",
-                                measured=calibration, bound_use=float(got / lim_i), **bins)
+                                measured=calibration, bound_use=float(got / lim_i), rule=ACCEPTANCE.id, **bins)
         use = max(use, float(eval_use))
         return verified(claim, measure="calibration", measured=calibration, bound_use=use, **bins)
 
@@ -299,22 +321,22 @@ def _run_structure(claim: Claim, C, runs) -> "Verdict | None":
                                                           and corner(k) >= 0)
         if not ok:
             return violated(claim, {"why": f"run {i} starts at (span {k}, u = {u!r}): neither the path start, "
-                                           "the end of a singular range nor a corner split by SplitRuns"})
+                                           "the end of a singular range nor a corner split by SplitRuns"}, rule=RUNS.id)
         k, u = int(run["end"][0]), dec(run["end"][1])
         ok = (k, u) == (n - 1, 1.0) or before_range(k, u) or (u == 1.0 and k + 1 < n and policy == "SplitRuns"
                                                                and corner(k + 1) >= 0)
         if not ok:
             return violated(claim, {"why": f"run {i} ends at (span {k}, u = {u!r}): neither the path end, the "
-                                           "start of a singular range nor a corner split by SplitRuns"})
+                                           "start of a singular range nor a corner split by SplitRuns"}, rule=RUNS.id)
         k0, k1 = int(run["start"][0]), int(run["end"][0])
         first, last = (k0, dec(run["start"][1])), (k1, dec(run["end"][1]))
         for s, u0, u1 in ranges:
             if first < (s, u1) and (s, u0) < last:
-                return violated(claim, {"why": f"run {i} crosses the singular range (span {s}, [{u0!r}, {u1!r}])"})
+                return violated(claim, {"why": f"run {i} crosses the singular range (span {s}, [{u0!r}, {u1!r}])"}, rule=RUNS.id)
         crossed = list(range(k0 + 1, k1 + 1)) + ([0] if v.get("is_closed_loop") else [])
         for j in crossed:
             if policy != "RotateMinimally" and corner(j) > 0:
-                return violated(claim, {"why": f"run {i} crosses joint {j}, a corner, under corner policy {policy}"})
+                return violated(claim, {"why": f"run {i} crosses joint {j}, a corner, under corner policy {policy}"}, rule=RUNS.id)
     return None
 
 
@@ -334,7 +356,7 @@ def _estimate_conformance(claim: Claim, C, est: float, arcs: "Arcs") -> "Verdict
     L, Lerr = arcs.total()
     if abs(total - L) > delta + 4 * Lerr + 2.0**-30 * L:
         return violated(claim, {"why": "TotalEstimate is farther than DistanceError from the arc length",
-                                "total_estimate": v["total_estimate"], "arc_length": float(L)})
+                                "total_estimate": v["total_estimate"], "arc_length": float(L)}, rule=DISTANCES.id)
     floor = to_mpq(ROUNDING_FLOOR)
     tq = to_mpq(total)
     for i, entry in enumerate(v["intervals"]):
@@ -347,7 +369,7 @@ def _estimate_conformance(claim: Claim, C, est: float, arcs: "Arcs") -> "Verdict
         if to_mpq(ang) > tae * share * (1 + _mpq(1, 2**40)) and to_mpq(ang) > floor:
             return violated(claim, {"why": f"interval {i} (span {k}, [{a!r}, {b!r}]) accepted with angle {ang!r} "
                                            "above TangentAngleError times its share of the path",
-                                    "share": float(share)})
+                                    "share": float(share)}, rule=ESTIMATE.id)
         truth = float(step_difference(C[k], a, b))
         P = C[k].astype(np.float64)
         chord = float(np.linalg.norm(K.cubic_point(F64, P, np.float64(b)) - K.cubic_point(F64, P, np.float64(a))))
@@ -356,18 +378,18 @@ def _estimate_conformance(claim: Claim, C, est: float, arcs: "Arcs") -> "Verdict
         if abs(ang - truth) > tol:
             return violated(claim, {"why": f"interval {i} (span {k}, [{a!r}, {b!r}]): the claimed angle is not "
                                            "the difference of one reflection step and two half steps",
-                                    "claimed": entry[3], "oracle": truth, "tolerance": tol})
+                                    "claimed": entry[3], "oracle": truth, "tolerance": tol}, rule=ESTIMATE.id)
         for u, d in ((a, da), (b, db)):
             s, err = arcs.prefix(k, u)
             if abs(d - s) > delta + 4 * (err + Lerr) + 2.0**-30 * L:
                 return violated(claim, {"why": f"interval {i}: the distance estimate at (span {k}, u = {u!r}) is "
                                                "farther than DistanceError from the arc length",
-                                        "estimate": d, "arc_length": s})
+                                        "estimate": d, "arc_length": s}, rule=DISTANCES.id)
     if angles:
         want = sum(angles) + max(angles)
         if abs(to_mpq(est) - want) > want * to_mpq(4 * U64) * (len(angles) + 2):
             return violated(claim, {"why": "AngularErrorEstimate is not the sum of the accepted interval angles "
-                                           "plus the largest", "estimate": v["estimate"], "expected": float(want)})
+                                           "plus the largest", "estimate": v["estimate"], "expected": float(want)}, rule=ESTIMATE.id)
     return None
 
 

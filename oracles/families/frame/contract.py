@@ -8,7 +8,7 @@ import numpy as np
 from ... import schema as S
 from ...family import RowContract
 from ...model import Claim, dec, enc
-from .checks import controls_of
+from .checks import FRAME_VECTOR_K, controls_of
 from .checks_angular import ACCEPTANCE_FACTOR
 
 __all__ = ["CONTRACTS"]
@@ -64,10 +64,20 @@ CONTRACTS = {
                "at the depth limit is 2^-MaxDepth wide), and its exact derivative box (the hodograph's Bezier "
                "controls over [u0, u1]) does not clear minimum_speed by more than 2^-40 of the span's hodograph "
                "size (else it can be shown regular).",
-        inputs=S.obj(required={"controls": _CONTROLS, "u0": S.f64(nonnegative=True), "u1": S.f64(nonnegative=True),
-                               "minimum_speed": S.f64(nonnegative=True), "max_depth": S.integer(0, 52),
-                               "kind": S.enum(["interval", "slow", "depth_limited"])}),
-        value=S.obj(required={"regular": S.boolean()}),
+        inputs=S.obj(required={
+            "controls": S.described(_CONTROLS, "Yours: the span's four prepared controls (chunk-relative float32)."),
+            "u0": S.f64(nonnegative=True, doc="Yours: the start of the interval or range within the span, [0, 1]."),
+            "u1": S.f64(nonnegative=True, doc="Yours: its end (u0 < u1 <= 1)."),
+            "minimum_speed": S.f64(nonnegative=True, doc=(
+                "Given: ToleranceProfile.MinimumSpeed, length units per unit u: the speed |dB/du| (not squared) an "
+                "interval's derivative box must stay above.")),
+            "max_depth": S.integer(0, 52, doc="Given: the build's MaxDepth (WorkLimits)."),
+            "kind": S.enum(["interval", "slow", "depth_limited"], doc=(
+                "Yours: interval, a sample interval the build accepted as regular; slow, a singular range where "
+                "the speed is at most minimum_speed throughout; depth_limited, a range that could not be shown "
+                "regular at the depth limit (2^-max_depth wide)."))}),
+        value=S.obj(required={"regular": S.boolean(doc=(
+            "The decision: true for a regular interval (kind interval), false for a singular range."))}),
         plant=_plant_regularity,
         oracles=("exact Bernstein subdivision of |B'|^2 (gmpy2 mpq)",
                  "real-root isolation of d/du |B'|^2 (python-flint fmpq_poly, Arb balls)")),
@@ -81,13 +91,34 @@ CONTRACTS = {
                "+ 16 u and a fallback only where seed_up's true sine is at most minimum_sin_angle plus that; "
                "u, eta of the declared model, else binary64; model components: [position, tangent, "
                "orthonormality, handedness, seed].",
-        inputs=S.obj(required={"controls": _CONTROLS, "u": S.f64(nonnegative=True)},
-                     optional={"seed": S.obj(required={"axis": _XYZ, "seed_up": _XYZ, "is_fallback": S.boolean(),
-                                                       "minimum_sin_angle": S.f64(nonnegative=True)}),
-                               "ranges": S.array(S.vec(S.f64(nonnegative=True), 2))}),
-        value=S.any_of(S.obj(required={k: S.vec(_F64V, 3) for k in ("position", "tangent", "normal", "binormal")}),
-                       S.obj(required={"status": S.const("Degenerate")})),
-        model=S.MODEL, plant=_plant_vectors),
+        inputs=S.obj(required={
+            "controls": S.described(_CONTROLS, "Yours: the evaluated span's four prepared controls (chunk-relative "
+                                               "float32)."),
+            "u": S.f64(nonnegative=True, doc="Given: the evaluated parameter within the span, [0, 1], after span "
+                                             "sides resolve.")},
+                     optional={"seed": S.obj(required={
+                         "axis": S.described(_XYZ, "Given: the axis the run was seeded from: SeedUp, or FallbackAxis "
+                                                   "for a fallback-seeded run."),
+                         "seed_up": S.described(_XYZ, "Given: FramePreparation.SeedUp."),
+                         "is_fallback": S.boolean(doc="Yours: FrameRun.IsFallbackSeeded."),
+                         "minimum_sin_angle": S.f64(nonnegative=True, doc=(
+                             "Given: ToleranceProfile.MinimumSinAngle (a sine, dimensionless)."))},
+                         doc=("Given, only for a frame at a run's start, unrolled and untwisted: the seed, so "
+                              "that the normal is checked against the projected axis.")),
+                               "ranges": S.array(S.vec(S.f64(nonnegative=True), 2), doc=(
+                                   "Yours: the singular ranges [u0, u1] your frames report on this span whose closure "
+                                   "holds u (empty when none)."))}),
+        value=S.any_of(S.obj(required={
+            "position": S.vec(_F64V, 3, doc="B(u), chunk-relative float64."),
+            "tangent": S.vec(_F64V, 3, doc="The unit tangent."),
+            "normal": S.vec(_F64V, 3, doc="The unit normal (transported, twisted, then rolled by the caller's roll)."),
+            "binormal": S.vec(_F64V, 3, doc="tangent x normal (a right-handed frame).")},
+            doc="TryEvaluateFrame's frame."),
+                       S.obj(required={"status": S.const("Degenerate", doc="Inside a singular range.")},
+                             doc="No frame."),
+                       doc="The frame, or Degenerate."),
+        model=S.model("[position, tangent, orthonormality, handedness, seed]", FRAME_VECTOR_K),
+        plant=_plant_vectors),
     "frame.angular_error_estimate": RowContract(
         checks="Run structure: a run starts only at the path start, after a claimed singular range or at a joint "
                "not clearly G1 (true tangent angle >= continuity_angle (1 - 2^-20)) under SplitRuns, crosses no "
@@ -109,23 +140,52 @@ CONTRACTS = {
                "twist in proportion to distance), plus only what estimated distances imply, |2 pi W - R| d (L + s) "
                "/ (L (L - d)) with d = distance_error, and rounding 8 u (|2 pi W - R| + |roll|); calibration "
                "true/estimate reported.",
-        inputs=S.obj(required={"controls": S.matrix(S.f32(), [None, 4, 3]),
-                               "runs": S.array(S.obj(required={"start": _SPAN_U, "end": _SPAN_U,
-                                                               "normal": _XYZ}), min_items=1),
-                               "periodic": S.boolean(), "winding_turns": S.integer()},
-                     optional={"case": S.string(), "closed": S.boolean(),
-                               "tangent_angle_error": S.f64(nonnegative=True),
-                               "distance_error": S.f64(nonnegative=True),
-                               "continuity_angle": S.f64(nonnegative=True),
-                               "corner_policy": S.enum(["Reject", "RotateMinimally", "SplitRuns"]),
-                               "evaluations": S.array(S.tuple_(_INDEX, _F64V, _F64V))}),
-        value=S.obj(required={"estimate": _F64V, "residual_twist": _F64V, "is_closed_loop": S.boolean(),
-                              "twist_end": _F64V,
-                              "samples": S.array(S.tuple_(_INDEX, _INDEX, _F64V, S.vec(_F64V, 3)), min_items=1)},
-                    optional={"intervals": S.array(S.tuple_(_INDEX, *[_F64V] * 5)),
-                              "total_estimate": S.f64(nonnegative=True),
-                              "ranges": S.array(S.tuple_(_INDEX, _F64V, _F64V)),
-                              "evaluated": S.array(S.tuple_(_INDEX, S.vec(_F64V, 3)))}),
+        inputs=S.obj(required={
+            "controls": S.matrix(S.f32(), [None, 4, 3], doc=(
+                "Yours: every span's four prepared controls (n x 4 x 3, chunk-relative float32).")),
+            "runs": S.array(S.obj(required={
+                "start": S.described(_SPAN_U, "The run's first parameter, [span, u]."),
+                "end": S.described(_SPAN_U, "The run's last parameter, [span, u]."),
+                "normal": S.described(_XYZ, "The run's seed normal (its first sample's normal).")}), min_items=1,
+                doc="Yours: the frames' runs in order (FrameRun)."),
+            "periodic": S.boolean(doc="Yours: whether the frames are periodic (DistributeTwist on a closed path)."),
+            "winding_turns": S.integer(doc="Given: FramePreparation.WindingTurns.")},
+                     optional={"case": S.string(doc="Given: a name for people (ignored by the checker)."),
+                               "closed": S.boolean(doc="Given: whether the path is closed."),
+                               "tangent_angle_error": S.f64(nonnegative=True, doc=(
+                                   "Given: ToleranceProfile.TangentAngleError, radians (the whole path's transport "
+                                   "budget).")),
+                               "distance_error": S.f64(nonnegative=True, doc=(
+                                   "Given: ToleranceProfile.DistanceError, asset units.")),
+                               "continuity_angle": S.f64(nonnegative=True, doc=(
+                                   "Given: ToleranceProfile.ContinuityAngle, radians.")),
+                               "corner_policy": S.enum(["Reject", "RotateMinimally", "SplitRuns"], doc=(
+                                   "Given: FramePreparation.CornerPolicy.")),
+                               "evaluations": S.array(S.tuple_(_INDEX, _F64V, _F64V), doc=(
+                                   "Given: the TryEvaluateFrame calls made on these frames, each [span, u, roll "
+                                   "(radians)], in the order of value.evaluated."))},
+                     doc=("The frames' structure and the tolerances they were built with. Without corner_policy (and "
+                          "value.ranges) the run structure is not checked; without evaluations none is.")),
+        value=S.obj(required={
+            "estimate": S.described(_F64V, "FramesView::AngularErrorEstimate, radians (an Estimated angle)."),
+            "residual_twist": S.described(_F64V, "ResidualTwist, radians (0 on an open path)."),
+            "is_closed_loop": S.boolean(doc="Whether the frames form a closed loop."),
+            "twist_end": S.described(_F64V, (
+                "The twist compensation at the last sample, radians (a periodic loop: -ResidualTwist + 2 pi "
+                "WindingTurns).")),
+            "samples": S.array(S.tuple_(_INDEX, _INDEX, _F64V, S.vec(_F64V, 3)), min_items=1, doc=(
+                "Every baked sample, [run, span, u, normal] (the transported normal, before twist and roll), and "
+                "after them the transported normal of every evaluated frame."))},
+                    optional={"intervals": S.array(S.tuple_(_INDEX, *[_F64V] * 5), doc=(
+                        "Each accepted sample interval, [span, u0, u1, angle, d0, d1]: the one-step versus two-half-"
+                        "steps difference (radians) and the estimated distances at its ends (asset units).")),
+                              "total_estimate": S.f64(nonnegative=True, doc=(
+                                  "The distance map's TotalEstimate, asset units.")),
+                              "ranges": S.array(S.tuple_(_INDEX, _F64V, _F64V), doc=(
+                                  "The singular ranges the frames report, [span, u0, u1].")),
+                              "evaluated": S.array(S.tuple_(_INDEX, S.vec(_F64V, 3)), doc=(
+                                  "Per evaluation of inputs.evaluations, [run, normal]: the frame's final normal "
+                                  "(after twist and roll)."))}),
         plant=_plant_angular),
 }
 

@@ -14,6 +14,7 @@ from ...decide import DEFAULT_BUDGET
 from ...family import Family
 from .answers import answer
 from .checks import BUDGET, check_control_boxes, check_derivatives, check_interior_positions, check_position_floor
+from .checks import check_derivatives_batch, check_interior_positions_batch
 from .checks import check_stored_endpoints, check_tangents, exact_request_point
 from .checks_continuity import check_continuity_values
 from .checks_conversions import check_conversions
@@ -46,6 +47,10 @@ FAMILY = Family(
         "path.tangents": check_tangents,
         "path.conversions": check_conversions,
         "path.continuity_values": check_continuity_values,
+    },
+    batch_checkers={
+        "path.interior_positions": check_interior_positions_batch,
+        "path.derivatives": check_derivatives_batch,
     },
     contracts=CONTRACTS,
     oracle_precisions=DEFAULT_BUDGET,

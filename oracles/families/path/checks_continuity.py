@@ -19,10 +19,26 @@ from reference.fp import add_hi, up
 from ...decide import Decision, refine
 from ...errormodel import ratio as error_ratio
 from ...model import Claim, dec, dec_array, enc, undecided, verified, violated
+from ...rules import binding, decision, declare, default, judged, spec
 from . import checks as _C
-from .checks import _VACUOUS, _fl, _resolve
+from .checks import _VACUOUS, ERROR_MODEL, _fl, _resolve
 
-__all__ = ["check_continuity_values", "CONTINUITY_FIELDS", "LEVELS"]
+__all__ = ["check_continuity_values", "CONTINUITY_FIELDS", "LEVELS", "RULES"]
+
+JOINT_MEASURES = default("path:joint_measures", "docs/decisions.md 'Paths: joint classification': the six stored "
+                         "values (position gap, tangent angle 2 atan2(|a - b|, |a + b|), NaN without a direction, "
+                         "derivative and second-derivative differences and scales of the DomainWidth-scaled "
+                         "derivatives) and the relative tests (spec 002 Connectivity: 'compares derivatives scaled by "
+                         "each span's DomainWidth and stores the measured differences', with no formula)")
+CLASSIFICATION = spec("path:classification", "spec 002 Connectivity: 'Each joint's C0/G1/C1/C2 classification ... It "
+                      "is a threshold decision on Rounded values': the class is the threshold decision on the claim's "
+                      "own values, and the exact decision outside the rounding band of its threshold")
+THRESHOLD_AT_EQUALITY = decision("path:threshold_at_equality", "docs/decisions.md 'Paths: a joint's class is the "
+                                 "decision on its own values': a test passes at exact equality with its threshold "
+                                 "(angle <= ContinuityAngle, difference <= threshold x scale); the spec does not say "
+                                 "whether the tie passes, so without the decision either outcome is accepted there")
+
+RULES = declare({"path.continuity_values": (JOINT_MEASURES, ERROR_MODEL, CLASSIFICATION, THRESHOLD_AT_EQUALITY)})
 
 
 def _mpfr(q, prec, rnd):
@@ -72,6 +88,7 @@ def _continuity_reference(claimed, E_in, E_out, w_in, w_out, sum_norm):
     return ref
 
 
+@judged
 def check_continuity_values(claim: Claim):
     """Rounded: every measured joint value within its model (``reference.error_model``), truth
     from IV kernels and MPFR's atan2; classification decisions that differ from the exact
@@ -94,7 +111,7 @@ def check_continuity_values(claim: Claim):
     if nonfinite:
         r = _resolve(claim, _continuity_reference({k: 0.0 for k in claimed}, E_in, E_out, w_in, w_out, None))
         return violated(claim, {"claimed": claim.value, "why": f"nonfinite {', '.join(nonfinite)}"},
-                        measure="error_ratio", bound_use=math.inf, **r.extra())
+                        measure="error_ratio", bound_use=math.inf, rule=ERROR_MODEL.id, **r.extra())
     base = _resolve(claim, _continuity_reference(claimed, E_in, E_out, w_in, w_out, None))
     bounds = {k: base.bound[n] for n, k in enumerate(CONTINUITY_FIELDS) if k != "tangent_angle"}
     # A zero derivative (exactly, in rationals) has no direction: the angle must be NaN.
@@ -173,9 +190,11 @@ def check_continuity_values(claim: Claim):
     extra = d.detail["resolved"].extra()
     use = d.detail.get("ratio")
     if d.holds is False:
+        # A NaN where a direction exists (or none where there is none) breaks the angle's definition.
         return violated(claim, {"error_interval": _jsonable(d.enclosure),
                                 **{k: v for k, v in d.detail.items() if k in ("field", "why", "ratio")}},
-                        measure="error_ratio", measured=use, prec=d.prec, bound_use=use, **extra)
+                        measure="error_ratio", measured=use, prec=d.prec, bound_use=use,
+                        rule=JOINT_MEASURES.id if "why" in d.detail else ERROR_MODEL.id, **extra)
     if d.holds is None:
         return undecided(claim, _jsonable(d.enclosure), measure="error_ratio", measured=use,
                          prec=d.prec, bound_use=use, **extra)
@@ -183,12 +202,17 @@ def check_continuity_values(claim: Claim):
     # themselves, and agree with the exact decision outside the rounding bands.
     u = d.detail["resolved"].u
     levels = _levels_of_claimed_values(claimed, thr_a, thr_d, thr_s, u)
+    at_tie = False
     if LEVELS.index(val["continuity"]) not in levels:
-        return violated(claim, {"claimed_continuity": val["continuity"],
-                                "levels_of_the_claimed_values": [LEVELS[k] for k in sorted(levels)],
-                                "why": "the classification is not the threshold decision on the claim's own "
-                                       "values"},
-                        measure="error_ratio", measured=use, prec=d.prec, bound_use=use, **extra)
+        # A tie that fails (a strict test) is the spec's too: only our decision passes it.
+        at_tie = LEVELS.index(val["continuity"]) in _levels_of_claimed_values(claimed, thr_a, thr_d, thr_s, u, True)
+        if not at_tie or binding(THRESHOLD_AT_EQUALITY):
+            return violated(claim, {"claimed_continuity": val["continuity"],
+                                    "levels_of_the_claimed_values": [LEVELS[k] for k in sorted(levels)],
+                                    "why": "the classification is not the threshold decision on the claim's own "
+                                           "values"},
+                            measure="error_ratio", measured=use, prec=d.prec, bound_use=use,
+                            rule=THRESHOLD_AT_EQUALITY.id if at_tie else CLASSIFICATION.id, **extra)
     return _check_classification(claim, d, thr_a, thr_d, thr_s, bounds, u, extra)
 
 
@@ -200,16 +224,20 @@ def _round_at(q, u: float):
         return gmpy2.mpq(gmpy2.mpfr(q))
 
 
-def _levels_of_claimed_values(claimed, thr_a, thr_d, thr_s, u) -> set:
+def _levels_of_claimed_values(claimed, thr_a, thr_d, thr_s, u, ties_either_way: bool = False) -> set:
     """The continuity levels the threshold decisions allow on the claimed values (spec 002:
     "a threshold decision on Rounded values"): G1 when the claimed angle is at most
     ``continuity_angle`` (exact comparison; a NaN angle never is), C1 when also the claimed
     derivative difference is at most ``continuity_derivative`` times the claimed scale, C2 the
     same for second derivatives. A relative test may be evaluated as the exact product, the
     product rounded at the model's unit roundoff u, or the quotient ``difference / scale``
-    rounded at u against the threshold: an outcome any of them gives is allowed."""
+    rounded at u against the threshold: an outcome any of them gives is allowed. With
+    ``ties_either_way`` a test at exact equality may also fail (a strict comparison: the spec's
+    reading without our decision that ties pass)."""
     a = claimed["tangent_angle"]
     g1 = {False} if math.isnan(a) else {to_mpq(a) <= to_mpq(thr_a)}
+    if ties_either_way and not math.isnan(a):
+        g1.add(to_mpq(a) < to_mpq(thr_a))
 
     def test(diff, scale, thr):
         dq, sq, tq = to_mpq(claimed[diff]), to_mpq(claimed[scale]), to_mpq(thr)
@@ -217,6 +245,8 @@ def _levels_of_claimed_values(claimed, thr_a, thr_d, thr_s, u) -> set:
         out = {dq <= prod, dq <= _round_at(prod, u)}
         if sq > 0:
             out.add(_round_at(dq / sq, u) <= tq)
+        if ties_either_way:
+            out |= {dq < prod, dq < _round_at(prod, u)} | ({_round_at(dq / sq, u) < tq} if sq > 0 else set())
         return out
 
     outcomes = [g1, test("derivative_difference", "derivative_scale", thr_d),
@@ -295,7 +325,8 @@ def _check_classification(claim, d, thr_a, thr_d, thr_s, bounds, u, extra):
                                  "within the rounding band", **counter, **extra)
         return violated(claim, {"claimed_continuity": claim.value["continuity"],
                                 "exact_continuity": exact_level, "test": ("G1", "C1", "C2")[k]},
-                        measure="error_ratio", measured=ratio, prec=d.prec, bound_use=ratio, **counter, **extra)
+                        measure="error_ratio", measured=ratio, prec=d.prec, bound_use=ratio,
+                        rule=CLASSIFICATION.id, **counter, **extra)
     # Every test passed exactly: C2 exactly; the claim passed all three too.
     return verified(claim, measure="error_ratio", measured=ratio, prec=d.prec, bound_use=ratio, decision_differs=0,
                     **extra)

@@ -14,10 +14,25 @@ from reference.status import GeometryStatus
 from ...decide import Decision, refine
 from ...errormodel import ratio as error_ratio
 from ...model import Claim, dec, dec_array, enc, undecided, verified, violated
+from ...rules import binding, decision, declare, judged, spec
 from . import checks as _C
-from .checks import _exact_ratio, _iv_of, _nonfinite, _nonfinite_violation, _resolve, _same_values
+from .checks import ERROR_MODEL, _exact_ratio, _iv_of, _nonfinite, _nonfinite_violation, _resolve, _same_values
 
-__all__ = ["check_conversions", "first_coincident_pair"]
+__all__ = ["check_conversions", "first_coincident_pair", "RULES"]
+
+_S = "spec 002 Paths: "
+CONVERSION = spec("path:conversion", _S + "'TryConvertHermite applies B1 = P0 + h*T0/3 and B2 = P1 - h*T1/3 with each "
+                  "waypoint's explicit OutgoingWidth'; 'TryConvertCentripetalCatmullRom uses the nonuniform "
+                  "Barry-Goldman tangent at interior waypoints and the one-sided chord tangent at open endpoints' with "
+                  "sqrt(chord) knots: the end controls are the waypoints and a Hermite width the OutgoingWidth, "
+                  "exactly; the inner controls and knot interval against the exact conversion")
+COINCIDENT = spec("path:coincident", _S + "'It rejects consecutive waypoints within coincidenceDistance as "
+                  "InvalidDomain': no success with such a pair, and a claimed InvalidDomain names one")
+COINCIDENT_INDEX = decision("path:coincident_index", "docs/decisions.md 'Centripetal Catmull-Rom sources': the "
+                            "diagnostic names the first pair within the coincidence distance (the spec does not say "
+                            "which; without the decision any such pair is accepted)")
+
+RULES = declare({"path.conversions": (CONVERSION, COINCIDENT, COINCIDENT_INDEX, ERROR_MODEL)})
 
 
 def _neighbourhood(n: int, i: int, closed: bool) -> list[int]:
@@ -50,6 +65,7 @@ def _first_coincident_pair(P, closed, dist):
     return None
 
 
+@judged
 def check_conversions(claim: Claim):
     """Rounded: Hermite (exact QQ truth) and centripetal Catmull-Rom (IV truth) controls within
     ``hermite_bound`` / ``catmull_rom_bound`` per component (and the Catmull-Rom width within
@@ -93,8 +109,8 @@ def check_conversions(claim: Claim):
         if ok:
             return verified(claim, measure="error_ratio", measured=ratio, bound_use=ratio, **r.extra())
         return violated(claim, {"copies_exact": copies_ok, "width_exact": width == h, "ratio": ratio,
-                                "bound": enc(r.scalar())},
-                        measure="error_ratio", measured=ratio, bound_use=ratio, **r.extra())
+                                "bound": enc(r.scalar())}, measure="error_ratio", measured=ratio, bound_use=ratio,
+                        rule=ERROR_MODEL.id if copies_ok and width == h else CONVERSION.id, **r.extra())
     pts = P[_neighbourhood(n, i, closed)]
     if _nonfinite(got, width):
         return _nonfinite_violation(claim, _resolve(claim, _catmull_rom_reference(pts, 0.0)))
@@ -102,7 +118,7 @@ def check_conversions(claim: Claim):
     if coincident is not None:
         return violated(claim, {"why": "a pair of waypoints lies within the coincidence distance: "
                                        "the conversion must fail (InvalidDomain)",
-                                "exact_first_coincident_pair": coincident})
+                                "exact_first_coincident_pair": coincident}, rule=COINCIDENT.id)
     copies_ok = _same_values(got[0], P[i]) and _same_values(got[3], P[j])
 
     def at(prec):
@@ -137,7 +153,8 @@ def check_conversions(claim: Claim):
         return verified(claim, measure="error_ratio", measured=use, prec=d.prec, bound_use=use, **extra)
     if d.holds is False:
         return violated(claim, {"error_interval": d.enclosure, **shown}, measure="error_ratio",
-                        measured=use, prec=d.prec, bound_use=use, **extra)
+                        measured=use, prec=d.prec, bound_use=use,
+                        rule=CONVERSION.id if shown.get("copies_exact") is False else ERROR_MODEL.id, **extra)
     return undecided(claim, d.enclosure, prec=d.prec, bound_use=use, **extra)
 
 
@@ -168,10 +185,25 @@ def _check_conversion_failure(claim: Claim, P, closed):
     status = claim.value["status"]
     if status != GeometryStatus.InvalidDomain.value or claim.inputs["kind"] != "catmull_rom":
         return undecided(claim, None, note=f"no replay for conversion failure {status}")
-    first = _first_coincident_pair(P, closed, to_mpq(dec(claim.inputs["coincidence_distance"])))
+    dist = to_mpq(dec(claim.inputs["coincidence_distance"]))
+    first = _first_coincident_pair(P, closed, dist)
     if first is not None and claim.value["index"] == first:
         return verified(claim, note="coincident pair replayed exactly")
-    return violated(claim, {"exact_first_coincident_pair": first, "claimed_index": claim.value["index"]})
+    # Another pair within the distance: the spec's rejection, named by a pair our decision does not pick.
+    other = first is not None and _is_coincident_pair(P, closed, dist, claim.value["index"])
+    if other and not binding(COINCIDENT_INDEX):
+        return verified(claim, note="a coincident pair (not the first)")
+    return violated(claim, {"exact_first_coincident_pair": first, "claimed_index": claim.value["index"]},
+                    rule=COINCIDENT_INDEX.id if other else COINCIDENT.id)
+
+
+def _is_coincident_pair(P, closed: bool, dist, a) -> bool:
+    """Whether ``a`` indexes a waypoint pair ``(a, a + 1)`` within ``dist`` (exact)."""
+    n = P.shape[0]
+    if not isinstance(a, int) or isinstance(a, bool) or not 0 <= a < (n if closed else n - 1):
+        return False
+    sq = sum((to_mpq(float(x)) - to_mpq(float(y))) ** 2 for x, y in zip(P[(a + 1) % n], P[a]))
+    return sq <= dist * dist
 
 
 

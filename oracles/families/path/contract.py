@@ -26,24 +26,44 @@ __all__ = ["CONTRACTS"]
 _F32V = S.f32(finite=False)  # claimed values admit nonfinite words: an overflow is Violated
 _F64V = S.f64(finite=False)
 _XYZ = S.vec(S.f64(), 3)
+_ORIGIN = S.described(_XYZ, "Given: the chunk origin of the PathSource (float64 asset coordinates), subtracted "
+                            "from every source control in float64 before narrowing to float32.")
 _CONTROLS = S.matrix(S.f32(), [4, 3])
-_REQUEST = S.obj(required={"path": S.matrix(S.f32(), [None, 4, 3]), "is_closed": S.boolean(),
-                           "span": S.integer(), "u": S.f64(), "policy": S.enum(list(PATH_POLICIES)),
-                           "side": S.enum(list(SIDES))})
-_POINT = {"controls": _CONTROLS, "u": S.f64(nonnegative=True)}
+_REQUEST = S.obj(required={
+    "path": S.matrix(S.f32(), [None, 4, 3], doc=(
+        "Yours: every span's four prepared controls (n x 4 x 3), chunk-relative float32, as your "
+        "TryPreparePath stored them.")),
+    "is_closed": S.boolean(doc="Given: whether the path is closed (Wrap is only valid on a closed path)."),
+    "span": S.integer(doc=(
+        "Given: the requested span index, any integer: (n, 0) names the terminal endpoint, (-1, 1) the first "
+        "endpoint; other indices outside [0, n) are outside the domain, where the policy decides.")),
+    "u": S.f64(doc="Given: the requested parameter u (normalized, [0, 1] inside a span; any float64 outside)."),
+    "policy": S.enum(list(PATH_POLICIES), doc="Given: the BoundaryPolicy (acts only outside the closed domain)."),
+    "side": S.enum(list(SIDES), doc="Given: the SpanSide (Incoming selects the previous span at an exact boundary)."),
+}, doc=("Given: the evaluation request exactly as made (TryEvaluatePath's arguments and the prepared path it ran "
+        "on); the checker decides from it, exactly, which point it names, or that it names none."))
+_POINT = {"controls": S.described(_CONTROLS, "Yours: the evaluated span's four prepared controls P0..P3 "
+                                             "(chunk-relative float32, as your preparation stored them)."),
+          "u": S.f64(nonnegative=True, doc=(
+              "Given: the evaluated parameter u in [0, 1] (normalized, not a distance); with a request, the point "
+              "it names after policy and side, bit for bit."))}
 
 
 def _eval_inputs(extra=None):
     """An evaluation claim's inputs: the evaluated point (controls and u, together), its
     request, or both. One object schema (not alternatives), so that a malformed field is
     reported once."""
-    s = S.obj(required=extra or {}, optional={**_POINT, "request": _REQUEST})
+    s = S.obj(required=extra or {}, optional={**_POINT, "request": _REQUEST},
+              doc="The evaluated point: controls and u together, or the request that names it, or both.")
     s["anyOf"] = [{"required": ["controls", "u"]}, {"required": ["request"]}]
     s["dependentRequired"] = {"controls": ["u"], "u": ["controls"]}
     return s
 
 
-_NO_POINT = S.obj(required={"status": S.enum(["InvalidDomain", "InvalidArgument"])})
+_NO_POINT = S.obj(required={"status": S.enum(["InvalidDomain", "InvalidArgument"], doc=(
+    "The status your evaluation returned: InvalidDomain (Reject outside the domain) or InvalidArgument "
+    "(a policy or request the path does not accept)."))},
+    doc="A request that names no point: the status it returned, and no value.")
 _CONVERSION_STATUSES = ["InvalidArgument", "InvalidDomain", "CapacityExceeded"]
 
 
@@ -152,24 +172,48 @@ CONTRACTS = {
     "path.stored_endpoints": RowContract(
         checks="Each stored endpoint equals fl32(fl64(source - origin)) bit for bit, replayed in exact "
                "rationals from the float64 source endpoints and chunk origin (a signed zero equals zero).",
-        inputs=S.obj(required={"source": S.matrix(S.f64(), [2, 3]), "origin": _XYZ}),
-        value=S.matrix(_F32V, [2, 3]),
+        inputs=S.obj(required={
+            "source": S.matrix(S.f64(), [2, 3], doc=(
+                "Given: the span's first and last source controls (P0 and P3 of its PathSpanSource), float64 "
+                "asset coordinates.")),
+            "origin": _ORIGIN}),
+        value=S.matrix(_F32V, [2, 3], doc=(
+            "The span's stored first and last controls (prepared controls 0 and 3), chunk-relative float32: "
+            "each must be fl32(fl64(source - origin)) bit for bit.")),
         plant=_plant_endpoints),
     "path.control_boxes": RowContract(
         checks="lo and hi are exactly the componentwise minimum and maximum of the span's four stored "
                "controls fl32(fl64(source - origin)), replayed in exact rationals.",
-        inputs=S.obj(required={"source": S.matrix(S.f64(), [4, 3]), "origin": _XYZ}),
-        value=S.obj(required={"lo": S.vec(_F32V, 3), "hi": S.vec(_F32V, 3)}),
+        inputs=S.obj(required={
+            "source": S.matrix(S.f64(), [4, 3],
+                               doc="Given: the span's four source controls, float64 asset coordinates."),
+            "origin": _ORIGIN}),
+        value=S.obj(required={
+            "lo": S.vec(_F32V, 3, doc=("The box's low corner: per component the minimum of the span's four stored "
+                                       "controls (chunk-relative float32).")),
+            "hi": S.vec(_F32V, 3, doc="The box's high corner: per component the maximum of the same controls.")}),
         plant=_plant_box),
     "path.position_floor": RowContract(
         checks="floor equals 2 ulp32(E) + max |fl32(fl64(s - o)) - (s - o)| rounded up to binary64 "
                "(E the largest narrowed magnitude, all in exact rationals), and accepted equals "
                "max(position_error, fl64(relative_position_error * asset_scale)) >= floor; when a "
                "narrowed control leaves the float32 range, floor is null and accepted false.",
-        inputs=S.obj(required={"source": S.matrix(S.f64(), [None, 4, 3]), "origin": _XYZ,
-                               "position_error": S.f64(), "relative_position_error": S.f64(),
-                               "asset_scale": S.f64()}),
-        value=S.obj(required={"floor": S.any_of(_F64V, S.const(None)), "accepted": S.boolean()}),
+        inputs=S.obj(required={
+            "source": S.matrix(S.f64(), [None, 4, 3], doc=(
+                "Given: every span's four source controls (n x 4 x 3), float64 asset coordinates.")),
+            "origin": _ORIGIN,
+            "position_error": S.f64(doc="Given: ToleranceProfile.PositionError, asset units."),
+            "relative_position_error": S.f64(doc=(
+                "Given: ToleranceProfile.RelativePositionError, dimensionless (multiplied by asset_scale).")),
+            "asset_scale": S.f64(doc="Given: ToleranceProfile.AssetScale, asset units.")}),
+        value=S.obj(required={
+            "floor": S.any_of(_F64V, S.const(None), doc=(
+                "The position floor of the narrowed controls in asset units (a length, not squared): "
+                "2 ulp32(E) plus the largest narrowing error |fl32(fl64(s - o)) - (s - o)|, E the largest "
+                "narrowed magnitude, rounded up to a float64; null when a narrowed control overflows float32.")),
+            "accepted": S.boolean(doc=(
+                "Whether preparation accepts the tolerance: max(position_error, fl64(relative_position_error x "
+                "asset_scale)) >= floor; false is TryPreparePath's UnsupportedPrecision."))}),
         plant=_plant_floor),
     "path.interior_positions": RowContract(
         checks="|claimed - B(u)| per component <= 16 u E + 16 eta (reference.error_model.position_bound), "
@@ -179,14 +223,22 @@ CONTRACTS = {
                "Wrap outside the domain); controls and u, when given too, must be that point bit for "
                "bit; a request that names no point claims its status (InvalidDomain, InvalidArgument) "
                "and no value; " + _EVAL_MODEL_NOTE + "; model components: 1.",
-        inputs=_eval_inputs(), value=S.any_of(S.vec(_F64V, 3), _NO_POINT), model=S.MODEL,
+        inputs=_eval_inputs(),
+        value=S.any_of(S.vec(_F64V, 3, doc=(
+            "The position B(u), chunk-relative float64 (add the path's origin for asset coordinates).")), _NO_POINT,
+            doc="The evaluated position, or the status of a request that names no point."),
+        model=S.model("1: the position, per component", EM.K),
         plant=_plant_position),
     "path.derivatives": RowContract(
         checks="|first - B'(u)| <= 16 u (6E) + 16 eta and |second - B''(u)| <= 16 u (24E) + 16 eta per "
                "component, exact rational truth, at the point a request names (as for positions); "
                + _EVAL_MODEL_NOTE + "; model components: [first, second].",
         inputs=_eval_inputs(),
-        value=S.obj(required={"first": S.vec(_F64V, 3), "second": S.vec(_F64V, 3)}), model=S.MODEL,
+        value=S.obj(required={
+            "first": S.vec(_F64V, 3, doc="dB/du at u, float64, length units per unit of normalized u (not per "
+                                         "DomainWidth, not per distance)."),
+            "second": S.vec(_F64V, 3, doc="d2B/du2 at u, float64, length units per unit u squared.")}),
+        model=S.model("[first, second], per component", EM.K),
         plant=_plant_derivative),
     "path.tangents": RowContract(
         checks="|tangent - B'(u)/|B'(u)|| (Euclidean) <= (2e + r)/((s - e - r)(1 - 4u)) + 16u + 16 eta "
@@ -197,10 +249,17 @@ CONTRACTS = {
                "Degenerate when s > minimum_speed + e + r. With a request, the point is the one it "
                "names exactly (as for positions); " + _EVAL_MODEL_NOTE
                + "; model components: [tangent, speed error e + r].",
-        inputs=_eval_inputs({"minimum_speed": S.f64(nonnegative=True)}),
-        value=S.any_of(S.obj(required={"tangent": S.vec(_F64V, 3)}),
-                       S.obj(required={"status": S.enum(["Degenerate"])})),
-        model=S.MODEL, plant=_plant_tangent),
+        inputs=_eval_inputs({"minimum_speed": S.f64(nonnegative=True, doc=(
+            "Given: the caller's speed threshold passed to TryEvaluatePathTangent, length units per unit u: "
+            "Degenerate where |dB/du| is at or below it."))}),
+        value=S.any_of(S.obj(required={"tangent": S.vec(_F64V, 3, doc=(
+                           "The unit tangent dB/du / |dB/du| (Euclidean length 1), float64."))},
+                             doc="A tangent."),
+                       S.obj(required={"status": S.enum(["Degenerate"], doc="Degenerate: the speed is at or below "
+                                                                            "minimum_speed.")},
+                             doc="No tangent: the speed is too small."),
+                       doc="The unit tangent, or Degenerate."),
+        model=S.model("[tangent (Euclidean), speed error e + r]", EM.K), plant=_plant_tangent),
     "path.conversions": RowContract(
         checks="Hermite: inner controls within 16 u (|P| + |h T|/3) + 16 eta per component (the larger "
                "of both ends; exact rational truth P +- h T/3), endpoints and width exact copies. "
@@ -210,17 +269,46 @@ CONTRACTS = {
                "InvalidDomain names the first such pair. u, eta of the declared model, else binary64; "
                "model components: Hermite [controls], Catmull-Rom [controls, width].",
         inputs=S.any_of(
-            S.obj(required={"kind": S.const("hermite"), "points": S.matrix(S.f64(), [None, 3]),
-                            "tangents": S.matrix(S.f64(), [None, 3]),
-                            "widths": S.array(S.f64(positive=True), min_items=1), "is_closed": S.boolean()},
-                  optional={"span": S.integer(minimum=0)}),
-            S.obj(required={"kind": S.const("catmull_rom"), "points": S.matrix(S.f64(), [None, 3]),
-                            "is_closed": S.boolean(), "coincidence_distance": S.f64(nonnegative=True)},
-                  optional={"span": S.integer(minimum=0)})),
-        value=S.any_of(S.obj(required={"controls": S.matrix(_F64V, [4, 3]), "width": _F64V}),
-                       S.obj(required={"status": S.enum(_CONVERSION_STATUSES),
-                                       "index": S.any_of(S.integer(minimum=0), S.const(None))})),
-        model=S.MODEL, plant=_plant_conversion),
+            S.obj(required={"kind": S.const("hermite", doc="Given: TryConvertHermite."),
+                            "points": S.matrix(S.f64(), [None, 3], doc=(
+                                "Given: the waypoint positions (n x 3), float64 asset coordinates.")),
+                            "tangents": S.matrix(S.f64(), [None, 3], doc=(
+                                "Given: each waypoint's tangent T (n x 3), asset units per unit of the "
+                                "authoring parameter (B1 = P0 + h T0 / 3).")),
+                            "widths": S.array(S.f64(positive=True), min_items=1, doc=(
+                                "Given: each waypoint's OutgoingWidth h (its span's DomainWidth), one per point.")),
+                            "is_closed": S.boolean(doc="Given: whether the source is closed (the last waypoint "
+                                                       "joins the first).")},
+                  optional={"span": S.integer(minimum=0, doc=(
+                      "Given: which converted span the value is (span i runs from waypoint i to i + 1, mod n when "
+                      "closed); required with a converted span, absent with a status."))},
+                  doc="A Hermite source."),
+            S.obj(required={"kind": S.const("catmull_rom", doc="Given: TryConvertCentripetalCatmullRom."),
+                            "points": S.matrix(S.f64(), [None, 3], doc=(
+                                "Given: the waypoints (n x 3), float64 asset coordinates.")),
+                            "is_closed": S.boolean(doc="Given: whether the source wraps its neighbours (closed)."),
+                            "coincidence_distance": S.f64(nonnegative=True, doc=(
+                                "Given: consecutive waypoints at most this far apart (Euclidean, asset units, not "
+                                "squared) are rejected as InvalidDomain."))},
+                  optional={"span": S.integer(minimum=0, doc=(
+                      "Given: which converted span the value is (from waypoint i to i + 1); required with a "
+                      "converted span, absent with a status."))},
+                  doc="A centripetal Catmull-Rom source."),
+            doc="The conversion's source, tagged by kind."),
+        value=S.any_of(S.obj(required={"controls": S.matrix(_F64V, [4, 3], doc=(
+                                           "The span's four Bezier controls, float64 asset coordinates: P0 and P3 "
+                                           "exact copies of the waypoints, B1 and B2 Rounded.")),
+                                       "width": S.described(_F64V, (
+                                           "The span's DomainWidth: Hermite, the waypoint's OutgoingWidth exactly; "
+                                           "Catmull-Rom, the centripetal knot interval sqrt(|P(i+1) - P(i)|)."))},
+                             doc="One converted span."),
+                       S.obj(required={"status": S.enum(_CONVERSION_STATUSES, doc="The conversion's failure."),
+                                       "index": S.any_of(S.integer(minimum=0), S.const(None), doc=(
+                                           "InvalidDomain: the index a of the first waypoint pair (a, a + 1) within "
+                                           "coincidence_distance (a closed source's last pair wraps); else null."))},
+                             doc="A failed conversion."),
+                       doc="A converted span, or the conversion's failure."),
+        model=S.model("Hermite [controls]; Catmull-Rom [controls, width]", EM.K), plant=_plant_conversion),
     "path.continuity_values": RowContract(
         checks="Each joint value within its model against IV truth (MPFR atan2 for the angle): "
                "position_gap 16u|gap| + sqrt(2 eta); tangent_angle 16u (2 + 4/(|a+b| - 16u)) capped at 4 "
@@ -232,10 +320,33 @@ CONTRACTS = {
                "quotient difference/scale rounded at u), and equal the exact class unless the deciding "
                "test lies within its rounding band. u, eta of the declared model, else binary64; model "
                "components: the six values in that order.",
-        inputs=S.obj(required={"P_in": _CONTROLS, "P_out": _CONTROLS, "w_in": S.f64(positive=True),
-                               "w_out": S.f64(positive=True), "continuity_angle": S.f64(nonnegative=True),
-                               "continuity_derivative": S.f64(nonnegative=True),
-                               "continuity_second_derivative": S.f64(nonnegative=True)}),
-        value=S.obj(required={**{k: _F64V for k in CONTINUITY_FIELDS}, "continuity": S.enum(list(LEVELS))}),
-        model=S.MODEL, plant=_plant_continuity),
+        inputs=S.obj(required={
+            "P_in": S.described(_CONTROLS, "Yours: the incoming span's four prepared controls (chunk-relative "
+                                           "float32); the joint is its u = 1 end."),
+            "P_out": S.described(_CONTROLS, "Yours: the outgoing span's four prepared controls; the joint is its "
+                                            "u = 0 end."),
+            "w_in": S.f64(positive=True, doc="Given: the incoming span's DomainWidth (derivatives are divided by it)."),
+            "w_out": S.f64(positive=True, doc="Given: the outgoing span's DomainWidth."),
+            "continuity_angle": S.f64(nonnegative=True, doc="Given: ToleranceProfile.ContinuityAngle, radians."),
+            "continuity_derivative": S.f64(nonnegative=True, doc=(
+                "Given: ToleranceProfile.ContinuityDerivative (relative, dimensionless).")),
+            "continuity_second_derivative": S.f64(nonnegative=True, doc=(
+                "Given: ToleranceProfile.ContinuitySecondDerivative (relative, dimensionless)."))}),
+        value=S.obj(required={
+            "position_gap": S.described(_F64V, "|P_in(1) - P_out(0)|, Euclidean, asset units (not squared)."),
+            "tangent_angle": S.described(_F64V, (
+                "Angle between d_in and d_out in radians, d = B'/DomainWidth at the joint; NaN where either "
+                "derivative is zero.")),
+            "derivative_difference": S.described(_F64V, "|d_in - d_out| (Euclidean), asset units per authoring unit."),
+            "derivative_scale": S.described(_F64V, "max(|d_in|, |d_out|)."),
+            "second_derivative_difference": S.described(_F64V, (
+                "|s_in - s_out|, s = B''/DomainWidth^2 at the joint.")),
+            "second_derivative_scale": S.described(_F64V, "max(|s_in|, |s_out|)."),
+            "continuity": S.enum(list(LEVELS), doc=(
+                "The joint's class, decided on the six values above: G1 when tangent_angle <= continuity_angle, "
+                "C1 when also derivative_difference <= continuity_derivative x derivative_scale, C2 when also the "
+                "second-derivative test holds; else C0."))}),
+        model=S.model("the six values, in the order position_gap, tangent_angle, derivative_difference, "
+                      "derivative_scale, second_derivative_difference, second_derivative_scale", EM.K),
+        plant=_plant_continuity),
 }

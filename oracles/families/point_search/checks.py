@@ -31,8 +31,39 @@ from reference.point_search import DISTANCE_ERROR_K, ETA32, MAX_POINT_NEIGHBORS,
 
 from ...errormodel import Resolved, ratio, resolve
 from ...model import Claim, NumberError, enc, number_as, verified, violated
+from ...rules import binding, decision, declare, default, judged, spec
 
-__all__ = ["check_nearest", "model_bound"]
+__all__ = ["check_nearest", "model_bound", "RULES", "EXACT_TIE_ORDER"]
+
+_S = "spec 002 Point neighborhoods: "
+_D = "docs/decisions.md "
+REJECTIONS = spec("point_search:rejections", _S + "'Build copies World positions, accepting duplicates and rejecting "
+                  "nonfinite coordinates, magnitudes above MAX_POINT_SEARCH_COORDINATE, and invalid counts. ... "
+                  "FindNearest ... returns 1 through MAX_POINT_NEIGHBORS results ... The requested count cannot exceed "
+                  "the input point count': such a request fails, a valid one succeeds")
+LIMITS = default("point_search:limits", _D + "'Point search: limits': MAX_POINT_NEIGHBORS = 32 and "
+                 "MAX_POINT_SEARCH_COORDINATE = 2^60 (the spec names both without values), queries held to the same "
+                 "coordinate limit")
+STATUS_NAME = decision("point_search:status_name", _D + "'Point search: limits': a rejected request answers "
+                       "InvalidArgument (the spec says these requests fail and names no status; without the decision "
+                       "any failure status is accepted)")
+COUNT = spec("point_search:count", _S + "'returns 1 through MAX_POINT_NEIGHBORS results': count distinct indices of "
+             "input points, with one distance each")
+DISTANCE_BOUND = default("point_search:distance_bound", _D + "'Point search: error model and band': |r - d| <= 2^-24 d "
+                         "+ 2^-149 + 8 (u d + eta) for the squared distance d (or the claim's declared model); the "
+                         "spec: 'This is ordinary float32 spatial search, not a certified geometric bound'")
+ORDER = spec("point_search:order", _S + "'orders equal distances by original source index ... nearly equal distances "
+             "can be ordered differently on different processors': distances non-decreasing, and a farther point "
+             "ahead of (or instead of) a nearer one only within the band of " + _D + "'Point search: error model "
+             "and band' (2 b)")
+EXACT_TIE_ORDER = decision("point_search:exact_tie_order", _D + "'Point search: distances and order': exact ties (equal "
+                           "exact squared distances) in increasing source index, among the returned points and across "
+                           "the cut, whatever the band: stricter than the spec's 'nearly equal distances can be ordered "
+                           "differently on different processors' (a float32 evaluation may compute an exact tie as "
+                           "unequal); without the decision an exact tie is a near tie of gap 0, which the band allows")
+
+RULES = declare({"point_search.nearest": (REJECTIONS, LIMITS, STATUS_NAME, COUNT, DISTANCE_BOUND, ORDER,
+                                          EXACT_TIE_ORDER)})
 
 _MAXC = MAX_POINT_SEARCH_COORDINATE
 _K = gmpy2.mpq(DISTANCE_ERROR_K)
@@ -92,6 +123,7 @@ def _g(x: float) -> str:
     return f"{x:.3g}"
 
 
+@judged
 def check_nearest(claim: Claim):
     """Rounded: the claimed neighbours are an exact k-nearest list up to the model's band, exact
     ties in source-index order, distances within the model bound and non-decreasing."""
@@ -101,23 +133,28 @@ def check_nearest(claim: Claim):
         if claim.model:  # a declared model must still be applicable: validate its shape
             resolve(claim, lambda u, eta: [0] * (k if isinstance(k, int) and 1 <= k <= MAX_POINT_NEIGHBORS else 1),
                     constant=DISTANCE_ERROR_K)
-        if value.get("status") == "InvalidArgument":
+        status = value.get("status")
+        if status == "InvalidArgument":
             return verified(claim, measure="error_ratio", measured=0, note=f"rejected: {rejected}")
+        failed = isinstance(status, str) and status != "Success"
+        if failed and not binding(STATUS_NAME):
+            return verified(claim, measure="error_ratio", measured=0, note=f"rejected ({status}): {rejected}")
         return violated(claim, {"expected": "InvalidArgument", "why": rejected, "claimed": value},
-                        note=f"the spec rejects this request ({rejected}): InvalidArgument expected")
+                        note=f"the spec rejects this request ({rejected}): InvalidArgument expected",
+                        rule=STATUS_NAME.id if failed else REJECTIONS.id)
     D = exact_squared_distances(pos, q)
     truth = exact_nearest(D, k)
     expected = {"indices": truth, "distances": [enc(as_rational(D[j])) for j in truth]}
     if "status" in value:
         return violated(claim, {"expected": expected, "claimed": value},
-                        note=f"a valid request answered with status {value['status']}")
+                        note=f"a valid request answered with status {value['status']}", rule=REJECTIONS.id)
     idx, raw = value["indices"], value["distances"]
     if not isinstance(idx, list) or not isinstance(raw, list) or not all(
             isinstance(j, int) and not isinstance(j, bool) for j in idx):
         raise ValueError("indices is a list of integers and distances a list of numbers")
     if len(idx) != k or len(raw) != k or len(set(idx)) != k or not all(0 <= j < len(pos) for j in idx):
         why = f"not {k} distinct indices in [0, {len(pos)}) with {k} distances"
-        return violated(claim, {"expected": expected, "claimed": value, "why": why}, note=why)
+        return violated(claim, {"expected": expected, "claimed": value, "why": why}, note=why, rule=COUNT.id)
     try:
         dist = [number_as(x, "f32", finite=False) for x in raw]
     except NumberError as e:
@@ -128,7 +165,7 @@ def check_nearest(claim: Claim):
     extra = r.extra()
     if not all(math.isfinite(x) for x in dist):
         return violated(claim, {"expected": expected, "claimed": value, "why": "a nonfinite distance"},
-                        measure="error_ratio", note="a nonfinite distance", **extra)
+                        measure="error_ratio", note="a nonfinite distance", rule=DISTANCE_BOUND.id, **extra)
     worst = 0.0
     for i in range(k):
         err = abs(gmpy2.mpq(dist[i]) - d[i])
@@ -138,21 +175,21 @@ def check_nearest(claim: Claim):
                                     "bound": enc(b[i]), "why": "a distance outside its bound"},
                             measure="error_ratio", measured=ratio(err, b[i]), bound_use=ratio(err, b[i]),
                             note=f"squared distance {i} (point {idx[i]}) is {_g(ratio(err, b[i]))} times "
-                                 "its bound away from the exact one", **extra)
+                                 "its bound away from the exact one", rule=DISTANCE_BOUND.id, **extra)
     if any(dist[i + 1] < dist[i] for i in range(k - 1)):
         return violated(claim, {"expected": expected, "claimed": value, "why": "distances decrease"},
                         measure="error_ratio", measured=worst, bound_use=worst,
-                        note="the claimed distances decrease", **extra)
+                        note="the claimed distances decrease", rule=ORDER.id, **extra)
     # order among the returned points
     for i in range(k):
         for j in range(i + 1, k):
             a, c = idx[i], idx[j]
             if D[a] == D[c]:
-                if a > c:
+                if a > c and binding(EXACT_TIE_ORDER):
                     return violated(claim, {"expected": expected, "claimed": value, "positions": [i, j],
                                             "why": "an exact tie out of source-index order"},
                                     note=f"points {a} and {c} tie exactly but are not in source-index order",
-                                    **extra)
+                                    rule=EXACT_TIE_ORDER.id, **extra)
             elif D[a] > D[c]:
                 worst = max(worst, ratio(d[i] - d[j], 2 * b[i]))
                 if not inversion_allowed(d[i], d[j], b[i]):
@@ -161,7 +198,7 @@ def check_nearest(claim: Claim):
                                     measure="error_ratio", measured=ratio(d[i] - d[j], 2 * b[i]),
                                     bound_use=ratio(d[i] - d[j], 2 * b[i]),
                                     note=f"point {a} is listed before the nearer point {c}, beyond the band",
-                                    **extra)
+                                    rule=ORDER.id, **extra)
     # membership: no excluded point is nearer beyond the band or an exact tie with a lower index
     chosen = set(idx)
     top = max(D[j] for j in idx)
@@ -171,11 +208,11 @@ def check_nearest(claim: Claim):
     for c in range(len(pos)):
         if c in chosen or D[c] > top:
             continue
-        if D[c] in tie_max and c < tie_max[D[c]]:
+        if D[c] in tie_max and c < tie_max[D[c]] and binding(EXACT_TIE_ORDER):
             return violated(claim, {"expected": expected, "claimed": value, "excluded": c,
                                     "why": "an excluded exact tie has a lower source index"},
                             note=f"point {c} ties exactly with a returned point of higher source index but is left out",
-                            **extra)
+                            rule=EXACT_TIE_ORDER.id, **extra)
         dc = as_rational(D[c])
         for i, a in enumerate(idx):
             if D[a] > D[c]:
@@ -186,7 +223,7 @@ def check_nearest(claim: Claim):
                                     measure="error_ratio", measured=ratio(d[i] - dc, 2 * b[i]),
                                     bound_use=ratio(d[i] - dc, 2 * b[i]),
                                     note=f"point {c}, nearer than the returned point {a} beyond the band, is left out",
-                                    **extra)
+                                    rule=ORDER.id, **extra)
     return verified(claim, measure="error_ratio", measured=worst, bound_use=worst,
                     note=f"the {k} nearest of {len(pos)} points: squared distances within their bounds "
                          f"(at most {_g(worst)} of one), order and membership exact up to the band",

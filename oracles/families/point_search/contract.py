@@ -3,7 +3,11 @@ and a planted false claim (``tests/oracles/test_every_checker_can_fail.py``)."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
+
+from reference.point_search import DISTANCE_ERROR_K, MAX_POINT_NEIGHBORS, MAX_POINT_SEARCH_COORDINATE
 
 from ... import schema as S
 from ...family import RowContract
@@ -33,11 +37,25 @@ CONTRACTS = {
                "of or instead of a nearer one) within 2 b of the farther point; a rejected request "
                "(count outside [1, min(n, 32)], nonfinite or |q| > 2^60 query, rejected positions) claims "
                "InvalidArgument; model components: one per returned neighbour.",
-        inputs=S.obj(required={"positions": S.array(S.vec(S.f32(), 3), min_items=1),
-                               "query": S.vec(S.f32(finite=False), 3),
-                               "count": S.integer()}),
-        value=S.any_of(S.obj(required={"indices": S.array(S.integer(minimum=0)),
-                                       "distances": S.array(S.f32(finite=False))}),
-                       S.obj(required={"status": S.enum(["InvalidArgument"])})),
-        model=S.MODEL, plant=_plant),
+        inputs=S.obj(required={"positions": S.array(S.vec(S.f32(), 3), min_items=1, doc=(
+                                   "Given: the cloud PointSearchTree::Build was given, float32 World positions in "
+                                   "source order (value.indices name them).")),
+                               "query": S.vec(S.f32(finite=False), 3, doc=(
+                                   f"Given: FindNearest's query point, float32 (a nonfinite one, or one beyond "
+                                   f"MAX_POINT_SEARCH_COORDINATE = 2^{int(math.log2(MAX_POINT_SEARCH_COORDINATE))}, "
+                                   "must be rejected).")),
+                               "count": S.integer(doc=(
+                                   f"Given: FindNearest's count: 1 to min(n, MAX_POINT_NEIGHBORS = "
+                                   f"{MAX_POINT_NEIGHBORS}); any other count must be rejected."))}),
+        value=S.any_of(S.obj(required={"indices": S.array(S.integer(minimum=0), doc=(
+                                           "The source indices of the count nearest points, nearest first; exact "
+                                           "ties in increasing source index.")),
+                                       "distances": S.array(S.f32(finite=False), doc=(
+                                           "SQUARED Euclidean distances |p_i - q|^2, float32, in squared length "
+                                           "units (not the distances themselves), one per index, non-decreasing."))},
+                             doc="The neighbours found."),
+                       S.obj(required={"status": S.enum(["InvalidArgument"], doc="The rejected query's status.")},
+                             doc="A rejected request (count, query or positions)."),
+                       doc="FindNearest's output arrays, or its status."),
+        model=S.model("one per returned neighbour, in squared length units", DISTANCE_ERROR_K), plant=_plant),
 }

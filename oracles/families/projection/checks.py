@@ -47,9 +47,54 @@ from interval.projection import exact_squared_distance
 
 from ...errormodel import ratio, resolve
 from ...model import Claim, dec, dec_array, enc, oracle_fault, undecided, verified, violated
+from ...rules import declare, default, spec
 from .truth import enclosure, truth
 
 __all__ = ["check_strict", "check_approximate", "evaluation_bound", "decode", "Decoded", "EVAL_K"]
+
+
+# The rules (oracles.rules). Spec 002 Projection states them; the one number it leaves open is the
+# Rounded error of an evaluated Distance (evaluation_bound, a documented default).
+_S = "spec 002 Projection: "
+CANDIDATES = spec("projection:candidates", _S + "'Each span starts as one interval; span starts and an open path's "
+                  "terminal endpoint are candidates ... a minimum at a joint is named by the outgoing span at u = 0' "
+                  "and 'MaxIterations' bounds the work: the parameter is a candidate of the search (u = 1 only at an "
+                  "open path's end), values finite, Iterations <= MaxIterations")
+GAP = spec("projection:gap", _S + "'Exact distance to nearest.Parameter <= nearest.Distance <= global minimum + "
+           "ProjectionGap (Certified)'; 'The search stops when the best candidate minus the smallest live lower bound "
+           "fits the path's ProjectionGap': IsGapMet, Gap <= ProjectionGap, Distance - LowerBound <= Gap, Distance >= "
+           "the exact distance at the parameter")
+LOWER_BOUND = spec("projection:lower_bound", "spec 002 Guarantees: 'Strict projection Distance, LowerBound and Gap' "
+                   "are Certified: LowerBound <= the true minimum distance (two independent oracles)")
+EARLIEST = spec("projection:earliest", _S + "'Any candidate within the gap of the global lower bound is an acceptable "
+                "answer; the result is the earliest by span, then parameter. Symmetric minima therefore return the "
+                "earlier one': no span start (or open terminal endpoint) earlier and certainly acceptable (or, out of "
+                "work, certainly better), with the evaluation allowance below; no earlier exact mirror twin")
+EVALUATION = default("projection:evaluation_bound", "docs/decisions.md 'Projection: what an Approximate result is "
+                     "checked for' (evaluation_bound, or the claim's declared model): an Approximate Distance is "
+                     "within the Rounded error of evaluating the exact distance at its parameter")
+APPROXIMATE = spec("projection:approximate", _S + "'ProjectPointApproximate runs the same search but returns its "
+                   "earliest best candidate when work runs out, with IsGapMet false and Guarantee Approximate': the "
+                   "guarantee matches IsGapMet, and a reported Gap that fits ProjectionGap was met")
+
+RULES = declare({
+    "projection.strict": (CANDIDATES, GAP, EARLIEST, LOWER_BOUND),
+    "projection.approximate": (CANDIDATES, APPROXIMATE, GAP, EVALUATION, EARLIEST, LOWER_BOUND),
+})
+
+# The rule each failure key of the exact checks below breaks.
+_RULE_OF = {
+    "parameter_outside_domain": CANDIDATES, "nonfinite_value": CANDIDATES, "iterations_exceed_budget": CANDIDATES,
+    "span_end_is_not_a_candidate": CANDIDATES, "is_gap_met": GAP, "gap_exceeds_projection_gap": GAP,
+    "gap_below_distance_minus_lower_bound": GAP, "distance_below_exact_distance_at_parameter": GAP,
+    "earlier_acceptable_candidate": EARLIEST, "mirror_twin_is_earlier": EARLIEST, "better_candidate": EARLIEST,
+    "gap_met_but_reported_unmet": APPROXIMATE,
+}
+
+
+def _rule(bad: dict) -> str:
+    """The id of the rule a failure dict (one key) breaks."""
+    return _RULE_OF[next(iter(bad))].id
 
 
 @dataclasses.dataclass(frozen=True)
@@ -258,10 +303,12 @@ def _best_failures(claim: Claim, d: Decoded) -> dict:
 def _judge_strict(claim: Claim, d: Decoded, **extra):
     bad = _exact_failures(d)
     if bad:
-        return violated(claim, bad, note="an exact condition of the strict projection fails", **extra)
+        return violated(claim, bad, note="an exact condition of the strict projection fails", rule=_rule(bad),
+                        **extra)
     bad = _earliest_failures(claim, d)
     if bad:
-        return violated(claim, bad, note="the result is not the earliest acceptable candidate", **extra)
+        return violated(claim, bad, note="the result is not the earliest acceptable candidate", rule=_rule(bad),
+                        **extra)
     t = truth(d)
     if t.fault is not None:
         return oracle_fault(claim, t.fault, prec=t.prec)
@@ -275,7 +322,7 @@ def _judge_strict(claim: Claim, d: Decoded, **extra):
         over = 1.0 + ratio(max(L - sqrt_up(t.hi_sq), 0), g)
         return violated(claim, {"lower_bound_above_minimum": t.witness, "lower_bound": enc(d.nums["lower_bound"])},
                         bound_use=over, prec=t.prec, note="a curve point is closer than the claimed LowerBound",
-                        **extra)
+                        rule=LOWER_BOUND.id, **extra)
     return undecided(claim, enclosure(t), bound_use=used, prec=t.prec,
                      note="LowerBound <= min not decided within the budget", **extra)
 
@@ -333,10 +380,12 @@ def check_approximate(claim: Claim):
     gap_met = {"gap_met": int(d.met)}
     bad = _domain_failures(d)
     if bad:
-        return violated(claim, bad, note="the approximate result names no valid parameter or value", **gap_met)
+        return violated(claim, bad, note="the approximate result names no valid parameter or value", rule=_rule(bad),
+                        **gap_met)
     if (rg == "Certified") != d.met:
         return violated(claim, {"result_guarantee": rg, "is_gap_met": d.met},
-                        note="IsGapMet false must come with Guarantee Approximate, true with Certified", **gap_met)
+                        note="IsGapMet false must come with Guarantee Approximate, true with Certified",
+                        rule=APPROXIMATE.id, **gap_met)
     if d.met:
         return _judge_strict(claim, d, **gap_met)
     D = gmpy2.mpq(d.nums["distance"])
@@ -352,18 +401,18 @@ def check_approximate(claim: Claim):
         return violated(claim, {"distance_not_at_parameter": {"distance": enc(D), "exact_distance_sq": enc(f),
                                                              "bound": enc(R)}}, bound_use=use,
                         note="Distance differs from the exact distance at the returned parameter by more "
-                             "than the evaluation's Rounded error", **extra)
+                             "than the evaluation's Rounded error", rule=EVALUATION.id, **extra)
     bad = _gap_failures(d) or _best_failures(claim, d)
     if bad:
         return violated(claim, bad, bound_use=use, note="the approximate result is not the earliest best "
-                        "candidate, or its Gap does not fit what it reports", **extra)
+                        "candidate, or its Gap does not fit what it reports", rule=_rule(bad), **extra)
     t = truth(d)
     if t.fault is not None:
         return oracle_fault(claim, t.fault, prec=t.prec)
     if t.holds is False:
         return violated(claim, {"lower_bound_above_minimum": t.witness, "lower_bound": enc(d.nums["lower_bound"])},
                         bound_use=use, prec=t.prec, note="a curve point is closer than the claimed LowerBound",
-                        **extra)
+                        rule=LOWER_BOUND.id, **extra)
     if t.holds is None:
         return undecided(claim, enclosure(t), bound_use=use, prec=t.prec,
                          note="LowerBound <= min not decided within the budget", **extra)

@@ -14,26 +14,34 @@ from interval.projection import exact_squared_distance
 from ... import schema as S
 from ...family import RowContract
 from ...model import Claim, dec, dec_array, enc
+from .checks import EVAL_K
 
 __all__ = ["CONTRACTS", "plant_strict", "plant_approximate"]
 
 _INPUTS = S.obj(required={
-    "controls": S.matrix(S.f32(), [None, 4, 3]),
-    "origin": S.vec(S.f64(), 3),
-    "point": S.vec(S.f64(), 3),
-    "projection_gap": S.f64(positive=True),
-    "max_iterations": S.integer(minimum=0),
+    "controls": S.matrix(S.f32(), [None, 4, 3], doc=(
+        "Yours: every span's four prepared controls (n x 4 x 3), chunk-relative float32.")),
+    "origin": S.vec(S.f64(), 3, doc="Given: the path's chunk origin (float64 asset coordinates)."),
+    "point": S.vec(S.f64(), 3, doc=(
+        "Given: ProjectionQuery.Point in float64 asset coordinates (not chunk-relative: q = point - origin).")),
+    "projection_gap": S.f64(positive=True, doc=(
+        "Given: ToleranceProfile.ProjectionGap, asset units: a distance, not squared.")),
+    "max_iterations": S.integer(minimum=0, doc="Given: ProjectionQuery.MaxIterations."),
 }, optional={
-    "is_closed": S.boolean(),  # absent: the terminal-endpoint rules are not checked
+    # absent: the terminal-endpoint rules are not checked
+    "is_closed": S.boolean(doc="Given: whether the path is closed (absent: the terminal-endpoint rules are not "
+                               "checked)."),
 })
 _RESULT = {
-    "span": S.integer(minimum=0),
-    "u": S.f64(finite=False),
-    "distance": S.f64(finite=False),
-    "lower_bound": S.f64(finite=False),
-    "gap": S.f64(finite=False),
-    "is_gap_met": S.boolean(),
-    "iterations": S.integer(minimum=0),
+    "span": S.integer(minimum=0, doc="ProjectionResult: the span of the nearest candidate."),
+    "u": S.f64(finite=False, doc="Its parameter u, [0, 1] (u = 1 only at an open path's terminal endpoint)."),
+    "distance": S.f64(finite=False, doc=(
+        "Distance: the Euclidean distance |q - B(u)| in asset units (not squared); Certified rows: an upper bound "
+        "of the exact distance at (span, u).")),
+    "lower_bound": S.f64(finite=False, doc="LowerBound: a Certified lower bound of the global minimum distance."),
+    "gap": S.f64(finite=False, doc="Gap: a Certified bound of Distance - LowerBound, asset units."),
+    "is_gap_met": S.boolean(doc="IsGapMet: whether Gap <= ProjectionGap."),
+    "iterations": S.integer(minimum=0, doc="Iterations: the splits the search made (at most max_iterations)."),
 }
 
 
@@ -96,7 +104,7 @@ CONTRACTS = {
                 "branch and bound over Bernstein ranges (113 then 256 bits): disjoint enclosures are an "
                 "oracle fault."),
         inputs=_INPUTS,
-        value=S.obj(required=_RESULT),
+        value=S.obj(required=_RESULT, doc="TryProjectPoint's ProjectionResult."),
         plant=plant_strict,
         oracles=_MIN_ORACLES,
     ),
@@ -110,9 +118,11 @@ CONTRACTS = {
                 "the terminal endpoint) with |q - P| + R_k < Distance (1 - 2^-48) and no earlier exact "
                 "mirror twin, and LowerBound <= the true minimum (the strict row's two oracles)."),
         inputs=_INPUTS,
-        value=S.obj(required={**_RESULT, "result_guarantee": S.enum(["Certified", "Approximate"])}),
+        value=S.obj(required={**_RESULT, "result_guarantee": S.enum(["Certified", "Approximate"], doc=(
+            "ProjectionResult.Guarantee: Approximate exactly when is_gap_met is false."))},
+                    doc="ProjectPointApproximate's ProjectionResult."),
         plant=plant_approximate,
         oracles=_MIN_ORACLES,
-        model=S.MODEL,
+        model=S.model("1: R, the bound of |Distance - |q - B(u)|| when the gap is not met", EVAL_K),
     ),
 }

@@ -32,6 +32,7 @@ from reference.surface import decision_errors, edge_value_bound, evaluation_boun
 from ...decide import DEFAULT_BUDGET, Decision, refine
 from ...errormodel import ETA_OF_U, ratio, resolve
 from ...model import Claim, dec, undecided, verified, violated
+from ...rules import binding, decision, declare, default, judged, spec
 from .checks import array
 
 __all__ = ["check_evaluation", "BUDGET", "SAMPLE_NAMES", "NormalTruth", "exact_normal", "decision_in_band",
@@ -39,6 +40,32 @@ __all__ = ["check_evaluation", "BUDGET", "SAMPLE_NAMES", "NormalTruth", "exact_n
 
 BUDGET = DEFAULT_BUDGET
 _SURFACE_K = 32.0  # reference.surface.SURFACE_K: the constant a declared "k" replaces
+
+_S = "spec 002 Surfaces: "
+_D = "docs/decisions.md "
+BOUNDS = default("surface:evaluation_bounds", _D + "'Surfaces: error models': samples per component 32 (u M E + eta), "
+                 "the unit normal 2 eN / (|N| - eN) + 32u, edge values 32 (21 u E + eta) + sqrt(2 eta) (or the claim's "
+                 "declared model); spec 002 Guarantees: 'Surface positions, partials, normals, edge continuity "
+                 "values' are Rounded")
+NORMAL_RULE = spec("surface:normal_decision", _S + "'TryEvaluateSurfaceNormal ... returns Degenerate for zero or "
+                   "parallel partials and IllConditioned at or below the thresholds; the position remains valid': the "
+                   "claimed status is the rule applied to the values it was made on, and agrees with the exact "
+                   "decision outside the rounding band of " + _D + "'Surfaces: decision bands'")
+DECISION_VALUES = default("surface:decision_values", _D + "'Surfaces: decisions judged on the values they were made "
+                          "on (issue 17)': the claimed |Su|, |Sv|, |Su x Sv| within their error bounds of exact, the sine their "
+                          "quotient within 4u")
+UNIT_NORMAL = default("surface:unit_normal", _D + "'Surfaces: edge parameters, evaluation and normals' (the normal is "
+                      "N / |N|): | |n|^2 - 1 | <= 64u")
+C1_RULE = spec("surface:is_c1", _S + "'IsC1 compares the outward cross-boundary derivative controls; it is a threshold "
+               "decision on Rounded values': is_c1 is difference <= continuity_derivative x scale on the claimed values "
+               "(either answer within one rounding of the product), and agrees with the exact decision outside the "
+               "band (" + _D + "'Surfaces: orientation and C1 of shared edges')")
+C1_AT_EQUALITY = decision("surface:c1_at_equality", _D + "'Surfaces: decisions judged on the values they were made "
+                          "on (issue 17)': at an exact tie of the claimed values (difference = threshold x scale, 0 <= t x 0 "
+                          "included) is_c1 is true; the spec says 'threshold decision' and does not say whether the "
+                          "tie passes, so without the decision either answer is accepted there")
+
+RULES = declare({"surface.evaluation": (BOUNDS, NORMAL_RULE, DECISION_VALUES, UNIT_NORMAL, C1_RULE, C1_AT_EQUALITY)})
 
 
 def _patch_point(claim):
@@ -82,7 +109,8 @@ def _check_sample(claim):
             detail[name] = {"error": _float(err), "bound": _float(b), "exact": [str(x) for x in t]}
     if ok:
         return verified(claim, measure="error_ratio", measured=worst, bound_use=worst, **res.extra())
-    return violated(claim, detail, measure="error_ratio", measured=worst, bound_use=worst, **res.extra())
+    return violated(claim, detail, measure="error_ratio", measured=worst, bound_use=worst, rule=BOUNDS.id,
+                    **res.extra())
 
 
 def _sq(a):
@@ -156,24 +184,27 @@ def _check_decision_values(claim, dv, claimed, Lu, Lv, Lx, eL, eX, uq, dmin, smi
         if ok is False:
             return violated(claim, {"decision_value": name, "error": [_float(e_lo), _float(e_hi)], "bound": _float(b),
                                     "why": "a decision value beyond its error bound"},
-                            measure="error_ratio", measured=ratio(e_lo, b), bound_use=ratio(e_lo, b)), use
+                            measure="error_ratio", measured=ratio(e_lo, b), bound_use=ratio(e_lo, b),
+                            rule=DECISION_VALUES.id), use
         if ok is None:
             return undecided(claim, [_float(e_lo), _float(e_hi)], note=f"decision value {name} undecided"), use
     sine = None
     if su != 0 and sv != 0 and cross != 0:
         sd = dec(dv["sine"])
         if not math.isfinite(sd):
-            return violated(claim, {"why": "a nonfinite sine of nonzero lengths", "sine": dv["sine"]}), use
+            return violated(claim, {"why": "a nonfinite sine of nonzero lengths", "sine": dv["sine"]},
+                            rule=DECISION_VALUES.id), use
         sine = to_mpq(sd)
         q = cross / (su * sv)
         if abs(sine - q) > q * to_mpq(4 * uq):
             return violated(claim, {"why": "the sine is not |Su x Sv| / (|Su| |Sv|) of the claimed lengths",
-                                    "sine": dv["sine"], "quotient": str(q)}), use
+                                    "sine": dv["sine"], "quotient": str(q)}, rule=DECISION_VALUES.id), use
     want = _rule(su, sv, cross, sine, dmin, smin)
     if want != claimed:
         return violated(claim, {"claimed_status": claimed, "status_of_claimed_values": want,
                                 "why": "the decision is not the rule (Degenerate at zero, IllConditioned at or "
-                                       "below a threshold) applied to the values it was made on"}), use
+                                       "below a threshold) applied to the values it was made on"},
+                        rule=NORMAL_RULE.id), use
     return None, use
 
 
@@ -270,7 +301,8 @@ def _check_normal(claim):
     uq = res.u
     claimed = claim.value.get("status", "Success")
     if claimed not in ("Success", "Degenerate", "IllConditioned"):
-        return violated(claim, {"claimed_status": claimed, "why": "a normal is Success, Degenerate or IllConditioned"})
+        return violated(claim, {"claimed_status": claimed, "why": "a normal is Success, Degenerate or IllConditioned"},
+                        rule=NORMAL_RULE.id)
     eta = dec(claim.model["eta"]) if claim.model and "eta" in claim.model else ETA_OF_U.get(uq, 2.0**-1074)
     eL, eN = (to_mpq(x) for x in decision_errors(t.E, uq, eta))
     use = 0.0
@@ -284,7 +316,8 @@ def _check_normal(claim):
         inband = decision_in_band(t, claimed, eL, eN, uq)
         if inband is False:
             return violated(claim, {"claimed_status": claimed, "exact_status": exact,
-                                    "why": "decision differs outside the rounding band"}, **res.extra())
+                                    "why": "decision differs outside the rounding band"}, rule=NORMAL_RULE.id,
+                            **res.extra())
         if inband is None:
             return undecided(claim, None, note=f"decision {claimed} vs exact {exact}: band undecided", prec=prec)
         counters["decision_differs"] = 1
@@ -296,7 +329,8 @@ def _check_normal(claim):
         raise ValueError("a normal has three components")
     length_err = abs(_sq([to_mpq(float(x)) for x in n]) - 1)
     if length_err > to_mpq(64 * uq):  # |n|^2 - 1 of a computed unit vector: a few roundings
-        return violated(claim, {"normal_length_squared_minus_one": _float(length_err)}, **res.extra())
+        return violated(claim, {"normal_length_squared_minus_one": _float(length_err)}, rule=UNIT_NORMAL.id,
+                        **res.extra())
     if exact == "Degenerate":
         return verified(claim, measure="error_ratio", measured=0.0, prec=prec, bound_use=use,
                         note="no exact direction: the value is not judged", **counters, **res.extra())
@@ -321,7 +355,7 @@ def _check_normal(claim):
                         **res.extra())
     if d.holds is False:
         return violated(claim, {"error_interval": d.enclosure, "bound": _float(b)}, measure="error_ratio",
-                        measured=r, prec=d.prec, bound_use=r, **res.extra())
+                        measured=r, prec=d.prec, bound_use=r, rule=BOUNDS.id, **res.extra())
     return undecided(claim, d.enclosure, prec=d.prec, bound_use=r)
 
 
@@ -349,7 +383,8 @@ def _check_edge(claim):
         worst = max(worst, ratio(e_hi, b))
         if ok is False:
             return violated(claim, {"field": name, "error": [_float(e_lo), _float(e_hi)], "bound": _float(b)},
-                            measure="error_ratio", measured=ratio(e_hi, b), bound_use=ratio(e_lo, b), **res.extra())
+                            measure="error_ratio", measured=ratio(e_hi, b), bound_use=ratio(e_lo, b), rule=BOUNDS.id,
+                            **res.extra())
         if ok is None:
             return undecided(claim, [_float(e_lo), _float(e_hi)], note=f"{name} error undecided", prec=prec,
                              bound_use=ratio(e_hi, b))
@@ -361,10 +396,13 @@ def _check_edge(claim):
     prod = thr * got_s
     if got_d < prod * (1 - to_mpq(2 * res.u)) or got_d > prod * (1 + to_mpq(2 * res.u)) or got_d == prod:
         want = got_d <= prod
-        if claimed_c1 is not want:
+        # At an exact tie the inclusive test is a decision of ours (the spec does not say).
+        tie = got_d == prod
+        if claimed_c1 is not want and (not tie or binding(C1_AT_EQUALITY)):
             return violated(claim, {"claimed_is_c1": claimed_c1, "is_c1_of_claimed_values": want,
                                     "why": "is_c1 is not difference <= continuity_derivative * scale on the claimed "
-                                           "values"}, measure="error_ratio", measured=worst, **res.extra())
+                                           "values"}, measure="error_ratio", measured=worst,
+                            rule=C1_AT_EQUALITY.id if tie else C1_RULE.id, **res.extra())
     exact_c1 = diff2 <= thr * thr * scale2
     counters = {}
     if claimed_c1 is not exact_c1:
@@ -373,7 +411,7 @@ def _check_edge(claim):
         if inband is False:
             return violated(claim, {"claimed_is_c1": claimed_c1, "exact_is_c1": exact_c1,
                                     "why": "decision differs outside the rounding band"},
-                            measure="error_ratio", measured=worst, **res.extra())
+                            measure="error_ratio", measured=worst, rule=C1_RULE.id, **res.extra())
         if inband is None:
             return undecided(claim, None, note="is_c1 band undecided", prec=prec)
         counters["decision_differs"] = 1
@@ -381,6 +419,7 @@ def _check_edge(claim):
                     **res.extra())
 
 
+@judged
 def check_evaluation(claim: Claim):
     """Rounded: samples, unit normals (with the Degenerate / IllConditioned decision) and edge
     continuity values (with ``is_c1``) within the surface error models; decisions agree with

@@ -27,8 +27,32 @@ from reference.sweep import SWEEP_VERTEX_K, VERTEX_WIDTH
 
 from ...errormodel import ratio, resolve
 from ...model import Claim, dec, dec_array, enc, verified, violated
+from ...rules import declare, default, spec
 
-__all__ = ["check_rings", "decode_mesh", "mesh_counts"]
+__all__ = ["check_rings", "decode_mesh", "mesh_counts", "RULES"]
+
+_S = "spec 002 Sweeps: "
+COUNTS = spec("sweep:counts", _S + "'A tube ring repeats its first vertex with U = 1 as an explicit UV seam. "
+              "SweepCaps::Flat closes an open tube with fans': vertex and index counts of the rings and caps, finite "
+              "vertices, indices in range")
+CAPACITY = spec("sweep:capacity", _S + "'TryEmitSweepMesh checks the pinned path revision (StaleRevision) and both "
+                "capacities (CapacityExceeded) before writing': arrays one entry short fail, unchanged")
+PROFILE = spec("sweep:profile", _S + "'The width or radius (Scale) and roll are linear in estimated path distance "
+               "between profile keys and clamped outside them' (within 8u of the key scale)")
+RING_BOUNDS = default("sweep:ring_bounds", "docs/decisions.md 'Sweeps: the vertex error model, mesh rules and the "
+                      "risk band' (or the claim's declared model): ring positions within position_bound(E) of B(u), "
+                      "frames orthonormal and right-handed within 16u, vertices within 16u (M + 2S) + 16 eta, "
+                      "normals within 16u (spec 002 Guarantees: 'Sweep ring frames and vertices' are Rounded)")
+SEAM_CAPS = spec("sweep:seam_caps", _S + "'A ribbon ring emits its -Binormal then +Binormal edge, faces the frame "
+                 "normal ... A tube ring repeats its first vertex with U = 1 ... rim vertices copy the ring positions "
+                 "bitwise but carry the cap normal ... its last ring copies the first ring's positions and normals "
+                 "with V equal to the total length'")
+UV = spec("sweep:uv", _S + "'V is estimated path distance in asset units' and the seam's U = 1: U is j / N (within one "
+          "rounding), V the ring's distance")
+WINDING = spec("sweep:winding", _S + "'Triangles are counter-clockwise from the side their normals face unless "
+               "SweepWinding::Clockwise is requested' (rings that may fold are skipped: the Estimated risk)")
+
+RULES = declare({"sweep.rings": (COUNTS, CAPACITY, PROFILE, RING_BOUNDS, SEAM_CAPS, UV, WINDING)})
 
 _mpq = gmpy2.mpq
 
@@ -79,15 +103,15 @@ def check_rings(claim: Claim):
     per, nv, ni = mesh_counts(section, nseg, r, inp["caps"])
     if V.shape[0] != nv or I.shape[0] != ni:
         return violated(claim, {"why": "vertex or index count off the mesh rules", "vertices": V.shape[0],
-                                "expected_vertices": nv, "indices": I.shape[0], "expected_indices": ni})
+                                "expected_vertices": nv, "indices": I.shape[0], "expected_indices": ni}, rule=COUNTS.id)
     if not np.all(np.isfinite(V)) or (ni and (I.min() < 0 or I.max() >= nv)):
-        return violated(claim, {"why": "a nonfinite vertex or an index out of range"})
+        return violated(claim, {"why": "a nonfinite vertex or an index out of range"}, rule=COUNTS.id)
     cap = claim.value.get("capacity")
     if cap is not None:
         for name in ("short_vertices", "short_indices"):
             if cap.get(name) != "CapacityExceeded" or cap.get(name + "_unchanged") is not True:
                 return violated(claim, {"why": f"emission into arrays one entry short ({name}) must be "
-                                               "CapacityExceeded before anything is written", "claimed": cap})
+                                               "CapacityExceeded before anything is written", "claimed": cap}, rule=CAPACITY.id)
     prof = [[to_mpq(dec(x)) for x in k] for k in inp["profile"]] if "profile" in inp else None
     if prof is not None and (not prof or any(len(k) != 3 for k in prof)
                              or any(prof[i + 1][0] <= prof[i][0] for i in range(len(prof) - 1))):
@@ -110,14 +134,14 @@ def check_rings(claim: Claim):
             # linear between keys in the ring's distance, clamped outside them: a few roundings
             if abs(to_mpq(sc) - want) > 8 * to_mpq(U64) * size:
                 return violated(claim, {"why": f"ring {i}: the scale is not the profile's at the ring's distance",
-                                        "scale": ring[3], "profile_scale": enc(want)}, **res.extra())
+                                        "scale": ring[3], "profile_scale": enc(want)}, rule=PROFILE.id, **res.extra())
         if not last_copy:
             truth = K.cubic_point(QQ, QQ.asarray(C[k]), QQ.asarray(np.float64(u)))
             e = max(abs(to_mpq(float(a)) - q) for a, q in zip(x, truth))
             use = max(use, ratio(e, b_pos))
             if e > b_pos:
                 return violated(claim, {"why": f"ring {i} position off B(u)", "error": enc(e), "bound": enc(b_pos)},
-                                bound_use=ratio(e, b_pos), **res.extra())
+                                bound_use=ratio(e, b_pos), rule=RING_BOUNDS.id, **res.extra())
             tq, nq, bq = QQ.asarray(t), QQ.asarray(n), QQ.asarray(b)
             e = max(abs(K.dot(QQ, tq, tq) - one), abs(K.dot(QQ, nq, nq) - one), abs(K.dot(QQ, bq, bq) - one),
                     abs(K.dot(QQ, tq, nq)), abs(K.dot(QQ, tq, bq)), abs(K.dot(QQ, nq, bq)),
@@ -125,7 +149,7 @@ def check_rings(claim: Claim):
             use = max(use, ratio(e, b_orth))
             if e > b_orth:
                 return violated(claim, {"why": f"ring {i} frame not orthonormal and right-handed", "error": enc(e)},
-                                bound_use=ratio(e, b_orth), **res.extra())
+                                bound_use=ratio(e, b_orth), rule=RING_BOUNDS.id, **res.extra())
         offs, dirs = ring_offsets_iv(n, b, sc, nseg, ribbon)
         rows = V[i * per:(i + 1) * per]
         npts = len(offs)
@@ -136,7 +160,7 @@ def check_rings(claim: Claim):
                 e = max(abs(p - lo), abs(p - hi))
                 if e > b_vert:
                     return violated(claim, {"why": f"ring {i} vertex {j} off its exact position", "error": enc(e),
-                                            "bound": enc(b_vert)}, bound_use=ratio(e, b_vert), **res.extra())
+                                            "bound": enc(b_vert)}, bound_use=ratio(e, b_vert), rule=RING_BOUNDS.id, **res.extra())
                 worst = max(worst, ratio(e, b_vert))
                 nn = to_mpq(float(rows[j, 3 + c]))
                 lo, hi = dirs[j][c]
@@ -145,23 +169,23 @@ def check_rings(claim: Claim):
                     use = max(use, ratio(en, b_norm))
                 if not ribbon and en > b_norm:
                     return violated(claim, {"why": f"ring {i} vertex {j} normal off its direction"},
-                                    bound_use=ratio(en, b_norm), **res.extra())
+                                    bound_use=ratio(en, b_norm), rule=RING_BOUNDS.id, **res.extra())
             want_u = _mpq(j, nseg) if not ribbon else _mpq(j)
             # U is j / N rounded once to float64 (within u of it, relative); V the ring distance.
             if abs(to_mpq(float(rows[j, 6])) - want_u) > want_u * to_mpq(U64) or float(rows[j, 7]) != Vd:
                 return violated(claim, {"why": f"ring {i} vertex {j}: U must be {want_u}, V the ring distance"},
-                                **res.extra())
+                                rule=UV.id, **res.extra())
         if not ribbon:
             if rows[nseg, :6].tobytes() != rows[0, :6].tobytes() or rows[nseg, 6] != 1.0:
                 return violated(claim, {"why": f"ring {i}: the seam vertex must copy the first with U = 1"},
-                                **res.extra())
+                                rule=SEAM_CAPS.id, **res.extra())
         elif not np.array_equal(rows[0, 3:6], n) or not np.array_equal(rows[1, 3:6], n):
-            return violated(claim, {"why": f"ribbon ring {i} must face its frame normal"}, **res.extra())
+            return violated(claim, {"why": f"ribbon ring {i} must face its frame normal"}, rule=SEAM_CAPS.id, **res.extra())
     if inp["closed"]:
         a, z = V[:per], V[(r - 1) * per:r * per]
         if a[:, :6].tobytes() != z[:, :6].tobytes() or not np.all(z[:, 7] == dec(inp["total"])):
             return violated(claim, {"why": "a closed path's last ring must copy the first with V = total"},
-                            **res.extra())
+                            rule=SEAM_CAPS.id, **res.extra())
     if inp["caps"] == "Flat":
         base = r * per
         for end, sign in ((0, -1.0), (r - 1, 1.0)):
@@ -170,7 +194,7 @@ def check_rings(claim: Claim):
             tn = sign * dec_array(rings[end][5])
             if cap[1:, :3].tobytes() != ring[:, :3].tobytes() or not np.all(cap[:, 3:6] == tn):
                 return violated(claim, {"why": f"cap at ring {end}: rims must copy the ring positions bitwise "
-                                               f"and carry the cap normal"}, **res.extra())
+                                               f"and carry the cap normal"}, rule=SEAM_CAPS.id, **res.extra())
             base += nseg + 1
     ccw = inp["winding"] == "CounterClockwise"
     P = [[to_mpq(float(c)) for c in row[:3]] for row in V]
@@ -198,7 +222,7 @@ def check_rings(claim: Claim):
         d = sum(x * y for x, y in zip(nrm, avg))
         if (d <= 0) if ccw else (d >= 0):
             return violated(claim, {"why": f"triangle {ti} is not {'counter' if ccw else ''}clockwise seen from "
-                                           f"its normals", "indices": [a, b, c]}, **res.extra())
+                                           f"its normals", "indices": [a, b, c]}, rule=WINDING.id, **res.extra())
     # measured: the vertices' error ratio; bound_use: the largest ratio over every bound of the row
     return verified(claim, measure="error_ratio", measured=worst, bound_use=max(use, worst),
                     winding_skipped=skipped, **res.extra())

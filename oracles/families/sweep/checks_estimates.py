@@ -27,12 +27,29 @@ from reference.fp import U64
 
 from ...errormodel import ratio
 from ...model import Claim, dec, dec_array, enc, undecided, verified, violated
+from ...rules import declare, default, spec
 from .checks import decode_mesh
 
-__all__ = ["check_error_estimates", "ACCEPTANCE_FACTOR", "RISK_BAND", "distance_shares", "sagitta_iv"]
+__all__ = ["check_error_estimates", "ACCEPTANCE_FACTOR", "RISK_BAND", "distance_shares", "sagitta_iv", "RULES"]
 
 ACCEPTANCE_FACTOR = 4.0
 RISK_BAND = 2.0**-40
+
+_S = "spec 002 Sweeps: "
+SECTION = spec("sweep:section", _S + "'A tube uses the fewest polygon segments whose error at the largest profile scale "
+               "fits CrossSectionError': the fewest segments whose sagitta fits, the cross-section estimate that "
+               "sagitta (a ribbon's section is exact: 0)")
+ESTIMATES_WITHIN = spec("sweep:estimates_within", _S + "'An interval is accepted when ... fits LongitudinalError'; "
+                        "'fits CrossSectionError': each estimate in [0, its requested error]")
+RISK = spec("sweep:risk", _S + "'The report's SelfIntersectionRiskCount counts rings whose section half-extent times "
+            "path curvature reaches 1': the flags outside the relative band RISK_BAND = 2^-40 of docs/decisions.md "
+            "'Sweeps: the vertex error model, mesh rules and the risk band', and the count equal to the flags")
+DEVIATION = default("sweep:deviation", "docs/decisions.md 'Sweeps: the deviation oracle and acceptance factor': the "
+                    "true deviation of the ideal swept surface from the mesh at most ACCEPTANCE_FACTOR = 4 times (l + c) "
+                    "plus 4 S_max A plus the rounding allowance (spec 002 Guarantees: 'Sweep longitudinal and "
+                    "cross-section error' are Estimated, with no factor)")
+
+RULES = declare({"sweep.error_estimates": (SECTION, ESTIMATES_WITHIN, RISK, DEVIATION)})
 _CAL_BINS = ((0.1, "calibration_lt_0.1"), (0.5, "calibration_0.1_0.5"), (1.0, "calibration_0.5_1"),
              (ACCEPTANCE_FACTOR, "calibration_1_factor"), (math.inf, "calibration_above_factor"))
 _mpq = gmpy2.mpq
@@ -157,7 +174,7 @@ def _section_rule(claim: Claim, prof, cest: float):
     if inp["section"] == "Ribbon":
         if cest != 0.0:
             return violated(claim, {"why": "a ribbon's section is exact: its cross-section estimate is 0",
-                                    "cross_section": claim.value["cross_section"]})
+                                    "cross_section": claim.value["cross_section"]}, rule=SECTION.id)
         return None
     r_max = max(p[1] for p in prof)
     xerr = to_mpq(dec(inp["cross_section_error"]))
@@ -167,16 +184,16 @@ def _section_rule(claim: Claim, prof, cest: float):
     band = 8 * to_mpq(U64) * to_mpq(r_max)
     if nseg < 3 or lo > xerr + band:
         return violated(claim, {"why": f"{nseg} segments: the sagitta at the largest scale {r_max!r} exceeds "
-                                       "CrossSectionError", "sagitta_lower": enc(lo)})
+                                       "CrossSectionError", "sagitta_lower": enc(lo)}, rule=SECTION.id)
     if nseg > 3:
         lo1, hi1 = sagitta_iv(r_max, nseg - 1)
         if hi1 < xerr - band:
             return violated(claim, {"why": f"{nseg} segments are not the fewest: {nseg - 1} fit CrossSectionError "
-                                           f"at the largest scale {r_max!r}", "sagitta_upper": enc(hi1)})
+                                           f"at the largest scale {r_max!r}", "sagitta_upper": enc(hi1)}, rule=SECTION.id)
     c = to_mpq(cest)
     if c < lo - band or c > hi + band:
         return violated(claim, {"why": "the cross-section estimate is not the sagitta of the chosen polygon",
-                                "cross_section": claim.value["cross_section"], "sagitta": enc(lo)})
+                                "cross_section": claim.value["cross_section"], "sagitta": enc(lo)}, rule=SECTION.id)
     return None
 
 
@@ -189,7 +206,7 @@ def check_error_estimates(claim: Claim):
     lest, cest = dec(val["longitudinal"]), dec(val["cross_section"])
     if not (0 <= lest <= dec(inp["longitudinal_error"]) and 0 <= cest <= dec(inp["cross_section_error"])):
         return violated(claim, {"why": "an error estimate outside [0, requested error]",
-                                "longitudinal": val["longitudinal"], "cross_section": val["cross_section"]})
+                                "longitudinal": val["longitudinal"], "cross_section": val["cross_section"]}, rule=ESTIMATES_WITHIN.id)
     rings = [(int(x[0]), dec(x[1]), dec(x[2])) for x in inp["rings"]]
     prof = [[dec(v) for v in k] for k in inp["profile"]]
     bad = _section_rule(claim, prof, cest)
@@ -198,7 +215,7 @@ def check_error_estimates(claim: Claim):
     flags = val["risk_flags"]
     if len(flags) != len(rings) or int(val["risk_count"]) != sum(bool(f) for f in flags):
         return violated(claim, {"why": "the risk count must count the flagged rings",
-                                "risk_count": val["risk_count"], "flags": sum(bool(f) for f in flags)})
+                                "risk_count": val["risk_count"], "flags": sum(bool(f) for f in flags)}, rule=RISK.id)
     ribbon = inp["section"] == "Ribbon"
     band = _mpq(RISK_BAND)
     for i, (k, u, s) in enumerate(rings):
@@ -206,10 +223,10 @@ def check_error_estimates(claim: Claim):
         lo, hi = curvature_product_iv(C[k], u, 0.5 * sc if ribbon else sc)
         if flags[i] and hi < 1 - band:
             return violated(claim, {"why": f"ring {i} flagged but half-extent x curvature < 1",
-                                    "upper": enc(hi)})
+                                    "upper": enc(hi)}, rule=RISK.id)
         if not flags[i] and lo >= 1 + band:
             return violated(claim, {"why": f"ring {i} not flagged but half-extent x curvature >= 1",
-                                    "lower": enc(lo)})
+                                    "lower": enc(lo)}, rule=RISK.id)
     periodic, winding = bool(inp["periodic"]), int(inp["winding_turns"])
 
     def twist_of(loop_twist):
@@ -234,7 +251,7 @@ def check_error_estimates(claim: Claim):
     if d4 > limit:
         g = max(_global_distance(V, I, p) for d, p in worst_pts if d > limit)
         if g > limit:
-            return violated(claim, detail, measure="calibration", measured=cal, bound_use=use, **bins)
+            return violated(claim, detail, measure="calibration", measured=cal, bound_use=use, rule=DEVIATION.id, **bins)
         return undecided(claim, [enc(g), enc(limit)], measure="calibration", measured=cal, bound_use=use,
                          note="the windowed deviation exceeds the limit, the whole-mesh one does not", **bins)
     if d4 - d2 > 0.5 * (limit - d4):

@@ -3,7 +3,7 @@ planted false claim (``tests/oracles/test_every_checker_can_fail.py``)."""
 
 from __future__ import annotations
 
-from reference.sweep import VERTEX_WIDTH
+from reference.sweep import SWEEP_VERTEX_K, VERTEX_WIDTH
 
 from ... import schema as S
 from ...family import RowContract
@@ -32,9 +32,19 @@ _V3 = S.vec(S.f64(), 3)
 # A ring: [span, u, distance, scale, position, tangent, normal, binormal] (typed, so that a
 # decimal in a case file is read into its format like any other field's).
 _RING = S.tuple_(S.integer(minimum=0), _F64V, _F64V, _F64V, *[S.vec(_F64V, 3)] * 4)
-_MESH = {"vertices": S.array(S.vec(_F64V, VERTEX_WIDTH)), "indices": S.array(S.integer(minimum=0))}
-_COMMON = {"controls": S.matrix(S.f32(), [None, 4, 3]), "section": S.enum(["Tube", "Ribbon"]),
-           "segments": S.integer(1, 1 << 16), "closed": S.boolean()}
+_MESH = {"vertices": S.array(S.vec(_F64V, VERTEX_WIDTH), doc=(
+             "The emitted vertices, rows [px, py, pz, nx, ny, nz, U, V]: chunk-relative position, unit normal, U "
+             "around the section (j / N), V the ring's estimated path distance (asset units).")),
+         "indices": S.array(S.integer(minimum=0), doc="The emitted triangle indices, three per triangle.")}
+_COMMON = {"controls": S.matrix(S.f32(), [None, 4, 3], doc=(
+               "Yours: every span's four prepared controls (n x 4 x 3, chunk-relative float32).")),
+           "section": S.enum(["Tube", "Ribbon"], doc="Given: SweepRequest.Section."),
+           "segments": S.integer(1, 1 << 16, doc=(
+               "Yours: the plan's section segment count N (the report's section segments; a ribbon's 1).")),
+           "closed": S.boolean(doc="Given: whether the path is closed.")}
+_PROFILE = S.array(S.vec(S.f64(), 3), min_items=1, doc=(
+    "Given: SweepRequest.Profile, keys [distance (asset units), scale (radius or half width, asset units), roll "
+    "(radians)]."))
 
 CONTRACTS = {
     "sweep.rings": RowContract(
@@ -47,13 +57,23 @@ CONTRACTS = {
                "distance (linear between keys, clamped, within 8 u of the keys' scales); with a capacity probe, "
                "emission into arrays one vertex or one index short CapacityExceeded with both arrays unchanged. "
                "Model components: [position, frame, vertex, normal].",
-        inputs=S.obj(required={**_COMMON, "rings": S.array(_RING, min_items=2), "caps": S.enum(["None", "Flat"]),
-                               "winding": S.enum(["CounterClockwise", "Clockwise"]), "total": S.f64()},
-                     optional={"profile": S.array(S.vec(S.f64(), 3), min_items=1)}),
+        inputs=S.obj(required={**_COMMON,
+                               "rings": S.array(_RING, min_items=2, doc=(
+                                   "Yours: the plan's rings, each [span, u, distance (estimated, asset units), scale, "
+                                   "position (chunk-relative), tangent, normal, binormal].")),
+                               "caps": S.enum(["None", "Flat"], doc="Given: SweepRequest.Caps."),
+                               "winding": S.enum(["CounterClockwise", "Clockwise"], doc="Given: SweepRequest.Winding."),
+                               "total": S.f64(doc="Yours: the distance map's TotalEstimate (a closed path's last "
+                                                  "ring's V), asset units.")},
+                     optional={"profile": _PROFILE}),
         value=S.obj(required=_MESH, optional={"capacity": S.obj(optional={
-            "short_vertices": S.string(), "short_vertices_unchanged": S.boolean(),
-            "short_indices": S.string(), "short_indices_unchanged": S.boolean()})}),
-        model=S.MODEL, plant=_plant_rings),
+            "short_vertices": S.string(doc="The status of emitting into arrays one vertex row short "
+                                           "(CapacityExceeded)."),
+            "short_vertices_unchanged": S.boolean(doc="Whether both arrays were left bit for bit unchanged by it."),
+            "short_indices": S.string(doc="The status of emitting into arrays one index short."),
+            "short_indices_unchanged": S.boolean(doc="Whether both arrays were left unchanged by it.")},
+            doc="Optional capacity probe: TryEmitSweepMesh into arrays one entry short.")}),
+        model=S.model("[position, frame, vertex, normal]", SWEEP_VERTEX_K), plant=_plant_rings),
     "sweep.error_estimates": RowContract(
         checks="estimates in [0, requested]; a tube's N the fewest >= 3 with r_max (1 - cos(pi / N)) <= "
                "cross_section_error at the largest profile scale and the cross-section estimate that sagitta "
@@ -65,13 +85,28 @@ CONTRACTS = {
                f"to the mesh at most {ACCEPTANCE_FACTOR:g} (l + c) + {ACCEPTANCE_FACTOR:g} S_max A + allowance "
                "(Violated confirmed against every triangle; Verified when refinement 2 -> 4 moved it by less than "
                "half the margin); calibration true / (l + c) binned.",
-        inputs=S.obj(required={**_COMMON, "rings": S.array(S.tuple_(S.integer(minimum=0), _F64V, _F64V), min_items=2),
-                               "profile": S.array(S.vec(S.f64(), 3), min_items=1), "seed_normal": _V3,
-                               "periodic": S.boolean(), "winding_turns": S.integer(), "total": S.f64(),
-                               "longitudinal_error": S.f64(), "cross_section_error": S.f64(),
-                               "angular_error_estimate": S.f64()},
-                     optional={"case": S.string()}),
-        value=S.obj(required={**_MESH, "longitudinal": S.f64(), "cross_section": S.f64(),
-                              "risk_count": S.integer(minimum=0), "risk_flags": S.array(S.boolean())}),
+        inputs=S.obj(required={**_COMMON,
+                               "rings": S.array(S.tuple_(S.integer(minimum=0), _F64V, _F64V), min_items=2, doc=(
+                                   "Yours: the plan's rings, each [span, u, distance (estimated, asset units)].")),
+                               "profile": _PROFILE,
+                               "seed_normal": S.described(_V3, "Yours: the frames' first sample normal (the seed)."),
+                               "periodic": S.boolean(doc="Yours: whether the frames are periodic (DistributeTwist)."),
+                               "winding_turns": S.integer(doc="Given: FramePreparation.WindingTurns."),
+                               "total": S.f64(doc="Yours: the distance map's TotalEstimate, asset units."),
+                               "longitudinal_error": S.f64(doc="Given: SweepRequest.LongitudinalError, asset units."),
+                               "cross_section_error": S.f64(doc="Given: SweepRequest.CrossSectionError, asset units."),
+                               "angular_error_estimate": S.f64(doc=(
+                                   "Yours: the frames' AngularErrorEstimate, radians: an Estimated value, so an "
+                                   f"estimate is what is asked; it widens the acceptance by {ACCEPTANCE_FACTOR:g} x "
+                                   "the largest scale x it (0 makes the check strictest)."))},
+                     optional={"case": S.string(doc="Given: a name for people (ignored by the checker).")}),
+        value=S.obj(required={**_MESH,
+                              "longitudinal": S.f64(doc="The report's longitudinal error estimate, asset units."),
+                              "cross_section": S.f64(doc=(
+                                  "The report's cross-section error estimate, asset units (a tube's sagitta "
+                                  "r_max (1 - cos(pi / N)); a ribbon's 0).")),
+                              "risk_count": S.integer(minimum=0, doc="SelfIntersectionRiskCount: the flagged rings."),
+                              "risk_flags": S.array(S.boolean(), doc=(
+                                  "Per ring, whether its section half-extent times the path curvature reaches 1."))}),
         plant=_plant_estimates),
 }

@@ -47,6 +47,7 @@ from reference.fp import ulp32
 from ...decide import enclosures_overlap
 from ...errormodel import ratio
 from ...model import Claim, dec, enc, oracle_fault, undecided, verified, violated
+from ...rules import declare, default, spec
 from ..surface.checks import array
 
 __all__ = ["ACCEPTANCE_FACTOR", "MAX_BOXES", "MAX_EXACT_CELLS", "check_position_bound", "check_normal_angle",
@@ -55,6 +56,26 @@ __all__ = ["ACCEPTANCE_FACTOR", "MAX_BOXES", "MAX_EXACT_CELLS", "check_position_
 ACCEPTANCE_FACTOR = 4.0  # Violated when the true angle exceeds 4 x estimate + slack
 MAX_BOXES = 256  # branch-and-bound boxes per triangle
 MAX_EXACT_CELLS = 4096  # a larger grid is Undecided at once (the exact oracle would take minutes)
+
+_S = "spec 002 Surface meshes: "
+POSITION_BOUND = spec("tessellation:position_bound", _S + "'Each term uses outward-rounded enclosures, so PositionBound "
+                      "is Certified for the parametric distance between the prepared surface and the mesh': a "
+                      "nonnegative bound at least the true distance on every cell")
+WITHIN = spec("tessellation:within_position_error", _S + "'view.Report.PositionBound <= 0.01 (Certified)'; 'With "
+              "IsCoarserMeshAccepted, a patch that MaxLevel stops keeps its finest grid. The mesh then reports "
+              "IsWithinPositionError = false and the achieved Certified bound instead of failing': "
+              "is_within_position_error is bound <= PositionError, and a mesh that accepts no coarser grid meets it")
+ANGLE_RANGE = spec("tessellation:angle_range", _S + "'Refinement then also samples analytic normals ... and reports an "
+                   "Estimated angle': an angle in [0, pi]")
+NORMAL_ACCEPTANCE = default("tessellation:normal_acceptance", "docs/decisions.md 'Surface meshes: the Visual normal "
+                            "sampling and its acceptance factor': the true normal within ACCEPTANCE_FACTOR = 4 times "
+                            "the estimate plus the face normal's rounding (spec 002: 'Mesh normal-angle estimate' is "
+                            "Estimated, with no factor)")
+
+RULES = declare({
+    "tessellation.position_bound": (POSITION_BOUND, WITHIN),
+    "tessellation.normal_angle": (ANGLE_RANGE, NORMAL_ACCEPTANCE),
+})
 
 
 def grid_inputs(d):
@@ -92,7 +113,8 @@ def check_position_bound(claim: Claim):
     C, nu, nv, Gd = grid_inputs(claim.inputs)
     c = dec(claim.value["position_bound"])
     if not c >= 0:
-        return violated(claim, {"why": "a distance bound is nonnegative", "claimed": claim.value["position_bound"]})
+        return violated(claim, {"why": "a distance bound is nonnegative", "claimed": claim.value["position_bound"]},
+                        rule=POSITION_BOUND.id)
     if "position_error" in claim.inputs:
         pe = dec(claim.inputs["position_error"])
         within = claim.value.get("is_within_position_error")
@@ -101,11 +123,11 @@ def check_position_bound(claim: Claim):
         if within is not None and within is not (c <= pe):
             return violated(claim, {"why": "is_within_position_error is not position_bound <= position_error",
                                     "claimed": within, "position_bound": claim.value["position_bound"],
-                                    "position_error": claim.inputs["position_error"]})
+                                    "position_error": claim.inputs["position_error"]}, rule=WITHIN.id)
         if claim.inputs.get("accepts_coarser") is False and not c <= pe:
             return violated(claim, {"why": "a mesh that does not accept a coarser grid must meet its position error",
                                     "position_bound": claim.value["position_bound"],
-                                    "position_error": claim.inputs["position_error"]})
+                                    "position_error": claim.inputs["position_error"]}, rule=WITHIN.id)
     if nu * nv > MAX_EXACT_CELLS:
         return undecided(claim, None, note=f"{nu * nv} cells: beyond the exact oracle's {MAX_EXACT_CELLS}")
     best = gmpy2.mpq(0)
@@ -125,13 +147,13 @@ def check_position_bound(claim: Claim):
             t = _tightness(val, c)
             return violated(claim, {"cell": [a, b], "triangle": tri, "duffy_point": [enc(x), enc(w)],
                                     "distance_squared": enc(val), "claimed": enc(c)},
-                            measure="tightness", measured=t, bound_use=t)
+                            measure="tightness", measured=t, bound_use=t, rule=POSITION_BOUND.id)
         if t2.holds is False and r.holds is None:  # the Taylor models refute what the hull left open
             tri, (x, y), val = t2.witness
             t = _tightness(val, c)
             return violated(claim, {"cell": [a, b], "triangle": tri, "cell_point": [enc(x), enc(y)],
                                     "distance_squared_lower": enc(val), "claimed": enc(c)},
-                            measure="tightness", measured=t, bound_use=t)
+                            measure="tightness", measured=t, bound_use=t, rule=POSITION_BOUND.id)
         if r.holds is None and t2.holds is None:
             up = min(r.upper_sq, t2.upper_sq)
             return undecided(claim, [math.sqrt(float(max(r.lower_sq, t2.lower_sq))), math.sqrt(float(up))],
@@ -192,7 +214,8 @@ def check_normal_angle(claim: Claim):
     the calibration ``true / estimate`` is measured at 113 bits."""
     est = dec(claim.value["normal_angle_estimate"])
     if not 0 <= est <= math.pi:
-        return violated(claim, {"why": "an angle estimate lies in [0, pi]", "claimed": claim.value["normal_angle_estimate"]})
+        return violated(claim, {"why": "an angle estimate lies in [0, pi]", "claimed": claim.value["normal_angle_estimate"]},
+                        rule=ANGLE_RANGE.id)
     true_lo = 0.0
     grids = [grid_inputs(d) for d in claim.inputs["patches"]]
     cells = sum(nu * nv for _, nu, nv, _ in grids)
@@ -222,7 +245,7 @@ def check_normal_angle(claim: Claim):
                     return violated(claim, {"patch": pi_, "cell": [a, b], "why": "the true normal leaves "
                                             f"{ACCEPTANCE_FACTOR} x estimate + slack", "allowed": theta,
                                             "true_at_least": true_lo}, measure="calibration",
-                                    measured=cal, bound_use=cal / ACCEPTANCE_FACTOR)
+                                    measured=cal, bound_use=cal / ACCEPTANCE_FACTOR, rule=NORMAL_ACCEPTANCE.id)
                 if ok is None:
                     return undecided(claim, [true_lo, None], note=f"patch {pi_} cell ({a}, {b}) undecided")
     cal = ratio(true_lo, est) if est > 0 else 0.0

@@ -22,10 +22,39 @@ from interval.context import to_mpq
 from interval.surface import SIDE_NAMES, TopologyFailure, exact_topology
 
 from ...model import Claim, dec, enc, undecided, verified, violated
+from ...rules import declare, default, spec
 from ..surface.checks import array, network
 from .refinement import Ambiguous, replay_levels
 
-__all__ = ["check_shared_positions"]
+__all__ = ["check_shared_positions", "RULES"]
+
+_S = "spec 002 Surface meshes: "
+NETWORK = spec("tessellation:network", _S + "'TryBuildSurfaceMesh tessellates every patch' of a prepared surface: a "
+               "network that does not narrow or is InvalidTopology has no mesh")
+GRID = spec("tessellation:grid", _S + "'TryBuildSurfaceMesh tessellates every patch as a dyadic grid of 2^LevelU x "
+            "2^LevelV cells. Each cell becomes two triangles along its (u0, v0)-(u1, v1) diagonal, counterclockwise in "
+            "(u, v)': complete grids, one vertex per grid point, indices in range, those triangles and no others")
+SHARED_POSITIONS = spec("tessellation:shared_positions", _S + "'SurfaceMeshView::Positions emits each corner and each "
+                        "edge sample once ... Every SurfaceMeshVertex copies its shared position bitwise ... Two patches "
+                        "therefore meet without cracks or T-junctions'; spec 002 Surfaces: corners have 'one exact "
+                        "position': bitwise copies, one index per surface point, exact corners, every edge used twice "
+                        "(once on a boundary side)")
+DEGENERACY = spec("tessellation:degeneracy", _S + "'SurfaceDegeneracyPolicy::Reject fails on a singular vertex normal "
+                  "or a triangle with two equal positions. Report emits a zero normal with its status and counts both "
+                  "cases in the report': the counts are exact and a Reject mesh has neither")
+REFINEMENT = spec("tessellation:refinement", _S + "'While a cell misses the profile, the direction whose refinement "
+                  "gives the clearly smaller normalized bound is refined. Near-ties refine the coarser direction, then "
+                  "u. Each shared edge then takes the larger of its two along-edge levels': the levels are the rule's "
+                  "(Undecided inside the implementation's allowance)")
+CLEAR_FACTOR = default("tessellation:clear_factor", "docs/decisions.md 'Surface meshes: refinement order, ties and "
+                       "agreement': 'clearly smaller' is below CLEAR_FACTOR = 7/8 of the other direction's bound (the "
+                       "spec's open word)")
+BUDGETS = spec("tessellation:budgets", _S + "'MaxCellTests, MaxVertices, MaxTriangles and MaxOutputBytes always fail "
+               "with BudgetExceeded'; Strict 'accepts only Certified position bounds' (a patch MaxLevel stops fails "
+               "without IsCoarserMeshAccepted): a build the rule stops must fail, a claimed failure must be the rule's")
+
+RULES = declare({"tessellation.shared_positions": (NETWORK, GRID, SHARED_POSITIONS, DEGENERACY, REFINEMENT,
+                                                   CLEAR_FACTOR, BUDGETS)})
 
 
 def _corner_name(a, b, nu, nv):
@@ -38,10 +67,10 @@ def check_shared_positions(claim: Claim):
     every mesh edge used twice (once on a boundary side)."""
     ids, narrowed, joins = network(claim)
     if narrowed is None:
-        return violated(claim, {"why": "the network does not narrow: no mesh can exist"})
+        return violated(claim, {"why": "the network does not narrow: no mesh can exist"}, rule=NETWORK.id)
     topo = exact_topology(ids, narrowed, joins)
     if isinstance(topo, TopologyFailure):
-        return violated(claim, {"why": f"the network is InvalidTopology ({topo.rule}): no mesh can exist"})
+        return violated(claim, {"why": f"the network is InvalidTopology ({topo.rule}): no mesh can exist"}, rule=NETWORK.id)
     if "status" in claim.value:
         return _check_budget_failure(claim, narrowed, topo)
     v = claim.value
@@ -59,30 +88,30 @@ def check_shared_positions(claim: Claim):
     if not (vidx.shape == (nvert,) and vpatch.shape == (nvert,) and vpar.shape == (nvert, 2)):
         raise ValueError("vertex arrays of unequal lengths")
     if np.any(vidx < 0) or np.any(vidx >= positions.shape[0]) or np.any(tris < 0) or np.any(tris >= nvert):
-        return violated(claim, {"why": "an index is out of range"})
+        return violated(claim, {"why": "an index is out of range"}, rule=GRID.id)
     # Bitwise copies.
     copies = np.all(vpos.view(np.uint32) == positions[vidx].view(np.uint32), axis=1)
     if not np.all(copies):
         i = int(np.flatnonzero(~copies)[0])
         return violated(claim, {"why": "a vertex position is not a bitwise copy of its shared position", "vertex": i,
-                                "vertex_position": enc(vpos[i]), "shared_position": enc(positions[vidx[i]])})
+                                "vertex_position": enc(vpos[i]), "shared_position": enc(positions[vidx[i]])}, rule=SHARED_POSITIONS.id)
     # Vertex of each (patch, a, b).
     where = {}
     for i in range(nvert):
         p = int(vpatch[i])
         if not 0 <= p < n:
-            return violated(claim, {"why": "vertex of an unknown patch", "vertex": i})
+            return violated(claim, {"why": "vertex of an unknown patch", "vertex": i}, rule=GRID.id)
         nu, nv = 1 << levels[p][0], 1 << levels[p][1]
         a, b = to_mpq(float(vpar[i, 0])) * nu, to_mpq(float(vpar[i, 1])) * nv
         if a.denominator != 1 or b.denominator != 1 or not (0 <= a <= nu and 0 <= b <= nv):
-            return violated(claim, {"why": "a vertex parameter is not a grid point", "vertex": i})
+            return violated(claim, {"why": "a vertex parameter is not a grid point", "vertex": i}, rule=GRID.id)
         key = (p, int(a), int(b))
         if key in where:
-            return violated(claim, {"why": "a grid point has two vertices", "vertices": [where[key], i]})
+            return violated(claim, {"why": "a grid point has two vertices", "vertices": [where[key], i]}, rule=GRID.id)
         where[key] = i
     expected = sum(((1 << lu) + 1) * ((1 << lv) + 1) for lu, lv in levels)
     if len(where) != expected:
-        return violated(claim, {"why": "a patch grid is incomplete", "vertices": len(where), "expected": expected})
+        return violated(claim, {"why": "a patch grid is incomplete", "vertices": len(where), "expected": expected}, rule=GRID.id)
     # Topological identity of every grid point.
     corner_of = {}
     for k, c in enumerate(topo.corners):
@@ -97,7 +126,7 @@ def check_shared_positions(claim: Claim):
             al = [levels[p][1] if s in ("U0", "U1") else levels[p][0] for (p, _i, s, _r) in e["incidences"]]
             if al[0] != al[1]:
                 return violated(claim, {"why": "T-junction: a shared edge has two along-edge levels",
-                                        "edge": [e["id"][0], e["id"][1]], "levels": al})
+                                        "edge": [e["id"][0], e["id"][1]], "levels": al}, rule=SHARED_POSITIONS.id)
 
     def key_of(p, a, b):
         nu, nv = 1 << levels[p][0], 1 << levels[p][1]
@@ -116,20 +145,20 @@ def check_shared_positions(claim: Claim):
         idx = int(vidx[i])
         if key in owner_of_key and owner_of_key[key] != idx:
             return violated(claim, {"why": "one surface point has two position indices (a crack)", "point": str(key),
-                                    "indices": [owner_of_key[key], idx]})
+                                    "indices": [owner_of_key[key], idx]}, rule=SHARED_POSITIONS.id)
         if idx in key_of_index and key_of_index[idx] != key:
             return violated(claim, {"why": "two surface points share one position index", "index": idx,
-                                    "points": [str(key_of_index[idx]), str(key)]})
+                                    "points": [str(key_of_index[idx]), str(key)]}, rule=SHARED_POSITIONS.id)
         owner_of_key[key] = idx
         key_of_index[idx] = key
         if key[0] == "corner":
             want = topo.corners[key[1]]["position"]
             if [to_mpq(float(x)) for x in positions[idx]] != want:
                 return violated(claim, {"why": "a corner position is not the exact corner", "index": idx,
-                                        "claimed": enc(positions[idx]), "exact": [str(x) for x in want]})
+                                        "claimed": enc(positions[idx]), "exact": [str(x) for x in want]}, rule=SHARED_POSITIONS.id)
     if len(key_of_index) != positions.shape[0]:
         return violated(claim, {"why": "positions that no vertex uses, or a position emitted twice",
-                                "positions": int(positions.shape[0]), "used": len(key_of_index)})
+                                "positions": int(positions.shape[0]), "used": len(key_of_index)}, rule=SHARED_POSITIONS.id)
     # Triangles: the two counterclockwise triangles of every cell, each once.
     want = Counter()
     boundary = set()
@@ -155,7 +184,7 @@ def check_shared_positions(claim: Claim):
         extra = list((got - want).keys())[:1]
         missing = list((want - got).keys())[:1]
         return violated(claim, {"why": "the triangles are not the two counterclockwise triangles of every cell",
-                                "unexpected": [list(t) for t in extra], "missing": [list(t) for t in missing]})
+                                "unexpected": [list(t) for t in extra], "missing": [list(t) for t in missing]}, rule=GRID.id)
     # Edge use on shared positions.
     uses = Counter()
     for t in vidx[tris]:
@@ -165,7 +194,7 @@ def check_shared_positions(claim: Claim):
         need = 1 if e in boundary else 2
         if cnt != need:
             return violated(claim, {"why": "a mesh edge is not used by exactly two triangles (one on a boundary)",
-                                    "edge": sorted(e), "uses": cnt, "expected": need})
+                                    "edge": sorted(e), "uses": cnt, "expected": need}, rule=SHARED_POSITIONS.id)
     # The degeneracy report: triangles with two equal float32 positions, singular vertex normals,
     # and a Reject mesh has neither.
     P = positions[vidx[tris]].astype(np.float64)
@@ -173,7 +202,7 @@ def check_shared_positions(claim: Claim):
     degenerate = int(np.count_nonzero(same[0] | same[1] | same[2]))
     if "degenerate_triangle_count" in v and int(v["degenerate_triangle_count"]) != degenerate:
         return violated(claim, {"why": "degenerate_triangle_count is not the number of triangles with two equal "
-                                       "positions", "claimed": v["degenerate_triangle_count"], "expected": degenerate})
+                                       "positions", "claimed": v["degenerate_triangle_count"], "expected": degenerate}, rule=DEGENERACY.id)
     singular = None
     if "vertex_status" in v:
         status = np.asarray(v["vertex_status"], dtype=np.int64)
@@ -182,14 +211,14 @@ def check_shared_positions(claim: Claim):
         singular = int(np.count_nonzero(status))
         if "singular_normal_count" in v and int(v["singular_normal_count"]) != singular:
             return violated(claim, {"why": "singular_normal_count is not the number of singular vertex statuses",
-                                    "claimed": v["singular_normal_count"], "expected": singular})
+                                    "claimed": v["singular_normal_count"], "expected": singular}, rule=DEGENERACY.id)
     profile = claim.inputs.get("profile")
     counters = {}
     if profile is not None:
         if profile["degeneracy"] == "Reject" and (degenerate or singular):
             return violated(claim, {"why": "a Reject mesh has no triangle with two equal positions and no singular "
                                            "vertex normal", "degenerate_triangles": degenerate,
-                                    "singular_normals": singular})
+                                    "singular_normals": singular}, rule=DEGENERACY.id)
         verdict = _check_levels(claim, narrowed, topo, levels, profile)
         if verdict is not None:
             if verdict.kind.value != "Verified":
@@ -230,7 +259,7 @@ def _check_budget_failure(claim, narrowed, topo):
                         f"{tests} cell tests, levels {want}")
     return violated(claim, {"why": "the refinement rule does not exceed this budget", "claimed": v,
                             "cell_tests": tests, "max_cell_tests": profile.get("max_cell_tests"),
-                            "levels": want, "met": met})
+                            "levels": want, "met": met}, rule=BUDGETS.id)
 
 
 def _check_levels(claim, narrowed, topo, levels, profile):
@@ -249,17 +278,17 @@ def _check_levels(claim, narrowed, topo, levels, profile):
     if "max_cell_tests" in profile and tests > int(profile["max_cell_tests"]):
         return violated(claim, {"why": "the rule's refinement evaluates more cells than max_cell_tests, so the build "
                                        "must fail (BudgetExceeded)", "cell_tests": tests,
-                                "max_cell_tests": profile["max_cell_tests"]})
+                                "max_cell_tests": profile["max_cell_tests"]}, rule=BUDGETS.id)
     for p, ok in enumerate(met):
         if not ok and not profile["coarser"]:
             return violated(claim, {"why": "the rule stops this patch at max_level without meeting the position "
                                            "error, so the build must fail (BudgetExceeded)", "patch": p,
-                                    "levels": list(want[p])})
+                                    "levels": list(want[p])}, rule=BUDGETS.id)
     if [tuple(x) for x in levels] != [tuple(x) for x in want]:
         k = next(i for i, (a, b) in enumerate(zip(levels, want)) if tuple(a) != tuple(b))
         return violated(claim, {"why": "levels differ from the refinement rule's (clearly smaller direction, "
                                        "near-ties coarser then u, shared edges at the larger level)",
-                                "patch": k, "claimed": list(levels[k]), "rule": list(want[k])})
+                                "patch": k, "claimed": list(levels[k]), "rule": list(want[k])}, rule=REFINEMENT.id)
     return verified(claim, levels_replayed=1)
 
 

@@ -41,18 +41,34 @@ def _plant_normal_angle(claim):
     return _replace(claim, value={"normal_angle_estimate": enc(est / 1000.0)})
 
 
-_GRID = S.obj(required={"controls": S.matrix(S.f32(), [4, 4, 3]), "level_u": S.integer(minimum=0, maximum=24),
-                        "level_v": S.integer(minimum=0, maximum=24), "grid": S.matrix(S.f32(), [None, None, 3])})
+_GRID = S.obj(required={
+    "controls": S.matrix(S.f32(), [4, 4, 3], doc=(
+        "Yours: the patch's narrowed controls Control[u][v] (4 x 4 x 3, chunk-relative float32).")),
+    "level_u": S.integer(minimum=0, maximum=24, doc="Yours: the patch's LevelU: 2^level_u cells along u."),
+    "level_v": S.integer(minimum=0, maximum=24, doc="Yours: the patch's LevelV: 2^level_v cells along v."),
+    "grid": S.matrix(S.f32(), [None, None, 3], doc=(
+        "Yours: the patch's emitted vertex positions, (2^level_u + 1) x (2^level_v + 1) x 3 chunk-relative "
+        "float32: grid[a][b] is the vertex at (u, v) = (a / 2^level_u, b / 2^level_v). Each cell splits into two "
+        "triangles along its (u0, v0)-(u1, v1) diagonal, grid[a][b] to grid[a + 1][b + 1] (spec 002 Surface "
+        "meshes), counterclockwise in (u, v)."))})
 _NETWORK = NETWORK_SCHEMA
 _INDEX = S.integer(minimum=0, maximum=2**32 - 1)
 _BOUND_INPUTS = S.obj(required=_GRID["properties"],
-                      optional={"position_error": S.f64(nonnegative=True), "accepts_coarser": S.boolean()})
-_PROFILE = S.obj(required={"precision": S.enum(["Strict", "Visual"]), "position_error": S.f64(nonnegative=True),
-                           "normal_angle_error": S.f64(nonnegative=True), "coarser": S.boolean(),
-                           "degeneracy": S.enum(["Reject", "Report"]),
-                           "max_level": S.integer(minimum=0, maximum=24)},
-                 optional={"max_cell_tests": S.integer(minimum=0)})
-_MESH_INPUTS = S.obj(required=_NETWORK["properties"], optional={"profile": _PROFILE})
+                      optional={"position_error": S.f64(nonnegative=True, doc=(
+                          "Given: SurfaceMeshProfile.PositionError, asset units (with it, is_within_position_error "
+                          "is checked).")),
+                                "accepts_coarser": S.boolean(doc="Given: SurfaceMeshProfile.IsCoarserMeshAccepted.")})
+_PROFILE = S.obj(required={"precision": S.enum(["Strict", "Visual"], doc="Given: SurfaceMeshProfile.Precision."),
+                           "position_error": S.f64(nonnegative=True, doc="Given: PositionError, asset units."),
+                           "normal_angle_error": S.f64(nonnegative=True, doc="Given: NormalAngleError, radians."),
+                           "coarser": S.boolean(doc="Given: IsCoarserMeshAccepted."),
+                           "degeneracy": S.enum(["Reject", "Report"], doc="Given: SurfaceDegeneracyPolicy."),
+                           "max_level": S.integer(minimum=0, maximum=24, doc="Given: Limits.MaxLevel.")},
+                 optional={"max_cell_tests": S.integer(minimum=0, doc="Given: Limits.MaxCellTests.")},
+                 doc=("Given, optional: the SurfaceMeshProfile the mesh was built with; with it the levels are held "
+                      "to the refinement rule and the degeneracy policy to the mesh."))
+_MESH_INPUTS = S.obj(required=_NETWORK["properties"], optional={"profile": _PROFILE},
+                     doc="Given: the SurfaceSource (as the surface rows take it), and the profile.")
 
 CONTRACTS = {
     "tessellation.position_bound": RowContract(
@@ -64,8 +80,11 @@ CONTRACTS = {
                "fault. With "
                "the profile's position_error, is_within_position_error must be position_bound <= position_error, "
                "and a mesh that does not accept a coarser grid must be within it.",
-        inputs=_BOUND_INPUTS, value=S.obj(required={"position_bound": S.f64(nonnegative=True)},
-                                          optional={"is_within_position_error": S.boolean()}),
+        inputs=_BOUND_INPUTS, value=S.obj(required={"position_bound": S.f64(nonnegative=True, doc=(
+            "SurfaceMeshPatch::PositionBound: a Certified bound of the largest Euclidean distance (asset units, not "
+            "squared) between the prepared patch S(u, v) and the mesh's linear interpolant T at the same (u, v)."))},
+                                          optional={"is_within_position_error": S.boolean(doc=(
+                                              "IsWithinPositionError: position_bound <= position_error."))}),
         plant=_plant_position_bound,
         oracles=("Bernstein hull branch and bound on Duffy squares (gmpy2 mpq)",
                  "Taylor-model branch and bound on parameter triangles (python-flint Arb balls)")),
@@ -79,20 +98,36 @@ CONTRACTS = {
                "two cell terms widened by sqrt(3) (ulp32(2E) + 256 u E) (clearly smaller below 7/8 of the other "
                "direction, near-ties the coarser then u, shared edges at the larger level), undecided inside them.",
         inputs=_MESH_INPUTS, value=S.any_of(S.obj(required={
-            "levels": S.array(S.vec(S.integer(minimum=0, maximum=24), 2), min_items=1),
-            "positions": S.matrix(S.f32(), [None, 3]), "vertex_positions": S.matrix(S.f32(), [None, 3]),
-            "vertex_position_index": S.array(_INDEX), "vertex_patch": S.array(_INDEX),
-            "vertex_parameters": S.matrix(S.f32(), [None, 2]), "indices": S.matrix(_INDEX, [None, 3])},
-            optional={"vertex_status": S.array(S.integer(minimum=0, maximum=2)),
-                      "singular_normal_count": S.integer(minimum=0),
-                      "degenerate_triangle_count": S.integer(minimum=0)}),
-            S.obj(required={"status": S.const("BudgetExceeded"), "field": S.enum(["max_level", "max_cell_tests"])})),
+            "levels": S.array(S.vec(S.integer(minimum=0, maximum=24), 2), min_items=1, doc=(
+                "Per patch in source order, [level_u, level_v].")),
+            "positions": S.matrix(S.f32(), [None, 3], doc=(
+                "SurfaceMeshView::Positions: every mesh position once (a corner or edge sample shared by patches "
+                "appears once), chunk-relative float32.")),
+            "vertex_positions": S.matrix(S.f32(), [None, 3], doc=(
+                "Each vertex's position: a bitwise copy of positions[vertex_position_index].")),
+            "vertex_position_index": S.array(_INDEX, doc="Each vertex's PositionIndex into positions."),
+            "vertex_patch": S.array(_INDEX, doc="Each vertex's patch (source index)."),
+            "vertex_parameters": S.matrix(S.f32(), [None, 2], doc="Each vertex's (u, v) on its own patch."),
+            "indices": S.matrix(_INDEX, [None, 3], doc=(
+                "The triangles, three vertex indices each: two per cell, split along the cell's (u0, v0)-(u1, v1) "
+                "diagonal, counterclockwise in (u, v)."))},
+            optional={"vertex_status": S.array(S.integer(minimum=0, maximum=2), doc=(
+                          "Each vertex normal's status: 0 OK, 1 Degenerate, 2 IllConditioned.")),
+                      "singular_normal_count": S.integer(minimum=0, doc="The report's singular vertex normals."),
+                      "degenerate_triangle_count": S.integer(minimum=0, doc=(
+                          "The report's triangles with two equal positions."))},
+            doc="TryBuildSurfaceMesh's mesh."),
+            S.obj(required={"status": S.const("BudgetExceeded", doc="The build's failure."),
+                            "field": S.enum(["max_level", "max_cell_tests"], doc="The limit the refinement exceeded.")},
+                  doc="A refinement that exceeds a limit."),
+            doc="The mesh, or the refinement's budget failure."),
         plant=_plant_shared_positions),
     "tessellation.normal_angle": RowContract(
         checks="Every triangle's exact face normal stays within 4 x the estimate + 4 sqrt(3) ulp32(E) / altitude of "
                "the true normal Su x Sv over the triangle (exact convex-cone test on Bernstein coefficients); "
                "calibration true / estimate sampled at 113 bits.",
-        inputs=S.obj(required={"patches": S.array(_GRID, min_items=1)}),
-        value=S.obj(required={"normal_angle_estimate": S.f64(nonnegative=True)}),
+        inputs=S.obj(required={"patches": S.array(_GRID, min_items=1, doc="Yours: every patch's grid.")}),
+        value=S.obj(required={"normal_angle_estimate": S.f64(nonnegative=True, doc=(
+            "The report's NormalAngleEstimate, radians (an Estimated angle between face and surface normals)."))}),
         plant=_plant_normal_angle),
 }

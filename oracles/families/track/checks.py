@@ -17,6 +17,7 @@ time reduction and evaluation):
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 from interval.context import to_mpq
@@ -26,8 +27,33 @@ from reference.track import DERIVATIVE_ERROR_K, VALUE_ERROR_K
 
 from ...errormodel import Resolved, ratio, resolve
 from ...model import Claim, dec, enc, number_as, verified, violated
+from ...rules import binding, decision, declare, default, judged, spec
 
-__all__ = ["check_key_values", "check_values", "keys_of", "query_of", "resolve_model"]
+__all__ = ["check_key_values", "check_values", "keys_of", "query_of", "resolve_model", "RULES"]
+
+_S = "spec 002 "
+_D = "docs/decisions.md "
+KEYS = spec("track:keys", _S + "Guarantees: 'Stored endpoints, key values ... Exact'; Span sides ('An exact boundary "
+            "selects the outgoing span at u = 0 ... A Step span holds its left value until u = 1'): the stored key is "
+            "the source key, and evaluation at its time on either side is the exact value the side rules select")
+QUERY = spec("track:query", _S + "Boundary policies ('Tracks accept Reject, Clamp, Hold, Loop and PingPong'), Tracks "
+             "('Hold returns the endpoint value with zero derivative. Clamp returns the endpoint value with the "
+             "one-sided derivative from inside the domain'; PingPong 'Reflected ... negated on the reflected half') "
+             "and Span sides: the claimed span and reflection are the exact query's, a value where there is one")
+REJECT_STATUS = decision("track:reject_status", _D + "'Tracks: Step spans, span sides and policies': Reject outside "
+                         "the domain answers InvalidDomain (the spec names no status; without the decision any "
+                         "failure status is accepted)")
+TURNING_POINTS = decision("track:turning_points", _D + "'Tracks: Step spans, span sides and policies': a PingPong "
+                          "turning point (tau = 0 or L) is forward, and a Loop query exactly on a seam maps to the "
+                          "first key (t_first + ((t - t_first) mod L)); the spec does not say which side of a turning "
+                          "point or seam a query lands on, so without the decision the other one is accepted too "
+                          "(reflected, derivative negated; the last key's sample)")
+ERROR_MODEL = default("track:error_model", _D + "'Track error model' (or the claim's declared model): |value - exact| "
+                      "<= 16 (u S + eta), |derivative - exact| <= 32 (u S / h + eta); spec 002 Guarantees: 'Track "
+                      "values and derivatives' are Rounded, with no bound")
+
+RULES = declare({"track.key_values": (KEYS,),
+                 "track.values": (QUERY, REJECT_STATUS, TURNING_POINTS, ERROR_MODEL)})
 
 
 def keys_of(claim: Claim) -> list:
@@ -61,7 +87,7 @@ def check_key_values(claim: Claim):
     same = _finite(*got_stored) and all(to_mpq(a) == to_mpq(dec(b)) for a, b in zip(got_stored, src[:4]))
     # the last key's interpolation names no span; earlier keys must keep theirs
     if not same or (i < len(keys) - 1 and stored[4] != src[4]):
-        return violated(claim, {"expected_stored": src, "claimed_stored": stored})
+        return violated(claim, {"expected_stored": src, "claimed_stored": stored}, rule=KEYS.id)
     mismatches = {}
     for side in ("Outgoing", "Incoming"):
         truth = exact_track_sample(keys, keys[i][0], "Reject", side)
@@ -69,7 +95,7 @@ def check_key_values(claim: Claim):
         if not math.isfinite(got) or to_mpq(got) != truth.value:
             mismatches[side] = {"expected": enc(truth.value), "claimed": claim.value[side]}
     if mismatches:
-        return violated(claim, mismatches)
+        return violated(claim, mismatches, rule=KEYS.id)
     return verified(claim, measure="mismatches", measured=0)
 
 
@@ -97,6 +123,26 @@ def query_of(claim: Claim):
     return keys, t, policy, side
 
 
+def _other_side(keys, t: float, policy: str, side: str, truth):
+    """The sample on the other side of a PingPong turning point or a Loop seam the query lands
+    on exactly (outside the domain), which only our decision rules out; None elsewhere. Exact."""
+    if policy not in ("Loop", "PingPong"):
+        return None
+    first, last, tq = to_mpq(keys[0][0]), to_mpq(keys[-1][0]), to_mpq(t)
+    if first <= tq <= last:
+        return None
+    L = last - first
+    period = L if policy == "Loop" else 2 * L
+    d = tq - first
+    tau = d - period * (d.numerator * period.denominator // (d.denominator * period.numerator))
+    if policy == "Loop":
+        return exact_track_sample(keys, keys[-1][0], "Reject", side) if tau == 0 else None
+    if tau in (0, L):
+        return dataclasses.replace(truth, reflected=not truth.reflected, derivative=-truth.derivative)
+    return None
+
+
+@judged
 def check_values(claim: Claim):
     """Rounded: span and reflection exact; value and derivative within their error models (the
     claim's declared model, else the reference at binary64)."""
@@ -106,25 +152,38 @@ def check_values(claim: Claim):
         # Only the models' shape is needed to validate a declared model: a zero-scale stand-in.
         if claim.model:
             resolve(claim, lambda u, eta: [0, 0], constant=VALUE_ERROR_K)
-        if claim.value.get("status") == "InvalidDomain":
+        status = claim.value.get("status")
+        if status == "InvalidDomain":
             return verified(claim, measure="error_ratio", measured=0, note="no value: InvalidDomain")
-        return violated(claim, {"expected": "InvalidDomain (Reject outside the domain)", "claimed": claim.value})
+        failed = isinstance(status, str) and status != "Success"
+        if failed and not binding(REJECT_STATUS):
+            return verified(claim, measure="error_ratio", measured=0, note=f"no value: {status}")
+        return violated(claim, {"expected": "InvalidDomain (Reject outside the domain)", "claimed": claim.value},
+                        rule=REJECT_STATUS.id if failed else QUERY.id)
     r = resolve_model(claim, truth)
     if "status" in claim.value:
         return violated(claim, {"expected": {"value": enc(truth.value), "derivative": enc(truth.derivative)},
-                                "claimed": claim.value}, **r.extra())
+                                "claimed": claim.value}, rule=QUERY.id, **r.extra())
     span, reflected = claim.value["span"], claim.value["reflected"]
     if not isinstance(span, int) or isinstance(span, bool) or not isinstance(reflected, bool):
         raise ValueError("span is an integer and reflected a boolean")
     if span != truth.span_index or reflected != truth.reflected:
-        return violated(claim, {"expected_span": truth.span_index, "expected_reflected": truth.reflected,
-                                "claimed": claim.value}, **r.extra())
+        other = _other_side(keys, t, policy, side, truth)
+        if other is not None and (span, reflected) == (other.span_index, other.reflected):
+            if binding(TURNING_POINTS):
+                return violated(claim, {"expected_span": truth.span_index, "expected_reflected": truth.reflected,
+                                        "claimed": claim.value}, rule=TURNING_POINTS.id, **r.extra())
+            truth = other  # judged on the side it names
+            r = resolve_model(claim, truth)
+        else:
+            return violated(claim, {"expected_span": truth.span_index, "expected_reflected": truth.reflected,
+                                    "claimed": claim.value}, rule=QUERY.id, **r.extra())
     value, deriv = dec(claim.value["value"]), dec(claim.value["derivative"])
     bv, bd = r.bound
     if not _finite(value, deriv):
         return violated(claim, {"expected_value": enc(truth.value), "expected_derivative": enc(truth.derivative),
                                 "claimed": claim.value, "why": "a nonfinite value where the truth is finite"},
-                        measure="error_ratio", bound_use=math.inf, **r.extra())
+                        measure="error_ratio", bound_use=math.inf, rule=ERROR_MODEL.id, **r.extra())
     ev = abs(to_mpq(value) - truth.value)
     ed = abs(to_mpq(deriv) - truth.derivative)
     # A Step span's bound is 16 eta (about 2^-1070): an ordinary error over it is inf, not a crash.
@@ -135,4 +194,4 @@ def check_values(claim: Claim):
         return verified(claim, measure="error_ratio", measured=worst, bound_use=worst, **r.extra())
     return violated(claim, {"expected_value": enc(truth.value), "expected_derivative": enc(truth.derivative),
                             "value_bound": enc(bv), "derivative_bound": enc(bd), **detail},
-                    measure="error_ratio", measured=worst, bound_use=worst, **r.extra())
+                    measure="error_ratio", measured=worst, bound_use=worst, rule=ERROR_MODEL.id, **r.extra())

@@ -10,7 +10,7 @@ import numpy as np
 from interval.context import to_mpq
 from interval.track import exact_track_sample
 from reference.status import BoundaryPolicy, SpanSide
-from reference.track import TrackInterpolation
+from reference.track import VALUE_ERROR_K, TrackInterpolation
 
 from ... import schema as S
 from ...family import RowContract
@@ -30,7 +30,9 @@ def _key_schema(number, time):
             "items": False, "minItems": 5, "maxItems": 5}
 
 
-KEYS = S.array(_key_schema(S.f32(), S.f64()), min_items=2)
+KEYS = S.array(_key_schema(S.f32(), S.f64()), min_items=2, doc=(
+    "Given: the track's keys in order, each [time (float64 seconds), value (float32), in_slope, out_slope "
+    "(float32, value units per second), interpolation of the span that starts at the key]."))
 _F64V = S.f64(finite=False)  # claimed values admit nonfinite words: an overflow is Violated
 
 
@@ -65,9 +67,14 @@ CONTRACTS = {
         checks="stored equals the source key exactly (time, value, slopes; the interpolation too except "
                "on the last key), and evaluation at the key's time under Reject equals, on both sides "
                "(Outgoing, Incoming), the exact key value the side rules select, as exact rationals.",
-        inputs=S.obj(required={"keys": KEYS, "key": S.integer(minimum=0)}),
-        value=S.obj(required={"stored": _key_schema(S.f32(finite=False), _F64V), "Outgoing": _F64V,
-                              "Incoming": _F64V}),
+        inputs=S.obj(required={"keys": KEYS, "key": S.integer(minimum=0, doc="Given: the index of the key claimed.")}),
+        value=S.obj(required={
+            "stored": S.described(_key_schema(S.f32(finite=False), _F64V), (
+                "The key as your prepared track stores it, [time, value, in_slope, out_slope, interpolation]: equal "
+                "to the source key exactly (the last key's interpolation excepted).")),
+            "Outgoing": S.described(_F64V, (
+                "TryEvaluateTrack at the key's time under Reject with SpanSide Outgoing: the value (value units).")),
+            "Incoming": S.described(_F64V, "The same with SpanSide Incoming.")}),
         plant=_plant_key_value),
     "track.values": RowContract(
         checks="span and reflected equal the exact ones (exact rational time reduction); |value - exact| "
@@ -76,11 +83,22 @@ CONTRACTS = {
                "h its exact width, u and eta of the declared model (k scales both constants by k/16), "
                "else binary64 (u = 2^-53, eta = 2^-1074); a query without a value (Reject outside the "
                "domain) claims InvalidDomain; model components: [value, derivative].",
-        inputs=S.obj(required={"keys": KEYS, "time": S.f64(),
-                               "policy": S.enum([p.value for p in POLICIES]),
-                               "side": S.enum([SpanSide.Outgoing.value, SpanSide.Incoming.value])}),
-        value=S.any_of(S.obj(required={"value": _F64V, "derivative": _F64V, "span": S.integer(minimum=0),
-                                       "reflected": S.boolean()}),
-                       S.obj(required={"status": S.enum(["InvalidArgument", "InvalidDomain"])})),
-        model=S.MODEL, plant=_plant_value),
+        inputs=S.obj(required={"keys": KEYS, "time": S.f64(doc="Given: the TrackTime queried, float64 seconds."),
+                               "policy": S.enum([p.value for p in POLICIES], doc=(
+                                   "Given: the BoundaryPolicy (acts only outside the keys' time range).")),
+                               "side": S.enum([SpanSide.Outgoing.value, SpanSide.Incoming.value], doc=(
+                                   "Given: the SpanSide at an exact key time."))}),
+        value=S.any_of(S.obj(required={
+            "value": S.described(_F64V, "The sample's value, value units (float64)."),
+            "derivative": S.described(_F64V, (
+                "DerivativePerSecond: value units per second (per second, not per normalized u; negated on a "
+                "PingPong reflected half).")),
+            "span": S.integer(minimum=0, doc="The index of the span evaluated, after the policy's time reduction."),
+            "reflected": S.boolean(doc="Whether PingPong reflected the time (a backward half).")},
+            doc="A sample."),
+                       S.obj(required={"status": S.enum(["InvalidArgument", "InvalidDomain"], doc=(
+                           "InvalidDomain: Reject outside the keys' range; InvalidArgument: a rejected query."))},
+                             doc="No sample: the status."),
+                       doc="TryEvaluateTrack's sample, or its status."),
+        model=S.model("[value, derivative]", VALUE_ERROR_K), plant=_plant_value),
 }

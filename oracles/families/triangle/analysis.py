@@ -41,7 +41,7 @@ from reference.triangle_surface import G_SLACK, MAX_COORDINATE, NORMAL_K, TINY, 
 
 from ...model import dec
 
-__all__ = ["Analysis", "FacetModel", "analyse", "facet_model", "models_at", "f64"]
+__all__ = ["Analysis", "FacetModel", "analyse", "facet_model", "models_at", "f64", "exactness_clause"]
 
 _mpq = gmpy2.mpq
 _U_Q = _mpq(U)
@@ -473,9 +473,18 @@ class _Quantity:
         return self.bound < abs(self.exact) <= tol
 
 
-def _quantities(an: Analysis, j: int, models=None, ratio=1) -> Optional[list]:
+def exactness_clause(md: FacetModel) -> Optional[float]:
+    """The computed parameter the exactness clause pins (docs/decisions.md "Triangle surfaces:
+    error model": ``RN(T)`` on an axis-aligned facet with exact differences), or None. The
+    clause is a decision of ours (``oracles.rules``: ``triangle:exactness_clause``): a checker
+    judging a claim that did not opt in passes a ``pin`` that returns None."""
+    return md.exact_t
+
+
+def _quantities(an: Analysis, j: int, models=None, ratio=1, pin=exactness_clause) -> Optional[list]:
     """Facet ``j``'s boundary quantities with their error bounds (the models ``models``, default
-    the reference, scaled by ``ratio``), or None when the model bounds them not."""
+    the reference, scaled by ``ratio``), or None when the model bounds them not. ``pin(model)``
+    is the computed parameter where it is known exactly (the exactness clause), else None."""
     ct = an.contact(j)
     md = an.model(j) if models is None else models[j]
     if ct.parallel or md.r_t is None or md.r_l is None:
@@ -483,7 +492,8 @@ def _quantities(an: Analysis, j: int, models=None, ratio=1) -> Optional[list]:
     rt = md.r_t * ratio
     # The computed t is RN(T) under the exactness clause (reference model only); tc - 1 is then
     # exact (Sterbenz) wherever it can be near the band.
-    x = _mpq(md.exact_t) if models is None and md.exact_t is not None else None
+    pinned = pin(md) if models is None and md.exact_t is not None else None
+    x = _mpq(pinned) if pinned is not None else None
     return ([_Quantity("t", ct.t, rt, x), _Quantity("1 - t", 1 - ct.t, rt, None if x is None else 1 - x)]
             + [_Quantity(f"weight {k}", ct.bary[k], md.r_l[k] * ratio) for k in range(3)])
 
@@ -494,10 +504,11 @@ def _crossing_certain(an: Analysis, j: int, md: FacetModel) -> bool:
     return md.d_lo > 2 * (an.tolerance * an.dn_up + 10 * (md.eta[0] + md.eta[1]))
 
 
-def _forced(an: Analysis, j: int, models=None, ratio=1) -> Optional[tuple]:
+def _forced(an: Analysis, j: int, models=None, ratio=1, pin=exactness_clause) -> Optional[tuple]:
     """``(in_band, quantities)`` when facet ``j`` is forced in (a hit or ambiguous in every
     conforming run): ``in_band`` lists the quantities certainly inside their band (then the
-    query must be Ambiguous). None when the facet is not forced in."""
+    query must be Ambiguous). None when the facet is not forced in. ``pin``: as
+    :func:`_quantities`."""
     if j not in an._candidate_set or an.facet(j) is None:
         return None
     ct = an.contact(j)
@@ -508,7 +519,7 @@ def _forced(an: Analysis, j: int, models=None, ratio=1) -> Optional[tuple]:
     if ct.t < -tol or ct.t > 1 + tol or min(ct.bary) < -tol:
         return None
     md = an.model(j) if models is None else models[j]
-    qs = _quantities(an, j, models, ratio)
+    qs = _quantities(an, j, models, ratio, pin)
     if qs is None or not _crossing_certain(an, j, md) or not all(q.not_out(tol) for q in qs):
         return None
     return [q for q in qs if q.in_band(tol)], qs
@@ -539,9 +550,10 @@ def _near_parallel_overlap(an: Analysis, j: int) -> bool:
 
 
 
-def _justified(an: Analysis, j: int, widen: int) -> bool:
+def _justified(an: Analysis, j: int, widen: int, pin=exactness_clause) -> bool:
     """Can a conforming binary64 run put one of facet j's quantities inside its band (with the
-    model and bands widened by ``widen``) without another quantity forcing a miss?"""
+    model and bands widened by ``widen``) without another quantity forcing a miss? ``pin``: as
+    :func:`_quantities`."""
     tol = an.tolerance
     ct, md = an.contact(j), an.model(j)
     if ct.parallel or md.r_t is None:
@@ -551,7 +563,7 @@ def _justified(an: Analysis, j: int, widen: int) -> bool:
     if md.r_l is None or max(md.r_l) * 2 * widen > 1:
         return True  # the weights' bound may exceed 1/2
     forced_out = possible = False
-    for q in _quantities(an, j):
+    for q in _quantities(an, j, pin=pin):
         if q.computed is not None:  # pinned by the exactness clause: an exact 0 is accepted
             forced_out |= q.computed < -widen * (tol + q.bound)
             possible |= q.computed != 0 and abs(q.computed) <= widen * (tol + q.bound)

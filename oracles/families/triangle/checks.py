@@ -46,6 +46,14 @@ claims are judged against the reference model above at ``u = 2^-53``. A claim ma
 ``k`` (every bound scaled by ``k / 64``) or an explicit ``bound`` (first_hit: ``[R_t, R_pos]``,
 barycentric: ``R_l``, normal_facing: ``theta``; the other facets' bounds scale by the same
 declared/reference ratio). The correctly-rounded-``t`` rule belongs to the reference model only.
+
+Rules (``oracles.rules``, :data:`RULES`): every check names its source. Two are decisions of ours
+beyond spec 004 and bind only claims that opt in (our fast path's do): the exactness clause
+(``t = RN(T)`` on an axis-aligned facet with exact differences: spec 004 says "binary64 computed
+intersections", not correctly rounded ones), which also pins other facets' parameters in the
+earliest rule and the bands; and the coordinate limit ``2^1000`` (spec 004 names none). A claim
+that does not opt in is judged with ``|t - T| <= R_t`` and unpinned bands, and a claim on a
+surface beyond ``2^1000`` is Undecided (the documented model does not reach there).
 """
 
 from __future__ import annotations
@@ -58,6 +66,7 @@ from reference.triangle_surface import NORMAL_K, Facing
 from ...errormodel import ETA_OF_U, resolve
 from ...errormodel import ratio as ratio_of
 from ...model import Claim, dec, enc, undecided, verified, violated
+from ...rules import binding, decision, declare, default, judged, spec
 from .analysis import (
     Analysis,
     _cannot_precede,
@@ -72,7 +81,90 @@ from .analysis import (
     models_at,
 )
 
-__all__ = ["check_first_hit", "check_barycentric", "check_normal_facing", "check_ambiguity"]
+__all__ = ["check_first_hit", "check_barycentric", "check_normal_facing", "check_ambiguity", "RULES",
+           "EXACTNESS_CLAUSE", "COORDINATE_LIMIT"]
+
+_S004 = "spec 004: "
+_D = "docs/decisions.md "
+ADMISSION = spec("triangle:admission", _S004 + "'It checks finite vertices, index validity, nonempty geometry, retained "
+                 "buffer capacity and numerically conditioned nonzero facet area'; 'The normalized cross-product "
+                 "magnitude must exceed the declared relative tolerance' (G + 32u <= tol is rejected by every "
+                 "conforming binary64 admission, |g - G| <= 30u by " + _D + "'Triangle surfaces: error model'): a claim "
+                 "on a surface admission must reject is Violated")
+COORDINATE_LIMIT = decision("triangle:coordinate_limit", _D + "'Triangle surfaces: statuses': a coordinate or "
+                            "endpoint beyond 2^1000 is OutOfRange, so no hit, miss or value may be claimed there (spec "
+                            "004 names no coordinate limit; without the decision such claims are Undecided: the "
+                            "documented model does not reach there)")
+STAMP = spec("triangle:stamp", _S004 + "'Queries carry the same caller-supplied identity/version': the value's stamp "
+             "is the caller's, bit for bit")
+MISS = spec("triangle:miss", _S004 + "'It returns the smallest computed intersection parameter' (a miss reports no "
+            "contact) and the bands ('Values just outside or inside barycentric/segment boundaries within the "
+            "uncertainty band are also ambiguous'): a miss hides no exact contact deeper than the tolerance and no "
+            "facet that is a hit or ambiguous in every conforming run")
+NEAR_PARALLEL = spec("triangle:near_parallel", _S004 + "'Overlapping coplanar/near-parallel candidates are ambiguous': "
+                     "a hit is on a facet the segment crosses at a parameter the model bounds; a published hit or miss "
+                     "has no exactly coplanar overlap, no exact contact on a facet within rounding or within the "
+                     "tolerance of parallel")
+HIT_VALUES = spec("triangle:hit_values", _S004 + "'first_hit(start, end, cancel) scans each triangle for a nonzero "
+                  "finite segment. It returns the smallest computed intersection parameter, triangle index, position': "
+                  "a hit's parameter and position are finite and its exact crossing lies on the segment (within R_t)")
+T_BOUND = default("triangle:t_bound", _D + "'Triangle surfaces: error model': |t - T| <= R_t, the documented binary64 "
+                  "model evaluated from exact quantities (or the claim's declared model): spec 004 says 'binary64 "
+                  "computed intersections' and gives no bound")
+EXACTNESS_CLAUSE = decision("triangle:exactness_clause", _D + "'Triangle surfaces: error model', exactness clause: on "
+                            "an axis-aligned facet whose differences are binary64 numbers the computed t is RN(T), "
+                            "correctly rounded (our computation's property; spec 004 asks for binary64 computed "
+                            "intersections, not correctly rounded ones). Binding, it demands t = RN(T) of the claimed "
+                            "facet and pins other facets' computed parameters in the earliest rule and the bands "
+                            "(so exact ties on shared axis-aligned edges keep the lowest index, and an exact 0 or 1 "
+                            "is computed exactly)")
+WEIGHTS_BOUND = default("triangle:weights_bound", _D + "'Triangle surfaces: error model': each weight within R_l of "
+                        "the exact one (a hit's exact weights >= -R_l); spec 004: 'Position and barycentric "
+                        "reconstruction can differ by roundoff'")
+POSITION_BOUND = default("triangle:position_bound", _D + "'Triangle surfaces: error model': |position - P(T)|_inf "
+                         "<= R_pos; spec 004: 'Position and barycentric reconstruction can differ by roundoff'")
+BANDS = spec("triangle:bands", _S004 + "'Values just outside or inside barycentric/segment boundaries within the "
+             "uncertainty band are also ambiguous; exact represented zero/one boundary values are accepted', with the "
+             "band tol + R of " + _D + "'Triangle surfaces: the tolerance bands': a published hit has no quantity "
+             "certainly inside its band")
+ONE_AMBIGUOUS = spec("triangle:one_ambiguous_rejects", _S004 + "'One ambiguous candidate rejects the whole query even "
+                     "if another facet has a hit, since publishing that hit could skip earlier contact': no facet is "
+                     "inside a band in every conforming run of a published hit or miss")
+EARLIEST = spec("triangle:earliest", _S004 + "'It returns the smallest computed intersection parameter ... Exact "
+                "parameter ties retain the lowest triangle index': no bitwise duplicate at a lower index, no facet "
+                "whose computed parameter must be smaller (T_j + R_j < t), or equal at a lower index")
+WEIGHTS_NONNEGATIVE = spec("triangle:weights_nonnegative", _S004 + "'nonnegative barycentric weights': every weight "
+                           "finite and >= 0")
+NORMAL = spec("triangle:normal", _S004 + "'winding-derived normalized normal': n . N0 > 0 (N0 = e1 x e2 of the "
+              "winding), finite")
+NORMAL_BOUND = default("triangle:normal_bound", _D + "'Triangle surfaces: error model': |n - N0/|N0||_2 <= theta = "
+                       "64u/G (or the declared model)")
+FACING = spec("triangle:facing", _S004 + "'geometric front/back facing': Front exactly when N0 . (e - s) < 0, Back "
+              "when > 0, none on an exactly parallel segment")
+JUSTIFIED = spec("triangle:rejection_justified", _S004 + "'The policy can conservatively reject queries that stronger "
+                 "predicates resolve' within the bands: an ambiguous query's named facet can put a computed quantity "
+                 "inside its band with the model doubled (Verified), cannot even eightfold (Violated, the oracle's "
+                 "margin of " + _D + "'Triangle surfaces: what the oracle checks'), Undecided between")
+
+RULES = declare({
+    "triangle.first_hit": (ADMISSION, COORDINATE_LIMIT, STAMP, MISS, NEAR_PARALLEL, HIT_VALUES, T_BOUND,
+                           EXACTNESS_CLAUSE, WEIGHTS_BOUND, POSITION_BOUND, BANDS, ONE_AMBIGUOUS, EARLIEST),
+    "triangle.barycentric": (ADMISSION, COORDINATE_LIMIT, WEIGHTS_NONNEGATIVE, WEIGHTS_BOUND),
+    "triangle.normal_facing": (ADMISSION, COORDINATE_LIMIT, NORMAL, NORMAL_BOUND, FACING),
+    "triangle.ambiguity": (ADMISSION, COORDINATE_LIMIT, NEAR_PARALLEL, ONE_AMBIGUOUS, JUSTIFIED, EXACTNESS_CLAUSE),
+})
+
+
+def _pin(md) -> "float | None":
+    """The computed parameter the exactness clause pins, where it binds the claim being judged
+    (``oracles.rules.binding``), else None: the spec's rules leave it anywhere within R_t."""
+    if md.exact_t is not None and binding(EXACTNESS_CLAUSE):
+        return md.exact_t
+    return None
+
+
+def _no_pin(md) -> None:
+    return None
 
 
 class _Unbounded(Exception):
@@ -111,11 +203,18 @@ def _triangle_of(value: dict, an: Analysis) -> int:
 
 
 def _rejected(claim: Claim, an: Analysis):
-    """Violated when spec 004 forbids the surface or the query the claim speaks of."""
+    """Violated when spec 004 forbids the surface or the query the claim speaks of; beyond the
+    coordinate limit (a decision of ours) Violated only where the decision binds, else
+    Undecided."""
     if an.rejected is None:
         return None
     status, j, note = an.rejected
-    return violated(claim, {"status": status, "triangle": j}, note=note)
+    if status == "OutOfRange":
+        if binding(COORDINATE_LIMIT):
+            return violated(claim, {"status": status, "triangle": j}, note=note, rule=COORDINATE_LIMIT.id)
+        return undecided(claim, None, note="a coordinate beyond 2^1000: the documented error model does not reach "
+                                           "there, and spec 004 names no limit")
+    return violated(claim, {"status": status, "triangle": j}, note=note, rule=ADMISSION.id)
 
 
 # --- checkers -------------------------------------------------------------------------------
@@ -155,6 +254,7 @@ def _band_witness(j: int, qs: list) -> dict:
                                        for q in qs]}
 
 
+@judged
 def check_first_hit(claim: Claim):
     an = analyse(claim.inputs)
     v = claim.value
@@ -162,7 +262,8 @@ def check_first_hit(claim: Claim):
         raise ValueError("first_hit value must be an object with outcome hit or miss")
     bad_stamp = _check_stamp(claim)
     if bad_stamp:
-        return violated(claim, bad_stamp, note="the query does not carry the caller's identity/version")
+        return violated(claim, bad_stamp, note="the query does not carry the caller's identity/version",
+                        rule=STAMP.id)
     rej = _rejected(claim, an)
     if rej is not None:
         return rej
@@ -175,15 +276,16 @@ def check_first_hit(claim: Claim):
             c = deep[0]
             return violated(claim, {"triangle": c.triangle, "t_enter": enc(c.t_enter), "depth": enc(c.depth)},
                             prec=None, note="a miss hides an exact contact deeper than the tolerance band",
-                            missed_within_band=shallow)
+                            missed_within_band=shallow, rule=MISS.id)
         declared = _declared_models(claim)
         for j in (an.candidates if declared is not None else ()):
-            got = _forced(an, j, *declared)
+            got = _forced(an, j, *declared, pin=_pin)
             if got is not None:
                 c = an.contact(j)
                 return violated(claim, {"triangle": j, "t": enc(c.t), "weights": enc(list(c.bary))},
                                 note=f"facet {j} is a hit or ambiguous in every conforming run (no quantity can "
-                                     "be beyond its band); a miss is not allowed", missed_within_band=shallow)
+                                     "be beyond its band); a miss is not allowed", missed_within_band=shallow,
+                                rule=MISS.id)
         return verified(claim, note="no exact contact outside the bands", missed_within_band=shallow)
     i = _triangle_of(v, an)
     t_c = dec(v["t"])
@@ -191,12 +293,14 @@ def check_first_hit(claim: Claim):
         raise ValueError("position must be three encoded floats")
     pos_f = tuple(dec(x) for x in v["position"])
     if not all(math.isfinite(x) for x in (t_c, *pos_f)):
-        return violated(claim, {"t": v["t"], "position": v["position"]}, note="a hit with a nonfinite t or position")
+        return violated(claim, {"t": v["t"], "position": v["position"]}, note="a hit with a nonfinite t or position",
+                        rule=HIT_VALUES.id)
     pos = exact_point(pos_f)
     ct = an.contact(i)
     if ct.parallel or an.model(i).r_t is None:
         return violated(claim, {"triangle": i, "parallel": ct.parallel},
-                        note="a hit on a facet the segment crosses at no bounded parameter (near-parallel)")
+                        note="a hit on a facet the segment crosses at no bounded parameter (near-parallel)",
+                        rule=NEAR_PARALLEL.id)
     try:
         resolved, models, ratio = _resolve(claim, lambda ms: [ms[i].r_t, ms[i].r_pos])
     except _Unbounded:
@@ -208,20 +312,21 @@ def check_first_hit(claim: Claim):
     T = ct.t
     tq = _mpq(t_c)
     t_use = ratio_of(abs(tq - T), r_t)
-    # Correctly rounded t (axis-aligned facet, exact differences) is part of the reference
-    # model only: a declared model other than the reference is judged by its bound.
-    exact_t = md.exact_t if reference else None
-    if exact_t is not None:
-        if t_c != exact_t:
-            return violated(claim, {"triangle": i, "exact_t": enc(T), "rounded": enc(exact_t)},
-                            note="t differs from the correctly rounded crossing (axis-aligned, exact differences)",
-                            bound_use=t_use, **extra)
-    elif abs(tq - T) > r_t:
+    # The spec's rule with the documented model first; then the exactness clause (a decision of
+    # ours, reference model only: a declared model other than the reference is judged by its
+    # bound), where it binds.
+    pin = _pin if reference else _no_pin
+    if abs(tq - T) > r_t:
         return violated(claim, {"triangle": i, "exact_t": enc(T), "bound": enc(r_t)}, measure="t_error_ratio",
-                        measured=t_use, bound_use=t_use, note="t outside its error model", **extra)
+                        measured=t_use, bound_use=t_use, note="t outside its error model", rule=T_BOUND.id, **extra)
+    exact_t = pin(md)
+    if exact_t is not None and t_c != exact_t:
+        return violated(claim, {"triangle": i, "exact_t": enc(T), "rounded": enc(exact_t)},
+                        note="t differs from the correctly rounded crossing (axis-aligned, exact differences)",
+                        bound_use=t_use, rule=EXACTNESS_CLAUSE.id, **extra)
     if not -r_t <= T <= 1 + r_t:
         return violated(claim, {"triangle": i, "exact_t": enc(T)}, note="the exact crossing is off the segment",
-                        bound_use=t_use, **extra)
+                        bound_use=t_use, rule=HIT_VALUES.id, **extra)
     if md.r_l is None:
         return undecided(claim, None, note="the weights' error model is unbounded on this facet",
                          bound_use=t_use, **extra)
@@ -230,7 +335,7 @@ def check_first_hit(claim: Claim):
     if low:
         return violated(claim, {"triangle": i, "weights": enc(list(ct.bary)), "bound": enc(r_l)},
                         note="the exact crossing is outside the claimed facet beyond the weights' error model",
-                        bound_use=t_use, **extra)
+                        bound_use=t_use, rule=WEIGHTS_BOUND.id, **extra)
     P = tuple(x + T * (y - x) for x, y in zip(an.S, an.E))
     perr = _q_inf([x - y for x, y in zip(pos, P)])
     p_use = ratio_of(perr, r_pos)
@@ -238,14 +343,14 @@ def check_first_hit(claim: Claim):
     if perr > r_pos:
         return violated(claim, {"triangle": i, "exact_position": enc(list(P)), "bound": enc(r_pos)},
                         measure="position_error_ratio", measured=p_use, bound_use=use,
-                        note="position outside its error model", **extra)
+                        note="position outside its error model", rule=POSITION_BOUND.id, **extra)
     # Band conformance: the published facet's own quantities must not be inside their bands.
-    qs = _quantities(an, i, None if reference else models, ratio)
+    qs = _quantities(an, i, None if reference else models, ratio, pin)
     inside = [q for q in qs if q.in_band(tol)] if qs is not None else []
     if inside:
         return violated(claim, _band_witness(i, inside), bound_use=use,
                         note="the hit lies inside the tolerance plus rounding band of a boundary; the query must "
-                             "be Ambiguous", **extra)
+                             "be Ambiguous", rule=BANDS.id, **extra)
     # The earliest rule. A duplicate facet of lower index computes the same parameter: the tie
     # keeps it.
     for j in an.candidates:
@@ -254,29 +359,29 @@ def check_first_hit(claim: Claim):
         if an.same_facet(i, j):
             return violated(claim, {"triangle": j, "claimed": i}, bound_use=use,
                             note=f"facet {j} is a duplicate of facet {i} (bitwise the same vertices): an exact "
-                                 "tie keeps the lowest index", **extra)
+                                 "tie keeps the lowest index", rule=EARLIEST.id, **extra)
     # Every facet forced in (a hit or ambiguous in every conforming run) must be explainable as
     # computed no earlier (at a lower index: strictly later) than the claimed parameter; one
     # forced into a band makes the query ambiguous.
     for j in an.candidates:
         if j == i or _cannot_precede(an, j, i, tq):
             continue
-        got = _forced(an, j, None if reference else models, ratio)
+        got = _forced(an, j, None if reference else models, ratio, pin)
         if got is None:
             continue
         in_band, _ = got
         if in_band:
             return violated(claim, _band_witness(j, in_band), bound_use=use,
                             note=f"facet {j} is inside a band in every conforming run; the query must be "
-                                 "Ambiguous", **extra)
+                                 "Ambiguous", rule=ONE_AMBIGUOUS.id, **extra)
         mj = models[j]
-        exact_j = mj.exact_t if reference else None
+        exact_j = pin(mj)
         up = _mpq(exact_j) if exact_j is not None else an.contact(j).t + mj.r_t * ratio
         if up < tq or (j < i and up == tq):
             return violated(claim, {"triangle": j, "exact_t": enc(an.contact(j).t), "computed_at_most": enc(up)},
                             bound_use=use,
                             note="facet %d is a hit (or ambiguous) in every conforming run and computes an earlier "
-                                 "parameter, or an equal one at a lower index" % j, **extra)
+                                 "parameter, or an equal one at a lower index" % j, rule=EARLIEST.id, **extra)
     # Every other exact contact must be explainable the same way.
     for cj in an.hits():
         j = cj.triangle
@@ -285,19 +390,21 @@ def check_first_hit(claim: Claim):
         if cj.kind == "coplanar" or models[j].r_t is None:
             if cj.t_enter < tq - tol:
                 return violated(claim, {"triangle": j, "t_enter": enc(cj.t_enter)}, bound_use=use,
-                                note="an earlier exact contact (near-parallel facet) lies before t - tol", **extra)
+                                note="an earlier exact contact (near-parallel facet) lies before t - tol",
+                                rule=EARLIEST.id, **extra)
             continue
         mj = models[j]
-        exact_j = mj.exact_t if reference else None
+        exact_j = pin(mj)
         up = _mpq(exact_j) if exact_j is not None else cj.t + mj.r_t * ratio
         if up < tq or (j < i and up == tq):
             return violated(claim, {"triangle": j, "exact_t": enc(cj.t), "computed_at_most": enc(up)},
                             bound_use=use,
                             note="facet %d computes an earlier parameter or an equal one at a lower index" % j,
-                            **extra)
+                            rule=EARLIEST.id, **extra)
     return verified(claim, measure="t_error_ratio", measured=t_use, bound_use=use, **extra)
 
 
+@judged
 def check_barycentric(claim: Claim):
     an = analyse(claim.inputs)
     v = claim.value
@@ -310,10 +417,10 @@ def check_barycentric(claim: Claim):
     if rej is not None:
         return rej
     if not all(math.isfinite(x) for x in wf):
-        return violated(claim, {"weights": w}, note="a nonfinite barycentric weight")
+        return violated(claim, {"weights": w}, note="a nonfinite barycentric weight", rule=WEIGHTS_NONNEGATIVE.id)
     wq = [_mpq(x) for x in wf]
     if any(x < 0 for x in wq):
-        return violated(claim, {"weights": w}, note="a negative barycentric weight")
+        return violated(claim, {"weights": w}, note="a negative barycentric weight", rule=WEIGHTS_NONNEGATIVE.id)
     ct = an.contact(i)
     if ct.parallel or an.model(i).r_l is None:
         return undecided(claim, None, note="no bounded error model for the weights on this facet")
@@ -326,10 +433,12 @@ def check_barycentric(claim: Claim):
     use = max(ratio_of(e_, r) for e_, r in zip(errs, r_l))
     if any(e_ > r for e_, r in zip(errs, r_l)):
         return violated(claim, {"exact": enc(list(ct.bary)), "bound": enc(list(r_l))}, measure="error_ratio",
-                        measured=use, bound_use=use, note="a weight outside its error model", **extra)
+                        measured=use, bound_use=use, note="a weight outside its error model", rule=WEIGHTS_BOUND.id,
+                        **extra)
     return verified(claim, measure="error_ratio", measured=use, bound_use=use, **extra)
 
 
+@judged
 def check_normal_facing(claim: Claim):
     an = analyse(claim.inputs)
     v = claim.value
@@ -342,18 +451,20 @@ def check_normal_facing(claim: Claim):
     if rej is not None:
         return rej
     if not all(math.isfinite(x) for x in n_f):
-        return violated(claim, {"normal": v["normal"]}, note="a nonfinite normal")
+        return violated(claim, {"normal": v["normal"]}, note="a nonfinite normal", rule=NORMAL.id)
     n = exact_point(n_f)
     f, ct = an.facet(i), an.contact(i)
     if ct.facing == 0:
-        return violated(claim, {"facing": v["facing"]}, note="the segment is exactly parallel to the facet: no facing")
+        return violated(claim, {"facing": v["facing"]}, note="the segment is exactly parallel to the facet: no facing",
+                        rule=FACING.id)
     truth = Facing.Front if ct.facing < 0 else Facing.Back
     if facing is not truth:
-        return violated(claim, {"exact_facing": truth.value}, note="facing differs from the exact sign of N0 . d")
+        return violated(claim, {"exact_facing": truth.value}, note="facing differs from the exact sign of N0 . d",
+                        rule=FACING.id)
     nn = sum(x * x for x in n)
     nd = sum(x * y for x, y in zip(n, f.normal))
     if nd <= 0:
-        return violated(claim, {"n_dot_N0": enc(nd)}, note="the normal points against the winding")
+        return violated(claim, {"n_dot_N0": enc(nd)}, note="the normal points against the winding", rule=NORMAL.id)
     resolved, _, _ = _resolve(claim, lambda ms: [ms[i].theta])
     theta, extra = resolved.scalar(), resolved.extra()
     # |n - N|^2 = |n|^2 - 2 n.N0/|N0| + 1, bracketed with rational bounds of |N0|; the terms
@@ -366,11 +477,12 @@ def check_normal_facing(claim: Claim):
         return verified(claim, measure="error_ratio", measured=use, bound_use=use, **extra)
     if lo > th2:
         return violated(claim, {"bound": enc(theta)}, measure="error_ratio", measured=use, bound_use=use,
-                        note="normal outside its error model", **extra)
+                        note="normal outside its error model", rule=NORMAL_BOUND.id, **extra)
     return undecided(claim, [enc(lo), enc(hi)], note="|n - N|^2 brackets the bound theta^2", bound_use=use, **extra)
 
 
 
+@judged
 def check_ambiguity(claim: Claim):
     an = analyse(claim.inputs)
     v = claim.value
@@ -387,30 +499,32 @@ def check_ambiguity(claim: Claim):
         bad = dict(ambiguous=0, exactly_resolvable=0, **counters)
         if overlap:
             return violated(claim, {"triangle": overlap[0]}, note="an exactly coplanar overlap was not ambiguous",
-                            **bad)
+                            rule=NEAR_PARALLEL.id, **bad)
         unbounded = [c.triangle for c in hits if an.model(c.triangle).r_t is None]
         if unbounded:
             return violated(claim, {"triangle": unbounded[0]},
-                            note="an exact contact on a near-parallel facet was not ambiguous", **bad)
+                            note="an exact contact on a near-parallel facet was not ambiguous", rule=NEAR_PARALLEL.id,
+                            **bad)
         near = [c.triangle for c in hits if _near_parallel_overlap(an, c.triangle)]
         if near:
             return violated(claim, {"triangle": near[0]},
                             note="a segment within the tolerance of parallel to a facet it meets was not ambiguous",
-                            **bad)
+                            rule=NEAR_PARALLEL.id, **bad)
         for j in an.candidates:
-            got = _forced(an, j)
+            got = _forced(an, j, pin=_pin)
             if got is not None and got[0]:
                 return violated(claim, _band_witness(j, got[0]),
                                 note=f"facet {j} is inside a band in every conforming run; the query must be "
-                                     "Ambiguous", **bad)
+                                     "Ambiguous", rule=ONE_AMBIGUOUS.id, **bad)
         return verified(claim, note="no coplanar overlap, no unbounded contact, no facet forced into a band",
                         ambiguous=0, exactly_resolvable=0, **counters)
     j = _triangle_of(v, an)
     counters.update(ambiguous=1, exactly_resolvable=int(not overlap))
-    if _justified(an, j, 2):
+    if _justified(an, j, 2, _pin):
         return verified(claim, note=f"facet {j} can fall inside a band", **counters)
-    if not _justified(an, j, 8):
+    if not _justified(an, j, 8, _pin):
         c = an.contact(j)
         return violated(claim, {"triangle": j, "t": enc(c.t), "weights": enc(list(c.bary or ()))},
-                        note=f"facet {j} is decidable by a wide margin; the rejection is not justified", **counters)
+                        note=f"facet {j} is decidable by a wide margin; the rejection is not justified",
+                        rule=JUSTIFIED.id, **counters)
     return undecided(claim, None, note=f"facet {j} is near but not inside its bands", **counters)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from reference.triangle_surface import Facing
+from reference.triangle_surface import NORMAL_K, Facing
 
 from ... import schema as S
 from ...family import RowContract
@@ -14,13 +14,27 @@ from ...model import Claim, dec, enc
 __all__ = ["CONTRACTS", "plant_first_hit", "plant_barycentric", "plant_normal_facing", "plant_ambiguity"]
 
 _GEOMETRY_SCHEMA = {
-    "vertices": S.matrix(S.f64(), [None, 3]),
-    "triangles": S.matrix(S.integer(minimum=0), [None, 3]),
-    "tolerance": S.f64(positive=True),
-    "start": S.vec(S.f64(), 3),
-    "end": S.vec(S.f64(), 3),
+    "vertices": S.matrix(S.f64(), [None, 3], doc=(
+        "Given: the vertices TriangleSurface::new admitted, float64 world coordinates (the same frame and length "
+        "units as start and end).")),
+    "triangles": S.matrix(S.integer(minimum=0), [None, 3], doc=(
+        "Given: its indexed triangles [a, b, c]; the winding gives the normal (b - a) x (c - a). A facet's index "
+        "is its position here.")),
+    "tolerance": S.f64(positive=True, doc=(
+        "Given: SurfaceSettings' tolerance, dimensionless (relative), from 32 binary64 epsilons to 1e-3.")),
+    "start": S.vec(S.f64(), 3, doc="Given: the segment's start, float64 world coordinates."),
+    "end": S.vec(S.f64(), 3, doc="Given: the segment's end (start + d, d = end - start)."),
 }
-_STAMP_SCHEMA = S.obj(required={"identity": S.integer(0, 2**64 - 1), "version": S.integer(0, 2**64 - 1)})
+_STAMP_FIELDS = {
+    "identity": S.integer(0, 2**64 - 1, doc="The caller's object identity (u64)."),
+    "version": S.integer(0, 2**64 - 1, doc="The caller's geometry version (u64)."),
+}
+_STAMP_SCHEMA = S.obj(required=_STAMP_FIELDS, doc=(
+    "Given: the SurfaceStamp the surface was made with: the caller-supplied identity and version of this snapshot "
+    "of the geometry (spec 004: the caller supplies a new object or version when geometry changes)."))
+_ECHOED_STAMP = S.obj(required=_STAMP_FIELDS, doc=(
+    "Echo: the surface stamp first_hit returns, hit or miss: exactly inputs.stamp, the snapshot the query ran on "
+    "(a stale or altered stamp is Violated). Nothing to compute: copy the stamp you made the surface with."))
 _INPUTS = S.obj(required=_GEOMETRY_SCHEMA)
 _FIRST_HIT_INPUTS = S.obj(required={**_GEOMETRY_SCHEMA, "stamp": _STAMP_SCHEMA})
 
@@ -98,29 +112,46 @@ CONTRACTS = {
                 "lower index. " + _ROUNDED_MODEL + "."),
         inputs=_FIRST_HIT_INPUTS,
         value=S.any_of(
-            S.obj(required={"outcome": S.const("hit"), "t": S.f64(), "triangle": S.integer(minimum=0),
-                            "position": S.vec(S.f64(), 3), "stamp": _STAMP_SCHEMA}),
-            S.obj(required={"outcome": S.const("miss"), "stamp": _STAMP_SCHEMA})),
+            S.obj(required={"outcome": S.const("hit", doc="A contact was found."),
+                            "t": S.f64(doc=(
+                                "The computed intersection parameter along the segment, in [0, 1] (a fraction of "
+                                "the segment, not a length): the contact is start + t (end - start).")),
+                            "triangle": S.integer(minimum=0, doc=(
+                                "The hit facet's index in inputs.triangles (the lowest index on exact ties).")),
+                            "position": S.vec(S.f64(), 3, doc="The contact point, float64 world coordinates."),
+                            "stamp": _ECHOED_STAMP},
+                  doc="A hit: the earliest contact."),
+            S.obj(required={"outcome": S.const("miss", doc="No contact."), "stamp": _ECHOED_STAMP},
+                  doc="A miss."),
+            doc="first_hit's result: a hit or a miss (an Ambiguous query makes no claim of this row)."),
         plant=plant_first_hit,
-        model=S.MODEL,
+        model=S.model("[R_t, R_pos]; the other facets' bounds scale by the same declared/reference ratio", NORMAL_K),
     ),
     "triangle.barycentric": RowContract(
         checks=("barycentric: every weight >= 0 and |w_k - lambda_k| <= R_l[k] against the exact weights of the "
                 "segment's exact crossing with the facet's plane. " + _ROUNDED_MODEL + "."),
         inputs=_INPUTS,
-        value=S.obj(required={"triangle": S.integer(minimum=0), "weights": S.vec(S.f64(), 3)}),
+        value=S.obj(required={"triangle": S.integer(minimum=0, doc="The hit facet's index."),
+                              "weights": S.vec(S.f64(), 3, doc=(
+                                  "The contact's barycentric weights of the facet's vertices (a, b, c), in that order: "
+                                  "each >= 0, summing to 1 up to rounding (dimensionless)."))}),
         plant=plant_barycentric,
-        model=S.MODEL,
+        model=S.model("1: R_l", NORMAL_K),
     ),
     "triangle.normal_facing": RowContract(
         checks=("normal_facing: n . N0 > 0 and |n - N0/|N0||_2 <= theta = 64u/G (three-valued: |N0| bracketed at "
                 "256 bits), and facing is exactly Front when N0 . (e - s) < 0, Back when > 0. "
                 + _ROUNDED_MODEL + "."),
         inputs=_INPUTS,
-        value=S.obj(required={"triangle": S.integer(minimum=0), "normal": S.vec(S.f64(), 3),
-                              "facing": S.enum([f.value for f in Facing])}),
+        value=S.obj(required={"triangle": S.integer(minimum=0, doc="The hit facet's index."),
+                              "normal": S.vec(S.f64(), 3, doc=(
+                                  "The winding-derived unit normal (b - a) x (c - a) / |(b - a) x (c - a)| (Euclidean "
+                                  "length 1), float64.")),
+                              "facing": S.enum([f.value for f in Facing], doc=(
+                                  "Front when the segment runs against the normal (N . (end - start) < 0), Back when "
+                                  "along it; geometric, not inside or outside a solid."))}),
         plant=plant_normal_facing,
-        model=S.MODEL,
+        model=S.model("1: theta", NORMAL_K),
     ),
     "triangle.ambiguity": RowContract(
         checks=("ambiguity: a published hit or miss has no facet exactly coplanar with the segment and overlapping "
@@ -130,8 +161,15 @@ CONTRACTS = {
                 "the model widened 2x (Verified; an exactly computed 0 or 1 is accepted), cannot even at 8x "
                 "(Violated), else Undecided. Claims on a surface admission must reject are Violated."),
         inputs=_INPUTS,
-        value=S.any_of(S.obj(required={"outcome": S.enum(["hit", "miss"])}),
-                       S.obj(required={"outcome": S.const("ambiguous"), "triangle": S.integer(minimum=0)})),
+        value=S.any_of(S.obj(required={"outcome": S.enum(["hit", "miss"],
+                                                         doc="first_hit published a hit or a miss.")},
+                             doc="A published result."),
+                       S.obj(required={"outcome": S.const("ambiguous",
+                                                          doc="first_hit rejected the query as Ambiguous."),
+                                       "triangle": S.integer(minimum=0, doc=(
+                                           "The facet the rejection names (one inside its uncertainty band)."))},
+                             doc="A rejection."),
+                       doc="Whether first_hit published a result or rejected the query as Ambiguous."),
         plant=plant_ambiguity,
     ),
 }
