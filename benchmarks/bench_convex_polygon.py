@@ -45,10 +45,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 import time
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import gmpy2
@@ -56,7 +55,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from interval.convex_polygon import (  # noqa: E402
+from interval.convex_polygon import (
     area_gap,
     check_partition,
     edge_census,
@@ -66,7 +65,7 @@ from interval.convex_polygon import (  # noqa: E402
     triangle_height_ratio,
     weld,
 )
-from oracles.families.convex_polygon.corpus import (  # noqa: E402
+from oracles.families.convex_polygon.corpus import (
     _place,
     _rotation,
     mesh_fan,
@@ -74,7 +73,7 @@ from oracles.families.convex_polygon.corpus import (  # noqa: E402
     mesh_lattice_fan,
     mesh_shuffled,
 )
-from reference.convex_polygon import ConvexPolygonPartition, try_partition_convex_polygons  # noqa: E402
+from reference.convex_polygon import ConvexPolygonPartition, try_partition_convex_polygons
 
 
 def partition(pos32, idx) -> ConvexPolygonPartition:
@@ -241,7 +240,7 @@ def optimum(pos32, idx):
         low = (m & -m).bit_length() - 1
         by_low.setdefault(low, []).append(m)
 
-    @lru_cache(maxsize=None)
+    @cache
     def cover(done):
         if done == full:
             return 0
@@ -295,7 +294,7 @@ def quality(args):
     t0 = time.process_time()
     for name, pos, idx in small_meshes(rng, args.small, args.max_triangles):
         g = greedy_count(pos, idx)
-        o, nvalid = optimum(pos, idx)
+        o, _nvalid = optimum(pos, idx)
         assert g >= o, (name, g, o)
         rows.setdefault(name, []).append((g, o))
     dt = time.process_time() - t0

@@ -30,18 +30,18 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from interval.arclength import _enclose, enclose_arc_length  # noqa: E402
-from oracles.families.distance import LIMITS, chain as _chain, tolerance  # noqa: E402
-from reference import kernel as K  # noqa: E402
-from reference.context import F64  # noqa: E402
-from reference.distance import (  # noqa: E402
+from interval.arclength import _enclose, enclose_arc_length
+from oracles.families.distance import LIMITS, chain as _chain, tolerance
+from reference import kernel as K
+from reference.context import F64
+from reference.distance import (
     DistancePreparation,
     DistanceQuery,
     try_build_distance_map,
     try_resolve_distance,
 )
-from reference.path import PathPreparation, PathSource, spans_from_arrays, try_prepare_path  # noqa: E402
-from reference.status import BoundaryPolicy, PathDistance  # noqa: E402
+from reference.path import PathPreparation, PathSource, spans_from_arrays, try_prepare_path
+from reference.status import BoundaryPolicy, PathDistance
 
 
 def _cpu(fn, repeat):

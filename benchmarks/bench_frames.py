@@ -34,10 +34,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from mpmath import mp  # noqa: E402
+from mpmath import mp
 
-from interval.frame import angle_between, true_rmf  # noqa: E402
-from oracles.families.frame import corpus as F  # noqa: E402
+from interval.frame import angle_between, true_rmf
+from oracles.families.frame import corpus as F
 
 MAX_LEVEL = 11  # uniform grids up to 2^11 samples per span
 

@@ -34,12 +34,12 @@ from pathlib import Path
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")  # pykdtree's OpenMP: one thread, like the others
 
-import numpy as np  # noqa: E402
+import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from interval.point_search import exact_nearest, exact_squared_distances  # noqa: E402
-from reference.point_search import PointSearchTree  # noqa: E402
+from interval.point_search import exact_nearest, exact_squared_distances
+from reference.point_search import PointSearchTree
 
 try:
     from scipy.spatial import cKDTree
@@ -111,7 +111,7 @@ def timing(sizes, nq, repeat, seed):
         for name, (mk, _) in peers().items():
             row["build"][name], built[name] = best(lambda: mk(pts), repeat)
         for k in (1, 8):
-            tq, mine = best(lambda: ours_query(tree, qs, k), repeat)
+            tq, _mine = best(lambda: ours_query(tree, qs, k), repeat)
             row["query"][(k, "ours")] = tq
             for name, (_, query) in peers().items():
                 row["query"][(k, name)], _ = best(lambda: query(built[name], qs, k), repeat)

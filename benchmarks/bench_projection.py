@@ -39,17 +39,17 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from oracles.families.path import LIMITS, tolerance  # noqa: E402
-from reference import kernel as K  # noqa: E402
-from reference.context import F64  # noqa: E402
-from reference.path import (  # noqa: E402
+from oracles.families.path import LIMITS, tolerance
+from reference import kernel as K
+from reference.context import F64
+from reference.path import (
     PathPreparation,
     PathSource,
     spans_from_arrays,
     try_convert_centripetal_catmull_rom,
     try_prepare_path,
 )
-from reference.query import (  # noqa: E402
+from reference.query import (
     ProjectionQuery,
     ProjectionResult,
     ProjectionScratch,

@@ -26,8 +26,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench_projection import make_path  # noqa: E402
-from reference.path import try_sample_path  # noqa: E402
+from bench_projection import make_path
+from reference.path import try_sample_path
 
 try:
     import bezier
@@ -80,7 +80,7 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=1)
     a = ap.parse_args(argv)
     rng = np.random.default_rng(a.seed)
-    print(f"| case | params | ours pts/s | numpy pts/s | bezier pts/s | ours / numpy | ours / bezier |")
+    print("| case | params | ours pts/s | numpy pts/s | bezier pts/s | ours / numpy | ours / bezier |")
     print("|---|---|---|---|---|---|---|")
     for spans in (1, a.spans):
         view, _ = make_path(spans, 1e-6, rng)

@@ -31,10 +31,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from interval.sweep import ideal_points, point_triangle_distance  # noqa: E402
-from oracles.families.sweep import corpus as SW  # noqa: E402
-from reference import kernel as K  # noqa: E402
-from reference.context import F64  # noqa: E402
+from interval.sweep import ideal_points, point_triangle_distance
+from oracles.families.sweep import corpus as SW
+from reference import kernel as K
+from reference.context import F64
 
 RADIUS = 0.2
 
@@ -78,7 +78,7 @@ def main(argv=None):
     for e in args.errors:
         case = SW._sc("helix tube", SW._helix(), SW._T, SW._N, SW._CCW, [(0, RADIUS, 0)], e, e)
         t_ours, got = _cpu(lambda: SW.build_sweep(case), args.repeat)
-        pv, mv, fv, p, V, I = got
+        pv, _mv, fv, p, V, I = got
         C = pv.controls.astype(np.float64)
         ideal = _ideal(C, fv.sample_normal[0])
         nseg = p.value.view().report.section_segments
@@ -97,7 +97,7 @@ def main(argv=None):
                 break
             m *= 2
         row = {"error": e, "ours_vertices": int(V.shape[0]), "ours_cpu_s": t_ours, "ours_true_deviation": d_ours,
-               "segments": nseg, "trimesh_path_points": int(path.shape[0]), "trimesh_vertices": int(len(mesh.vertices)),
+               "segments": nseg, "trimesh_path_points": int(path.shape[0]), "trimesh_vertices": len(mesh.vertices),
                "trimesh_cpu_s": t_tm, "trimesh_true_deviation": d_tm,
                "vertex_ratio": len(mesh.vertices) / V.shape[0], "time_ratio": t_ours / t_tm if t_tm > 0 else math.inf}
         rows.append(row)

@@ -38,9 +38,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from interval.tessellation import enclose_max_distance, triangle_difference  # noqa: E402
-from oracles.families import surface as SF  # noqa: E402
-from oracles.families import tessellation as T  # noqa: E402
+from interval.tessellation import enclose_max_distance, triangle_difference
+from oracles.families import surface as SF
+from oracles.families import tessellation as T
 
 
 def _cpu(fn, repeat):

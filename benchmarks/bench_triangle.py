@@ -34,7 +34,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from reference.triangle_surface import (  # noqa: E402
+from reference.triangle_surface import (
     CAPACITY_CEILING,
     SurfaceSettings,
     SurfaceStamp,
@@ -140,12 +140,12 @@ def main(argv=None) -> int:
         if trimesh is not None:
             try:
                 tm, _, _ = peer(ray_triangle.RayMeshIntersector, verts, tris, segs if n <= 1e5 else qs)
-            except Exception as err:  # noqa: BLE001 - e.g. rtree missing
+            except Exception as err:
                 print(f"trimesh numpy intersector failed: {err}", file=sys.stderr)
             if ray_pyembree is not None:
                 em, _, _ = peer(ray_pyembree.RayMeshIntersector, verts, tris, segs)
-        f = lambda x: "-" if x is None else f"{x:.1f}"  # noqa: E731
-        r = lambda x, y: "-" if not y else f"{x / y:.2f}"  # noqa: E731
+        f = lambda x: "-" if x is None else f"{x:.1f}"
+        r = lambda x, y: "-" if not y else f"{x / y:.2f}"
         print(f"| {n:.0e} | {len(segs)} | {hits} | {cands:.0f} | {scan:.1f} | {tree:.1f} | {build:.3f} | {f(tm)} | {f(em)} | "
               f"{r(scan, tm)} | {r(tree, tm)} | {r(tree, em)} |")
         case = f"{n:.0e} facets"

@@ -48,7 +48,7 @@ def machine() -> str:
 
 def load() -> str:
     try:
-        return "%.2f %.2f %.2f" % os.getloadavg()
+        return " ".join(f"{x:.2f}" for x in os.getloadavg())
     except OSError:
         return "unknown"
 
@@ -59,7 +59,7 @@ def versions() -> str:
         try:
             m = __import__(mod)
             out.append(f"{mod} {getattr(m, '__version__', '?')}")
-        except Exception:  # noqa: BLE001 - a missing peer is reported, not fatal
+        except Exception:
             out.append(f"{mod} missing")
     return ", ".join(out)
 
@@ -144,7 +144,7 @@ def main(argv=None) -> int:
         name, _, rest = spec.partition("=")
         extra[name.removeprefix("bench_")] = shlex.split(rest)
     only = {x.strip().removeprefix("bench_") for x in a.only.split(",") if x.strip()}
-    started = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M")
+    started = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M")
     results = []
     for path in sorted(HERE.glob("bench_*.py")):
         name = path.stem.removeprefix("bench_")

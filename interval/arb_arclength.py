@@ -58,9 +58,16 @@ from mpmath import iv, libmp
 
 # Input checks only (the request's shape and finiteness); the two oracles share no method.
 from .arclength import _exact_controls, prefix_arguments
+import itertools
 
-__all__ = ["ArbEnclosure", "speed_factorization", "enclose_arc_length_arb", "enclose_prefix_length_arb",
-           "arb_to_iv", "EVAL_LIMIT"]
+__all__ = [
+    "EVAL_LIMIT",
+    "ArbEnclosure",
+    "arb_to_iv",
+    "enclose_arc_length_arb",
+    "enclose_prefix_length_arb",
+    "speed_factorization",
+]
 
 _mpq = gmpy2.mpq
 
@@ -258,7 +265,7 @@ def _line_length(G: fmpq_poly, Q: fmpq_poly, a, b, prec: int) -> arb:
             raise ArithmeticError("could not separate G's roots from the range ends")
     pts = [arb(_fq(a))] + cuts + [arb(_fq(b))]
     total = arb(0)
-    for x0, x1 in zip(pts, pts[1:]):
+    for x0, x1 in itertools.pairwise(pts):
         total += abs(_poly_arb(P, x1) - _poly_arb(P, x0))
     return total * arb(q).sqrt()
 
@@ -289,9 +296,9 @@ def _enclose(P: tuple, u0, u1, prec: int, rel_width: float) -> ArbEnclosure:
                 if u0 < r < u1:
                     cuts = [u0, r, u1]
             ranges = []
-            for a, b in zip(cuts, cuts[1:]):
+            for a, b in itertools.pairwise(cuts):
                 br = _breaks(Q, a, b)
-                ranges += list(zip(br, br[1:]))
+                ranges += list(itertools.pairwise(br))
             scale = _length_scale(Q, G, u0, u1)
             abs_tol = rel_tol * scale / len(ranges) if scale > 0 else 0
             total = arb(0)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import contextlib
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache
 
 import flint
 import gmpy2
@@ -30,7 +30,7 @@ from reference.context import UNKNOWN, Context
 
 from .context import to_mpq
 
-__all__ = ["ARB", "ArbContext", "lower", "upper", "contains", "width", "from_mpq", "is_arb"]
+__all__ = ["ARB", "ArbContext", "contains", "from_mpq", "is_arb", "lower", "upper", "width"]
 
 _mpq = gmpy2.mpq
 arb = flint.arb
@@ -188,7 +188,7 @@ class ArbContext(Context):
         return np.vectorize(lambda v: float(_arf_to_mpq(v.mid())), otypes=[np.float64])(np.asarray(x, dtype=object))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _arb_const(prec: int, s: str):
     # A 0-d object array (as IV's): numpy then broadcasts it against the kernel's arrays.
     q = Fraction(s)
@@ -202,6 +202,6 @@ def ARB(prec: int) -> ArbContext:
     return _arb_context(prec)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _arb_context(prec: int) -> ArbContext:
     return ArbContext(prec)

@@ -31,14 +31,19 @@ Precision is the root balls' target (bits), scoped with ``flint.ctx.workprec``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional, Sequence
+from collections.abc import Sequence
 
 import gmpy2
 import numpy as np
 from flint import arb, arb_poly, ctx, fmpq, fmpq_poly
 
-__all__ = ["ArbSpeedEnclosure", "speed_squared_poly", "enclose_speed_extremum_arb", "decide_speed_arb",
-           "ARB_SPEED_BUDGET"]
+__all__ = [
+    "ARB_SPEED_BUDGET",
+    "ArbSpeedEnclosure",
+    "decide_speed_arb",
+    "enclose_speed_extremum_arb",
+    "speed_squared_poly",
+]
 
 _mpq = gmpy2.mpq
 
@@ -205,7 +210,7 @@ def decide_speed_arb(controls, u0, u1, minimum_speed, above: bool = True,
     """
     s = _mpq_of(_fq(minimum_speed))
     s2 = s * s
-    e: Optional[ArbSpeedEnclosure] = None
+    e: ArbSpeedEnclosure | None = None
     for prec in budget:
         e = enclose_speed_extremum_arb(controls, u0, u1, prec, "min" if above else "max")
         if above:

@@ -32,14 +32,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Optional
 
 import gmpy2
 import numpy as np
 from flint import arb, arb_poly, ctx, fmpq, fmpq_poly
 
-__all__ = ["ArbMinEnclosure", "squared_distance_poly", "enclose_min_distance_arb", "decide_lower_bound",
-           "sqrt_down", "sqrt_up"]
+__all__ = [
+    "ArbMinEnclosure",
+    "decide_lower_bound",
+    "enclose_min_distance_arb",
+    "sqrt_down",
+    "sqrt_up",
+    "squared_distance_poly",
+]
 
 _mpq = gmpy2.mpq
 
@@ -197,7 +202,7 @@ def decide_lower_bound(controls, origin, point, lb, budget=(128, 256, 1024)):
         ``(holds, enclosure)`` with the last :class:`ArbMinEnclosure` computed.
     """
     T = _mpq(Fraction(lb)) if not isinstance(lb, type(_mpq(0))) else lb
-    e: Optional[ArbMinEnclosure] = None
+    e: ArbMinEnclosure | None = None
     for prec in budget:
         e = enclose_min_distance_arb(controls, origin, point, prec)
         if T <= 0 or T * T <= e.lower_sq:

@@ -35,14 +35,20 @@ from __future__ import annotations
 import heapq
 from dataclasses import dataclass
 from math import comb
-from typing import Optional
 
 import gmpy2
 import numpy as np
 from flint import arb, arb_mat, ctx, fmpq
 
-__all__ = ["ArbCellDistance", "patch_power_form", "cell_differences", "enclose_triangle_distance_arb",
-           "enclose_cell_distance_arb", "MAX_TRIANGLES", "REL"]
+__all__ = [
+    "MAX_TRIANGLES",
+    "REL",
+    "ArbCellDistance",
+    "cell_differences",
+    "enclose_cell_distance_arb",
+    "enclose_triangle_distance_arb",
+    "patch_power_form",
+]
 
 _mpq = gmpy2.mpq
 
@@ -70,10 +76,10 @@ class ArbCellDistance:
         prec: the working precision in bits.
     """
 
-    holds: Optional[bool]
+    holds: bool | None
     lower_sq: gmpy2.mpq
-    upper_sq: Optional[gmpy2.mpq]
-    witness: Optional[tuple]
+    upper_sq: gmpy2.mpq | None
+    witness: tuple | None
     triangles: int
     prec: int
 
@@ -268,7 +274,7 @@ def enclose_triangle_distance_arb(F: list, tri: tuple, c_sq, prec: int = 128, re
 
 
 def enclose_cell_distance_arb(controls, u0, u1, v0, v1, V00, V10, V01, V11, c, prec: int = 128, rel=REL,
-                              max_triangles: int = MAX_TRIANGLES, power_form: Optional[list] = None
+                              max_triangles: int = MAX_TRIANGLES, power_form: list | None = None
                               ) -> ArbCellDistance:
     """Decide whether the largest distance between the cell ``[u0, u1] x [v0, v1]`` of the
     float32 patch ``controls`` (4, 4, 3) and its two triangles of emitted vertices (``V00`` at

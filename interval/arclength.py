@@ -39,7 +39,7 @@ import heapq
 import math
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Sequence
+from collections.abc import Sequence
 
 import gmpy2
 import numpy as np
@@ -48,12 +48,12 @@ from mpmath import iv, libmp
 from .context import IV, iv_from_mpq, lower, to_mpq, upper
 
 __all__ = [
-    "ArcLengthEnclosure",
     "MAX_ORDER",
-    "speed_squared_coefficients",
+    "ArcLengthEnclosure",
+    "cauchy_tail",
     "enclose_arc_length",
     "enclose_prefix_length",
-    "cauchy_tail",
+    "speed_squared_coefficients",
 ]
 
 _mpq = gmpy2.mpq

@@ -20,7 +20,7 @@ from __future__ import annotations
 import contextlib
 import math
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache
 
 import gmpy2
 import numpy as np
@@ -48,17 +48,17 @@ __all__ = [
     "IntervalContext",
     "RationalContext",
     "SymbolicContext",
-    "to_mpq",
-    "lower",
-    "upper",
-    "lower_float",
-    "upper_float",
-    "mid",
-    "rad",
-    "width",
     "contains",
     "iv_from_mpq",
     "iv_hull",
+    "lower",
+    "lower_float",
+    "mid",
+    "rad",
+    "to_mpq",
+    "upper",
+    "upper_float",
+    "width",
 ]
 
 _mpq = gmpy2.mpq
@@ -290,7 +290,7 @@ class IntervalContext(Context):
         return np.vectorize(lambda v: float(mid(v)), otypes=[np.float64])(np.asarray(x, dtype=object))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _iv_const(prec: int, s: str):
     # A 0-d object array, not a bare iv.mpf: ``ivmpf * ndarray`` raises inside mpmath instead
     # of deferring to numpy, while ``ndarray * ndarray`` is elementwise.
@@ -397,6 +397,6 @@ def IV(prec: int) -> IntervalContext:
     return _iv_context(prec)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _iv_context(prec: int) -> IntervalContext:
     return IntervalContext(prec)

@@ -51,25 +51,25 @@ under the same rule at exactly ``delta`` (no band), or None: the exhaustive-sear
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional, Sequence
+from collections.abc import Sequence
 
 import gmpy2
 
 __all__ = [
-    "REL_TOLERANCE",
-    "FLOOR_TOLERANCE",
     "BAND",
+    "FLOOR_TOLERANCE",
     "MAX_VERTICES",
+    "REL_TOLERANCE",
     "PartitionReport",
+    "area_gap",
+    "check_partition",
+    "edge_census",
+    "exact_polygon_of",
     "exact_positions",
     "exact_tolerance",
-    "weld",
-    "triangle_height_ratio",
-    "edge_census",
-    "check_partition",
-    "exact_polygon_of",
     "mergeable_adjacency",
-    "area_gap",
+    "triangle_height_ratio",
+    "weld",
 ]
 
 _q = gmpy2.mpq
@@ -480,7 +480,7 @@ def _check_polygon(k, poly, mem, corners, bits, qpos, bad, uses, all_planar, rep
 
 
 def exact_polygon_of(qpos, tri_corners: Sequence[tuple], *, drop=_q(1), turn=_q(1), plane=_q(1),
-                     facing=_q(1, 2)) -> Optional[list]:
+                     facing=_q(1, 2)) -> list | None:
     """The corners (welded ids, counterclockwise) of the convex polygon that triangles
     ``tri_corners`` (welded ids into exact positions ``qpos``) form under the documented rule,
     decided exactly: the boundary is one simple cycle; a loop vertex is dropped when it and the

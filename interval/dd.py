@@ -28,8 +28,18 @@ import numpy as np
 
 from reference.fp import add_hi, two_sum
 
-__all__ = ["two_sum", "two_prod", "vec_sum", "sum_with_bound", "enclose_sum", "surely_positive", "rounding_term",
-           "round_ratio", "SAFE_HI", "SAFE_LO"]
+__all__ = [
+    "SAFE_HI",
+    "SAFE_LO",
+    "enclose_sum",
+    "round_ratio",
+    "rounding_term",
+    "sum_with_bound",
+    "surely_positive",
+    "two_prod",
+    "two_sum",
+    "vec_sum",
+]
 
 _SPLITTER = 2.0**27 + 1.0  # Veltkamp: a float64 splits into two halves of at most 26 bits
 # Magnitudes inside which TwoProduct is exact: no overflow in the splitting (|a| < 2^996) and

@@ -20,8 +20,19 @@ import numpy as np
 
 from reference.fp import add_hi, add_lo, mul_hi, mul_lo, sub_hi, sub_lo, up
 
-__all__ = ["Iv", "point", "cubic_bernstein", "cubic_derivative", "cubic_second_derivative", "abs_dist",
-           "decide_at_most", "ratio_hi", "power_coefficients", "cubic_residuals", "residual_ratios"]
+__all__ = [
+    "Iv",
+    "abs_dist",
+    "cubic_bernstein",
+    "cubic_derivative",
+    "cubic_residuals",
+    "cubic_second_derivative",
+    "decide_at_most",
+    "point",
+    "power_coefficients",
+    "ratio_hi",
+    "residual_ratios",
+]
 
 
 def _mul(alo, ahi, blo, bhi):
@@ -39,18 +50,18 @@ class Iv:
     lo: np.ndarray
     hi: np.ndarray
 
-    def __add__(self, o: "Iv") -> "Iv":
+    def __add__(self, o: Iv) -> Iv:
         with np.errstate(over="ignore", invalid="ignore"):
             return Iv(add_lo(self.lo, o.lo), add_hi(self.hi, o.hi))
 
-    def __sub__(self, o: "Iv") -> "Iv":
+    def __sub__(self, o: Iv) -> Iv:
         with np.errstate(over="ignore", invalid="ignore"):
             return Iv(sub_lo(self.lo, o.hi), sub_hi(self.hi, o.lo))
 
-    def __mul__(self, o: "Iv") -> "Iv":
+    def __mul__(self, o: Iv) -> Iv:
         return Iv(*_mul(self.lo, self.hi, o.lo, o.hi))
 
-    def scale(self, k: float) -> "Iv":
+    def scale(self, k: float) -> Iv:
         """``k [a]`` for an exact nonnegative float k (a power of two is exact, others round)."""
         if k < 0:
             raise ValueError("scale by a nonnegative number")

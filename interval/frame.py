@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Optional, Sequence
+from collections.abc import Sequence
 
 import gmpy2
 import numpy as np
@@ -47,21 +47,21 @@ from .arclength import speed_squared_coefficients
 from .context import to_mpq
 
 __all__ = [
-    "SpeedDecision",
-    "bernstein_speed_squared",
-    "derivative_box",
-    "speed_witness",
-    "decide_speed_above",
-    "decide_speed_at_most",
-    "TrueFrames",
-    "true_tangent",
-    "true_rmf",
-    "angle_between",
-    "signed_angle",
     "RMF_PREC",
     "SingularRun",
-    "step_difference",
+    "SpeedDecision",
+    "TrueFrames",
+    "angle_between",
     "arc_length",
+    "bernstein_speed_squared",
+    "decide_speed_above",
+    "decide_speed_at_most",
+    "derivative_box",
+    "signed_angle",
+    "speed_witness",
+    "step_difference",
+    "true_rmf",
+    "true_tangent",
 ]
 
 _mpq = gmpy2.mpq
@@ -86,9 +86,9 @@ class SpeedDecision:
         pieces: the pieces the subdivision used.
     """
 
-    holds: Optional[bool]
+    holds: bool | None
     bound: object
-    witness: Optional[tuple]
+    witness: tuple | None
     pieces: int
 
 

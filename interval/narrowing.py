@@ -18,13 +18,13 @@ import numpy as np
 from .context import to_mpq
 
 __all__ = [
-    "round_nearest_f64",
-    "round_nearest_f32",
-    "round_up_f64",
     "exact_ulp32",
     "replay_narrowing",
     "replay_narrowing_error",
     "replay_position_floor",
+    "round_nearest_f32",
+    "round_nearest_f64",
+    "round_up_f64",
 ]
 
 
@@ -79,7 +79,7 @@ def replay_narrowing(source, origin) -> np.ndarray:
 
 def replay_narrowing_error(source, origin) -> float:
     """The largest exact ``|fl32(fl64(s - o)) - (s - o)|``, rounded up to binary64."""
-    shape, rel = _exact_rel(source, origin)
+    _shape, rel = _exact_rel(source, origin)
     worst = gmpy2.mpq(0)
     for row in rel:
         for q in row:

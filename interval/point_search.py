@@ -16,12 +16,18 @@ ties allow nothing, their order is the source index.
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 import gmpy2
 
-__all__ = ["SCALE_BITS", "scaled", "exact_squared_distances", "exact_nearest", "as_rational",
-           "inversion_allowed"]
+__all__ = [
+    "SCALE_BITS",
+    "as_rational",
+    "exact_nearest",
+    "exact_squared_distances",
+    "inversion_allowed",
+    "scaled",
+]
 
 # 2^149 turns every float32 (a multiple of 2^-149) into an integer; squares carry 2 * 149 bits.
 SCALE_BITS = 149
@@ -44,7 +50,7 @@ def scaled(x: float) -> int:
     mant = int(math.ldexp(m, 53))  # exact 53-bit integer significand: x = mant 2^(e - 53)
     shift = e - 53 + SCALE_BITS
     # a float32 has at most 24 significant bits and no bit below 2^-149
-    if shift < 0 and mant % (1 << -shift) or (mant and _significant_bits(mant) > 24):
+    if (shift < 0 and mant % (1 << -shift)) or (mant and _significant_bits(mant) > 24):
         raise ValueError(f"{x!r} is not a float32 value")
     return mant << shift if shift >= 0 else mant >> -shift
 

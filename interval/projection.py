@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Optional
 
 import gmpy2
 import numpy as np
@@ -34,11 +33,11 @@ from .context import IV, QQ, iv_from_mpq, iv_hull, lower, to_mpq, upper
 
 __all__ = [
     "MinDistanceEnclosure",
-    "exact_point",
-    "squared_distance_coefficients",
-    "exact_squared_distance",
     "enclose_distance_at",
     "enclose_min_distance",
+    "exact_point",
+    "exact_squared_distance",
+    "squared_distance_coefficients",
 ]
 
 _mpq = gmpy2.mpq
@@ -142,15 +141,15 @@ class MinDistanceEnclosure:
     lower_sq: gmpy2.mpq
     upper_sq: gmpy2.mpq
     distance: object
-    decided: Optional[bool]
-    converged: Optional[bool]
+    decided: bool | None
+    converged: bool | None
     witness: tuple
     splits: int
-    prec: Optional[int]
+    prec: int | None
 
 
-def enclose_min_distance(controls, origin, point, prec: Optional[int] = 113, *,
-                         target: Optional[float] = None, threshold=None,
+def enclose_min_distance(controls, origin, point, prec: int | None = 113, *,
+                         target: float | None = None, threshold=None,
                          max_splits: int = 20000, max_depth: int = 64,
                          report_prec: int = 113) -> MinDistanceEnclosure:
     """Enclose the global minimum distance from ``point`` to the path by interval branch and

@@ -22,7 +22,6 @@ from collections import deque
 from dataclasses import dataclass
 from functools import lru_cache
 from math import comb
-from typing import Optional
 
 import gmpy2
 import numpy as np
@@ -31,16 +30,16 @@ from mpmath import iv
 from .context import IV, iv_from_mpq, to_mpq
 
 __all__ = [
-    "SIDE_NAMES",
     "CORNER_NAMES",
+    "SIDE_NAMES",
     "ExactTopology",
     "TopologyFailure",
-    "exact_topology",
-    "exact_partials",
-    "exact_cross",
     "enclose_length",
     "enclose_sqrt",
     "enclose_unit",
+    "exact_cross",
+    "exact_partials",
+    "exact_topology",
     "side_controls",
     "side_point",
 ]
@@ -133,7 +132,7 @@ def _to_q(controls) -> list:
             for p in range(C.shape[0])]
 
 
-def exact_topology(patch_ids, controls, joins) -> "ExactTopology | TopologyFailure":
+def exact_topology(patch_ids, controls, joins) -> ExactTopology | TopologyFailure:
     """Replay V1's topology rules in exact rationals and build the records.
 
     Rules, in the documented order: duplicate patch id (index: the later patch), then per join
@@ -218,7 +217,7 @@ def exact_topology(patch_ids, controls, joins) -> "ExactTopology | TopologyFailu
         positions = {tuple(Q[p][3 * _CORNER_POINT[c][0]][3 * _CORNER_POINT[c][1]]) for p, _, c in incs}
         if len(positions) != 1:  # pragma: no cover - matched curves share their ends exactly
             raise AssertionError("joined corners with different exact positions")
-        p0, pid0, c0 = incs[0]
+        _p0, pid0, c0 = incs[0]
         corners.append({"id": (pid0, c0), "position": list(next(iter(positions))), "incidences": incs})
     corners.sort(key=lambda c: (c["id"][0], CORNER_NAMES.index(c["id"][1])))
     return ExactTopology(edges, corners)
@@ -302,7 +301,7 @@ def enclose_length(a, prec: int):
     return enclose_sqrt(_sq(a), prec)
 
 
-def enclose_unit(a, prec: int) -> Optional[list]:
+def enclose_unit(a, prec: int) -> list | None:
     """Enclosures of ``a / |a|`` for an exact nonzero 3-vector ``a`` (None for zero)."""
     if all(x == 0 for x in a):
         return None

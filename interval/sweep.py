@@ -26,8 +26,15 @@ from reference import kernel as K
 from .context import IV, lower, upper
 from .frame import true_rmf, rotate_between, signed_angle
 
-__all__ = ["ring_offsets_iv", "curvature_product_iv", "ideal_frames", "section_points", "ideal_points",
-           "point_triangle_distance", "true_loop_twist"]
+__all__ = [
+    "curvature_product_iv",
+    "ideal_frames",
+    "ideal_points",
+    "point_triangle_distance",
+    "ring_offsets_iv",
+    "section_points",
+    "true_loop_twist",
+]
 
 
 def ring_offsets_iv(normal, binormal, scale: float, segments: int, ribbon: bool, prec: int = 113):

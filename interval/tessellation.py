@@ -28,27 +28,27 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 from math import comb
-from typing import Optional
 
 import gmpy2
 import numpy as np
 
 from .context import to_mpq
+import itertools
 
 __all__ = [
     "CellDistance",
     "cell_polynomial",
-    "triangle_differences",
-    "decide_max_distance",
-    "enclose_cell_distance",
-    "sampled_max_sq",
-    "normal_monomials",
-    "normal_polynomials",
+    "cell_term_enclosures",
     "cos_bounds",
     "decide_max_angle",
+    "decide_max_distance",
+    "enclose_cell_distance",
+    "normal_monomials",
+    "normal_polynomials",
     "sampled_angles",
+    "sampled_max_sq",
     "subdivision_weights",
-    "cell_term_enclosures",
+    "triangle_differences",
 ]
 
 _q = gmpy2.mpq
@@ -204,10 +204,10 @@ class CellDistance:
         boxes: boxes examined.
     """
 
-    holds: Optional[bool]
+    holds: bool | None
     lower_sq: gmpy2.mpq
-    upper_sq: Optional[gmpy2.mpq]
-    witness: Optional[tuple] = None
+    upper_sq: gmpy2.mpq | None
+    witness: tuple | None = None
     boxes: int = 0
 
 
@@ -418,7 +418,7 @@ def cos_bounds(theta) -> tuple:
 _HALF_PI_LO = _q(3141592653589793, 2 * 10**15)  # below pi / 2
 
 
-def decide_max_angle(N_bern: np.ndarray, n, theta, max_boxes: int = 64) -> Optional[bool]:
+def decide_max_angle(N_bern: np.ndarray, n, theta, max_boxes: int = 64) -> bool | None:
     """True when every value of ``N`` (Bernstein coefficients on the unit square) is within
     angle ``theta`` of the exact vector ``n``: shown by the convex cone test on each box's
     coefficients, halving boxes up to ``max_boxes``. False when a Bernstein corner (a value)
@@ -505,10 +505,10 @@ def _eval(B: np.ndarray, x, w) -> list:
     rows = [[list(c) for c in row] for row in L]
     while len(rows) > 1:
         rows = [[[a * (1 - x) + b * x for a, b in zip(p, q)] for p, q in zip(r0, r1)]
-                for r0, r1 in zip(rows, rows[1:])]
+                for r0, r1 in itertools.pairwise(rows)]
     cols = rows[0]
     while len(cols) > 1:
-        cols = [[a * (1 - w) + b * w for a, b in zip(p, q)] for p, q in zip(cols, cols[1:])]
+        cols = [[a * (1 - w) + b * w for a, b in zip(p, q)] for p, q in itertools.pairwise(cols)]
     return list(cols[0])
 
 

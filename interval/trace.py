@@ -35,7 +35,7 @@ import os
 import sys
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Optional
+from typing import Any
 
 import gmpy2
 import numpy as np
@@ -46,8 +46,20 @@ from reference.context import UNKNOWN, Context, _float_const
 from .context import iv_from_mpq, lower, mid, to_mpq, upper
 from .narrowing import exact_ulp32, round_nearest_f32
 
-__all__ = ["TNum", "Step", "Tape", "TraceContext", "TRACE32", "TRACE64", "trace_context",
-           "working", "shadow", "ulp_of", "Attribution", "attribute"]
+__all__ = [
+    "TRACE32",
+    "TRACE64",
+    "Attribution",
+    "Step",
+    "TNum",
+    "Tape",
+    "TraceContext",
+    "attribute",
+    "shadow",
+    "trace_context",
+    "ulp_of",
+    "working",
+]
 
 _mpq = gmpy2.mpq
 _MPQ = type(_mpq(0))
@@ -118,9 +130,9 @@ def _q(w):
 class TNum:
     """A working-format value with its shadow, on a tape. Use through :class:`TraceContext`."""
 
-    __slots__ = ("ctx", "w", "x", "i")
+    __slots__ = ("ctx", "i", "w", "x")
 
-    def __init__(self, ctx: "TraceContext", w, x, i: int):
+    def __init__(self, ctx: TraceContext, w, x, i: int):
         self.ctx, self.w, self.x, self.i = ctx, w, x, i
 
     # Binary operators: the working value by the numpy scalar operation of the dtype (what a
@@ -513,10 +525,10 @@ class Attribution:
     """
 
     output: int
-    error: Optional[float]
-    error_ulps: Optional[float]
+    error: float | None
+    error_ulps: float | None
     contributions: dict
-    dominant: Optional[int]
+    dominant: int | None
     cone: list = field(default_factory=list)
 
 

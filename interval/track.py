@@ -18,7 +18,7 @@ the truth; the semantics decided in ``docs/decisions.md`` ("Tracks") are restate
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional, Sequence
+from collections.abc import Sequence
 
 import gmpy2
 import numpy as np
@@ -104,7 +104,7 @@ def _span_at(times, t, side) -> tuple[int, object]:
     return k, (t - t0) / (t1 - t0)
 
 
-def exact_track_sample(keys: Sequence, t, policy, side) -> Optional[ExactTrackSample]:
+def exact_track_sample(keys: Sequence, t, policy, side) -> ExactTrackSample | None:
     """The exact sample of a track at time ``t`` (a float, read exactly). Exact.
 
     Args:

@@ -26,23 +26,23 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Optional, Sequence
+from collections.abc import Sequence
 
 import gmpy2
 
 __all__ = [
-    "ExactFacet",
     "ExactContact",
-    "exact_point",
-    "exact_facet",
-    "facet_of_points",
-    "segment_contact",
+    "ExactFacet",
     "contact_of_points",
-    "surface_contacts",
     "earliest",
+    "exact_facet",
+    "exact_point",
+    "facet_of_points",
     "nearest_float",
-    "sqrt_up",
+    "segment_contact",
     "sqrt_down",
+    "sqrt_up",
+    "surface_contacts",
 ]
 
 _mpq = gmpy2.mpq
@@ -69,7 +69,7 @@ def exact_point(p) -> tuple:
         raise ValueError(f"expected a 3-vector, got {len(vals)} components")
     out = []
     for x in vals:
-        if isinstance(x, bool) or not isinstance(x, (int, float)) and not hasattr(x, "__float__"):
+        if isinstance(x, bool) or (not isinstance(x, (int, float)) and not hasattr(x, "__float__")):
             raise TypeError(f"coordinate {x!r} is not a number")
         f = float(x)
         if not math.isfinite(f):
@@ -98,7 +98,7 @@ class ExactFacet:
     e2: tuple
     normal: tuple
     norm2: object
-    axis: Optional[int]
+    axis: int | None
 
 
 def exact_facet(a, b, c) -> ExactFacet:
@@ -140,13 +140,13 @@ class ExactContact:
     parallel: bool
     hs: object
     he: object
-    t: Optional[object]
-    bary: Optional[tuple]
+    t: object | None
+    bary: tuple | None
     bary_s: tuple
     bary_e: tuple
-    t_enter: Optional[object]
-    t_exit: Optional[object]
-    depth: Optional[object]
+    t_enter: object | None
+    t_exit: object | None
+    depth: object | None
     facing: int
 
     @property

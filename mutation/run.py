@@ -119,7 +119,7 @@ def _forked_pytest(args: list, timeout: float) -> tuple:
             os.dup2(fd, 2)
             import pytest
             code = int(pytest.main(args))
-        except BaseException:  # noqa: BLE001 - anything the mutant breaks kills it
+        except BaseException:
             code = 3
         finally:
             os._exit(code)
@@ -175,7 +175,7 @@ def _judge(args):
             if code is None or focus is None:
                 shutil.rmtree(_TREE / ".hypothesis", ignore_errors=True)
                 code, output = _forked_pytest(args, timeout)
-    except Exception:  # noqa: BLE001 - the mutation could not be applied
+    except Exception:
         return job_id, "exception", "incompetent", traceback.format_exc(), "", time.monotonic() - t0
     test = "survived" if code == 0 else "killed"  # a failure, an error or a timeout kills it
     return job_id, "normal", test, output[-2000:], diff, time.monotonic() - t0

@@ -15,13 +15,13 @@ import enum
 import math
 from collections.abc import Iterable, Mapping
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any, Optional, Union
+from typing import TYPE_CHECKING, Any
 
 from .model import Claim, Verdict, VerdictKind
 
 __version__ = "0.1.0"
 
-__all__ = ["judge", "MalformedClaims", "Claim", "Verdict", "VerdictKind", "__version__"]
+__all__ = ["Claim", "MalformedClaims", "Verdict", "VerdictKind", "__version__", "judge"]
 
 if TYPE_CHECKING:
     from .schema import FieldError
@@ -37,7 +37,7 @@ class MalformedClaims(ValueError):
             one): a malformed claim never hides a Violated one.
     """
 
-    def __init__(self, errors: list[FieldError], verdicts: list[Optional[Verdict]]):
+    def __init__(self, errors: list[FieldError], verdicts: list[Verdict | None]):
         shown = "; ".join(str(e) for e in errors[:5])
         more = f"; and {len(errors) - 5} more" if len(errors) > 5 else ""
         super().__init__(f"{len(errors)} problems in {len({e.claim for e in errors})} claims: {shown}{more}")
@@ -77,7 +77,7 @@ def _plain(x: Any) -> Any:
     return x
 
 
-def judge(claims: Iterable[Union[Claim, Mapping[str, Any]]], *, exact_numbers: bool = False) -> list[Verdict]:
+def judge(claims: Iterable[Claim | Mapping[str, Any]], *, exact_numbers: bool = False) -> list[Verdict]:
     """Judge claims in process, as ``python -m oracles check`` judges a case file's claims.
 
     Args:

@@ -16,14 +16,26 @@ from __future__ import annotations
 
 import contextlib
 import os
-from typing import Callable, Iterable, Optional, Union
+from collections.abc import Callable, Iterable
 
 from .families import batch_checker_for, checker_for, contract_for
 from .model import Claim, NumberError, Verdict, VerdictKind, checker_error, undecided, violated
 from .rows import row
 
-__all__ = ["MALFORMED_ERRORS", "check_claim", "judge", "check_claims", "judge_claims", "filters",
-           "filters_on", "set_filters", "record_filter", "filter_stats", "Pending", "resolve_pending"]
+__all__ = [
+    "MALFORMED_ERRORS",
+    "Pending",
+    "check_claim",
+    "check_claims",
+    "filter_stats",
+    "filters",
+    "filters_on",
+    "judge",
+    "judge_claims",
+    "record_filter",
+    "resolve_pending",
+    "set_filters",
+]
 
 # Exceptions by which a checker says a claim's inputs or value cannot be read (a claim that
 # passed the schema but names, say, a span the path does not have). In a case file they make the
@@ -74,7 +86,7 @@ def filters(on: bool):
         _FILTERS.pop()
 
 
-def _precheck(claim: Claim) -> Optional[Verdict]:
+def _precheck(claim: Claim) -> Verdict | None:
     """The verdicts that need no checker: a relabelled guarantee, a row without a checker."""
     spec = row(claim.row)
     if claim.guarantee is not spec.guarantee:
@@ -111,7 +123,7 @@ def check_claim(claim: Claim) -> Verdict:
         v = checker_for(claim.row)(claim)
     except MALFORMED_ERRORS:
         raise
-    except Exception as e:  # noqa: BLE001 - any checker bug is recorded, never fatal
+    except Exception as e:
         return checker_error(claim, e)
     return _postcheck(claim, v)
 
@@ -126,7 +138,7 @@ def judge(claim: Claim) -> Verdict:
         return checker_error(claim, e, note="the checker found the fast path's own claim malformed")
 
 
-Result = Union[Verdict, BaseException]
+Result = Verdict | BaseException
 
 
 def check_claims(claims: list) -> list:
@@ -152,7 +164,7 @@ def check_claims(claims: list) -> list:
             results = batch([claims[i] for i in idx])
             if len(results) != len(idx):
                 raise RuntimeError(f"batch checker of {rid} returned {len(results)} verdicts for {len(idx)} claims")
-        except Exception as e:  # noqa: BLE001 - a batch bug is a fault of the verification, loudly
+        except Exception as e:
             results = [checker_error(claims[i], e, note="the row's batch checker raised") for i in idx]
         for i, r in zip(idx, results):
             if isinstance(r, BaseException) and not isinstance(r, MALFORMED_ERRORS):
@@ -166,7 +178,7 @@ def _single(fn, claim) -> Result:
         return _postcheck(claim, fn(claim))
     except MALFORMED_ERRORS as e:
         return e
-    except Exception as e:  # noqa: BLE001
+    except Exception as e:
         return checker_error(claim, e)
 
 
@@ -184,7 +196,7 @@ class Pending:
 
     def __init__(self, claim: Claim):
         self.claim = claim
-        self.verdict: Optional[Verdict] = None
+        self.verdict: Verdict | None = None
 
 
 def resolve_pending(items: Iterable, own: bool = True) -> None:

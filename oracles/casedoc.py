@@ -31,13 +31,29 @@ import tempfile
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Any
+from collections.abc import Callable
 
 from .rows import ROWS
 
-__all__ = ["type_text", "field_rows", "FieldRow", "missing_descriptions", "render_section", "update_document",
-           "DOCS", "SEED", "decimal_form", "apply_changes", "changes_between", "parse_row_examples",
-           "parse_request_examples", "judge_claims", "check_request_example", "main"]
+__all__ = [
+    "DOCS",
+    "SEED",
+    "FieldRow",
+    "apply_changes",
+    "changes_between",
+    "check_request_example",
+    "decimal_form",
+    "field_rows",
+    "judge_claims",
+    "main",
+    "missing_descriptions",
+    "parse_request_examples",
+    "parse_row_examples",
+    "render_section",
+    "type_text",
+    "update_document",
+]
 
 SEED = 1  # the corpus seed every example is drawn from
 ROOT = Path(__file__).resolve().parents[1]
@@ -188,7 +204,7 @@ def _field_table(rows: list[FieldRow]) -> list[str]:
 _HEX = re.compile(r"^-?0x[0-9a-f]+(\.[0-9a-f]*)?p[+-][0-9]+$")
 
 
-def _short_decimal(text: str) -> Optional[str]:
+def _short_decimal(text: str) -> str | None:
     """The decimal that is exactly the hex float ``text``, when it is short; None otherwise
     (a negative zero keeps its hex spelling: ``-0`` reads as zero in some readers)."""
     v = float.fromhex(text)
@@ -272,7 +288,7 @@ def _path_text(parts: list) -> str:
     return field_path(parts)
 
 
-def changes_between(a: Any, b: Any, parts: Optional[list] = None) -> dict:
+def changes_between(a: Any, b: Any, parts: list | None = None) -> dict:
     """``{path: new value}`` turning ``a`` into ``b``: objects with the same keys and arrays of
     the same length are compared item by item, anything else is replaced whole."""
     from .contract import canonical_output
@@ -303,8 +319,8 @@ def apply_changes(claim: dict, changes: dict) -> dict:
         x = out
         for p in parts[:-1]:
             x = x[p]
-        if isinstance(parts[-1], str) and not isinstance(x, dict) or isinstance(parts[-1], int) and not (
-                isinstance(x, list) and parts[-1] < len(x)):
+        if (isinstance(parts[-1], str) and not isinstance(x, dict)) or (isinstance(parts[-1], int) and not (
+                isinstance(x, list) and parts[-1] < len(x))):
             raise ValueError(f"no field {path} to change")
         x[parts[-1]] = copy.deepcopy(value)
     return out
@@ -383,7 +399,7 @@ class RowExample:
     body: dict
     caption: str
 
-    def claim(self, previous: Optional[dict]) -> dict:
+    def claim(self, previous: dict | None) -> dict:
         if self.kind == "claim":
             return self.body
         if previous is None:

@@ -26,13 +26,22 @@ import json
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
-from typing import Iterable, Optional
+from collections.abc import Iterable
 
 from .model import Claim
 from .schema import FORMAT, field_path, read_document
 
-__all__ = ["FORMAT", "CaseFileError", "CaseFile", "NumberReport", "load_case_file", "load_claims",
-           "parse_case_text", "read_claims", "write_claims"]
+__all__ = [
+    "FORMAT",
+    "CaseFile",
+    "CaseFileError",
+    "NumberReport",
+    "load_case_file",
+    "load_claims",
+    "parse_case_text",
+    "read_claims",
+    "write_claims",
+]
 
 MAX_BYTES = 1 << 30  # a larger file is refused rather than read into memory
 SHORT_PATHS_KEPT = 5  # paths of short decimals named in the report and the warning
@@ -59,7 +68,7 @@ class NumberReport:
         return {"exact_numbers": self.exact_numbers, "read_by_rounding": self.rounded,
                 "short_decimals": self.short, "first_short": list(self.first_short)}
 
-    def warning(self) -> Optional[str]:
+    def warning(self) -> str | None:
         """The warning ``check`` prints when short decimals were read, else None."""
         if not self.short:
             return None
@@ -91,7 +100,7 @@ class CaseFile:
         numbers: how its numbers were read (:class:`NumberReport`).
     """
 
-    producer: Optional[str]
+    producer: str | None
     claims: list
     malformed: list
     sha256: str

@@ -25,7 +25,8 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import Any, Callable, Iterable, Optional
+from typing import Any
+from collections.abc import Callable, Iterable
 
 from reference.status import GuaranteeClass as G
 
@@ -34,11 +35,21 @@ from .family import RowContract
 from .model import Claim, NumberError, Verdict, parse_number, verified, violated
 from .request import Answer, Expect, Request, StepAnswer, statuses_row
 
-__all__ = ["check_status", "status_claim", "rule_claim", "missing_claim", "judge_answer", "STATUS_CONTRACT",
-           "canonical_output", "Unanswered", "answer_claims", "judge_answer_file"]
+__all__ = [
+    "STATUS_CONTRACT",
+    "Unanswered",
+    "answer_claims",
+    "canonical_output",
+    "check_status",
+    "judge_answer",
+    "judge_answer_file",
+    "missing_claim",
+    "rule_claim",
+    "status_claim",
+]
 
 
-def status_claim(req: Request, k: int, status: Optional[str], label: Optional[str] = None) -> Claim:
+def status_claim(req: Request, k: int, status: str | None, label: str | None = None) -> Claim:
     """The status-row claim of step ``k`` of ``req`` ending in ``status`` (None: no outcome)."""
     step = req.steps[k]
     return Claim(statuses_row(req.family), G.Exact, {"status": status},
@@ -77,8 +88,8 @@ def canonical_output(x: Any) -> Any:
         return ("arr", tuple(canonical_output(v) for v in x))
     if isinstance(x, bool) or x is None:
         return ("lit", x)
-    if isinstance(x, (int, float, Fraction)) or (isinstance(x, str) and x[:1] in "+-.0123456789" or
-                                                  isinstance(x, str) and x in ("nan", "inf", "-inf")):
+    if isinstance(x, (int, float, Fraction)) or ((isinstance(x, str) and x[:1] in "+-.0123456789") or
+                                                  (isinstance(x, str) and x in ("nan", "inf", "-inf"))):
         c = _canonical_number(x)
         if c is not None:
             return c
@@ -89,7 +100,7 @@ def canonical_output(x: Any) -> Any:
     return ("str", x)
 
 
-def _first_difference(a: Any, b: Any, path: str = "") -> Optional[str]:
+def _first_difference(a: Any, b: Any, path: str = "") -> str | None:
     if canonical_output(a) == canonical_output(b):
         return None
     if isinstance(a, dict) and isinstance(b, dict):
@@ -226,7 +237,7 @@ class Unanswered:
         return sum(self.by_row.values())
 
 
-def judge_answer(req: Request, ans: Optional[Answer], judge: Callable[[Claim], Optional[Verdict]],
+def judge_answer(req: Request, ans: Answer | None, judge: Callable[[Claim], Verdict | None],
                  add: Callable[[Verdict], None], unanswered: Callable[[str, str], None]) -> None:
     """Judge one request's answer (None: no answer at all).
 
@@ -243,7 +254,7 @@ def judge_answer(req: Request, ans: Optional[Answer], judge: Callable[[Claim], O
             if step.expect.must_fail:
                 add(check_status(missing_claim(req, k)))
         return
-    steps: list[Optional[StepAnswer]] = list(ans.steps[:len(req.steps)])
+    steps: list[StepAnswer | None] = list(ans.steps[:len(req.steps)])
     steps += [None] * (len(req.steps) - len(steps))
     for k, (step, got) in enumerate(zip(req.steps, steps)):
         where = f"{req.id} step {k}"

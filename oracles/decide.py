@@ -8,9 +8,10 @@ reports Undecided with the last enclosure when none decides; it never defaults t
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Optional, Sequence
+from typing import Any
+from collections.abc import Callable, Sequence
 
-__all__ = ["DEFAULT_BUDGET", "Decision", "refine", "exact", "endpoints", "enclosures_overlap"]
+__all__ = ["DEFAULT_BUDGET", "Decision", "enclosures_overlap", "endpoints", "exact", "refine"]
 
 # Interval precisions (bits) a Certified or irrational Rounded check may use, in order.
 DEFAULT_BUDGET: tuple[int, ...] = (113, 256, 1024)
@@ -21,7 +22,7 @@ class Decision:
     """``holds`` is True, False or None (undecided); ``prec`` the precision that decided (or
     the last tried); ``enclosure`` and ``detail`` what the check computed there."""
 
-    holds: Optional[bool]
+    holds: bool | None
     prec: int
     enclosure: Any = None
     detail: Any = None

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Callable, Optional
+from typing import Any
+from collections.abc import Callable
 
 import gmpy2
 
@@ -27,7 +28,7 @@ from reference.fp import U64
 
 from .model import Claim, NumberError, dec, dec_q
 
-__all__ = ["Resolved", "resolve", "ETA_OF_U", "ratio"]
+__all__ = ["ETA_OF_U", "Resolved", "ratio", "resolve"]
 
 # Unit roundoff of a binary format -> its smallest subnormal.
 ETA_OF_U = {2.0**-53: 2.0**-1074, 2.0**-24: 2.0**-149, 2.0**-11: 2.0**-24}
@@ -88,7 +89,7 @@ class Resolved:
 
     bound: list
     reference: list
-    declared: Optional[dict]
+    declared: dict | None
     u: float
 
     def scalar(self) -> gmpy2.mpq:
@@ -96,7 +97,7 @@ class Resolved:
         return max(self.bound)
 
     @property
-    def ratio(self) -> Optional[float]:
+    def ratio(self) -> float | None:
         """Largest declared/reference ratio over components (None when nothing is declared)."""
         if self.declared is None:
             return None

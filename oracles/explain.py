@@ -38,7 +38,7 @@ import json
 import math
 import sys
 from fractions import Fraction
-from typing import Any, Optional
+from typing import Any
 
 import gmpy2
 import numpy as np
@@ -66,8 +66,17 @@ from .explain_trace import (
 from .model import Claim, NumberError, VerdictKind, dec, dec_array, enc
 from .rows import row
 
-__all__ = ["JSON_SHAPE", "ExplainError", "explain_claim", "explain_query", "claim_from_corpus",
-           "claim_from_file", "render_text", "floor_analysis", "RECIPES"]
+__all__ = [
+    "JSON_SHAPE",
+    "RECIPES",
+    "ExplainError",
+    "claim_from_corpus",
+    "claim_from_file",
+    "explain_claim",
+    "explain_query",
+    "floor_analysis",
+    "render_text",
+]
 
 FORMAT = "explain/1"
 
@@ -99,7 +108,7 @@ JSON_SHAPE = {
 # --- certified chains and undecided verdicts --------------------------------------------------
 
 
-def _residual_chain(claim: Claim, verdict) -> Optional[dict]:
+def _residual_chain(claim: Claim, verdict) -> dict | None:
     """distance.inversion_residual: the target (exact), the claimed residual band around it,
     the oracle's enclosures of L(span, u), and the distance_error band."""
     from .families import distance as D
@@ -128,13 +137,13 @@ def _residual_chain(claim: Claim, verdict) -> Optional[dict]:
     return {"enclosures": links, "widest": widest["name"]}
 
 
-def _projection_chain(claim: Claim, verdict) -> Optional[dict]:
+def _projection_chain(claim: Claim, verdict) -> dict | None:
     """projection.strict: the claimed [LowerBound, Distance], the oracle's enclosure of the
     true minimum distance, and the projection gap the claim may use."""
     from .families import projection as PR
 
     try:
-        controls, origin, point, gap, span, nums, met = PR.decode(claim)
+        controls, origin, point, gap, _span, nums, _met = PR.decode(claim)
         d = PR.decide_lower_bound(controls, origin, point, gap, nums["lower_bound"])
     except (KeyError, ValueError, TypeError, AttributeError):
         return None
@@ -152,7 +161,7 @@ def _projection_chain(claim: Claim, verdict) -> Optional[dict]:
     return {"enclosures": links, "widest": widest["name"]}
 
 
-def _certified_chain(claim: Claim, verdict) -> Optional[dict]:
+def _certified_chain(claim: Claim, verdict) -> dict | None:
     if claim.row == "distance.inversion_residual":
         return _residual_chain(claim, verdict)
     if claim.row == "projection.strict":
@@ -178,7 +187,7 @@ def _certified_chain(claim: Claim, verdict) -> Optional[dict]:
     return {"enclosures": links, "widest": widest["name"]}
 
 
-def _undecided(claim: Claim, verdict) -> Optional[dict]:
+def _undecided(claim: Claim, verdict) -> dict | None:
     if verdict.kind is not VerdictKind.Undecided:
         return None
     import importlib
@@ -204,8 +213,8 @@ def _decimal_view(x):
 # --- the explanation --------------------------------------------------------------------------
 
 
-def explain_claim(claim: Claim, *, origin: Any = None, fmt: Optional[str] = None, steps: int = 400,
-                  source: Optional[dict] = None) -> dict:
+def explain_claim(claim: Claim, *, origin: Any = None, fmt: str | None = None, steps: int = 400,
+                  source: dict | None = None) -> dict:
     """The explanation of one claim as a JSON-ready dict (shape :data:`JSON_SHAPE`).
 
     Args:
@@ -365,7 +374,7 @@ def claim_from_corpus(row_id: str, case: int, seed: int, nth: int = 0) -> Claim:
     return picked[nth]
 
 
-def claim_from_ledger_index(index: int, seed: int, cases: Optional[int] = None, only=()) -> Claim:
+def claim_from_ledger_index(index: int, seed: int, cases: int | None = None, only=()) -> Claim:
     """Claim ``index`` of a ledger run (``ledger --seed S [--cases N] [--family F ...]``
     numbers its claims in this order and prints ``violated: claim I (row)``)."""
     from .ledger import select_families
@@ -384,7 +393,7 @@ def claim_from_ledger_index(index: int, seed: int, cases: Optional[int] = None, 
     raise ExplainError(f"the ledger run has {i} claims; there is no claim {index}")
 
 
-def explain_query(query: dict, *, fmt: Optional[str] = None, steps: int = 400) -> dict:
+def explain_query(query: dict, *, fmt: str | None = None, steps: int = 400) -> dict:
     """Explain an ad-hoc query (JSON object):
 
     * a claim (``row``, ``value``, ``inputs``, optional ``guarantee`` and ``model``) as in a
@@ -520,7 +529,7 @@ def _projection_query_claims(q: dict) -> list:
     return PR.claims(case)
 
 
-def _explain_path_query(q: dict, *, fmt: Optional[str], steps: int) -> dict:
+def _explain_path_query(q: dict, *, fmt: str | None, steps: int) -> dict:
     from reference.context import F32
     from reference.status import GuaranteeClass as G
 

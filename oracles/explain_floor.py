@@ -4,7 +4,6 @@ controls' box centre, a round origin, or a chunk split), each checked by prepari
 
 from __future__ import annotations
 
-from typing import Optional
 
 import gmpy2
 import numpy as np
@@ -32,7 +31,7 @@ def _effective(inputs: dict) -> float:
     return max(pe, round_nearest_f64(to_mpq(rel) * to_mpq(scale)))
 
 
-def _floor_of(src, origin) -> Optional[tuple]:
+def _floor_of(src, origin) -> tuple | None:
     n = replay_narrowing(src, origin)
     if not np.all(np.isfinite(n)):
         return None
@@ -50,7 +49,7 @@ def _center(src) -> np.ndarray:
     return flat.min(axis=0) / 2.0 + flat.max(axis=0) / 2.0  # no overflow; any float64 is an origin
 
 
-def _smallest_shift(src, origin, eff, steps: int = 48) -> Optional[np.ndarray]:
+def _smallest_shift(src, origin, eff, steps: int = 48) -> np.ndarray | None:
     """The origin nearest the given one, on the segment to the controls' box centre, that
     passes (bisection on the fraction of the way; the answer is checked, else the centre)."""
     c = _center(src)
@@ -81,7 +80,7 @@ def _round_origin(src, found, eff) -> np.ndarray:
     return found
 
 
-def _split(src, eff) -> tuple[list, Optional[int]]:
+def _split(src, eff) -> tuple[list, int | None]:
     """Greedy chunks of consecutive spans, each at its own box centre, that pass; the index
     of a span that cannot pass even alone (None when all do)."""
     chunks, start = [], 0

@@ -9,7 +9,7 @@ import json
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Callable, Optional
+from collections.abc import Callable
 
 import gmpy2
 import numpy as np
@@ -87,7 +87,7 @@ def _flatten_inputs(x, path="inputs") -> list:
     return out
 
 
-def _safe_float(q) -> Optional[float]:
+def _safe_float(q) -> float | None:
     try:
         f = float(q)
     except (OverflowError, TypeError):
@@ -110,7 +110,7 @@ class Traced:
     terms: dict
 
 
-def _fmt_of(claim: Claim, override: Optional[str]) -> str:
+def _fmt_of(claim: Claim, override: str | None) -> str:
     if override:
         return override
     m = claim.model or {}

@@ -9,7 +9,8 @@ surfaces, ...) and owns the checkers of its rows: one checker per row.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Optional
+from typing import Any
+from collections.abc import Callable, Iterable
 
 from .model import Claim, Verdict
 from .rows import row
@@ -41,7 +42,7 @@ class RowContract:
     inputs: dict
     value: dict
     plant: Callable[[Claim], Claim]
-    model: Optional[dict] = None
+    model: dict | None = None
     refutable: bool = True
     oracles: tuple[str, ...] = ()
 
@@ -79,10 +80,10 @@ class Family:
     contracts: dict[str, RowContract] = field(default_factory=dict)
     oracle_precisions: tuple[int, ...] = field(default=())
     batch_checkers: dict[str, Callable[[list], list]] = field(default_factory=dict)
-    requests: Optional[Callable[[int, int], list]] = None
-    answer: Optional[Callable[[Any], Any]] = None
-    generate: Optional[Callable[[int, int], list]] = None
-    claims: Optional[Callable[[Any], Iterable[Claim]]] = None
+    requests: Callable[[int, int], list] | None = None
+    answer: Callable[[Any], Any] | None = None
+    generate: Callable[[int, int], list] | None = None
+    claims: Callable[[Any], Iterable[Claim]] | None = None
 
     def __post_init__(self):
         for rid in self.checkers:

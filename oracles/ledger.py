@@ -19,21 +19,35 @@ from __future__ import annotations
 
 import json
 import math
-import sys
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Iterable, Optional
+from typing import Any
+from collections.abc import Iterable
 
 from .batch import MALFORMED_ERRORS, Pending, check_claim, deferred, judge, resolve_pending
 from .families import checker_for, contract_for, families
-from .model import (Claim, NumberError, Verdict, VerdictKind, checker_error, error_summary, parse_number,
-                    undecided, violated)
+from .model import (NumberError, Verdict, VerdictKind, error_summary, parse_number)
 from .rows import ROWS, row
 
-__all__ = ["RowTally", "Ledger", "check_claim", "judge", "judge_cases", "case_count", "run_corpus", "corpus_run", "select_families", "FORMAT",
-           "fmt_measure", "decimal_view", "WITNESSES_KEPT", "MALFORMED_ERRORS", "ProducerError"]
+__all__ = [
+    "FORMAT",
+    "MALFORMED_ERRORS",
+    "WITNESSES_KEPT",
+    "Ledger",
+    "ProducerError",
+    "RowTally",
+    "case_count",
+    "check_claim",
+    "corpus_run",
+    "decimal_view",
+    "fmt_measure",
+    "judge",
+    "judge_cases",
+    "run_corpus",
+    "select_families",
+]
 
 FORMAT = "evidence-ledger/2"
 WITNESSES_KEPT = 5  # first Violated / Undecided records kept per row (every index is listed)
@@ -89,7 +103,7 @@ def judge_cases(fam, cases, first: int, add, unanswered=None) -> list:
             if fam.answers_requests:
                 try:
                     ans = fam.answer(case)
-                except Exception as e:  # noqa: BLE001 - a producer crash is evidence, not a reason to stop
+                except Exception as e:
                     judge_answer(case, None, deferred, mine.append, unanswered)
                     errors.append(ProducerError(fam.name, k, error_summary(e), len(mine)))
                 else:
@@ -98,7 +112,7 @@ def judge_cases(fam, cases, first: int, add, unanswered=None) -> list:
                 try:
                     for claim in ours(fam.claims(case)):
                         mine.append(Pending(claim))
-                except Exception as e:  # noqa: BLE001
+                except Exception as e:
                     errors.append(ProducerError(fam.name, k, error_summary(e), len(mine)))
             slots += [(k, v) for v in mine]
         resolve_pending(v for _, v in slots)
@@ -110,7 +124,7 @@ def judge_cases(fam, cases, first: int, add, unanswered=None) -> list:
 # --- Formatting ------------------------------------------------------------------------------
 
 
-def fmt_measure(x: Optional[float]) -> str:
+def fmt_measure(x: float | None) -> str:
     """A measured value with enough digits that its side of 1 (and of 0) is never misprinted:
     0.99996 prints as 0.99996, never as 1."""
     if x is None:
@@ -166,7 +180,7 @@ def compact_json(x: Any, indent: int = 0) -> str:
                                for k, v in sorted(x.items())) + "\n" + pad + "}"
 
 
-def _record(v: Verdict, index: Optional[int]) -> dict:
+def _record(v: Verdict, index: int | None) -> dict:
     rec = {"claim": index} if v.claim.id is None else {"claim": index, "id": v.claim.id}
     rec.update({"case": v.claim.inputs, "claimed": v.claim.value, "prec": v.prec, "note": v.note})
     if v.measure is not None:
@@ -197,15 +211,15 @@ class RowTally:
     violated: int = 0
     undecided: int = 0
     faults: int = 0  # CheckerError and OracleFault verdicts: claims not judged
-    worst: Optional[dict] = None
-    closest: Optional[dict] = None  # the largest bound_use: {"bound_use", "claim"}
+    worst: dict | None = None
+    closest: dict | None = None  # the largest bound_use: {"bound_use", "claim"}
     violations: list = field(default_factory=list)  # first WITNESSES_KEPT records
     undecideds: list = field(default_factory=list)
     fault_records: list = field(default_factory=list)
     violated_claims: list = field(default_factory=list)  # every Violated claim's index
     fault_claims: list = field(default_factory=list)  # every CheckerError / OracleFault claim's index
     counters: dict = field(default_factory=dict)
-    declared_ratio: Optional[float] = None  # largest declared/reference model ratio
+    declared_ratio: float | None = None  # largest declared/reference model ratio
     declared_claims: int = 0
     unanswered: int = 0  # requests (or steps) that left this row without an answer
     unanswered_requests: list = field(default_factory=list)  # the first WITNESSES_KEPT * 4 of them
@@ -220,7 +234,7 @@ class RowTally:
     def cases(self) -> int:
         return len(self._cases)
 
-    def add(self, v: Verdict, index: Optional[int] = None, case_key: Any = None) -> None:
+    def add(self, v: Verdict, index: int | None = None, case_key: Any = None) -> None:
         self.claims += 1
         self._cases.add(case_key if case_key is not None else json.dumps(v.claim.inputs, sort_keys=True))
         self._add_rules(v, index)
@@ -255,7 +269,7 @@ class RowTally:
             elif isinstance(n, (int, float)) and not isinstance(n, bool):
                 self.counters[k] = self.counters.get(k, 0) + n
 
-    def _add_rules(self, v: Verdict, index: Optional[int]) -> None:
+    def _add_rules(self, v: Verdict, index: int | None) -> None:
         if v.claim.decisions:
             self.opted_in += 1
         if v.kind is VerdictKind.Violated:
@@ -291,7 +305,7 @@ class RowTally:
         if len(self.unanswered_requests) < 4 * WITNESSES_KEPT:
             self.unanswered_requests.append(where)
 
-    def merge(self, other: "RowTally", offset: int = 0) -> None:
+    def merge(self, other: RowTally, offset: int = 0) -> None:
         """Append ``other``, the tally of the claims that follow this one's (its claim indices
         shifted by ``offset``): the same tally as adding its verdicts here one by one
         (oracles.distributed merges chunk tallies in corpus order with it)."""
@@ -444,8 +458,8 @@ class Ledger:
             refuses to overwrite a ledger of a different run without ``--force``.
     """
 
-    def __init__(self, seed: Optional[int] = None, source: str = "built-in corpus",
-                 producer: Optional[str] = None, run: Optional[dict] = None):
+    def __init__(self, seed: int | None = None, source: str = "built-in corpus",
+                 producer: str | None = None, run: dict | None = None):
         self.seed = seed
         self.source = source
         self.producer = producer
@@ -453,10 +467,10 @@ class Ledger:
         self.tallies = {r.id: RowTally(r.id) for r in ROWS}
         self.timings: dict[str, float] = {}
         self.malformed: list = []  # oracles.schema.FieldError, or checker-raised errors
-        self.numbers: Optional[dict] = None  # a case file's NumberReport.to_json(): decimals read by rounding
+        self.numbers: dict | None = None  # a case file's NumberReport.to_json(): decimals read by rounding
         self.producer_errors: list = []  # ProducerError: the fast path raised on a corpus case
 
-    def add(self, v: Verdict, index: Optional[int] = None, case_key: Any = None) -> None:
+    def add(self, v: Verdict, index: int | None = None, case_key: Any = None) -> None:
         self.tallies[v.claim.row].add(v, index, case_key)
 
     def add_unanswered(self, row_id: str, where: str) -> None:
@@ -682,7 +696,7 @@ class Ledger:
         return pj, pm
 
 
-def _Progress(total: int, enabled: Optional[bool] = None, **kw):
+def _Progress(total: int, enabled: bool | None = None, **kw):
     """The run's progress (``oracles.progress.Progress``): a bar on a terminal, a line every
     10 s in a log."""
     from .progress import Progress
@@ -700,20 +714,20 @@ def select_families(only: Iterable[str] = ()) -> list:
     return [f for f in families() if not only or f.name in set(only)]
 
 
-def case_count(fam, cases: Optional[int] = None, scale: int = 1) -> int:
+def case_count(fam, cases: int | None = None, scale: int = 1) -> int:
     """How many cases ``fam`` draws: ``cases`` when given, else ``scale`` times its default
     (``ledger --scale 10`` is the soak run: ten times the default corpus)."""
     return fam.default_cases * scale if cases is None else cases
 
 
-def corpus_run(seed: int, cases: Optional[int], fams, scale: int = 1) -> dict:
+def corpus_run(seed: int, cases: int | None, fams, scale: int = 1) -> dict:
     """What identifies a corpus run: the seed and, per family, how many cases it drew."""
     return {"command": "ledger", "seed": seed,
             "corpus": {f.name: case_count(f, cases, scale) for f in fams}}
 
 
-def run_corpus(seed: int, cases: Optional[int] = None, only: Iterable[str] = (),
-               progress: Optional[bool] = None, on_verdict=None, scale: int = 1) -> Ledger:
+def run_corpus(seed: int, cases: int | None = None, only: Iterable[str] = (),
+               progress: bool | None = None, on_verdict=None, scale: int = 1) -> Ledger:
     """Generate each family's cases, run the fast path, check every claim, tally the verdicts.
 
     Args:

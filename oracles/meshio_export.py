@@ -20,14 +20,13 @@ request INDEX of the tessellation family's corpus (the caller's mesh after its l
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
 import numpy as np
 
 __all__ = ["export_surface_mesh", "mesh_of_corpus_case", "run_cli"]
 
 
-def export_surface_mesh(view, path, file_format: Optional[str] = None, *, split: bool = False):
+def export_surface_mesh(view, path, file_format: str | None = None, *, split: bool = False):
     """Write ``view`` (a ``reference.tessellation.SurfaceMeshView``) to ``path`` with meshio.
 
     Args:

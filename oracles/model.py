@@ -24,30 +24,30 @@ import math
 import re
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Optional
+from typing import Any
 
 import numpy as np
 
 from reference.status import GuaranteeClass
 
 __all__ = [
-    "VerdictKind",
     "Claim",
+    "NumberError",
+    "Reading",
     "Verdict",
-    "verified",
-    "violated",
-    "undecided",
+    "VerdictKind",
     "checker_error",
-    "oracle_fault",
-    "enc",
     "dec",
     "dec_array",
     "dec_q",
-    "parse_number",
+    "enc",
     "number_as",
+    "oracle_fault",
+    "parse_number",
     "read_number",
-    "Reading",
-    "NumberError",
+    "undecided",
+    "verified",
+    "violated",
 ]
 
 
@@ -108,7 +108,7 @@ class NumberError(ValueError):
     """A number that does not follow the claim number grammar, or that a field cannot hold."""
 
 
-def _canonical_hex(x: Any) -> Optional[float]:
+def _canonical_hex(x: Any) -> float | None:
     """The float64 of ``float.hex``'s own output (what :func:`enc` writes), else None.
 
     The common case of every case file, decided without the general grammar: the text must be
@@ -208,7 +208,7 @@ def number_as(x: Any, fmt: str = "f64", *, finite: bool = False) -> float:
             raise NumberError(f"{_short(x)} overflows {_FORMAT_NAMES[fmt]}") from None
         if Fraction(v) != q:
             raise _inexact(x, q, fmt)
-        if v == 0.0 and _negative_zero_text(x) or (isinstance(x, float) and v == 0.0 and math.copysign(1, x) < 0):
+        if (v == 0.0 and _negative_zero_text(x)) or (isinstance(x, float) and v == 0.0 and math.copysign(1, x) < 0):
             v = -0.0
     if fmt == "f32":
         w = np.float32(v) if abs(v) <= _F32_MAX else np.float32(np.inf)
@@ -340,7 +340,7 @@ def _as_decimal(x: Any):
     return d
 
 
-def _read_decimal(d, fmt: str) -> Optional[Reading]:
+def _read_decimal(d, fmt: str) -> Reading | None:
     """The reading of decimal ``d`` into ``fmt`` by rounding, or None where it overflows.
     float64: ``float`` of a decimal is correctly rounded (ties to even, subnormals included);
     float32: MPFR reads the digits in binary32's precision and range (never through a float64,
@@ -471,8 +471,8 @@ class Claim:
     guarantee: GuaranteeClass
     value: Any
     inputs: dict
-    model: Optional[dict] = None
-    id: Optional[str] = None
+    model: dict | None = None
+    id: str | None = None
     decisions: bool = False
 
     def to_json(self) -> dict:
@@ -486,7 +486,7 @@ class Claim:
         return out
 
     @staticmethod
-    def from_json(d: dict) -> "Claim":
+    def from_json(d: dict) -> Claim:
         if not isinstance(d, dict):
             raise ValueError("a claim must be a JSON object")
         missing = {"row", "guarantee", "value", "inputs"} - d.keys()
@@ -531,15 +531,15 @@ class Verdict:
 
     kind: VerdictKind
     claim: Claim
-    measure: Optional[str] = None
-    measured: Optional[float] = None
-    prec: Optional[int] = None
-    witness: Optional[dict] = None
-    enclosure: Optional[list] = None
+    measure: str | None = None
+    measured: float | None = None
+    prec: int | None = None
+    witness: dict | None = None
+    enclosure: list | None = None
     note: str = ""
     extra: dict = field(default_factory=dict)
-    bound_use: Optional[float] = None
-    rule: Optional[str] = None
+    bound_use: float | None = None
+    rule: str | None = None
     unmet: tuple = ()
 
     def to_json(self) -> dict:
@@ -569,7 +569,7 @@ def verified(claim: Claim, *, measure=None, measured=None, prec=None, note="", b
 
 
 def violated(claim: Claim, witness: dict, *, measure=None, measured=None, prec=None, note="",
-             bound_use=None, rule: Optional[str] = None, **extra) -> Verdict:
+             bound_use=None, rule: str | None = None, **extra) -> Verdict:
     """Violated, with a witness; ``rule`` names the rule that refuted the claim (an id of
     ``oracles.rules``)."""
     return Verdict(VerdictKind.Violated, claim, measure, _f(measured), prec, witness=witness,

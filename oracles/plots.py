@@ -24,12 +24,18 @@ import math
 import re
 from collections import defaultdict
 from pathlib import Path
-from typing import Iterable
+from collections.abc import Iterable
 
 import numpy as np
 
-__all__ = ["PlotsUnavailable", "NoPicture", "require_matplotlib", "plot_explanation", "ledger_histograms",
-           "path_error_sweep"]
+__all__ = [
+    "NoPicture",
+    "PlotsUnavailable",
+    "ledger_histograms",
+    "path_error_sweep",
+    "plot_explanation",
+    "require_matplotlib",
+]
 
 MISSING = ("matplotlib is not installed; plots are an optional extra: pip install '.[plots]' "
            "(or pip install matplotlib)")
@@ -118,7 +124,7 @@ def _path_plot(plt, claim, ex, path):
 
     bar = _Progress(len(full) + len(zoom))
     ef, bf = path_error_sweep(P, full, fmt, which, bar)
-    ez, bz = path_error_sweep(P, zoom, fmt, which, bar)
+    ez, _bz = path_error_sweep(P, zoom, fmt, which, bar)
     bar.close()
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), constrained_layout=True)
     ax = axes[0]

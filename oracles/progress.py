@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import Optional, TextIO
+from typing import TextIO
 
-__all__ = ["Progress", "LOG_EVERY"]
+__all__ = ["LOG_EVERY", "Progress"]
 
 LOG_EVERY = 10.0  # seconds between progress lines off a terminal
 
@@ -27,8 +27,8 @@ class Progress:
         stream: where to write (default ``sys.stderr``).
     """
 
-    def __init__(self, total: int, enabled: Optional[bool] = None, *, unit: str = "items", log: bool = True,
-                 every: float = LOG_EVERY, stream: Optional[TextIO] = None, clock=time.monotonic):
+    def __init__(self, total: int, enabled: bool | None = None, *, unit: str = "items", log: bool = True,
+                 every: float = LOG_EVERY, stream: TextIO | None = None, clock=time.monotonic):
         self.stream = stream if stream is not None else sys.stderr
         self.total = max(total, 1)
         self.done = 0
@@ -54,7 +54,7 @@ class Progress:
                 self.stream.write(self.line(label, now) + "\n")
                 self.stream.flush()
 
-    def line(self, label: str = "", now: Optional[float] = None) -> str:
+    def line(self, label: str = "", now: float | None = None) -> str:
         """The log line as of now."""
         elapsed = (self.clock() if now is None else now) - self.t0
         rate = self.done / elapsed if elapsed > 0 else 0.0

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-__all__ = ["VerdictLines", "Labels", "write_junit"]
+__all__ = ["Labels", "VerdictLines", "write_junit"]
 
 
 class VerdictLines:

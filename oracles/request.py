@@ -27,15 +27,36 @@ and fails the run (``oracles.contract``).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
-from typing import Any, Iterable, Optional
+from typing import Any
+from collections.abc import Iterable
 
-__all__ = ["REQUESTS_FORMAT", "ANSWERS_FORMAT", "EXPECT_KINDS", "Expect", "Step", "Rule", "Request",
-           "StepAnswer", "Answer", "RequestFileError", "success", "failure", "ambiguous", "either",
-           "statuses_row", "write_requests", "read_requests", "write_answers", "read_answer_doc", "read_answers",
-           "requests_schema", "answers_schema"]
+__all__ = [
+    "ANSWERS_FORMAT",
+    "EXPECT_KINDS",
+    "REQUESTS_FORMAT",
+    "Answer",
+    "Expect",
+    "Request",
+    "RequestFileError",
+    "Rule",
+    "Step",
+    "StepAnswer",
+    "ambiguous",
+    "answers_schema",
+    "either",
+    "failure",
+    "read_answer_doc",
+    "read_answers",
+    "read_requests",
+    "requests_schema",
+    "statuses_row",
+    "success",
+    "write_answers",
+    "write_requests",
+]
 
 REQUESTS_FORMAT = "requests/1"
 ANSWERS_FORMAT = "answers/1"
@@ -104,7 +125,7 @@ class Expect:
         return out
 
     @staticmethod
-    def from_json(d: dict) -> "Expect":
+    def from_json(d: dict) -> Expect:
         return Expect(d["class"], tuple(d.get("statuses", ())), d.get("why", ""))
 
 
@@ -148,7 +169,7 @@ class Step:
         return out
 
     @staticmethod
-    def from_json(d: dict) -> "Step":
+    def from_json(d: dict) -> Step:
         return Step(d["op"], d["inputs"], Expect.from_json(d["expect"]), tuple(d.get("rows", ())))
 
 
@@ -166,7 +187,7 @@ class Rule:
         return {"rule": self.kind, "before": self.before, "after": self.after, "why": self.why}
 
     @staticmethod
-    def from_json(d: dict) -> "Rule":
+    def from_json(d: dict) -> Rule:
         return Rule(d["rule"], int(d["before"]), int(d["after"]), d.get("why", ""))
 
 
@@ -209,7 +230,7 @@ class Request:
         return out
 
     @staticmethod
-    def from_json(d: dict) -> "Request":
+    def from_json(d: dict) -> Request:
         return Request(d["id"], d["family"], d.get("name", ""), tuple(Step.from_json(s) for s in d["steps"]),
                        tuple(Rule.from_json(r) for r in d.get("rules", ())))
 
@@ -239,7 +260,7 @@ class Answer:
 
     request: str
     steps: tuple[StepAnswer, ...]
-    label: Optional[str] = None
+    label: str | None = None
 
     def to_json(self) -> dict:
         out: dict = {"request": self.request, "steps": [s.to_json() for s in self.steps]}
@@ -252,8 +273,8 @@ class RequestFileError(ValueError):
     """A request or answer file that cannot be read at all; the message names the problem."""
 
 
-def write_requests(path, requests: Iterable[Request], *, seed: Optional[int] = None,
-                   corpus: Optional[dict] = None, generated_by: str = "") -> int:
+def write_requests(path, requests: Iterable[Request], *, seed: int | None = None,
+                   corpus: dict | None = None, generated_by: str = "") -> int:
     """Write a ``requests/1`` file; returns how many requests were written."""
     items = [r.to_json() for r in requests]
     doc = {"format": REQUESTS_FORMAT, "generated_by": generated_by, "seed": seed,
@@ -300,7 +321,7 @@ def read_requests(path) -> tuple[dict, list[Request]]:
     return header, reqs
 
 
-def write_answers(path, answers: Iterable[Answer], *, producer: str, families: Optional[list] = None) -> int:
+def write_answers(path, answers: Iterable[Answer], *, producer: str, families: list | None = None) -> int:
     """Write an ``answers/1`` file; returns how many answers were written."""
     items = [a.to_json() for a in answers]
     doc: dict = {"format": ANSWERS_FORMAT, "producer": producer}

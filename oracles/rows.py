@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from reference.status import GuaranteeClass as G
 
-__all__ = ["RowSpec", "ROWS", "row"]
+__all__ = ["ROWS", "RowSpec", "row"]
 
 
 @dataclass(frozen=True)

@@ -33,10 +33,27 @@ import contextvars
 import dataclasses
 import functools
 from dataclasses import dataclass
-from typing import Callable, Iterable, Optional
+from collections.abc import Callable, Iterable
 
-__all__ = ["SOURCES", "Rule", "spec", "default", "decision", "declare", "rules_of", "rule", "binding",
-           "judged", "opted_in", "source_of", "our_claim", "ours", "our_answer", "GUARANTEE_CLASS", "STATUS_EXPECTATION"]
+__all__ = [
+    "GUARANTEE_CLASS",
+    "SOURCES",
+    "STATUS_EXPECTATION",
+    "Rule",
+    "binding",
+    "decision",
+    "declare",
+    "default",
+    "judged",
+    "opted_in",
+    "our_answer",
+    "our_claim",
+    "ours",
+    "rule",
+    "rules_of",
+    "source_of",
+    "spec",
+]
 
 SOURCES = ("spec", "default", "decision")
 
@@ -124,7 +141,7 @@ def rule(rule_id: str) -> Rule:
     return _RULES[rule_id]
 
 
-def source_of(rule_id: Optional[str]) -> Optional[str]:
+def source_of(rule_id: str | None) -> str | None:
     """The source of a rule id, None for None or an unknown id."""
     if rule_id is None:
         return None

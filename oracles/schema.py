@@ -28,9 +28,10 @@ import contextvars
 import json
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
-from typing import Any, Iterable, Optional
+from typing import Any
+from collections.abc import Iterable
 
 from jsonschema import Draft202012Validator, ValidationError, validators
 
@@ -38,9 +39,34 @@ from .model import NumberError, _hex, _short, parse_number, read_number
 from .schema_fast import ANNOTATIONS, NUMBER_TYPES, WORDS, compile_schema
 
 __all__ = [
-    "f64", "f32", "rational", "integer", "boolean", "string", "enum", "array", "tuple_", "vec", "matrix",
-    "obj", "any_of", "const", "described", "model", "ANNOTATIONS", "MODEL", "ID", "case_file_schema",
-    "validate_document", "read_document", "DocumentReading", "NumberRead", "FieldError", "SCHEMA_PATH", "field_path", "error_message",
+    "ANNOTATIONS",
+    "ID",
+    "MODEL",
+    "SCHEMA_PATH",
+    "DocumentReading",
+    "FieldError",
+    "NumberRead",
+    "any_of",
+    "array",
+    "boolean",
+    "case_file_schema",
+    "const",
+    "described",
+    "enum",
+    "error_message",
+    "f32",
+    "f64",
+    "field_path",
+    "integer",
+    "matrix",
+    "model",
+    "obj",
+    "rational",
+    "read_document",
+    "string",
+    "tuple_",
+    "validate_document",
+    "vec",
 ]
 
 SCHEMA_PATH = Path(__file__).with_name("casefile.schema.json")
@@ -54,7 +80,7 @@ _NUMBER_TYPES = NUMBER_TYPES
 # path skip them.
 
 
-def described(schema: dict, doc: Optional[str]) -> dict:
+def described(schema: dict, doc: str | None) -> dict:
     """``schema`` with ``doc`` as its ``description`` (a copy; ``schema`` is unchanged, so a
     piece shared by several fields can mean something different in each)."""
     if doc is None:
@@ -64,7 +90,7 @@ def described(schema: dict, doc: Optional[str]) -> dict:
     return {**schema, "description": doc}
 
 
-def _number(fmt: str, finite: bool, nonnegative: bool, positive: bool, doc: Optional[str]) -> dict:
+def _number(fmt: str, finite: bool, nonnegative: bool, positive: bool, doc: str | None) -> dict:
     spec: dict = {"format": fmt, "finite": finite}
     if nonnegative:
         spec["nonnegative"] = True
@@ -73,23 +99,23 @@ def _number(fmt: str, finite: bool, nonnegative: bool, positive: bool, doc: Opti
     return described({"type": _NUMBER_TYPES, "claimNumber": spec}, doc)
 
 
-def f64(*, finite: bool = True, nonnegative: bool = False, positive: bool = False, doc: Optional[str] = None) -> dict:
+def f64(*, finite: bool = True, nonnegative: bool = False, positive: bool = False, doc: str | None = None) -> dict:
     """A float64: hex text exactly one, a decimal read as the nearest (nonfinite words only
     with finite=False)."""
     return _number("f64", finite, nonnegative, positive, doc)
 
 
-def f32(*, finite: bool = True, nonnegative: bool = False, positive: bool = False, doc: Optional[str] = None) -> dict:
+def f32(*, finite: bool = True, nonnegative: bool = False, positive: bool = False, doc: str | None = None) -> dict:
     """A float32: hex text exactly one, a decimal read as the nearest."""
     return _number("f32", finite, nonnegative, positive, doc)
 
 
-def rational(*, nonnegative: bool = False, positive: bool = False, doc: Optional[str] = None) -> dict:
+def rational(*, nonnegative: bool = False, positive: bool = False, doc: str | None = None) -> dict:
     """Any finite exact rational (``p/q``, hex, decimal text or a JSON number)."""
     return _number("rational", True, nonnegative, positive, doc)
 
 
-def integer(minimum: Optional[int] = None, maximum: Optional[int] = None, *, doc: Optional[str] = None) -> dict:
+def integer(minimum: int | None = None, maximum: int | None = None, *, doc: str | None = None) -> dict:
     out: dict = {"type": "integer"}
     if minimum is not None:
         out["minimum"] = minimum
@@ -98,25 +124,25 @@ def integer(minimum: Optional[int] = None, maximum: Optional[int] = None, *, doc
     return described(out, doc)
 
 
-def boolean(*, doc: Optional[str] = None) -> dict:
+def boolean(*, doc: str | None = None) -> dict:
     return described({"type": "boolean"}, doc)
 
 
-def string(*, doc: Optional[str] = None) -> dict:
+def string(*, doc: str | None = None) -> dict:
     return described({"type": "string"}, doc)
 
 
-def enum(names: Iterable[str], *, doc: Optional[str] = None) -> dict:
+def enum(names: Iterable[str], *, doc: str | None = None) -> dict:
     """One of these spellings, exactly (enum members keep the spec's spelling)."""
     return described({"enum": list(names)}, doc)
 
 
-def const(value: Any, *, doc: Optional[str] = None) -> dict:
+def const(value: Any, *, doc: str | None = None) -> dict:
     return described({"const": value}, doc)
 
 
-def array(item: dict, *, min_items: Optional[int] = None, max_items: Optional[int] = None,
-          doc: Optional[str] = None) -> dict:
+def array(item: dict, *, min_items: int | None = None, max_items: int | None = None,
+          doc: str | None = None) -> dict:
     out: dict = {"type": "array", "items": item}
     if min_items is not None:
         out["minItems"] = min_items
@@ -125,18 +151,18 @@ def array(item: dict, *, min_items: Optional[int] = None, max_items: Optional[in
     return described(out, doc)
 
 
-def tuple_(*items: dict, doc: Optional[str] = None) -> dict:
+def tuple_(*items: dict, doc: str | None = None) -> dict:
     """A fixed-length array whose i-th item has the i-th schema (a track key, say)."""
     return described({"type": "array", "prefixItems": list(items), "items": False,
                       "minItems": len(items), "maxItems": len(items)}, doc)
 
 
-def vec(item: dict, n: int, *, doc: Optional[str] = None) -> dict:
+def vec(item: dict, n: int, *, doc: str | None = None) -> dict:
     """An array of exactly ``n`` items."""
     return array(item, min_items=n, max_items=n, doc=doc)
 
 
-def matrix(item: dict, shape: Iterable[Optional[int]], *, doc: Optional[str] = None) -> dict:
+def matrix(item: dict, shape: Iterable[int | None], *, doc: str | None = None) -> dict:
     """Nested arrays of the given shape (``None`` for a free length of at least one)."""
     shape = list(shape)
     out = item
@@ -145,14 +171,14 @@ def matrix(item: dict, shape: Iterable[Optional[int]], *, doc: Optional[str] = N
     return described(out, doc)
 
 
-def obj(required: Optional[dict] = None, optional: Optional[dict] = None, *, doc: Optional[str] = None) -> dict:
+def obj(required: dict | None = None, optional: dict | None = None, *, doc: str | None = None) -> dict:
     """An object with exactly these fields (unknown fields are malformed, never ignored)."""
     required, optional = dict(required or {}), dict(optional or {})
     return described({"type": "object", "properties": {**required, **optional},
                       "required": sorted(required), "additionalProperties": False}, doc)
 
 
-def any_of(*schemas: dict, doc: Optional[str] = None) -> dict:
+def any_of(*schemas: dict, doc: str | None = None) -> dict:
     return described({"anyOf": list(schemas)}, doc)
 
 
@@ -316,7 +342,7 @@ class FieldError(ValueError):
     """One schema violation: ``path`` names the field (``claims[3].inputs.u``); ``claim`` the
     claim's index and ``id`` its label (when the claim has a readable one)."""
 
-    def __init__(self, path: str, message: str, claim: Optional[int] = None, id: Optional[str] = None):
+    def __init__(self, path: str, message: str, claim: int | None = None, id: str | None = None):
         super().__init__(path, message)
         self.path, self.message, self.claim, self.id = path, message, claim, id
 
@@ -343,7 +369,7 @@ def _claim_schema(row_id: str, contract) -> dict:
             "additionalProperties": False}
 
 
-@lru_cache(maxsize=None)
+@cache
 def case_file_schema() -> dict:
     """The whole case-file schema: the envelope, then one ``if row == R then ...`` per row with
     a contract (rows without one accept any inputs: their claims are judged Undecided)."""
@@ -471,7 +497,7 @@ class DocumentReading:
     readings: list
 
 
-@lru_cache(maxsize=None)
+@cache
 def _row_predicate(row_id: str):
     """The compiled predicate of one row's claim schema (None: no contract, or not compilable)."""
     from .families import contract_for
@@ -498,7 +524,7 @@ def fast_valid(claim: Any) -> bool:
     return pred is not None and pred(claim)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _validators() -> tuple:
     """The validators :func:`validate_document` dispatches to, from one :func:`case_file_schema`:
     the whole schema with each claim held to the envelope alone, and per row with a contract a
@@ -538,7 +564,7 @@ def _dispatched_errors(doc: Any):
                 yield err
 
 
-@lru_cache(maxsize=None)
+@cache
 def _top_validator():
     """The case file's own fields (not its claims): the format, the producer, a claims list."""
 

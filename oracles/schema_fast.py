@@ -10,9 +10,8 @@ and no reading (``tests/oracles/test_schema_fast.py`` holds it to that on every 
 
 from __future__ import annotations
 
-from typing import Optional
 
-__all__ = ["compile_schema", "NUMBER_TYPES", "WORDS", "ANNOTATIONS"]
+__all__ = ["ANNOTATIONS", "NUMBER_TYPES", "WORDS", "compile_schema"]
 
 NUMBER_TYPES = ["string", "number"]  # the JSON types of a claim number
 WORDS = {"nan", "inf", "+inf", "-inf"}  # the nonfinite words of the claim number grammar
@@ -59,7 +58,7 @@ _TYPES = {"object": lambda x: type(x) is dict, "array": lambda x: type(x) is lis
           "string": lambda x: type(x) is str, "null": lambda x: x is None}
 
 
-def _exact_required(sub) -> Optional[tuple]:
+def _exact_required(sub) -> tuple | None:
     """The keys of a subschema that is only ``{"required": [...]}`` (decidable both ways)."""
     if isinstance(sub, dict) and set(sub) == {"required"}:
         return tuple(sub["required"])

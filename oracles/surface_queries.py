@@ -23,7 +23,7 @@ from reference.triangle_surface import SurfaceSettings, SurfaceStamp, TriangleSu
 
 from .families.triangle.corpus import cube_mesh
 
-__all__ = ["QUERIES", "SHIFTS", "records", "main"]
+__all__ = ["QUERIES", "SHIFTS", "main", "records"]
 
 SHIFTS = (0.0, 0.25, 0.5)
 QUERIES = (

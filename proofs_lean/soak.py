@@ -88,7 +88,7 @@ class Poller:
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
-    def __enter__(self) -> "Poller":
+    def __enter__(self) -> Poller:
         self._thread.start()
         return self
 

@@ -26,11 +26,11 @@ from __future__ import annotations
 
 import contextlib
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 
-__all__ = ["UNKNOWN", "Context", "FloatContext", "F32", "F64"]
+__all__ = ["F32", "F64", "UNKNOWN", "Context", "FloatContext"]
 
 # sign3 answer for "the sign is not decided at this precision" (only interval contexts).
 UNKNOWN = np.int8(2)
@@ -110,7 +110,7 @@ class FloatContext(Context):
         return np.asarray(x, dtype=np.float64)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _float_const(dtype_str: str, s: str):
     # Fraction -> float rounds correctly to float64; a float32 constant is the float32 nearest
     # the rational, which a double rounding can miss, so round the rational directly.

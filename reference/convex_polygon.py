@@ -57,16 +57,16 @@ from .owner import readonly
 from .status import GeometryStatus, Outcome, failure, success
 
 __all__ = [
-    "MAX_POLYGON_VERTICES",
-    "REL_TOLERANCE",
-    "FLOOR_TOLERANCE",
     "FACING_COSINE",
+    "FLOOR_TOLERANCE",
     "LENGTH_BAND",
     "LENGTH_BAND_REL",
+    "MAX_POLYGON_VERTICES",
+    "REL_TOLERANCE",
     "ConvexPolygon",
     "ConvexPolygonPartition",
-    "try_partition_convex_polygons",
     "tolerance",
+    "try_partition_convex_polygons",
 ]
 
 MAX_POLYGON_VERTICES = 7
@@ -132,7 +132,7 @@ class ConvexPolygonPartition:
             winding (never crossed).
     """
 
-    __slots__ = ("_polygons", "_triangles", "_degenerate", "_unmergeable")
+    __slots__ = ("_degenerate", "_polygons", "_triangles", "_unmergeable")
 
     def __init__(self):
         self._set((), np.zeros(0, np.int64), 0, 0)
@@ -249,8 +249,21 @@ class _Piece:
     are conservative; a merge recomputes them over the piece's vertices only when they do not
     decide."""
 
-    __slots__ = ("loop", "tris", "verts", "normal", "corners", "lo", "hi", "delta", "ref",
-                 "hmin", "hmax", "cmin", "alive")
+    __slots__ = (
+        "alive",
+        "cmin",
+        "corners",
+        "delta",
+        "hi",
+        "hmax",
+        "hmin",
+        "lo",
+        "loop",
+        "normal",
+        "ref",
+        "tris",
+        "verts",
+    )
 
     def __init__(self, loop, tris, verts, normal, corners, lo, hi, ref, hmin, hmax, cmin):
         self.loop = loop          # full boundary loop (position ids), counterclockwise
@@ -295,7 +308,7 @@ class _BandedQueue:
     reaches the top) if ``L`` has grown past its reach.
     """
 
-    __slots__ = ("_count", "_longest", "_by_length", "_by_reach", "_by_rank")
+    __slots__ = ("_by_length", "_by_rank", "_by_reach", "_count", "_longest")
 
     _WAITING, _BANDED, _DONE = 0, 1, 2
 

@@ -44,7 +44,6 @@ from __future__ import annotations
 import heapq
 import math
 from dataclasses import dataclass
-from typing import Optional
 
 import numpy as np
 
@@ -71,17 +70,17 @@ from .status import (
 )
 
 __all__ = [
-    "DistancePreparation",
+    "LEAF_BYTES",
+    "DistanceBound",
     "DistanceMapView",
-    "PreparedDistanceMap",
+    "DistancePreparation",
     "DistanceQuery",
     "DistanceResolution",
-    "DistanceBound",
-    "LEAF_BYTES",
+    "PreparedDistanceMap",
     "distance_map_bytes",
     "leaf_bounds",
-    "try_build_distance_map",
     "try_bound_distance",
+    "try_build_distance_map",
     "try_resolve_distance",
 ]
 
@@ -162,7 +161,7 @@ class PreparedDistanceMap(Owner):
 
     __slots__ = ()
 
-    def __init__(self, view: Optional[DistanceMapView] = None):
+    def __init__(self, view: DistanceMapView | None = None):
         super().__init__(_UNBUILT if view is None else view)
 
 
@@ -323,7 +322,7 @@ def _path_order_totals(leaves: _Leaves, order: list):
 
 
 def try_build_distance_map(path: PathView, preparation: DistancePreparation,
-                           diagnostic: Optional[list] = None) -> Outcome:
+                           diagnostic: list | None = None) -> Outcome:
     """``TryBuildDistanceMap``: bracket every leaf and split until the whole-path gap fits the
     path's ``distance_error``. Bounds Certified, estimates Estimated.
 
@@ -432,7 +431,7 @@ def _view_of(path, target, order, lower, upper, est, pl, pu, pe) -> DistanceMapV
 # --- Queries ---------------------------------------------------------------------------------
 
 
-def _check_map(path: PathView, dmap: DistanceMapView) -> Optional[Outcome]:
+def _check_map(path: PathView, dmap: DistanceMapView) -> Outcome | None:
     if not isinstance(path, PathView) or not isinstance(dmap, DistanceMapView):
         raise TypeError("queries take a PathView and a DistanceMapView")
     if not dmap.is_built:

@@ -30,19 +30,19 @@ from .fp import U64, add_hi, div_hi, mul_hi, up
 
 __all__ = [
     "K",
-    "span_magnitude",
-    "position_bound",
-    "derivative_bound",
-    "second_derivative_bound",
-    "tangent_bound",
-    "hermite_bound",
-    "catmull_rom_bound",
-    "gap_bound",
-    "difference_bound",
     "angle_bound",
+    "catmull_rom_bound",
+    "derivative_bound",
+    "difference_bound",
+    "gap_bound",
+    "hermite_bound",
     "knot_interval_bound",
+    "position_bound",
     "relative_bound",
+    "second_derivative_bound",
+    "span_magnitude",
     "subsegment_error_bound",
+    "tangent_bound",
 ]
 
 K = 16.0  # the model's rounding count; every bound below is K u times a magnitude bound

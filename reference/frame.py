@@ -76,7 +76,6 @@ from __future__ import annotations
 import enum
 import math
 from dataclasses import dataclass
-from typing import Optional
 
 import numpy as np
 
@@ -104,27 +103,27 @@ from .status import (
 )
 
 __all__ = [
-    "FrameSeedPolicy",
-    "FrameSingularityPolicy",
-    "FrameCornerPolicy",
-    "ClosedFramePolicy",
-    "FramePreparation",
-    "FrameRun",
-    "FrameRange",
-    "FramesView",
-    "PreparedFrames",
-    "TransportedFrame",
-    "FrameDiagnostic",
-    "ROUNDING_FLOOR",
     "FRAME_VECTOR_K",
     "MAX_WINDING_TURNS",
     "MIN_DEPTH",
+    "ROUNDING_FLOOR",
     "SAMPLE_BYTES",
+    "ClosedFramePolicy",
+    "FrameCornerPolicy",
+    "FrameDiagnostic",
+    "FramePreparation",
+    "FrameRange",
+    "FrameRun",
+    "FrameSeedPolicy",
+    "FrameSingularityPolicy",
+    "FramesView",
+    "PreparedFrames",
+    "TransportedFrame",
+    "double_reflection",
     "frames_bytes",
+    "transported_normal",
     "try_build_frames",
     "try_evaluate_frame",
-    "transported_normal",
-    "double_reflection",
 ]
 
 # Accepted whatever its share: one reflection step and two half steps that differ by at most
@@ -250,7 +249,7 @@ class FrameRange:
 class FrameDiagnostic(GeometryDiagnostic):
     """A :class:`GeometryDiagnostic` that also names a parameter range (singular ranges)."""
 
-    parameter_range: Optional[tuple] = None  # (SegmentParameter, SegmentParameter)
+    parameter_range: tuple | None = None  # (SegmentParameter, SegmentParameter)
 
 
 @dataclass(frozen=True)
@@ -325,7 +324,7 @@ class PreparedFrames(Owner):
 
     __slots__ = ()
 
-    def __init__(self, view: Optional[FramesView] = None):
+    def __init__(self, view: FramesView | None = None):
         super().__init__(_UNBUILT if view is None else view)
 
 
@@ -398,7 +397,7 @@ def _any_perpendicular(t):
 # --- Validation ------------------------------------------------------------------------------
 
 
-def _finite_nonzero_vec(x) -> Optional[np.ndarray]:
+def _finite_nonzero_vec(x) -> np.ndarray | None:
     try:
         a = np.array(x, dtype=np.float64)
     except (TypeError, ValueError):
@@ -412,7 +411,7 @@ def _finite_nonzero_vec(x) -> Optional[np.ndarray]:
     return a
 
 
-def _check_preparation(path: PathView, dmap: DistanceMapView, prep: FramePreparation) -> Optional[Outcome]:
+def _check_preparation(path: PathView, dmap: DistanceMapView, prep: FramePreparation) -> Outcome | None:
     check = validate_limits(prep.limits)
     if not check.ok:
         return check
@@ -806,7 +805,7 @@ def _signed_angle(a, b, axis) -> float:
 
 
 def try_build_frames(path_view: PathView, distance_map_view: DistanceMapView, preparation: FramePreparation,
-                     diagnostic: Optional[list] = None) -> Outcome:
+                     diagnostic: list | None = None) -> Outcome:
     """``TryBuildFrames``: bake rotation-minimizing frames by double reflection.
 
     Checks, in order (the first failure is returned, and appended to ``diagnostic`` if a list
@@ -982,7 +981,7 @@ def _build(path: PathView, dmap: DistanceMapView, prep: FramePreparation) -> Out
 # --- Evaluation ------------------------------------------------------------------------------
 
 
-def _locate(frames: FramesView, k: int, u: float) -> Optional[int]:
+def _locate(frames: FramesView, k: int, u: float) -> int | None:
     """The baked sample that evaluation at ``(k, u)`` transports: the last sample of span k
     with ``sample_u <= u`` whose regular interval reaches u; None inside a singular range."""
     lo = int(np.searchsorted(frames.sample_span, k, side="left"))
@@ -997,7 +996,7 @@ def _locate(frames: FramesView, k: int, u: float) -> Optional[int]:
     return None
 
 
-def _check_frames(path: PathView, frames: FramesView) -> Optional[Outcome]:
+def _check_frames(path: PathView, frames: FramesView) -> Outcome | None:
     if not isinstance(path, PathView) or not isinstance(frames, FramesView):
         raise TypeError("frame evaluation takes a PathView and a FramesView")
     if not frames.is_built:

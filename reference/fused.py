@@ -20,7 +20,7 @@ Why: on 10^6 parameters the numpy kernel was 0.26x bezier's compiled ``evaluate_
 from __future__ import annotations
 
 import threading
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 
@@ -28,13 +28,13 @@ from . import kernel as K
 from .context import F64
 from .jitcache import jit_source
 
-__all__ = ["REC", "record", "fused_sampler", "row_kernel", "sample_spans"]
+__all__ = ["REC", "fused_sampler", "record", "row_kernel", "sample_spans"]
 
 
 class _Node:
     """One float64 operation (or leaf) of a recorded kernel."""
 
-    __slots__ = ("op", "args", "name")
+    __slots__ = ("args", "name", "op")
     _count = 0
 
     def __init__(self, op: str, args: tuple = (), name: str = ""):
@@ -168,7 +168,7 @@ def _compile(src: str, label: str):
     return jit_source(src, f"fused {label}", module=__name__, scope={"np": np}, nogil=True)
 
 
-@lru_cache(maxsize=None)
+@cache
 def fused_sampler(name: str):
     """The compiled sampler of kernel ``name`` (``"cubic_point"``, ``"cubic_derivative"``,
     ``"cubic_second_derivative"``): ``f(C, ks, us, out)``, recorded here and compiled (or loaded
@@ -177,7 +177,7 @@ def fused_sampler(name: str):
         return _compile(_emit(record(getattr(K, name))), name)
 
 
-@lru_cache(maxsize=None)
+@cache
 def row_kernel(name: str, scalars: tuple):
     """Kernel ``name`` of one span as a compiled kernel ``f(C, *scalars, out, row)`` writing
     ``out[row, :3]``, callable from other numba code (``reference/query.py`` takes

@@ -53,10 +53,21 @@ import sys
 import threading
 import warnings
 from pathlib import Path
-from typing import Callable, Iterable, Optional
+from collections.abc import Callable, Iterable
 
-__all__ = ["Kernel", "jit", "jit_source", "jitable", "cache_root", "cache_enabled", "stats",
-           "ENV_DIR", "ENV_SWITCH", "KEEP", "FORMAT"]
+__all__ = [
+    "ENV_DIR",
+    "ENV_SWITCH",
+    "FORMAT",
+    "KEEP",
+    "Kernel",
+    "cache_enabled",
+    "cache_root",
+    "jit",
+    "jit_source",
+    "jitable",
+    "stats",
+]
 
 ENV_DIR = "LUDUS_GEOMETRY_CACHE_DIR"
 ENV_SWITCH = "LUDUS_GEOMETRY_JIT_CACHE"
@@ -87,9 +98,9 @@ class Kernel:
     attributes (``signatures``, ``stats``, ...) are the dispatcher's.
     """
 
-    def __init__(self, fn: Optional[Callable] = None, *, source: Optional[str] = None,
-                 label: str = "", scope: Optional[dict] = None, name: str = "f",
-                 signatures: Iterable = (), depends: Iterable = (), options: Optional[dict] = None):
+    def __init__(self, fn: Callable | None = None, *, source: str | None = None,
+                 label: str = "", scope: dict | None = None, name: str = "f",
+                 signatures: Iterable = (), depends: Iterable = (), options: dict | None = None):
         self._fn = fn
         self._source = source  # generated source (with fn None): ``name`` is defined in it
         self._label, self._scope, self._name = label, dict(scope or {}), name
@@ -153,7 +164,7 @@ def jit(fn=None, *, signatures: Iterable = (), depends: Iterable = (), **options
     return wrap if fn is None else wrap(fn)
 
 
-def jit_source(source: str, label: str, *, module: str, scope: Optional[dict] = None, name: str = "f",
+def jit_source(source: str, label: str, *, module: str, scope: dict | None = None, name: str = "f",
                depends: Iterable = (), **options) -> Kernel:
     """A :class:`Kernel` of the function ``name`` defined by the generated Python ``source``,
     executed in a copy of ``scope`` as if in the module named ``module`` (a kernel loaded from
@@ -236,7 +247,7 @@ def _materialize(k: Kernel) -> None:
                 except OSError:
                     root = None
             scope = dict(k._scope)
-            exec(compile(k._source, path, "exec"), scope)  # noqa: S102 - our own generated source
+            exec(compile(k._source, path, "exec"), scope)
             fn = scope[k._name]
         disp = numba.njit(**k._options)(fn)
         if root is not None and isinstance(disp, Dispatcher):
@@ -268,7 +279,7 @@ def _base() -> Path:
     return (home / "ludus-geometry-reference").expanduser().resolve()
 
 
-def cache_root(package: Path = _PACKAGE) -> Optional[Path]:
+def cache_root(package: Path = _PACKAGE) -> Path | None:
     """The key directory that holds the kernels of ``package`` (made and marked as used on the
     first call per process), or None when the cache is off or cannot be made."""
     if not cache_enabled():

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["readonly", "Owner"]
+__all__ = ["Owner", "readonly"]
 
 
 def readonly(a, *, copy: bool = True) -> np.ndarray:

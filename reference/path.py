@@ -24,7 +24,7 @@ from __future__ import annotations
 import enum
 import math
 from dataclasses import dataclass
-from typing import Optional, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -51,26 +51,26 @@ from .status import (
 )
 
 __all__ = [
-    "PathSpanSource",
-    "PathSource",
-    "PathPreparation",
-    "JointContinuity",
-    "JointRecord",
-    "PathView",
-    "PreparedPath",
     "CubicSample3",
     "HermiteWaypoint",
-    "spans_from_arrays",
+    "JointContinuity",
+    "JointRecord",
+    "PathPreparation",
+    "PathSource",
+    "PathSpanSource",
+    "PathView",
+    "PreparedPath",
+    "control_bounds",
     "prepared_bytes",
-    "try_prepare_path",
     "resolve_parameter",
+    "spans_from_arrays",
+    "try_convert_centripetal_catmull_rom",
+    "try_convert_hermite",
     "try_evaluate_path",
     "try_evaluate_path_tangent",
-    "try_sample_path",
-    "control_bounds",
     "try_get_joint_continuity",
-    "try_convert_hermite",
-    "try_convert_centripetal_catmull_rom",
+    "try_prepare_path",
+    "try_sample_path",
 ]
 
 
@@ -207,7 +207,7 @@ def prepared_bytes(span_count: int, joint_count: int) -> int:
     return span_count * (4 * 3 * 4 + 8) + joint_count * (6 * 8 + 2 * 8)
 
 
-def _finite_vec(x, shape) -> Optional[np.ndarray]:
+def _finite_vec(x, shape) -> np.ndarray | None:
     try:
         a = np.array(x, dtype=np.float64)
     except (TypeError, ValueError):
@@ -218,7 +218,7 @@ def _finite_vec(x, shape) -> Optional[np.ndarray]:
 
 
 def try_prepare_path(source: PathSource, preparation: PathPreparation,
-                     diagnostic: Optional[list] = None) -> Outcome:
+                     diagnostic: list | None = None) -> Outcome:
     """``TryPreparePath``: validate, narrow and classify a path source.
 
     Checks, in order (the first failure is returned, and appended to ``diagnostic`` if a list
@@ -358,7 +358,7 @@ class CubicSample3:
     second: np.ndarray
 
 
-def _check_policy(view: PathView, policy: BoundaryPolicy) -> Optional[Outcome]:
+def _check_policy(view: PathView, policy: BoundaryPolicy) -> Outcome | None:
     if not isinstance(policy, BoundaryPolicy):
         raise TypeError("policy must be a BoundaryPolicy")
     if policy in (BoundaryPolicy.Reject, BoundaryPolicy.Clamp):
@@ -556,7 +556,7 @@ def try_sample_path(view: PathView, span_indices, us, out_positions,
     return success(m)
 
 
-def control_bounds(view: PathView, span_index: Optional[int] = None) -> Outcome:
+def control_bounds(view: PathView, span_index: int | None = None) -> Outcome:
     """Axis-aligned bounds of a span's float32 controls, or of the whole path's. Exact.
 
     Returns:
@@ -601,7 +601,7 @@ class HermiteWaypoint:
     outgoing_width: float
 
 
-def _check_outputs(out_controls, out_widths, needed: int) -> Optional[Outcome]:
+def _check_outputs(out_controls, out_widths, needed: int) -> Outcome | None:
     ok_c = isinstance(out_controls, np.ndarray) and out_controls.dtype == np.float64 \
         and out_controls.ndim == 3 and out_controls.shape[1:] == (4, 3) and out_controls.flags.writeable
     ok_w = isinstance(out_widths, np.ndarray) and out_widths.dtype == np.float64 \

@@ -48,18 +48,18 @@ from .jitcache import jit
 from .status import GeometryStatus, Outcome, failure, is_int, success
 
 __all__ = [
+    "DISTANCE_ERROR_K",
+    "ETA32",
+    "ETA64",
+    "LEAF_SIZE",
     "MAX_POINT_NEIGHBORS",
     "MAX_POINT_SEARCH_COORDINATE",
     "MAX_POINT_SEARCH_POINTS",
-    "LEAF_SIZE",
-    "DISTANCE_ERROR_K",
-    "U32",
-    "ETA32",
-    "U64",
-    "ETA64",
     "NODE_DTYPE",
-    "distance_error_bound",
+    "U32",
+    "U64",
     "PointSearchTree",
+    "distance_error_bound",
 ]
 
 # docs/decisions.md "Point search: limits". 32 neighbours keep the fixed per-query scratch
@@ -492,8 +492,24 @@ class PointSearchTree:
     one tree (they share its fixed scratch), as a C++ caller would not share one scratch.
     """
 
-    __slots__ = ("_positions", "_pts", "_order", "_lo", "_hi", "_first", "_count", "_left",
-                 "_right", "_nodes", "_hd", "_hj", "_st", "_sb", "_parts", "_q")
+    __slots__ = (
+        "_count",
+        "_first",
+        "_hd",
+        "_hi",
+        "_hj",
+        "_left",
+        "_lo",
+        "_nodes",
+        "_order",
+        "_parts",
+        "_positions",
+        "_pts",
+        "_q",
+        "_right",
+        "_sb",
+        "_st",
+    )
 
     def __init__(self):
         for name in ("_positions", "_pts", "_order", "_lo", "_hi", "_first", "_count", "_left",

@@ -71,15 +71,15 @@ from .status import (
 
 __all__ = [
     "MAX_ITERATIONS",
-    "MAX_SCRATCH_ENTRIES",
     "MAX_QUERY_MAGNITUDE",
-    "ProjectionScratch",
+    "MAX_SCRATCH_ENTRIES",
     "ProjectionQuery",
     "ProjectionResult",
+    "ProjectionScratch",
     "compute_projection_scratch_capacity",
     "precision_floor",
-    "try_project_point",
     "project_point_approximate",
+    "try_project_point",
 ]
 
 MAX_ITERATIONS = 2**31 - 1  # the engine's 32-bit counts, as WorkLimits
@@ -113,8 +113,18 @@ class ProjectionScratch:
         capacity: entries reserved (0 until :meth:`try_reserve`).
     """
 
-    __slots__ = ("capacity", "iv_span", "iv_u0", "iv_u1", "iv_lb", "cand_span", "cand_u",
-                 "cand_ub", "mask", "work")
+    __slots__ = (
+        "cand_span",
+        "cand_u",
+        "cand_ub",
+        "capacity",
+        "iv_lb",
+        "iv_span",
+        "iv_u0",
+        "iv_u1",
+        "mask",
+        "work",
+    )
 
     def __init__(self):
         self.capacity = 0
@@ -591,7 +601,7 @@ def _project(view, query, scratch, result, strict: bool) -> Outcome:
                        f"rounding slack {floor!r} at this point is not below projection_gap "
                        f"{gap!r}; choose a nearer chunk origin or a larger gap",
                        field="projection_gap", value=floor)
-    status, lb, it, count, j, reached, i = _search(
+    status, lb, it, _count, j, reached, i = _search(
         P, E, bool(view.is_closed), q.lo, q.hi, q.c, q.r, gap, int(query.max_iterations),
         *scratch._arrays(), scratch.work)
     if status == _OVERFLOW:  # the capacity check above makes this unreachable

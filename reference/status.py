@@ -16,34 +16,34 @@ import enum
 import math
 from dataclasses import dataclass, fields
 from fractions import Fraction
-from typing import Any, Generic, Optional, TypeVar
+from typing import Any, Generic, TypeVar
 
 import numpy as np
 
 __all__ = [
-    "GeometryStatus",
-    "is_success",
-    "GuaranteeClass",
-    "SegmentParameter",
-    "PathDistance",
-    "TrackTime",
-    "SpanSide",
-    "BoundaryPolicy",
-    "ToleranceProfile",
-    "WorkLimits",
-    "TOLERANCE_RANGES",
     "LIMIT_RANGES",
-    "validate_tolerance",
-    "validate_limits",
+    "TOLERANCE_RANGES",
+    "BoundaryPolicy",
+    "GeometryDiagnostic",
+    "GeometryStatus",
+    "GuaranteeClass",
+    "Outcome",
+    "PathDistance",
+    "SegmentParameter",
+    "SpanSide",
+    "ToleranceProfile",
+    "TrackTime",
+    "WorkLimits",
     "compute_position_floor",
     "effective_position_error",
-    "GeometryDiagnostic",
-    "Outcome",
-    "success",
     "failure",
-    "reported",
     "is_int",
     "is_real",
+    "is_success",
+    "reported",
+    "success",
+    "validate_limits",
+    "validate_tolerance",
 ]
 
 
@@ -242,10 +242,10 @@ class GeometryDiagnostic:
 
     status: GeometryStatus
     message: str
-    field: Optional[str] = None
-    index: Optional[int] = None
-    value: Optional[float] = None
-    achieved: Optional[float] = None
+    field: str | None = None
+    index: int | None = None
+    value: float | None = None
+    achieved: float | None = None
 
 
 T = TypeVar("T")
@@ -256,8 +256,8 @@ class Outcome(Generic[T]):
     """The result of a fallible function: a status, the value on success, the first failure."""
 
     status: GeometryStatus
-    value: Optional[T] = None
-    diagnostic: Optional[GeometryDiagnostic] = None
+    value: T | None = None
+    diagnostic: GeometryDiagnostic | None = None
 
     @property
     def ok(self) -> bool:
@@ -268,7 +268,7 @@ def success(value: Any = None) -> Outcome:
     return Outcome(GeometryStatus.Success, value, None)
 
 
-def reported(outcome: Outcome, diagnostic: Optional[list]) -> Outcome:
+def reported(outcome: Outcome, diagnostic: list | None) -> Outcome:
     """``outcome``, after appending its diagnostic to ``diagnostic`` (the spec's optional
     ``GeometryDiagnostic*`` out-parameter, here a list) when it is a failure and a list is given."""
     if not outcome.ok and diagnostic is not None:

@@ -37,7 +37,7 @@ import enum
 import math
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Mapping, Optional, Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -61,47 +61,47 @@ from .status import (
 )
 
 __all__ = [
-    "PatchSide",
-    "PatchCorner",
-    "SIDES",
     "CORNERS",
-    "SIDE_ENDS",
-    "TOPOLOGY_RULES",
-    "SurfacePatchSource",
-    "SurfaceAdjacencySource",
-    "SurfaceSource",
-    "SurfacePreparation",
-    "SurfaceEdgeId",
-    "SurfaceCornerId",
-    "EdgeIncidence",
-    "CornerIncidence",
-    "SurfaceEdge",
-    "SurfaceCorner",
-    "SurfaceView",
-    "PreparedSurface",
-    "SurfaceSample",
-    "EdgeParameter",
     "MAX_PATCH_ID",
+    "NORMAL_DEGENERATE",
+    "NORMAL_ILL_CONDITIONED",
+    "NORMAL_OK",
+    "PARTIAL_MAGNITUDES",
+    "SIDES",
+    "SIDE_ENDS",
+    "SURFACE_K",
+    "TOPOLOGY_RULES",
+    "CornerIncidence",
+    "EdgeIncidence",
+    "EdgeParameter",
+    "PatchCorner",
+    "PatchSide",
+    "PreparedSurface",
+    "SurfaceAdjacencySource",
+    "SurfaceCorner",
+    "SurfaceCornerId",
+    "SurfaceEdge",
+    "SurfaceEdgeId",
+    "SurfacePatchSource",
+    "SurfacePreparation",
+    "SurfaceSample",
+    "SurfaceSource",
+    "SurfaceView",
+    "cross_boundary_controls",
+    "decision_errors",
+    "edge_value_bound",
+    "evaluation_bounds",
+    "normal_bound",
+    "normal_status",
     "prepared_bytes",
     "side_curve",
-    "cross_boundary_controls",
-    "try_prepare_surface",
-    "try_map_edge_parameter",
     "try_evaluate_edge",
     "try_evaluate_surface",
     "try_evaluate_surface_normal",
+    "try_map_edge_parameter",
+    "try_prepare_surface",
     "try_sample_surface",
     "try_sample_surface_normals",
-    "normal_status",
-    "NORMAL_OK",
-    "NORMAL_DEGENERATE",
-    "NORMAL_ILL_CONDITIONED",
-    "SURFACE_K",
-    "PARTIAL_MAGNITUDES",
-    "evaluation_bounds",
-    "normal_bound",
-    "decision_errors",
-    "edge_value_bound",
 ]
 
 
@@ -220,7 +220,7 @@ class SurfaceEdgeId:
         return SIDES[self.side_rank]
 
     @staticmethod
-    def of(patch_id: int, side: PatchSide) -> "SurfaceEdgeId":
+    def of(patch_id: int, side: PatchSide) -> SurfaceEdgeId:
         return SurfaceEdgeId(int(patch_id), _SIDE_RANK[side])
 
     def __repr__(self) -> str:
@@ -239,7 +239,7 @@ class SurfaceCornerId:
         return CORNERS[self.corner_rank]
 
     @staticmethod
-    def of(patch_id: int, corner: PatchCorner) -> "SurfaceCornerId":
+    def of(patch_id: int, corner: PatchCorner) -> SurfaceCornerId:
         return SurfaceCornerId(int(patch_id), _CORNER_RANK[corner])
 
     def __repr__(self) -> str:
@@ -288,10 +288,10 @@ class SurfaceEdge:
     id: SurfaceEdgeId
     curve: np.ndarray
     incidences: tuple
-    is_orientation_consistent: Optional[bool]
-    cross_derivative_difference: Optional[float]
-    cross_derivative_scale: Optional[float]
-    is_c1: Optional[bool]
+    is_orientation_consistent: bool | None
+    cross_derivative_difference: float | None
+    cross_derivative_scale: float | None
+    is_c1: bool | None
 
     @property
     def is_shared(self) -> bool:
@@ -406,7 +406,7 @@ def cross_boundary_controls(patch_controls: np.ndarray, side: PatchSide) -> np.n
 # --- Preparation -----------------------------------------------------------------------------
 
 
-def _finite_array(x, shape) -> Optional[np.ndarray]:
+def _finite_array(x, shape) -> np.ndarray | None:
     try:
         a = np.array(x, dtype=np.float64)
     except (TypeError, ValueError):
@@ -416,7 +416,7 @@ def _finite_array(x, shape) -> Optional[np.ndarray]:
     return a
 
 
-def _side(x) -> Optional[PatchSide]:
+def _side(x) -> PatchSide | None:
     if isinstance(x, PatchSide):
         return x
     if isinstance(x, str) and x in PatchSide.__members__:
@@ -425,7 +425,7 @@ def _side(x) -> Optional[PatchSide]:
 
 
 def try_prepare_surface(source: SurfaceSource, preparation: SurfacePreparation,
-                        diagnostic: Optional[list] = None) -> Outcome:
+                        diagnostic: list | None = None) -> Outcome:
     """``TryPrepareSurface``: validate, narrow and build the topology of a surface source.
 
     Checks, in order (the first failure is returned, and appended to ``diagnostic`` if a list
@@ -586,7 +586,7 @@ def _build_topology(C: np.ndarray, ids: list, joins: list, tol: ToleranceProfile
         partner[B] = (A, rev)
 
     # Edges: one per side of every patch, a join's two sides sharing one.
-    key = lambda ps: (ids[ps[0]], _SIDE_RANK[ps[1]])  # noqa: E731 - the ownership order
+    key = lambda ps: (ids[ps[0]], _SIDE_RANK[ps[1]])
     built = []
     for p in range(n):
         for s in SIDES:
@@ -742,7 +742,7 @@ class SurfaceSample:
     dvv: np.ndarray
 
 
-def _check_point(view: SurfaceView, patch, u, v) -> Optional[Outcome]:
+def _check_point(view: SurfaceView, patch, u, v) -> Outcome | None:
     if not is_int(patch) or not 0 <= patch < view.patch_count:
         return failure(GeometryStatus.InvalidArgument,
                        f"patch index {patch!r} out of range [0, {view.patch_count})", field="patch")

@@ -47,7 +47,7 @@ from __future__ import annotations
 import enum
 import math
 from dataclasses import dataclass
-from typing import Optional, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -72,10 +72,23 @@ from .status import (
 )
 
 __all__ = [
-    "SweepSection", "SweepCaps", "SweepWinding", "SweepProfileKey", "SweepRequest", "SweepReport",
-    "SweepMeshPlanView", "SweepMeshPlan", "try_plan_sweep_mesh", "try_emit_sweep_mesh",
-    "section_angles", "profile_at", "VERTEX_WIDTH", "MAX_SECTION_SEGMENTS", "ERROR_RANGE",
-    "SWEEP_VERTEX_K", "RING_BYTES",
+    "ERROR_RANGE",
+    "MAX_SECTION_SEGMENTS",
+    "RING_BYTES",
+    "SWEEP_VERTEX_K",
+    "VERTEX_WIDTH",
+    "SweepCaps",
+    "SweepMeshPlan",
+    "SweepMeshPlanView",
+    "SweepProfileKey",
+    "SweepReport",
+    "SweepRequest",
+    "SweepSection",
+    "SweepWinding",
+    "profile_at",
+    "section_angles",
+    "try_emit_sweep_mesh",
+    "try_plan_sweep_mesh",
 ]
 
 VERTEX_WIDTH = 8  # px py pz nx ny nz U V
@@ -242,7 +255,7 @@ def _finite(x) -> bool:
     return is_real(x) and math.isfinite(float(x))
 
 
-def _check_request(req: SweepRequest) -> Optional[Outcome]:
+def _check_request(req: SweepRequest) -> Outcome | None:
     bad = validate_limits(req.limits) if isinstance(req.limits, WorkLimits) else failure(
         GeometryStatus.InvalidArgument, "limits must be a WorkLimits", field="limits")
     if not bad.ok:
@@ -293,7 +306,7 @@ def _check_request(req: SweepRequest) -> Optional[Outcome]:
     return None
 
 
-def _check_caches(path: PathView, dmap: DistanceMapView, frames: FramesView) -> Optional[Outcome]:
+def _check_caches(path: PathView, dmap: DistanceMapView, frames: FramesView) -> Outcome | None:
     if not dmap.is_built:
         return failure(GeometryStatus.MissingCache, "the distance map was never built", field="distance_map")
     if dmap.revision != path.revision or dmap.span_count != path.span_count:
@@ -396,7 +409,7 @@ def _curvature(P, u) -> float:
 
 
 def try_plan_sweep_mesh(path_view: PathView, distance_map_view: DistanceMapView, frames_view: FramesView,
-                        request: SweepRequest, diagnostic: Optional[list] = None) -> Outcome:
+                        request: SweepRequest, diagnostic: list | None = None) -> Outcome:
     """``TryPlanSweepMesh``: choose rings and section segments and validate every count.
 
     Checks, in order (the first failure is returned and appended to ``diagnostic``): the

@@ -33,7 +33,6 @@ from __future__ import annotations
 import enum
 import math
 from dataclasses import dataclass
-from typing import Optional
 
 import numpy as np
 
@@ -55,27 +54,27 @@ from .surface import (
 )
 
 __all__ = [
-    "PrecisionProfile",
-    "SurfaceDegeneracyPolicy",
-    "SurfaceMeshLimits",
-    "SurfaceMeshProfile",
-    "SurfaceMeshPatch",
-    "SurfaceMeshReport",
-    "SurfaceMeshView",
-    "SurfaceMesh",
+    "CLEAR_FACTOR",
     "LIMIT_RANGES",
     "MAX_VERTEX_COUNT",
-    "CLEAR_FACTOR",
-    "VERTEX_BYTES",
-    "POSITION_BYTES",
-    "TRIANGLE_BYTES",
     "PATCH_BYTES",
+    "POSITION_BYTES",
     "SUBPATCH_K",
-    "subpatch_error_bound",
+    "TRIANGLE_BYTES",
+    "VERTEX_BYTES",
+    "PrecisionProfile",
+    "SurfaceDegeneracyPolicy",
+    "SurfaceMesh",
+    "SurfaceMeshLimits",
+    "SurfaceMeshPatch",
+    "SurfaceMeshProfile",
+    "SurfaceMeshReport",
+    "SurfaceMeshView",
     "cell_bounds",
     "cell_normal_angles",
-    "mesh_counts",
     "check_counts",
+    "mesh_counts",
+    "subpatch_error_bound",
     "try_build_surface_mesh",
 ]
 
@@ -187,7 +186,7 @@ class SurfaceMeshReport:
     patches: tuple
     position_bound: float
     is_within_position_error: bool
-    normal_angle_estimate: Optional[float]
+    normal_angle_estimate: float | None
     singular_normal_count: int
     degenerate_triangle_count: int
     cell_tests: int
@@ -237,11 +236,11 @@ class SurfaceMesh:
     def __init__(self):
         self._view = None
 
-    def view(self) -> Optional[SurfaceMeshView]:
+    def view(self) -> SurfaceMeshView | None:
         """The current :class:`SurfaceMeshView`, or None for an empty mesh."""
         return self._view
 
-    def _move_from(self, staging: "SurfaceMesh") -> None:
+    def _move_from(self, staging: SurfaceMesh) -> None:
         self._view, staging._view = staging._view, None
 
 
@@ -277,7 +276,7 @@ def subpatch_error_bound(E: float) -> float:
 
 # --- Profile validation ----------------------------------------------------------------------
 
-def _validate(profile: SurfaceMeshProfile) -> Optional[Outcome]:
+def _validate(profile: SurfaceMeshProfile) -> Outcome | None:
     if not isinstance(profile.precision, PrecisionProfile):
         return failure(GeometryStatus.InvalidArgument, "precision must be a PrecisionProfile", field="precision")
     if not isinstance(profile.degeneracy, SurfaceDegeneracyPolicy):
@@ -380,7 +379,7 @@ def _angle(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.arctan2(cr, np.sum(a * b, axis=-1))
 
 
-def cell_normal_angles(view: SurfaceView, patch: int, lu: int, lv: int, grid: Optional[np.ndarray] = None) -> np.ndarray:
+def cell_normal_angles(view: SurfaceView, patch: int, lu: int, lv: int, grid: np.ndarray | None = None) -> np.ndarray:
     """(NU, NV) Estimated normal angle of each cell: the largest angle between a triangle's face
     normal and the analytic unit normals at its three corners and at the cell centre; samples
     whose normal is not OK (Degenerate, IllConditioned) and zero face normals are skipped (0
@@ -443,7 +442,7 @@ def mesh_counts(view: SurfaceView, levels) -> dict:
     return {"positions": positions, "vertices": vertices, "triangles": triangles, "bytes": size}
 
 
-def check_counts(counts: dict, limits: SurfaceMeshLimits) -> Optional[Outcome]:
+def check_counts(counts: dict, limits: SurfaceMeshLimits) -> Outcome | None:
     """OutOfRange when more than 2**32 vertices; BudgetExceeded when the vertices, triangles or
     bytes exceed their limits (in that order); None when the mesh fits. Checked before any
     output is allocated."""
@@ -547,7 +546,7 @@ def _agree(view: SurfaceView, levels: list) -> set:
 
 
 def try_build_surface_mesh(surface_view: SurfaceView, profile: SurfaceMeshProfile, mesh: SurfaceMesh,
-                           diagnostic: Optional[list] = None) -> Outcome:
+                           diagnostic: list | None = None) -> Outcome:
     """``TryBuildSurfaceMesh``: tessellate every patch of ``surface_view`` into ``mesh``.
 
     Returns ``Outcome(SurfaceMeshView)``; on success the complete staging mesh is moved into
@@ -688,7 +687,7 @@ def _emit(view: SurfaceView, profile: SurfaceMeshProfile, levels: list, counts: 
     singular = status != NORMAL_OK
     ptri = vidx[tris]
     P = positions[ptri]  # (t, 3, 3)
-    eq = lambda i, j: np.all(P[:, i] == P[:, j], axis=-1)  # noqa: E731
+    eq = lambda i, j: np.all(P[:, i] == P[:, j], axis=-1)
     degenerate = eq(0, 1) | eq(1, 2) | eq(0, 2)
     if profile.degeneracy is SurfaceDegeneracyPolicy.Reject:
         if np.any(singular):

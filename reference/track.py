@@ -38,7 +38,7 @@ import enum
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Optional, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -59,21 +59,21 @@ from .status import (
 )
 
 __all__ = [
-    "TrackInterpolation",
-    "TrackKey",
-    "TrackView",
-    "PreparedTrack",
-    "TrackSample",
-    "VALUE_ERROR_K",
     "DERIVATIVE_ERROR_K",
     "ETA64",
-    "TRACK_POLICIES",
     "KEY_BYTES",
-    "span_scale",
-    "value_error_bound",
+    "TRACK_POLICIES",
+    "VALUE_ERROR_K",
+    "PreparedTrack",
+    "TrackInterpolation",
+    "TrackKey",
+    "TrackSample",
+    "TrackView",
     "derivative_error_bound",
-    "try_prepare_track",
+    "span_scale",
     "try_evaluate_track",
+    "try_prepare_track",
+    "value_error_bound",
 ]
 
 
@@ -223,7 +223,7 @@ def derivative_error_bound(scale: float, width: float, u: float = U64, eta: floa
 
 
 def try_prepare_track(keys: Sequence[TrackKey], limits: WorkLimits,
-                      diagnostic: Optional[list] = None) -> Outcome:
+                      diagnostic: list | None = None) -> Outcome:
     """``TryPrepareTrack``: validate and store keys. Key values Exact.
 
     Checks, in order (the first failure is returned, and appended to ``diagnostic`` if a list
@@ -378,7 +378,6 @@ def try_evaluate_track(view: TrackView, time: TrackTime,
         return failure(GeometryStatus.InvalidArgument, f"time {s!r} is not finite", field="seconds")
     t = Fraction(float(s))
     first, last = Fraction(float(view.times[0])), Fraction(float(view.times[-1]))
-    n = view.key_count
     reflected = False
     hold = False
     if t < first or t > last:

@@ -67,7 +67,8 @@ import math
 import threading
 from collections import namedtuple
 from dataclasses import dataclass
-from typing import Any, Callable, Optional, Union
+from typing import Any
+from collections.abc import Callable
 
 import numpy as np
 
@@ -78,28 +79,28 @@ from .owner import readonly
 from .status import GeometryStatus, Outcome, failure, is_int, success
 
 __all__ = [
-    "U",
-    "TINY",
-    "DEFAULT_TOLERANCE",
-    "MIN_TOLERANCE",
-    "MAX_TOLERANCE",
-    "MAX_COORDINATE",
-    "DEFAULT_MAX_VERTICES",
-    "DEFAULT_MAX_TRIANGLES",
-    "CAPACITY_CEILING",
     "BLOCK",
-    "BVH_MIN_TRIANGLES",
     "BVH_LEAF",
-    "NORMAL_K",
+    "BVH_MIN_TRIANGLES",
+    "CAPACITY_CEILING",
+    "DEFAULT_MAX_TRIANGLES",
+    "DEFAULT_MAX_VERTICES",
+    "DEFAULT_TOLERANCE",
     "G_SLACK",
-    "Facing",
-    "SurfaceStamp",
-    "SurfaceSettings",
-    "validate_settings",
-    "SurfaceHit",
+    "MAX_COORDINATE",
+    "MAX_TOLERANCE",
+    "MIN_TOLERANCE",
+    "NORMAL_K",
+    "TINY",
     "ClippedSegment",
+    "Facing",
+    "SurfaceHit",
     "SurfaceQueryOutcome",
+    "SurfaceSettings",
+    "SurfaceStamp",
     "TriangleSurface",
+    "U",
+    "validate_settings",
 ]
 
 U = 2.0**-53  # binary64 unit roundoff
@@ -226,7 +227,7 @@ class ClippedSegment:
 
     start: np.ndarray
     end: np.ndarray
-    hit: Optional[SurfaceHit]
+    hit: SurfaceHit | None
     stamp: SurfaceStamp
 
 
@@ -243,13 +244,13 @@ class SurfaceQueryOutcome(Outcome):
         stamp: the queried surface's :class:`SurfaceStamp` (the caller's, bitwise).
     """
 
-    stamp: Optional[SurfaceStamp] = None
+    stamp: SurfaceStamp | None = None
 
 
-CancelToken = Union[Callable[[], Any], threading.Event, None]
+CancelToken = Callable[[], Any] | threading.Event | None
 
 
-def _poller(cancel: CancelToken) -> Optional[Callable[[], bool]]:
+def _poller(cancel: CancelToken) -> Callable[[], bool] | None:
     if cancel is None:
         return None
     if hasattr(cancel, "is_set"):
@@ -259,7 +260,7 @@ def _poller(cancel: CancelToken) -> Optional[Callable[[], bool]]:
     raise TypeError("cancel must be None, a callable returning a bool, or an object with is_set()")
 
 
-def _real_array(x, name: str, width: int) -> tuple[Optional[np.ndarray], Optional[Outcome]]:
+def _real_array(x, name: str, width: int) -> tuple[np.ndarray | None, Outcome | None]:
     """``x`` as a float64 (N, width) copy, or an InvalidArgument failure."""
     try:
         a = np.asarray(x)
@@ -275,7 +276,7 @@ def _real_array(x, name: str, width: int) -> tuple[Optional[np.ndarray], Optiona
     return np.array(a, dtype=np.float64, copy=True), None
 
 
-def _point(x, name: str) -> tuple[Optional[np.ndarray], Optional[Outcome]]:
+def _point(x, name: str) -> tuple[np.ndarray | None, Outcome | None]:
     try:
         a = np.asarray(x)
     except (ValueError, TypeError) as err:
@@ -523,8 +524,19 @@ class TriangleSurface:
     Build it with :meth:`new`. Accessors return read-only arrays.
     """
 
-    __slots__ = ("_vertices", "_triangles", "_stamp", "_settings", "_normal", "_rec", "_edges", "_lo", "_hi",
-                 "_bvh", "_frozen")
+    __slots__ = (
+        "_bvh",
+        "_edges",
+        "_frozen",
+        "_hi",
+        "_lo",
+        "_normal",
+        "_rec",
+        "_settings",
+        "_stamp",
+        "_triangles",
+        "_vertices",
+    )
 
     def __init__(self, *_args, **_kwargs):
         raise TypeError("use TriangleSurface.new(vertices, triangles, stamp, settings)")
@@ -695,7 +707,7 @@ class TriangleSurface:
         return SurfaceQueryOutcome(out.status, out.value, out.diagnostic, self._stamp)
 
     def first_hit(self, start, end, cancel: CancelToken = None, *, block: int = BLOCK,
-                  bvh: Optional[bool] = None) -> SurfaceQueryOutcome:
+                  bvh: bool | None = None) -> SurfaceQueryOutcome:
         """``first_hit``: the earliest contact of the segment ``start -> end``.
 
         Args:
@@ -781,7 +793,7 @@ class TriangleSurface:
         return success(self._hit(q, t, i, lam, dc))
 
     def clip_segment(self, start, end, cancel: CancelToken = None, *, block: int = BLOCK,
-                     bvh: Optional[bool] = None) -> SurfaceQueryOutcome:
+                     bvh: bool | None = None) -> SurfaceQueryOutcome:
         """``clip_segment``: end the proposed trace at its first contact, or keep its end.
 
         Returns:
@@ -813,7 +825,7 @@ class TriangleSurface:
                           normal=readonly(self._normal[i].copy(), copy=False),
                           facing=Facing.Front if dc > 0 else Facing.Back, stamp=self._stamp)
 
-    def _bvh_tree(self) -> "_FacetBVH":
+    def _bvh_tree(self) -> _FacetBVH:
         tree = self._bvh
         if tree is None:
             with _BVH_LOCK:
@@ -1055,8 +1067,8 @@ def _cell_range(c0, ca, cb, b0, b1, w, res):
     if not (lo_x <= hi_x):
         return 1, 0
     half = res / 2.0
-    first = max(0, int(math.floor((lo_x + 1.0) * half)))
-    last = min(res - 1, int(math.floor((hi_x + 1.0) * half)))
+    first = max(0, math.floor((lo_x + 1.0) * half))
+    last = min(res - 1, math.floor((hi_x + 1.0) * half))
     return first, last
 
 
@@ -1143,10 +1155,10 @@ def _bvh_collect(nd, rec, gstart, gnrm, grow, res, q, tol, out):
 class _FacetBVH:
     """The facet hierarchy of one surface (see the section comment above)."""
 
-    __slots__ = ("rec", "edges", "nd", "res", "gstart", "gnrm", "grow", "build_seconds", "_local")
+    __slots__ = ("_local", "build_seconds", "edges", "gnrm", "grow", "gstart", "nd", "rec", "res")
 
     @staticmethod
-    def build(rec: np.ndarray, edges: np.ndarray) -> "_FacetBVH":
+    def build(rec: np.ndarray, edges: np.ndarray) -> _FacetBVH:
         import time
 
         t0 = time.perf_counter()
@@ -1168,7 +1180,7 @@ class _FacetBVH:
         k = np.argmax(np.abs(nrm), axis=1)
         rows = np.arange(n)
         nrm = nrm * np.where(nrm[rows, k] < 0, -1.0, 1.0)[:, None]
-        res = max(1, int(math.isqrt(max(1, n // 6))))
+        res = max(1, math.isqrt(max(1, n // 6)))
         half = res / 2.0
         cx = np.clip(np.floor((nrm[rows, (k + 1) % 3] / nrm[rows, k] + 1.0) * half), 0, res - 1).astype(np.int64)
         cy = np.clip(np.floor((nrm[rows, (k + 2) % 3] / nrm[rows, k] + 1.0) * half), 0, res - 1).astype(np.int64)

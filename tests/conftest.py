@@ -36,8 +36,8 @@ def pending_row(monkeypatch):
 
     rid = "sweep.rings"
     checkers, contracts = C._checkers(), C._contracts()
-    no_checker = lambda r: None if r == rid else checkers.get(r)  # noqa: E731
-    no_contract = lambda r: None if r == rid else contracts.get(r)  # noqa: E731
+    no_checker = lambda r: None if r == rid else checkers.get(r)
+    no_contract = lambda r: None if r == rid else contracts.get(r)
     for mod in (C, L, B):
         monkeypatch.setattr(mod, "checker_for", no_checker)
         monkeypatch.setattr(mod, "contract_for", no_contract)

@@ -18,13 +18,13 @@ from hypothesis.extra import numpy as hnp
 __all__ = [
     "F32_MAX",
     "F32_TINY",
-    "float32_values",
-    "subnormal32",
-    "float64_values",
     "controls32",
-    "parameters",
+    "float32_values",
     "float64_sources_near_origin",
+    "float64_values",
     "narrowing_ties",
+    "parameters",
+    "subnormal32",
 ]
 
 F32_MAX = float(np.finfo(np.float32).max)

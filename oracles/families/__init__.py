@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from functools import lru_cache
+from functools import cache
 
 from ..family import Family
 
-__all__ = ["families", "family_named", "checker_for", "batch_checker_for", "contract_for", "family_of_row"]
+__all__ = ["batch_checker_for", "checker_for", "contract_for", "families", "family_named", "family_of_row"]
 
 
 def _found(package: str, path) -> list:
@@ -30,7 +30,7 @@ def _found(package: str, path) -> list:
     return out
 
 
-@lru_cache(maxsize=None)
+@cache
 def families() -> tuple[Family, ...]:
     """All families, sorted by name."""
     found = _found(__name__, __path__)
@@ -40,7 +40,7 @@ def families() -> tuple[Family, ...]:
     return tuple(sorted(found, key=lambda f: f.name))
 
 
-@lru_cache(maxsize=None)
+@cache
 def family_named(name: str):
     """The family ``name``, importing only its own module (a command that judges one row's
     claims need not import the others); None when there is none."""
@@ -63,7 +63,7 @@ def _family_of(row_id: str):
     return family_named(row_id.split(".", 1)[0])
 
 
-@lru_cache(maxsize=None)
+@cache
 def _row_checker(row_id: str):
     from ..contract import check_status
     from ..request import statuses_row
@@ -76,7 +76,7 @@ def _row_checker(row_id: str):
     return fam.checkers.get(row_id)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _row_contract(row_id: str):
     from ..contract import STATUS_CONTRACT
     from ..request import statuses_row
@@ -89,7 +89,7 @@ def _row_contract(row_id: str):
     return fam.contracts.get(row_id)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _checkers() -> dict:
     from ..contract import check_status
     from ..request import statuses_row
@@ -111,7 +111,7 @@ def checker_for(row_id: str):
     return _row_checker(row_id)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _batches() -> dict:
     return {rid: fn for fam in families() for rid, fn in fam.batch_checkers.items()}
 
@@ -122,7 +122,7 @@ def batch_checker_for(row_id: str):
     return None if fam is None else fam.batch_checkers.get(row_id)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _contracts() -> dict:
     from ..contract import STATUS_CONTRACT
     from ..request import statuses_row
@@ -140,7 +140,7 @@ def contract_for(row_id: str):
     return _row_contract(row_id)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _rows_of() -> dict:
     from ..request import statuses_row
 

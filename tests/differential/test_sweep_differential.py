@@ -25,7 +25,7 @@ _EXPECTED_FAILURES = {GS.DegenerateFrame, GS.BudgetExceeded, GS.CapacityExceeded
 @given(st.integers(0, 2**32 - 1), st.booleans())
 def test_sweeps_agree_with_the_oracle(seed, check_estimates):
     case = SWC._random(np.random.default_rng(seed))
-    pv, mv, fv, p, V, I = SW.build_sweep(case)
+    _pv, _mv, _fv, p, V, _I = SW.build_sweep(case)
     if V is None:
         assert p.status in _EXPECTED_FAILURES, p.diagnostic
         return

@@ -20,6 +20,7 @@ from reference.status import BoundaryPolicy as P, SpanSide
 from reference.track import TrackInterpolation as TI, TrackKey
 from tests.profiles import examples
 from tests.strategies import float32_values
+import itertools
 
 _POLICIES = [P.Reject, P.Clamp, P.Hold, P.Loop, P.PingPong]
 
@@ -33,7 +34,7 @@ def tracks(draw):
     times = [start]
     for w in widths:
         times.append(times[-1] + w)
-    if not all(b > a for a, b in zip(times, times[1:])):
+    if not all(b > a for a, b in itertools.pairwise(times)):
         times = [float(i) for i in range(n)]
     vals = st.one_of(float32_values(-1e6, 1e6), float32_values(-3e38, 3e38))
     keys = []

@@ -43,7 +43,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Optional
+from collections.abc import Iterable
 
 ROOT = Path(__file__).resolve().parents[2]
 LAYERS = ("reference", "interval")
@@ -52,7 +52,7 @@ COPIED = ("reference", "interval", "oracles", "tests", "docs", "benchmarks", "pr
           "pyproject.toml", "README.md", ".ci")
 IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", ".lake", "ledger-out", "check-out", "*.egg-info")
 
-__all__ = ["Fault", "Outcome", "catalogue", "run", "kill_table", "score"]
+__all__ = ["Fault", "Outcome", "catalogue", "kill_table", "run", "score"]
 
 
 @dataclass(frozen=True)
@@ -92,7 +92,7 @@ class Fault:
     def families(self) -> list:
         return self.family.split()
 
-    def check(self, root: Path = ROOT) -> Optional[str]:
+    def check(self, root: Path = ROOT) -> str | None:
         """Why this fault cannot be planted in ``root`` (None when it can)."""
         p = root / self.file
         if self.layer not in LAYERS:
@@ -471,7 +471,7 @@ def main(argv=None) -> int:
     print(kill_table(outcomes))
     print(f"({len(outcomes)} faults in {wall:.0f} s, {args.jobs} at a time)")
     command = "python -m tests.faults " + " ".join(argv if argv is not None else sys.argv[1:])
-    when = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    when = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     if args.json:
         Path(args.json).write_text(json.dumps({"command": command.strip(), "date": when, "wall": wall,
                                                "outcomes": [o.to_json() for o in outcomes],

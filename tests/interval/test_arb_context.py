@@ -166,7 +166,7 @@ def test_arb_sqrt_clamps_a_slightly_negative_ball_and_rejects_a_negative_one():
     for v, (lo, hi) in zip(r, ((0, 4.5), (0, 4), (9, 9))):
         a, b = arb_ends(v)
         assert a <= max(lo, 0) ** 0.5 if lo == 0 else a * a <= lo
-        assert b * b >= hi and a >= 0 or a <= 0
+        assert (b * b >= hi and a >= 0) or a <= 0
     assert arb_ends(r[2]) == (3, 3)
     with pytest.raises(ValueError):
         ctx.sqrt(np.array([flint.arb(-2, 1)], dtype=object))

@@ -23,6 +23,7 @@ from interval.arb_tessellation import (
 )
 from interval.tessellation import enclose_cell_distance
 from oracles.decide import endpoints
+import itertools
 
 _u, _v = sympy.symbols("u v")
 
@@ -38,7 +39,7 @@ def exact_point(C, u, v) -> list:
     """S(u, v) exactly: de Casteljau in u then v on Fractions."""
     def casteljau(ps, t):
         while len(ps) > 1:
-            ps = [[a + t * (b - a) for a, b in zip(p, q)] for p, q in zip(ps, ps[1:])]
+            ps = [[a + t * (b - a) for a, b in zip(p, q)] for p, q in itertools.pairwise(ps)]
         return ps[0]
     rows = [casteljau([[Fr(float(x)) for x in C[i, j]] for j in range(4)], v) for i in range(4)]
     return casteljau(rows, u)

@@ -79,7 +79,7 @@ def _check_all_ops(x, xl, xh, y, yl, yh, prec):
         assert lo >= 0 and lo * lo <= xl and hi * hi >= xh, "sqrt misses"
         # tight: one relative step of 2**(2-prec) past each end overshoots the root
         step = 1 + Fraction(1, 2 ** (prec - 2))
-        assert (lo * step) ** 2 >= xl and (hi / step) ** 2 <= xh or xh == 0, "sqrt too loose"
+        assert ((lo * step) ** 2 >= xl and (hi / step) ** 2 <= xh) or xh == 0, "sqrt too loose"
 
 
 def test_mpmath_interval_arithmetic_9000_samples():

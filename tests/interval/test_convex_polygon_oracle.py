@@ -58,11 +58,11 @@ def test_weld_by_value_signed_zeros_equal():
 
 
 def test_boundary_cycle_of_a_ring_is_two_loops():
-    pos, idx = mesh_grid(3, 3)
+    _pos, idx = mesh_grid(3, 3)
     idx = idx[:24] + idx[30:]
     tris = [tuple(idx[3 * t: 3 * t + 3]) for t in range(len(idx) // 3)]
     assert "more than one loop" in O._boundary_cycle(tris)
-    pos, idx = mesh_grid(1, 1)
+    _pos, idx = mesh_grid(1, 1)
     assert O._boundary_cycle([(0, 1, 2), (1, 3, 2)]) == [0, 1, 3, 2]
 
 

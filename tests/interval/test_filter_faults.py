@@ -158,8 +158,8 @@ def _product_disagreements(dd_module) -> int:
 
 
 def test_the_filter_agrees_with_exact_arithmetic_wherever_it_decides():
-    P, u, B, bound, exact, D, dexact = _cases()
-    q, pinned = FL.residual_ratios(P, u, B, bound, "point")
+    P, u, B, bound, _exact, _D, _dexact = _cases()
+    _q, pinned = FL.residual_ratios(P, u, B, bound, "point")
     assert _claim_disagreements(FL) == 0
     assert _ratio_disagreements(dd) == 0
     assert _product_disagreements(dd) == 0

@@ -10,7 +10,6 @@ normal, and on a twisted cubic the RMF turns against the Frenet frame by exactly
 
 from __future__ import annotations
 
-import math
 
 import gmpy2
 import numpy as np

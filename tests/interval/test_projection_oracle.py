@@ -39,7 +39,7 @@ def test_coefficients_are_the_bernstein_form_of_the_squared_distance():
     P = QQ.asarray(controls[0].astype(np.float64))
     q = exact_point(point, ZERO)
     c = squared_distance_coefficients(P, q)
-    R = lambda x: sympy.Rational(int(x.numerator), int(x.denominator))  # noqa: E731
+    R = lambda x: sympy.Rational(int(x.numerator), int(x.denominator))
     B = [sum(sympy.binomial(3, i) * (1 - u) ** (3 - i) * u**i * R(P[i][k]) for i in range(4)) for k in range(3)]
     f = sum((B[k] - R(q[k])) ** 2 for k in range(3))
     bern = sum(sympy.binomial(6, j) * (1 - u) ** (6 - j) * u**j * R(c[j]) for j in range(7))

@@ -131,7 +131,7 @@ def test_exact_partials_equal_sympy_derivatives(seed):
     u, v = float(rng.random()), float(rng.random())
     Cs = [[[sympy.Rational(*map(int, gmpy2.mpq(float(C[i, j, k])).as_integer_ratio())) for k in range(3)]
            for j in range(4)] for i in range(4)]
-    B = lambda i, t: comb(3, i) * t**i * (1 - t) ** (3 - i)  # noqa: E731
+    B = lambda i, t: comb(3, i) * t**i * (1 - t) ** (3 - i)
     S = [sympy.Poly(sum(B(i, u_) * B(j, v_) * Cs[i][j][k] for i in range(4) for j in range(4)), u_, v_)
          for k in range(3)]
     derivs = [(0, 0), (1, 0), (0, 1), (2, 0), (1, 1), (0, 2)]
@@ -163,6 +163,6 @@ def test_interval_normal_encloses_the_direction():
         lo, hi = sorted([lower(t) ** 2, upper(t) ** 2])
         if lower(t) <= 0 <= upper(t):
             lo = gmpy2.mpq(0)
-        assert lo <= q <= hi and (lower(t) > 0) == (x > 0) or x == 0
+        assert (lo <= q <= hi and (lower(t) > 0) == (x > 0)) or x == 0
     assert enclose_unit([gmpy2.mpq(0)] * 3, 113) is None
     assert contains(enclose_length([gmpy2.mpq(3), gmpy2.mpq(4), gmpy2.mpq(0)], 113), 5)

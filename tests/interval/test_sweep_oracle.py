@@ -16,7 +16,7 @@ from interval.context import to_mpq
 
 def test_ring_offsets_enclose_sympy_values():
     N, B = [0.0, 0.6, 0.8], [0.0, -0.8, 0.6]
-    offs, dirs = ring_offsets_iv(N, B, 0.75, 6, False)
+    offs, _dirs = ring_offsets_iv(N, B, 0.75, 6, False)
     for j in range(6):
         a = 2 * sp.pi * j / 6
         for c in range(3):

@@ -27,6 +27,7 @@ from interval.tessellation import (
     sampled_angles,
     triangle_differences,
 )
+import itertools
 
 q = gmpy2.mpq
 
@@ -158,7 +159,7 @@ def test_subdivision_weights_are_the_exact_restriction():
             def split(cs, t):  # de Casteljau: controls of [0, t] and [t, 1]
                 lo, hi, rows = [cs[0]], [cs[-1]], list(cs)
                 while len(rows) > 1:
-                    rows = [x * (1 - t) + y * t for x, y in zip(rows, rows[1:])]
+                    rows = [x * (1 - t) + y * t for x, y in itertools.pairwise(rows)]
                     lo.append(rows[0])
                     hi.insert(0, rows[-1])
                 return lo, hi

@@ -84,7 +84,7 @@ def _run(ctx, run, plain):
 
 
 def _check(name, fmt, plain):
-    kinds, run = TABLE[name]
+    _kinds, run = TABLE[name]
     T, F = trace_context(fmt), (F32 if fmt == "f32" else F64)
     traced, native = _run(T, run, plain), _run(F, run, plain)
     assert len(traced) == len(native)

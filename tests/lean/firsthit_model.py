@@ -13,7 +13,6 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Optional
 
 # --- the Lean definitions -----------------------------------------------------------------------
 
@@ -72,19 +71,19 @@ def param(tri, seg):
 
 def weight_b(tri, p):
     """``FirstHit.weightB``."""
-    a, b, c = tri
+    a, _b, c = tri
     n = normal(tri)
     return dot(cross(sub(p, a), sub(c, a)), n) / dot(n, n)
 
 
 def weight_c(tri, p):
     """``FirstHit.weightC``."""
-    a, b, c = tri
+    a, b, _c = tri
     n = normal(tri)
     return dot(cross(sub(b, a), sub(p, a)), n) / dot(n, n)
 
 
-def crossing(tri, seg) -> Optional[tuple]:
+def crossing(tri, seg) -> tuple | None:
     """``FirstHit.crossing``: ``(t, α, β, γ)`` or None."""
     if height(tri, seg[0]) == height(tri, seg[1]):
         return None
@@ -122,7 +121,7 @@ class Hit:
     facing: str
 
 
-def step(seg, i, tri, best: Optional[Hit]) -> Optional[Hit]:
+def step(seg, i, tri, best: Hit | None) -> Hit | None:
     """``FirstHit.step``: replace only on a strictly smaller parameter."""
     c = crossing(tri, seg)
     if c is None:
@@ -132,7 +131,7 @@ def step(seg, i, tri, best: Optional[Hit]) -> Optional[Hit]:
     return best
 
 
-def first_hit(tris, seg) -> Optional[Hit]:
+def first_hit(tris, seg) -> Hit | None:
     """``FirstHit.firstHit`` (``scan`` from index 0 with nothing kept)."""
     best = None
     for i, tri in enumerate(tris):
@@ -166,7 +165,7 @@ class Case:
 
     def exact(self):
         """(facets, segment) with Fraction coordinates (exact: every float is dyadic)."""
-        q = lambda p: tuple(Fraction(x) for x in p)  # noqa: E731
+        q = lambda p: tuple(Fraction(x) for x in p)
         return [tuple(q(v) for v in t) for t in self.tris], (q(self.seg[0]), q(self.seg[1]))
 
 
@@ -377,9 +376,9 @@ def lean_harness(cases: list[Case]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def parse_results(text: str) -> dict[int, Optional[Hit]]:
+def parse_results(text: str) -> dict[int, Hit | None]:
     """The printed lines ``case K ...`` as {K: Hit or None}; other lines are ignored."""
-    out: dict[int, Optional[Hit]] = {}
+    out: dict[int, Hit | None] = {}
     for line in text.splitlines():
         words = line.split()
         if len(words) < 3 or words[0] != "case":

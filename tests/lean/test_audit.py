@@ -410,5 +410,5 @@ cat {tmp_path}/audit.txt
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "!!! RERUN 1 of FacetSelectionAudit.lean: the WebAssembly runtime aborted" in proc.stdout
     size = len(fixture("same_file_clean.txt").encode())
-    assert f"lean: run FacetSelectionAudit.lean: status 0, " in proc.stdout
+    assert "lean: run FacetSelectionAudit.lean: status 0, " in proc.stdout
     assert f"{size} bytes of output" in proc.stdout

@@ -33,12 +33,12 @@ from tests.lean.leanpaths import load_audit
 from tests.lean.leanrun import require_lean, run_lean_text
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def corpus():
     return C.node_corpus()
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def lean_corpus():
     return C.lean_cases(corpus())
 

@@ -63,7 +63,7 @@ def test_culling_imports_exactly_first_hit():
 def test_culling_declarations_are_exactly_the_audited_ones():
     audit = load_audit()
     decls = _decls()
-    by_kind = lambda *ks: {f"Culling.{n}" for n, (k, _) in decls.items() if k in ks}  # noqa: E731
+    by_kind = lambda *ks: {f"Culling.{n}" for n, (k, _) in decls.items() if k in ks}
     assert by_kind("theorem") == set(audit.CULLING_THEOREMS)
     assert by_kind("def") == set(audit.CULLING_DEFINITIONS)
     assert by_kind("structure", "inductive") == set(audit.CULLING_STRUCTURES)

@@ -270,7 +270,7 @@ def test_first_hit_imports_exactly_facet_selection():
 def test_first_hit_declarations_are_exactly_the_audited_ones():
     audit = load_audit()
     decls = _first_hit_decls()
-    by_kind = lambda *ks: {f"FirstHit.{n}" for n, (k, _) in decls.items() if k in ks}  # noqa: E731
+    by_kind = lambda *ks: {f"FirstHit.{n}" for n, (k, _) in decls.items() if k in ks}
     assert by_kind("theorem") == set(audit.FIRST_HIT_THEOREMS)
     assert by_kind("def") == set(audit.FIRST_HIT_DEFINITIONS)
     assert by_kind("structure", "inductive") == set(audit.FIRST_HIT_STRUCTURES)

@@ -511,14 +511,14 @@ def _with_value_text(d: dict, text: str) -> str:
 
 def test_a_six_digit_decimal_draws_the_warning(tmp_path, capsys, track_claims):
     d, x = _one_track_value(track_claims)
-    code, lines, led = _judge_file(tmp_path, _with_value_text(d, f"{x:.6g}"))
+    _code, _lines, led = _judge_file(tmp_path, _with_value_text(d, f"{x:.6g}"))
     err = capsys.readouterr().err
     assert "warning:" in err and "claims[0].value.value" in err and "fewer significant digits" in err
     assert led["numbers"] == {"exact_numbers": False, "read_by_rounding": 1, "short_decimals": 1,
                               "first_short": ["claims[0].value.value"]}
     assert "Numbers read by rounding" in (tmp_path / "out" / "ledger.md").read_text()
     # the same value written with 17 significant digits: read as x, and no warning
-    code17, lines17, led17 = _judge_file(tmp_path, _with_value_text(d, f"{x:.16e}"))
+    code17, _lines17, led17 = _judge_file(tmp_path, _with_value_text(d, f"{x:.16e}"))
     assert code17 == 0 and "warning:" not in capsys.readouterr().err
     assert led17["numbers"]["read_by_rounding"] == int(Fraction(f"{x:.16e}") != Fraction(x))
     assert led17["numbers"]["short_decimals"] == 0

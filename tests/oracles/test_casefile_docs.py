@@ -137,7 +137,7 @@ def test_every_rows_example_takes_the_compiled_path():
     examples = parse_row_examples(ROWS_DOC.read_text())
     for rid in CHECKED_ROWS:
         doc = {"format": FORMAT, "claims": [copy.deepcopy(examples[rid][0].body)]}
-        read, errors, _ = read_claims(doc)
+        _read, errors, _ = read_claims(doc)
         assert not errors
         assert fast_valid(doc["claims"][0]), rid
 

@@ -129,7 +129,7 @@ def test_collinear_corner_kept_is_violated(corpus):
     v = copy.deepcopy(c.value)
     p = v["polygons"][0]
     pts = [[dec(x) for x in q] for q in p["positions"]]
-    k = [i for i, q in enumerate(pts) if q[:2] == [0.0, 0.0]][0]
+    k = next(i for i, q in enumerate(pts) if q[:2] == [0.0, 0.0])
     nxt = pts[(k + 1) % 4]
     mid = [(pts[k][d] + nxt[d]) / 2 for d in range(3)]  # (2, 0, 0) or (0, 2, 0): on the loop, collinear
     p["positions"].insert(k + 1, enc(mid))

@@ -423,7 +423,7 @@ def test_the_bound_at_the_result_is_checked(honest):
     for c in inv[:40]:
         b = c.value["bound"]
         s, R = dec(c.value["distance"]), dec(c.value["residual_bound"])
-        lo, hi, est = dec(b["lower"]), dec(b["upper"]), dec(b["estimate"])
+        lo, hi = dec(b["lower"]), dec(b["upper"])
         short = {**b, "estimate": enc(float(np.nextafter(s, -np.inf)))}
         if dec(short["estimate"]) >= lo:
             v = check_claim(replace(c, {**c.value, "bound": short}))

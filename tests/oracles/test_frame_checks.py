@@ -305,7 +305,7 @@ def test_runs_split_only_where_the_policies_allow(adversarial, honest):
     split = [{"start": r0["start"], "end": [0, enc(1.0)], "normal": r0["normal"]},
              {"start": [1, enc(0.0)], "end": r0["end"], "normal": r0["normal"]}]
     v = check_claim(replace(c, inputs={**c.inputs, "runs": split}))
-    assert v.kind is X and "starts at (span 1" in v.witness["why"] or "ends at (span 0" in v.witness["why"]
+    assert (v.kind is X and "starts at (span 1" in v.witness["why"]) or "ends at (span 0" in v.witness["why"]
     # a corner crossed under SplitRuns (and under Reject); RotateMinimally may cross it
     d = _angular(honest, "90-degree joint, SplitRuns")
     r0, r1 = d.inputs["runs"]
@@ -366,7 +366,6 @@ def test_evaluated_frames_carry_the_roll_and_the_distributed_twist(adversarial, 
     rolled = []
     for (k_, u, roll), (run, nrm), s in zip(loop.inputs["evaluations"], loop.value["evaluated"],
                                            loop.value["samples"][n:]):
-        t = np.array([1.0, 0.0, 0.0])
         rolled.append([run, nrm])
     twisted = [e for e, s in zip(loop.value["evaluated"], loop.value["samples"][n:])]
     untwisted = [[run, s[3]] for (run, _), s in zip(loop.value["evaluated"], loop.value["samples"][n:])]

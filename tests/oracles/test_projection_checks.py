@@ -33,7 +33,7 @@ def strict_claim(name="spec_example"):
 
 
 def approx_claim(name="budget_too_small"):
-    return [c for c in PJ.claims(NAMED[name]) if c.row == "projection.approximate"][0]
+    return next(c for c in PJ.claims(NAMED[name]) if c.row == "projection.approximate")
 
 
 def with_value(claim: Claim, **changes) -> Claim:
@@ -381,7 +381,7 @@ def test_cli_fails_the_halved_approximate_claim(tmp_path):
 
 def _claim_of(name, row="projection.strict"):
     case = {c["name"]: c for c in PJ.generate(1, 120)}[name]
-    return [c for c in PJ.claims(case) if c.row == row][0]
+    return next(c for c in PJ.claims(case) if c.row == row)
 
 
 def _exact_distance(claim, span, u):

@@ -141,7 +141,7 @@ def test_a_valid_request_refused_and_a_required_failure_answered_with_success_ar
     past = _by_name(req, "max_keys exceeded by one")[0]
     by_id[equal["id"]]["steps"][0] = {"status": "BudgetExceeded", "output": {"keys": []}}  # refused at equality
     by_id[past["id"]]["steps"][0]["status"] = "Success"  # accepted one past the limit
-    code, led, lines = _check(tmp_path, req, ans)
+    code, _led, lines = _check(tmp_path, req, ans)
     assert code == 1
     bad = [x for x in lines if x["verdict"] == "Violated"]
     assert {x["request"] for x in bad} >= {equal["id"], past["id"]}

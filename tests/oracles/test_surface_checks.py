@@ -358,8 +358,8 @@ def test_normal_decisions_follow_the_rule_on_their_values(sharp):
     # a decision value beyond its error bound is Violated
     far = {**d, "sv": enc(dec(d["sv"]) * 1.001)}
     assert check_claim(replace(c, {"status": "IllConditioned", "decision": far})).kind is X
-    sine = [c for c in next(v for k, v in sharp.items() if "computed sine" in k)
-            if c.inputs.get("kind") == "normal" and dec(c.inputs["u"]) == 0.5 and dec(c.inputs["v"]) == 0.5][0]
+    sine = next(c for c in next(v for k, v in sharp.items() if "computed sine" in k)
+            if c.inputs.get("kind") == "normal" and dec(c.inputs["u"]) == 0.5 and dec(c.inputs["v"]) == 0.5)
     assert dec(sine.value["decision"]["sine"]) == dec(sine.inputs["normal_min_sin_angle"])
     assert sine.value["status"] == "IllConditioned" and check_claim(sine).kind is V
     assert check_claim(replace(sine, {"normal": _regular_normal(sine), "decision": sine.value["decision"]})).kind is X

@@ -139,7 +139,7 @@ def test_error_estimate_plants(loop, bend):
 @pytest.mark.parametrize("fmt", ["obj", "ply"])
 def test_export_round_trip(tmp_path, fmt):
     meshio = pytest.importorskip("meshio")
-    _, _, _, p, V, I = SW.build_sweep(CASES[2])
+    _, _, _, _p, V, I = SW.build_sweep(CASES[2])
     path = tmp_path / f"sweep.{fmt}"
     SW.export_sweep_mesh(V, I, path)
     back = meshio.read(str(path))
@@ -290,7 +290,7 @@ def test_a_failed_replan_that_drops_the_plan_is_violated(status_reqs):
         assert ans.steps[2].status != "Success" and ans.steps[3].status == "Success"
         dropped = [ans.steps[0], ans.steps[1], StepAnswer(ans.steps[2].status, (), {"rings": []}),
                    StepAnswer("MissingCache", ())]
-        verdicts, unanswered = _judge(req, Answer(req.id, tuple(dropped)))
+        verdicts, _unanswered = _judge(req, Answer(req.id, tuple(dropped)))
         broken = [v for v in verdicts if v.kind is VerdictKind.Violated]
         assert any("rule" in v.claim.inputs for v in broken), req.name
         assert any(v.witness.get("got") == "MissingCache" for v in broken if "rule" not in v.claim.inputs)

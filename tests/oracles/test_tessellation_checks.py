@@ -47,7 +47,7 @@ def test_planar_patch_is_level_zero_and_its_neighbour_level_is_inherited(corpus)
     x = claim_of(corpus, "planar patch", "tessellation.position_bound")
     assert (x.inputs["level_u"], x.inputs["level_v"]) == (0, 0)
     s = claim_of(corpus, "planar patch beside", "tessellation.shared_positions")
-    (lu_a, lv_a), (lu_b, lv_b) = s.value["levels"]
+    (lu_a, lv_a), (_lu_b, lv_b) = s.value["levels"]
     # The planar patch A (index 0) needs (0, 0) alone; its U1 side is shared with B's U0 side.
     assert lu_a == 0 and lv_a == lv_b > 0
 
@@ -98,7 +98,7 @@ def _seam_vertex(x):
 
 def test_a_crack_is_violated(corpus):
     x = shared(corpus)
-    i, j = _seam_vertex(x)
+    _i, j = _seam_vertex(x)
     # j gets its own copy of the same value: a duplicated position (a crack in the index buffer).
     x.value["positions"].append(x.value["positions"][x.value["vertex_position_index"][j]])
     x.value["vertex_position_index"][j] = len(x.value["positions"]) - 1
@@ -308,7 +308,7 @@ def test_rounded_planar_patch_needs_its_vertex_term():
 # --- Watertightness by an independent library -------------------------------------------------
 
 def _mesh_of(case):
-    view, prof, out = T.build_case(case)
+    view, _prof, out = T.build_case(case)
     assert out.ok
     return view, out.value
 

@@ -23,7 +23,6 @@ from oracles.decide import enclosures_overlap, endpoints, exact
 from oracles.family import Family
 from oracles.ledger import Ledger, RowTally, check_claim, judge, run_corpus
 from oracles.model import Claim, VerdictKind, checker_error, oracle_fault, verified, violated
-from reference.status import GuaranteeClass
 
 ROW = "track.values"
 
@@ -70,7 +69,7 @@ def test_a_raising_checker_is_a_checker_error_not_a_crash(track_claims, raising_
 
 
 def test_the_ledger_still_writes_and_exits_4(tmp_path, raising_checker):
-    code, out, err = _quiet(["ledger", "--family", "track", "--cases", "3", "--out", str(tmp_path / "o"),
+    code, _out, err = _quiet(["ledger", "--family", "track", "--cases", "3", "--out", str(tmp_path / "o"),
                              "--junit", str(tmp_path / "j.xml")])
     assert code == EXIT_FAULT
     led = json.loads((tmp_path / "o" / "ledger.json").read_text())
@@ -139,7 +138,7 @@ def test_a_raising_fast_path_is_a_producer_error(monkeypatch, tmp_path):
     assert [e.case for e in led.producer_errors] == [0, 1]
     assert led.producer_errors[0].claims_before == 1 and led.judged == 2
     assert led.faults == 2 and led.producer_errors[0].summary["error"] == "ZeroDivisionError: planted"
-    code, out, err = _quiet(["ledger", "--cases", "2", "--out", str(tmp_path / "o")])
+    code, _out, err = _quiet(["ledger", "--cases", "2", "--out", str(tmp_path / "o")])
     assert code == EXIT_FAULT
     assert "the fast path raised on track case 0" in err
     saved = json.loads((tmp_path / "o" / "ledger.json").read_text())
@@ -294,7 +293,7 @@ def test_a_context_fault_under_the_last_certified_rows_is_an_oracle_fault(monkey
     f.write_text(json.dumps({"format": "claims/1", "claims": [c.to_json() for c in made]}))
     _narrow_the_context_reader(monkeypatch)
     code, _, err = _quiet(["check", str(f), "--out", str(tmp_path)])
-    led, r = _row(tmp_path, row)
+    _led, r = _row(tmp_path, row)
     assert code == EXIT_FAULT, err[-2000:]
     assert r["faults"] > 0 and r["violated"] == 0
     assert {f["kind"] for f in r["fault_records"]} == {"OracleFault"}
@@ -336,7 +335,7 @@ def test_a_fault_in_the_arb_enclosure_is_an_oracle_fault(monkeypatch, tmp_path, 
 
         monkeypatch.setattr(AT, "cell_differences", _swapped_arb_corners(AT.cell_differences))
     code, _, err = _quiet(["ledger", "--family", family, "--out", str(tmp_path)])
-    led, r = _row(tmp_path, row)
+    _led, r = _row(tmp_path, row)
     assert code == EXIT_FAULT, err[-2000:]
     assert r["faults"] > 0 and r["violated"] == 0
     assert {f["kind"] for f in r["fault_records"]} == {"OracleFault"}

@@ -160,7 +160,7 @@ def test_signed_zeros_weld_and_output_bits_are_the_lowest_source_index():
     pos = np.array([(0.0, 0.0, 0.0), (1, 0, 0), (1, 1, 0), (-0.0, -0.0, 0.0), (0, 1, 0)], np.float32)
     p = part(pos, [0, 1, 2, 3, 2, 4])
     (poly,) = p.polygons
-    origin = [v for v in poly.vertices if v[0] == 0 and v[1] == 0][0]
+    origin = next(v for v in poly.vertices if v[0] == 0 and v[1] == 0)
     assert not np.signbit(origin).any()  # index 0's bits (+0.0), not index 3's (-0.0)
 
 

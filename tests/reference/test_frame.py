@@ -388,10 +388,10 @@ def test_bad_preparation_is_a_status(change, status, field):
 
 
 def test_distance_map_of_another_path_or_revision():
-    pv, mv = path_of(HELIX)
-    other_rev, mv2 = path_of(HELIX, revision=2)
+    pv, _mv = path_of(HELIX)
+    _other_rev, mv2 = path_of(HELIX, revision=2)
     assert try_build_frames(pv, mv2, prep()).status is GS.StaleRevision
-    short, mv3 = path_of(HELIX[:2])
+    _short, mv3 = path_of(HELIX[:2])
     assert try_build_frames(pv, mv3, prep()).status is GS.StaleRevision
     assert try_build_frames(pv, PreparedDistanceMap().view(), prep()).status is GS.MissingCache
 

@@ -29,7 +29,7 @@ import math
 from fractions import Fraction
 from dataclasses import dataclass
 from math import comb
-from typing import Callable
+from collections.abc import Callable
 
 import gmpy2
 from pathlib import Path

@@ -242,7 +242,7 @@ def test_span_sides_at_boundaries(path):
     v = path.view()
     end0 = v.controls[0, 3].astype(np.float64)  # (3, 1, 0)
     start1 = v.controls[1, 0].astype(np.float64)  # (3, 1.25, 0)
-    ev = lambda k, u, side: try_evaluate_path(v, SegmentParameter(k, u), side=side).value  # noqa: E731
+    ev = lambda k, u, side: try_evaluate_path(v, SegmentParameter(k, u), side=side).value
     # An exact boundary selects the outgoing span at u = 0, from either name of the boundary.
     assert np.array_equal(ev(0, 1.0, SpanSide.Outgoing), start1)
     assert np.array_equal(ev(1, 0.0, SpanSide.Outgoing), start1)

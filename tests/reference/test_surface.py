@@ -339,7 +339,7 @@ def test_max_patch_id_and_large_ids_are_accepted():
     assert out.ok
     v = out.value.view()
     # Owner: (0, U0) of patch 1 is smaller than (2**64 - 1, U1).
-    assert [e for e in v.edges if e.is_shared][0].id == SurfaceEdgeId.of(0, PS.U0)
+    assert next(e for e in v.edges if e.is_shared).id == SurfaceEdgeId.of(0, PS.U0)
 
 
 def test_origin_is_subtracted_before_narrowing():

@@ -75,8 +75,8 @@ def test_straight_tube_four_segments_exact():
 def test_tube_triangles_face_their_normals_and_clockwise_reverses():
     pv, mv, fv = build([[[0, 0, 0], [1, 0.5, 0], [2, 1, 0.3], [3, 0.5, 0.5]]])
     for caps in (SweepCaps.None_, SweepCaps.Flat):
-        v, V, T = emit(pv, mv, fv, request(caps=caps, xerr=1e-2))
-        vc, Vc, Tc = emit(pv, mv, fv, request(caps=caps, xerr=1e-2, winding=SweepWinding.Clockwise))
+        _v, V, T = emit(pv, mv, fv, request(caps=caps, xerr=1e-2))
+        _vc, Vc, Tc = emit(pv, mv, fv, request(caps=caps, xerr=1e-2, winding=SweepWinding.Clockwise))
         np.testing.assert_array_equal(V, Vc)
         np.testing.assert_array_equal(Tc, T[:, [0, 2, 1]])
         for tri in T:
@@ -112,7 +112,7 @@ def test_ribbon_roll_quarter_turn():
 
 def test_flat_caps_copy_rims_bitwise():
     pv, mv, fv = build([[[0, 0, 0], [1, 0.5, 0], [2, 1, 0.3], [3, 0.5, 0.5]]])
-    v, V, T = emit(pv, mv, fv, request(caps=SweepCaps.Flat, xerr=1e-2))
+    v, V, _T = emit(pv, mv, fv, request(caps=SweepCaps.Flat, xerr=1e-2))
     n, r = v.report.section_segments, v.report.ring_count
     ring0, ringl = V[:n], V[(r - 1) * (n + 1):(r - 1) * (n + 1) + n]
     cap0, capl = V[r * (n + 1):r * (n + 1) + n + 1], V[r * (n + 1) + n + 1:]
@@ -127,7 +127,7 @@ def test_flat_caps_copy_rims_bitwise():
 def test_closed_loop_last_ring_equals_first():
     src = [FC._quarter((0, 0, 0), 1.5, k * math.pi / 2) for k in range(4)]
     pv, mv, fv = build(src, closed=True, twist=True)
-    v, V, T = emit(pv, mv, fv, request(caps=SweepCaps.Flat, xerr=1e-2, lerr=1e-2))
+    v, V, _T = emit(pv, mv, fv, request(caps=SweepCaps.Flat, xerr=1e-2, lerr=1e-2))
     n, r = v.report.section_segments, v.report.ring_count
     first, last = V[:n + 1], V[(r - 1) * (n + 1):r * (n + 1)]
     assert first[:, 0:6].tobytes() == last[:, 0:6].tobytes()
@@ -145,7 +145,7 @@ def test_closed_path_needs_periodic_frames():
 def test_profile_scale_linear_and_clamped():
     pv, mv, fv = build(LINE)
     prof = [SweepProfileKey(0.5, 0.25, 0.0), SweepProfileKey(2.0, 0.5, 0.0)]
-    v, V, _ = emit(pv, mv, fv, request(section=SweepSection.Ribbon, profile=prof, lerr=1e-9))
+    v, _V, _ = emit(pv, mv, fv, request(section=SweepSection.Ribbon, profile=prof, lerr=1e-9))
     for s, sc in zip(v.ring_distance, v.ring_scale):
         want = 0.25 if s <= 0.5 else 0.5 if s >= 2 else 0.25 + 0.25 * (s - 0.5) / 1.5
         assert sc == pytest.approx(want, abs=1e-15)
@@ -192,8 +192,8 @@ def test_bad_requests(change, status):
 
 
 def test_frames_from_another_path_and_split_frames():
-    pv, mv, fv = build(LINE)
-    pv2, mv2, fv2 = build([[[0, 0, 0], [1, 0, 0], [2, 0, 0], [3, 0, 0]]] * 1)
+    pv, mv, _fv = build(LINE)
+    _pv2, _mv2, fv2 = build([[[0, 0, 0], [1, 0, 0], [2, 0, 0], [3, 0, 0]]] * 1)
     other = replace(fv2, revision=fv2.revision + 1)
     assert try_plan_sweep_mesh(pv, mv, other, request()).status is GS.StaleRevision
     pvc, mvc, fvc = build([[[0, 0, 0], [1, 0, 0.2], [2, 0, 0.3], [3, 0, 0]],

@@ -105,7 +105,7 @@ def twisted():
 
 def test_bilinear_twisted_patch_bound_is_the_twist_over_four():
     view = surface([twisted()])
-    out, mesh = build(view, profile(3.0))
+    _out, mesh = build(view, profile(3.0))
     p = mesh.view().report.patches[0]
     assert (p.level_u, p.level_v) == (0, 0)
     assert 2.25 <= p.position_bound <= 2.25 + 1e-9  # |W| / 4 = 9 / 4
@@ -116,7 +116,7 @@ def test_twisted_patch_refines_by_the_tie_rules():
     # (1,0) and (0,1) tie at 1.125 -> the coarser direction, then u: (1,0); still > 1, and
     # (2,0) and (1,1) tie at 0.5625 -> the coarser direction v: (1,1), which meets the target.
     view = surface([twisted()])
-    out, mesh = build(view, profile(1.0))
+    _out, mesh = build(view, profile(1.0))
     p = mesh.view().report.patches[0]
     assert (p.level_u, p.level_v) == (1, 1)
     assert 0.5625 <= p.position_bound <= 0.5625 + 1e-9
@@ -128,7 +128,7 @@ def test_patch_curved_only_in_u_refines_only_u():
     # smaller" picks u each time).
     bump = [0.0, 1.0, -1.0, 0.0]
     view = surface([affine(z=lambda i, j: bump[i])])
-    out, mesh = build(view, profile(1e-3))
+    _out, mesh = build(view, profile(1e-3))
     p = mesh.view().report.patches[0]
     assert p.level_u >= 3 and p.level_v == 0
     assert p.position_bound <= 1e-3
@@ -159,7 +159,7 @@ def test_shared_positions_are_emitted_once_and_copied_bitwise():
     # Declare B reversed in v: flip B's v so the join is reversed.
     B = np.ascontiguousarray(B[:, ::-1])
     view = surface([A, B], [Join(0, PS.U1, 1, PS.U0, True)])
-    out, mesh = build(view, profile(1e-3))
+    _out, mesh = build(view, profile(1e-3))
     mv = mesh.view()
     pa, pb = mv.report.patches
     nva, nvb = (1 << pa.level_v) + 1, (1 << pb.level_v) + 1
@@ -224,7 +224,7 @@ def test_strict_stopped_by_max_level_is_budget_exceeded_with_the_achieved_bound(
                                           ("max_output_bytes", 100)])
 def test_count_limits_are_budget_exceeded_before_allocation(limit, value):
     view = surface([twisted()])
-    ok, mesh = build(view, profile(1.0))
+    _ok, mesh = build(view, profile(1.0))
     before = mesh.view()
     out, _ = build(view, profile(1.0, **{limit: value}), mesh)
     assert out.status is S.BudgetExceeded and out.diagnostic.field == limit
@@ -303,7 +303,7 @@ def test_bad_profile_fields_are_invalid_argument(change):
     prof = dataclasses.replace(profile(1.0), **change)
     field = next(iter(change))
     view = surface([twisted()])
-    ok, mesh = build(view, profile(1.0))
+    _ok, mesh = build(view, profile(1.0))
     before = mesh.view()
     diag = []
     out = try_build_surface_mesh(view, prof, mesh, diag)
@@ -320,7 +320,7 @@ def test_bad_limits_are_invalid_argument(name, value):
 
 
 def test_views_are_read_only_and_float32():
-    out, mesh = build(surface([twisted()]), profile(1.0))
+    _out, mesh = build(surface([twisted()]), profile(1.0))
     mv = mesh.view()
     for a in (mv.positions, mv.vertex_positions, mv.vertex_normals, mv.vertex_parameters):
         assert a.dtype == np.float32 and not a.flags.writeable

@@ -21,9 +21,23 @@ from .contract import CONTRACTS, plant_partition
 from .corpus import CAVEAT_FAN, NAMED, case_of, corpus_cases, mesh_fan, mesh_grid, mesh_lattice_fan, mesh_shuffled
 from .requests import STATUS_REQUESTS, case_request, requests
 
-__all__ = ["FAMILY", "CONTRACTS", "ROW", "SPEC_STATUSES", "LIMITS_AT_EQUALITY", "generate", "claims",
-           "check_partition_claim", "plant_partition", "case_of", "mesh_grid", "mesh_fan", "mesh_lattice_fan",
-           "mesh_shuffled", "CAVEAT_FAN"]
+__all__ = [
+    "CAVEAT_FAN",
+    "CONTRACTS",
+    "FAMILY",
+    "LIMITS_AT_EQUALITY",
+    "ROW",
+    "SPEC_STATUSES",
+    "case_of",
+    "check_partition_claim",
+    "claims",
+    "generate",
+    "mesh_fan",
+    "mesh_grid",
+    "mesh_lattice_fan",
+    "mesh_shuffled",
+    "plant_partition",
+]
 
 RANDOM_CASES = 120 - NAMED  # the random meshes of the corpus before the status contracts came
 

@@ -29,7 +29,7 @@ from interval.convex_polygon import BAND, check_partition
 from ...model import Claim, dec, verified, violated
 from ...rules import binding, decision, declare, default, judged, spec
 
-__all__ = ["ROW", "check_partition_claim", "claim_inputs", "defects", "RULES"]
+__all__ = ["ROW", "RULES", "check_partition_claim", "claim_inputs", "defects"]
 
 ROW = "convex_polygon.partition"
 

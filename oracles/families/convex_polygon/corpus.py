@@ -24,8 +24,18 @@ import math
 
 import numpy as np
 
-__all__ = ["NAMED", "case_at", "corpus_cases", "named_cases", "case_of", "mesh_grid", "mesh_fan",
-           "mesh_lattice_fan", "mesh_shuffled", "CAVEAT_FAN"]
+__all__ = [
+    "CAVEAT_FAN",
+    "NAMED",
+    "case_at",
+    "case_of",
+    "corpus_cases",
+    "mesh_fan",
+    "mesh_grid",
+    "mesh_lattice_fan",
+    "mesh_shuffled",
+    "named_cases",
+]
 
 
 def case_of(name, positions, indices) -> dict:

@@ -39,7 +39,6 @@ Step inputs (``docs/requests.md``, requests/1):
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Optional
 
 import numpy as np
 
@@ -48,8 +47,17 @@ from ...request import Expect, Request, Rule, Step, failure, success
 from .checks import ROW
 from .corpus import NAMED, case_at, mesh_fan, mesh_grid, named_cases
 
-__all__ = ["OP", "ROW", "requests", "request_at", "case_request", "status_requests", "expected_partition",
-           "partition_inputs", "STATUS_REQUESTS"]
+__all__ = [
+    "OP",
+    "ROW",
+    "STATUS_REQUESTS",
+    "case_request",
+    "expected_partition",
+    "partition_inputs",
+    "request_at",
+    "requests",
+    "status_requests",
+]
 
 OP = "TryPartitionConvexPolygons"
 
@@ -100,7 +108,7 @@ def _is_int(v) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
-def _coordinate_defect(x) -> Optional[str]:
+def _coordinate_defect(x) -> str | None:
     """Why a coordinate is refused (None for a finite float32 value)."""
     try:
         v = parse_number(x)
@@ -256,7 +264,7 @@ def status_requests() -> list:
 STATUS_REQUESTS = 32  # len(status_requests()), stated in the module docstring
 
 
-def request_at(seed: int, k: int, named: Optional[list] = None, named_status: Optional[list] = None) -> Request:
+def request_at(seed: int, k: int, named: list | None = None, named_status: list | None = None) -> Request:
     """Request ``k``: corpus case ``k`` for ``k < NAMED``, then the status contracts, then corpus
     case ``k - STATUS_REQUESTS`` (a random grid or fan)."""
     rid = f"convex_polygon/{k:05d}"

@@ -20,11 +20,36 @@ from .corpus import LIMITS, chain, corpus_cases, make_case, prepare, tolerance
 from .oracle import BUDGET, CROSS_CHECK, REL_WIDTH, OracleDisagreement, arc_length, prefix_length
 from .requests import case_request, requests
 
-__all__ = ["FAMILY", "BUDGET", "REL_WIDTH", "LIMITS", "CROSS_CHECK", "RESOLUTION", "tolerance", "generate", "claims",
-           "check_length_bounds", "check_prefix_bounds", "check_inversion_residual", "check_estimates", "CONTRACTS",
-           "plant_bounds", "plant_inversion", "plant_estimate", "OracleDisagreement", "arc_length", "prefix_length",
-           "make_case", "chain", "prepare", "controls_of", "truth", "effective_target", "SPEC_STATUSES",
-           "LIMITS_AT_EQUALITY"]
+__all__ = [
+    "BUDGET",
+    "CONTRACTS",
+    "CROSS_CHECK",
+    "FAMILY",
+    "LIMITS",
+    "LIMITS_AT_EQUALITY",
+    "REL_WIDTH",
+    "RESOLUTION",
+    "SPEC_STATUSES",
+    "OracleDisagreement",
+    "arc_length",
+    "chain",
+    "check_estimates",
+    "check_inversion_residual",
+    "check_length_bounds",
+    "check_prefix_bounds",
+    "claims",
+    "controls_of",
+    "effective_target",
+    "generate",
+    "make_case",
+    "plant_bounds",
+    "plant_estimate",
+    "plant_inversion",
+    "prefix_length",
+    "prepare",
+    "tolerance",
+    "truth",
+]
 
 generate = corpus_cases  # the corpus as case dicts (tests, explain)
 

@@ -30,7 +30,7 @@ from reference.status import (LIMIT_RANGES, TOLERANCE_RANGES, BoundaryPolicy, Gu
 from ...model import Claim, dec, dec_array, enc
 from ...request import Answer, Request, StepAnswer
 
-__all__ = ["answer", "map_state", "build_claims", "bound_claims", "resolution_claim"]
+__all__ = ["answer", "bound_claims", "build_claims", "map_state", "resolution_claim"]
 
 
 def _limit(v):

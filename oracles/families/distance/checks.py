@@ -40,8 +40,16 @@ from ...model import Claim, dec, dec_array, enc, undecided, verified, violated
 from ...rules import declare, spec
 from .oracle import BUDGET, Enclosure, arc_length, enc_iv, oracle_faults, prefix_length
 
-__all__ = ["RESOLUTION", "check_length_bounds", "check_prefix_bounds", "check_inversion_residual",
-           "check_estimates", "controls_of", "truth", "effective_target"]
+__all__ = [
+    "RESOLUTION",
+    "check_estimates",
+    "check_inversion_residual",
+    "check_length_bounds",
+    "check_prefix_bounds",
+    "controls_of",
+    "effective_target",
+    "truth",
+]
 
 # TryResolveDistance's bisection stops at adjacent floats or a bracket narrower than this.
 RESOLUTION = 2.0**-60

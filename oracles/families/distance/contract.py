@@ -7,7 +7,7 @@ from ... import schema as S
 from ...family import RowContract
 from ...model import Claim, dec, enc
 
-__all__ = ["CONTRACTS", "plant_bounds", "plant_inversion", "plant_estimate"]
+__all__ = ["CONTRACTS", "plant_bounds", "plant_estimate", "plant_inversion"]
 
 _CONTROLS = S.matrix(S.f32(), [None, 4, 3], doc=(
     "Yours: every span's four prepared controls (n x 4 x 3), chunk-relative float32: the path the map was built "

@@ -36,8 +36,17 @@ from reference.distance import DistancePreparation, try_bound_distance, try_buil
 from reference.path import PathPreparation, PathSource, spans_from_arrays, try_prepare_path
 from reference.status import BoundaryPolicy, SegmentParameter, ToleranceProfile, WorkLimits
 
-__all__ = ["LIMITS", "tolerance", "make_case", "chain", "prepare", "corpus_cases", "SPECIALS", "NAMED",
-           "case_queries"]
+__all__ = [
+    "LIMITS",
+    "NAMED",
+    "SPECIALS",
+    "case_queries",
+    "chain",
+    "corpus_cases",
+    "make_case",
+    "prepare",
+    "tolerance",
+]
 
 LIMITS = WorkLimits(max_spans=64, max_keys=64, max_leaves=1 << 18, max_depth=48,
                     max_subdivisions=1 << 18, max_prepared_bytes=1 << 28, max_samples=64)

@@ -27,11 +27,10 @@ from __future__ import annotations
 import heapq
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Optional
 
 import gmpy2
 
-__all__ = ["ALLOWANCE", "Replay", "replay_build", "leaf_gap", "map_bytes"]
+__all__ = ["ALLOWANCE", "Replay", "leaf_gap", "map_bytes", "replay_build"]
 
 ALLOWANCE = gmpy2.mpq(1, 2**40)
 _mpq = gmpy2.mpq
@@ -111,7 +110,7 @@ class Replay:
 
 
 class _State:
-    __slots__ = ("leaves", "hlo", "hhi", "sum_lo", "sum_hi", "splits")
+    __slots__ = ("hhi", "hlo", "leaves", "splits", "sum_hi", "sum_lo")
 
     def __init__(self):
         self.leaves: dict = {}  # key (span, u0, u1) -> (lo, hi + allowance, depth)
@@ -121,7 +120,7 @@ class _State:
         self.sum_hi = _mpq(0)
         self.splits = 0
 
-    def copy(self) -> "_State":
+    def copy(self) -> _State:
         s = _State()
         s.leaves, s.hlo, s.hhi = dict(self.leaves), list(self.hlo), list(self.hhi)
         s.sum_lo, s.sum_hi, s.splits = self.sum_lo, self.sum_hi, self.splits
@@ -238,7 +237,7 @@ def replay_build(narrowed, distance_error: float, limits: dict, *, max_steps: in
     return out
 
 
-def needed_leaves(narrowed, distance_error: float) -> Optional[tuple]:
+def needed_leaves(narrowed, distance_error: float) -> tuple | None:
     """``(leaves, splits, deepest depth)`` the rule ends with under no binding limit, when
     every run ends alike (None otherwise)."""
     big = {"max_leaves": 1 << 16, "max_subdivisions": 1 << 16, "max_depth": 52, "max_prepared_bytes": 1 << 40}

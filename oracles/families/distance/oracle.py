@@ -25,8 +25,19 @@ from mpmath import iv
 from ...decide import DEFAULT_BUDGET, enclosures_overlap
 from ...model import Claim, enc, oracle_fault
 
-__all__ = ["BUDGET", "REL_WIDTH", "CROSS_PREC", "CROSS_WIDTH", "CROSS_CHECK", "OracleDisagreement", "arc_length",
-           "prefix_length", "Enclosure", "oracle_faults", "enc_iv"]
+__all__ = [
+    "BUDGET",
+    "CROSS_CHECK",
+    "CROSS_PREC",
+    "CROSS_WIDTH",
+    "REL_WIDTH",
+    "Enclosure",
+    "OracleDisagreement",
+    "arc_length",
+    "enc_iv",
+    "oracle_faults",
+    "prefix_length",
+]
 
 # Interval precisions the checkers may spend, and the relative enclosure width asked at each.
 BUDGET = DEFAULT_BUDGET

@@ -40,7 +40,6 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import lru_cache
-from typing import Optional
 
 import numpy as np
 
@@ -55,8 +54,16 @@ from .corpus import LIMITS, NAMED, case_queries, corpus_cases, tolerance
 from .leaves import map_bytes, needed_leaves, replay_build
 from .oracle import BUDGET, prefix_length
 
-__all__ = ["requests", "case_request", "status_requests", "expected_build", "expected_bound", "expected_resolve",
-           "Held", "MAX_RESOLVE_ITERATIONS"]
+__all__ = [
+    "MAX_RESOLVE_ITERATIONS",
+    "Held",
+    "case_request",
+    "expected_bound",
+    "expected_build",
+    "expected_resolve",
+    "requests",
+    "status_requests",
+]
 
 MAX_RESOLVE_ITERATIONS = 1 << 20
 _BUILD_ROWS = ("distance.length_bounds", "distance.prefix_bounds", "distance.estimates")
@@ -143,7 +150,7 @@ def _is_int(v) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
-def expected_build(inp: dict, held: Optional[Held]) -> Expect:
+def expected_build(inp: dict, held: Held | None) -> Expect:
     """The statuses TryBuildDistanceMap must end in: InvalidArgument for limits outside their
     ranges, UnsupportedPrecision for a Visual-only build, else what the spec's rule replayed on
     the exact leaves ends in against the limits (``held``: the path of ``inp["path"]``)."""
@@ -186,7 +193,7 @@ def _build_step(inp: dict):
 # --- Queries -----------------------------------------------------------------------------------
 
 
-def _map_defect(path: Held, dmap: Optional[Held]) -> Optional[Expect]:
+def _map_defect(path: Held, dmap: Held | None) -> Expect | None:
     if dmap is None:
         return failure("MissingCache", why=_WHY_MISSING)
     if dmap.revision != path.revision or dmap.span_count != path.span_count:
@@ -196,7 +203,7 @@ def _map_defect(path: Held, dmap: Optional[Held]) -> Optional[Expect]:
     return None
 
 
-def expected_bound(path: Held, dmap: Optional[Held], q: dict) -> Expect:
+def expected_bound(path: Held, dmap: Held | None, q: dict) -> Expect:
     """TryBoundDistance: MissingCache or StaleRevision for a map that is not the path's, else
     the path's domain rules (the Certified prefix enclosure exists at every point)."""
     bad = _map_defect(path, dmap)
@@ -209,7 +216,7 @@ def expected_bound(path: Held, dmap: Optional[Held], q: dict) -> Expect:
     return failure(*dict.fromkeys(bad.statuses + e.statuses), why=f"{bad.why}; {e.why}")
 
 
-def expected_resolve(path: Held, dmap: Optional[Held], q: dict) -> Expect:
+def expected_resolve(path: Held, dmap: Held | None, q: dict) -> Expect:
     """TryResolveDistance (docs/decisions.md 'Distance resolution'): argument defects, the map,
     then the target against ``[0, TotalEstimate]`` with TotalEstimate known to lie within
     DistanceError of the true length; inside, success unless the residual does not fit
@@ -276,13 +283,13 @@ class _Scenario:
     """The owners as the requests know them while steps are added."""
 
     def __init__(self):
-        self.path: Optional[Held] = None
+        self.path: Held | None = None
         self.maps: list = [None]  # every map the owner may hold (an undecided build adds one)
         self.steps: list = []
 
     def _path(self, inp: dict) -> bool:
         if "path" in inp:
-            e, held = _held_path(inp["path"])
+            _e, held = _held_path(inp["path"])
             if held is None:
                 return False
             self.path = held

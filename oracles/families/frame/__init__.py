@@ -18,8 +18,19 @@ from .contract import CONTRACTS
 from .corpus import FRAME_LIMITS, LIMITS, NAMED, build, corpus_cases, tolerance
 from .requests import STATUS_REQUESTS, case_request, requests
 
-__all__ = ["FAMILY", "LIMITS", "FRAME_LIMITS", "ACCEPTANCE_FACTOR", "CONTRACTS", "tolerance", "build", "generate",
-           "claims", "SPEC_STATUSES", "LIMITS_AT_EQUALITY"]
+__all__ = [
+    "ACCEPTANCE_FACTOR",
+    "CONTRACTS",
+    "FAMILY",
+    "FRAME_LIMITS",
+    "LIMITS",
+    "LIMITS_AT_EQUALITY",
+    "SPEC_STATUSES",
+    "build",
+    "claims",
+    "generate",
+    "tolerance",
+]
 
 generate = corpus_cases  # the corpus as case dicts (tests, explain, benchmarks)
 

@@ -28,7 +28,7 @@ from reference.status import LIMIT_RANGES, TOLERANCE_RANGES, GeometryStatus, Gua
 from ...model import Claim, dec, dec_array, enc, parse_number
 from ...request import Answer, Request, StepAnswer
 
-__all__ = ["answer", "prepare_path", "frames_output", "limits_of", "map_view", "frame_preparation"]
+__all__ = ["answer", "frame_preparation", "frames_output", "limits_of", "map_view", "prepare_path"]
 
 _ENUMS = {"seed_policy": FrameSeedPolicy, "singularity_policy": FrameSingularityPolicy,
           "corner_policy": FrameCornerPolicy, "closed_policy": ClosedFramePolicy}

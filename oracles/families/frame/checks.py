@@ -44,9 +44,17 @@ from ...decide import enclosures_overlap
 from ...errormodel import ratio, resolve
 from ...model import Claim, dec, dec_array, enc, oracle_fault, undecided, verified, violated
 from ...rules import declare, default, spec
+import itertools
 
-__all__ = ["check_regularity", "check_depth_limited_range", "check_vectors", "check_singular_ranges",
-           "controls_of", "RANGE_BOX_BAND", "IVP"]
+__all__ = [
+    "IVP",
+    "RANGE_BOX_BAND",
+    "check_depth_limited_range",
+    "check_regularity",
+    "check_singular_ranges",
+    "check_vectors",
+    "controls_of",
+]
 
 _mpq = gmpy2.mpq
 IVP = 113  # interval precision (bits) of the vector checks
@@ -97,7 +105,7 @@ def _bernstein_value(b: list, t) -> gmpy2.mpq:
     """The exact value at ``t`` in [0, 1] of Bernstein coefficients ``b`` (de Casteljau)."""
     b = list(b)
     while len(b) > 1:
-        b = [x + t * (y - x) for x, y in zip(b, b[1:])]
+        b = [x + t * (y - x) for x, y in itertools.pairwise(b)]
     return b[0]
 
 

@@ -39,8 +39,17 @@ from ...model import Claim, Verdict, dec, dec_array, enc, undecided, verified, v
 from ...rules import declare, default, spec
 from .checks import controls_of
 
-__all__ = ["check_angular_error", "ACCEPTANCE_FACTOR", "ROUNDING_ALLOWANCE_K", "JOINT_BAND", "STEP_ANGLE_K",
-           "Arcs", "twist_expected", "arc", "tilt"]
+__all__ = [
+    "ACCEPTANCE_FACTOR",
+    "JOINT_BAND",
+    "ROUNDING_ALLOWANCE_K",
+    "STEP_ANGLE_K",
+    "Arcs",
+    "arc",
+    "check_angular_error",
+    "tilt",
+    "twist_expected",
+]
 
 _mpq = gmpy2.mpq
 
@@ -283,7 +292,7 @@ class Arcs:
         return self.prefix(self.C.shape[0] - 1, 1.0)
 
 
-def _run_structure(claim: Claim, C, runs) -> "Verdict | None":
+def _run_structure(claim: Claim, C, runs) -> Verdict | None:
     """Runs may start only at the path start, after a claimed singular range, or at a joint that
     is not clearly G1 under SplitRuns; a run may cross a joint only when it is not clearly a
     corner or the policy is RotateMinimally (a G1 joint is always crossed)."""
@@ -340,7 +349,7 @@ def _run_structure(claim: Claim, C, runs) -> "Verdict | None":
     return None
 
 
-def _estimate_conformance(claim: Claim, C, est: float, arcs: "Arcs") -> "Verdict | None":
+def _estimate_conformance(claim: Claim, C, est: float, arcs: Arcs) -> Verdict | None:
     """The spec's estimate: each claimed interval angle is the oracle's one-step-versus-two-half-
     steps difference (within STEP_ANGLE_K u), at most TangentAngleError times its share of the
     path (or ROUNDING_FLOOR); the estimate is their sum plus the largest; every claimed distance
@@ -410,7 +419,7 @@ def _evaluations(claim: Claim, n: int, runs: int) -> list:
     return out
 
 
-def twist_expected(claim: Claim, C, arcs: "Arcs", k: int, u: float, total: float, roll: float = 0.0):
+def twist_expected(claim: Claim, C, arcs: Arcs, k: int, u: float, total: float, roll: float = 0.0):
     """``(twist, tolerance)`` of DistributeTwist's compensation at (k, u) by the spec's rule: roll
     "in proportion to estimated distance", ``total s(u) / L`` with true arc lengths ``s`` and
     ``L``, and how far an implementation may be from it because the rule speaks of *estimated*

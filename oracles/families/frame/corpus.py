@@ -38,8 +38,19 @@ from reference.frame import ClosedFramePolicy, FrameCornerPolicy, FramePreparati
 from reference.path import PathPreparation, PathSource, spans_from_arrays, try_prepare_path
 from reference.status import ToleranceProfile, WorkLimits
 
-__all__ = ["LIMITS", "FRAME_LIMITS", "NAMED", "tolerance", "corpus_cases", "build", "frame_limits",
-           "CorpusExpectation", "quarter", "random_case", "named_case"]
+__all__ = [
+    "FRAME_LIMITS",
+    "LIMITS",
+    "NAMED",
+    "CorpusExpectation",
+    "build",
+    "corpus_cases",
+    "frame_limits",
+    "named_case",
+    "quarter",
+    "random_case",
+    "tolerance",
+]
 
 _mpq = gmpy2.mpq
 
@@ -339,8 +350,8 @@ def _threshold_speed(case, speed: float, slow: bool) -> float:
     key = (case["name"], slow)
     if key in _THRESHOLDS:
         return _THRESHOLDS[key]
-    bits = lambda x: int(np.float64(x).view(np.int64))  # noqa: E731 - positive floats order as ints
-    val = lambda i: float(np.int64(i).view(np.float64))  # noqa: E731
+    bits = lambda x: int(np.float64(x).view(np.int64))
+    val = lambda i: float(np.int64(i).view(np.float64))
     good = bad = bits(speed)
     step = 1
     while True:  # the side where the decision holds, 2^k ulps away

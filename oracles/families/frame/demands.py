@@ -40,8 +40,16 @@ from ...model import dec, dec_array
 from .checks import RANGE_BOX_BAND
 from .checks_angular import JOINT_BAND, Arcs
 
-__all__ = ["narrowed_controls", "speed_squared", "resolve_request", "evaluation_demand", "Replay",
-           "replay_partition", "seed_demand", "joint_kind"]
+__all__ = [
+    "Replay",
+    "evaluation_demand",
+    "joint_kind",
+    "narrowed_controls",
+    "replay_partition",
+    "resolve_request",
+    "seed_demand",
+    "speed_squared",
+]
 
 _mpq = gmpy2.mpq
 # Relative band of a regularity decision at depth d: the fast path's level box is widened by a few
@@ -187,7 +195,7 @@ def _span_partition(P, k, ms, tae, d, L, arcs, max_depth, upper: bool, rep: Repl
             rep.unsettled(f"span {k}: more than {budget} interval splits replayed")
             break
         a, b, lev = stack.pop()
-        near, far = derivative_box(P, a, b)
+        near, _far = derivative_box(P, a, b)
         band = _q(size * _BOX_BAND * 2.0**lev)
         if not near > (msq + band) ** 2:
             why = "is within rounding of MinimumSpeed" if near > msq * msq else "does not clear MinimumSpeed"

@@ -57,8 +57,21 @@ from .corpus import _CORNER, _SEED, _SING, _case  # the corpus's case constructo
 from .demands import evaluation_demand, joint_kind, narrowed_controls, replay_partition, resolve_request, \
     samples_and_bytes, seed_demand, tolerance_of
 
-__all__ = ["requests", "case_request", "status_requests", "STATUS_REQUESTS", "expected_build", "expected_evaluate",
-           "build_inputs", "path_inputs", "map_inputs", "preparation_inputs", "enc_limits", "BUILD_ROWS", "EVAL_ROWS"]
+__all__ = [
+    "BUILD_ROWS",
+    "EVAL_ROWS",
+    "STATUS_REQUESTS",
+    "build_inputs",
+    "case_request",
+    "enc_limits",
+    "expected_build",
+    "expected_evaluate",
+    "map_inputs",
+    "path_inputs",
+    "preparation_inputs",
+    "requests",
+    "status_requests",
+]
 
 BUILD_ROWS = ("frame.regularity", "frame.angular_error_estimate")
 EVAL_ROWS = ("frame.vectors",)
@@ -114,7 +127,7 @@ def preparation_inputs(case: dict, **changes) -> dict:
     return prep
 
 
-def build_inputs(case: dict, *, map_: dict = None, revision: int = 1, **changes) -> dict:
+def build_inputs(case: dict, *, map_: dict | None = None, revision: int = 1, **changes) -> dict:
     return {"path": path_inputs(case, revision), "map": map_inputs() if map_ is None else map_,
             "preparation": preparation_inputs(case, **changes)}
 

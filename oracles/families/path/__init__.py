@@ -22,8 +22,17 @@ from .contract import CONTRACTS
 from .corpus import LIMITS, corpus_cases, tolerance
 from .requests import case_request, requests
 
-__all__ = ["FAMILY", "LIMITS", "BUDGET", "tolerance", "generate", "claims", "exact_request_point", "SPEC_STATUSES",
-           "LIMITS_AT_EQUALITY"]
+__all__ = [
+    "BUDGET",
+    "FAMILY",
+    "LIMITS",
+    "LIMITS_AT_EQUALITY",
+    "SPEC_STATUSES",
+    "claims",
+    "exact_request_point",
+    "generate",
+    "tolerance",
+]
 
 generate = corpus_cases  # the corpus as case dicts (tests, explain)
 

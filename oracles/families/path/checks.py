@@ -41,9 +41,21 @@ from ...errormodel import ratio as error_ratio
 from ...model import Claim, dec, dec_array, enc, undecided, verified, violated
 from ...rules import binding, decision, declare, default, judged, spec
 
-__all__ = ["BUDGET", "PATH_POLICIES", "SIDES", "exact_request_point", "check_stored_endpoints",
-           "check_control_boxes", "check_position_floor", "check_interior_positions", "check_derivatives",
-           "check_tangents", "degenerate_decision", "check_interior_positions_batch", "check_derivatives_batch"]
+__all__ = [
+    "BUDGET",
+    "PATH_POLICIES",
+    "SIDES",
+    "check_control_boxes",
+    "check_derivatives",
+    "check_derivatives_batch",
+    "check_interior_positions",
+    "check_interior_positions_batch",
+    "check_position_floor",
+    "check_stored_endpoints",
+    "check_tangents",
+    "degenerate_decision",
+    "exact_request_point",
+]
 
 # Interval precisions the checkers may spend (tests shrink it to show Undecided verdicts); the
 # conversion and continuity checkers read it from here too.

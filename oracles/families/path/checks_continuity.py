@@ -23,7 +23,7 @@ from ...rules import binding, decision, declare, default, judged, spec
 from . import checks as _C
 from .checks import _VACUOUS, ERROR_MODEL, _fl, _resolve
 
-__all__ = ["check_continuity_values", "CONTINUITY_FIELDS", "LEVELS", "RULES"]
+__all__ = ["CONTINUITY_FIELDS", "LEVELS", "RULES", "check_continuity_values"]
 
 JOINT_MEASURES = default("path:joint_measures", "docs/decisions.md 'Paths: joint classification': the six stored "
                          "values (position gap, tangent angle 2 atan2(|a - b|, |a + b|), NaN without a direction, "
@@ -219,7 +219,7 @@ def check_continuity_values(claim: Claim):
 def _round_at(q, u: float):
     """The rational q rounded to nearest at unit roundoff u (a precision of 1 - log2 u bits,
     no exponent limits), exactly."""
-    prec = max(2, int(math.floor(-math.log2(u))) + 1)
+    prec = max(2, math.floor(-math.log2(u)) + 1)
     with gmpy2.context(gmpy2.context(precision=prec, round=gmpy2.RoundToNearest)):
         return gmpy2.mpq(gmpy2.mpfr(q))
 

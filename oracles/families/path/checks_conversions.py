@@ -18,7 +18,7 @@ from ...rules import binding, decision, declare, judged, spec
 from . import checks as _C
 from .checks import ERROR_MODEL, _exact_ratio, _iv_of, _nonfinite, _nonfinite_violation, _resolve, _same_values
 
-__all__ = ["check_conversions", "first_coincident_pair", "RULES"]
+__all__ = ["RULES", "check_conversions", "first_coincident_pair"]
 
 _S = "spec 002 Paths: "
 CONVERSION = spec("path:conversion", _S + "'TryConvertHermite applies B1 = P0 + h*T0/3 and B2 = P1 - h*T1/3 with each "

@@ -37,7 +37,7 @@ from reference.context import F64
 from reference.fp import narrow32, ulp32
 from reference.status import ToleranceProfile, WorkLimits
 
-__all__ = ["LIMITS", "tolerance", "corpus_cases", "NAMED", "stored_thresholds"]
+__all__ = ["LIMITS", "NAMED", "corpus_cases", "stored_thresholds", "tolerance"]
 
 LIMITS = WorkLimits(max_spans=1 << 16, max_keys=1 << 16, max_leaves=1 << 16, max_depth=40,
                     max_subdivisions=1 << 20, max_prepared_bytes=1 << 30, max_samples=1 << 16)

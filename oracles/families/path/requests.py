@@ -57,8 +57,18 @@ from .checks import PATH_POLICIES, degenerate_decision, exact_request_point
 from .checks_conversions import first_coincident_pair
 from .corpus import LIMITS, NAMED, corpus_cases, stored_thresholds, tolerance
 
-__all__ = ["requests", "case_request", "status_requests", "expected_prepare", "expected_evaluate",
-           "expected_tangent", "expected_conversion", "prepare_inputs", "enc_limits", "enc_tolerance"]
+__all__ = [
+    "case_request",
+    "enc_limits",
+    "enc_tolerance",
+    "expected_conversion",
+    "expected_evaluate",
+    "expected_prepare",
+    "expected_tangent",
+    "prepare_inputs",
+    "requests",
+    "status_requests",
+]
 
 _O, _I = SpanSide.Outgoing, SpanSide.Incoming
 _R, _C, _W = BoundaryPolicy.Reject, BoundaryPolicy.Clamp, BoundaryPolicy.Wrap
@@ -122,7 +132,7 @@ def _finite(x) -> bool:
         return False
 
 
-def _finite_array(raw, shape) -> "np.ndarray | None":
+def _finite_array(raw, shape) -> np.ndarray | None:
     """The decoded float64 array, or None when it is not ``shape`` or not finite."""
     try:
         a = dec_array(raw)

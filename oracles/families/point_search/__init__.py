@@ -16,8 +16,16 @@ from .contract import CONTRACTS
 from .corpus import NAMED, corpus_cases
 from .requests import RANDOM_CASES, STATUS_REQUESTS, case_request, requests
 
-__all__ = ["FAMILY", "CONTRACTS", "SPEC_STATUSES", "LIMITS_AT_EQUALITY", "generate", "claims", "check_nearest",
-           "model_bound"]
+__all__ = [
+    "CONTRACTS",
+    "FAMILY",
+    "LIMITS_AT_EQUALITY",
+    "SPEC_STATUSES",
+    "check_nearest",
+    "claims",
+    "generate",
+    "model_bound",
+]
 
 generate = corpus_cases  # the corpus as case dicts (tests, explain)
 

@@ -33,7 +33,7 @@ from ...errormodel import Resolved, ratio, resolve
 from ...model import Claim, NumberError, enc, number_as, verified, violated
 from ...rules import binding, decision, declare, default, judged, spec
 
-__all__ = ["check_nearest", "model_bound", "RULES", "EXACT_TIE_ORDER"]
+__all__ = ["EXACT_TIE_ORDER", "RULES", "check_nearest", "model_bound"]
 
 _S = "spec 002 Point neighborhoods: "
 _D = "docs/decisions.md "

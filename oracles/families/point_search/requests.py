@@ -34,9 +34,7 @@ Step inputs (``docs/requests.md``, requests/1):
 
 from __future__ import annotations
 
-import math
 from fractions import Fraction
-from typing import Optional
 
 import numpy as np
 
@@ -46,8 +44,21 @@ from ...model import NumberError, enc, number_as, parse_number
 from ...request import Expect, Request, Rule, Step, failure, success
 from .corpus import NAMED, case_at
 
-__all__ = ["requests", "request_at", "case_request", "status_requests", "expected_build", "expected_find",
-           "build_inputs", "find_inputs", "BUILD", "FIND", "NEAREST", "STATUS_REQUESTS", "RANDOM_CASES"]
+__all__ = [
+    "BUILD",
+    "FIND",
+    "NEAREST",
+    "RANDOM_CASES",
+    "STATUS_REQUESTS",
+    "build_inputs",
+    "case_request",
+    "expected_build",
+    "expected_find",
+    "find_inputs",
+    "request_at",
+    "requests",
+    "status_requests",
+]
 
 BUILD, FIND = "PointSearchTree::Build", "FindNearest"
 NEAREST = "point_search.nearest"
@@ -80,7 +91,7 @@ def build_inputs(positions) -> dict:
     return {"positions": [[_enc_number(x) for x in p] for p in positions]}
 
 
-def find_inputs(query, count: int, capacity: Optional[int] = None) -> dict:
+def find_inputs(query, count: int, capacity: int | None = None) -> dict:
     """``FindNearest``'s inputs; the capacity defaults to outputs that hold ``max(count, 32)``."""
     if capacity is None:
         capacity = max(MAX_POINT_NEIGHBORS, count) if isinstance(count, int) else MAX_POINT_NEIGHBORS
@@ -95,7 +106,7 @@ def _is_int(v) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
-def _coordinate_defect(x) -> Optional[str]:
+def _coordinate_defect(x) -> str | None:
     """Why a coordinate is refused (None when it is a finite float32 value within the limit)."""
     try:
         v = parse_number(x)
@@ -304,7 +315,7 @@ def status_requests() -> list:
 STATUS_REQUESTS = 33  # len(status_requests()), stated in the module docstring
 
 
-def request_at(seed: int, k: int, named_status: Optional[list] = None) -> Request:
+def request_at(seed: int, k: int, named_status: list | None = None) -> Request:
     """Request ``k``: corpus case ``k`` for ``k < NAMED``, then the status contracts, then corpus
     case ``k - STATUS_REQUESTS`` (a random cloud)."""
     rid = f"point_search/{k:05d}"

@@ -17,9 +17,29 @@ from .corpus import corpus_cases, make_case, path_view
 from .requests import case_request, requests
 from .truth import ARB_BUDGET, BUDGET, SPLITS, decide_lower_bound
 
-__all__ = ["FAMILY", "BUDGET", "SPLITS", "ARB_BUDGET", "make_case", "make_claim", "generate", "claims", "check_strict",
-           "check_approximate", "evaluation_bound", "path_view", "CONTRACTS", "plant_strict", "plant_approximate",
-           "decode", "Decoded", "decide_lower_bound", "EVAL_K", "SPEC_STATUSES", "LIMITS_AT_EQUALITY"]
+__all__ = [
+    "ARB_BUDGET",
+    "BUDGET",
+    "CONTRACTS",
+    "EVAL_K",
+    "FAMILY",
+    "LIMITS_AT_EQUALITY",
+    "SPEC_STATUSES",
+    "SPLITS",
+    "Decoded",
+    "check_approximate",
+    "check_strict",
+    "claims",
+    "decide_lower_bound",
+    "decode",
+    "evaluation_bound",
+    "generate",
+    "make_case",
+    "make_claim",
+    "path_view",
+    "plant_approximate",
+    "plant_strict",
+]
 
 generate = corpus_cases  # the corpus as case dicts (tests, explain, benchmarks)
 

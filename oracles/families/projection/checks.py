@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Optional
 
 import gmpy2
 import numpy as np
@@ -50,7 +49,7 @@ from ...model import Claim, dec, dec_array, enc, oracle_fault, undecided, verifi
 from ...rules import declare, default, spec
 from .truth import enclosure, truth
 
-__all__ = ["check_strict", "check_approximate", "evaluation_bound", "decode", "Decoded", "EVAL_K"]
+__all__ = ["EVAL_K", "Decoded", "check_approximate", "check_strict", "decode", "evaluation_bound"]
 
 
 # The rules (oracles.rules). Spec 002 Projection states them; the one number it leaves open is the
@@ -108,7 +107,7 @@ class Decoded:
     span: int
     nums: dict
     met: bool
-    closed: Optional[bool]  # None: the claim does not say (the terminal-endpoint rules are skipped)
+    closed: bool | None  # None: the claim does not say (the terminal-endpoint rules are skipped)
 
     def __iter__(self):
         """Unpacks as ``(controls, origin, point, gap, span, nums, met)`` (what

@@ -16,7 +16,7 @@ from ...family import RowContract
 from ...model import Claim, dec, dec_array, enc
 from .checks import EVAL_K
 
-__all__ = ["CONTRACTS", "plant_strict", "plant_approximate"]
+__all__ = ["CONTRACTS", "plant_approximate", "plant_strict"]
 
 _INPUTS = S.obj(required={
     "controls": S.matrix(S.f32(), [None, 4, 3], doc=(

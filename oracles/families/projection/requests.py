@@ -38,7 +38,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
-from typing import Optional
 
 import gmpy2
 import numpy as np
@@ -52,8 +51,15 @@ from ...request import Expect, Request, Rule, Step, either, failure, success
 from ..path.requests import expected_prepare, prepare_inputs
 from .corpus import case_tolerance, corpus_cases, make_case, named_cases
 
-__all__ = ["requests", "case_request", "status_requests", "expected_projection", "Held", "MAX_ITERATIONS",
-           "MAX_QUERY_MAGNITUDE"]
+__all__ = [
+    "MAX_ITERATIONS",
+    "MAX_QUERY_MAGNITUDE",
+    "Held",
+    "case_request",
+    "expected_projection",
+    "requests",
+    "status_requests",
+]
 
 MAX_ITERATIONS = 2**31 - 1
 MAX_QUERY_MAGNITUDE = Fraction(2) ** 500
@@ -249,7 +255,7 @@ def expected_projection(op: str, held: Held, inp: dict) -> Expect:
 
 class _Scenario:
     def __init__(self):
-        self.held: Optional[Held] = None
+        self.held: Held | None = None
         self.steps: list = []
 
     def add(self, op: str, inp: dict) -> int:
@@ -269,7 +275,7 @@ def _case_path(case: dict) -> dict:
     return prepare_inputs(case["source"], np.ones(n), case["origin"], case["closed"], case_tolerance(case))
 
 
-def _query(point, it: int, cap: int, path: Optional[dict] = None) -> dict:
+def _query(point, it: int, cap: int, path: dict | None = None) -> dict:
     out = {"point": point if isinstance(point, list) and any(isinstance(x, str) for x in point)
            else enc(np.asarray(point, dtype=np.float64)), "max_iterations": it, "scratch_capacity": cap}
     if path is not None:

@@ -10,7 +10,6 @@ claim are an oracle fault (the claim is not judged).
 from __future__ import annotations
 
 import dataclasses
-from typing import Optional
 
 import gmpy2
 
@@ -21,7 +20,7 @@ from interval.projection import enclose_min_distance
 from ...decide import Decision, enclosures_overlap, refine
 from ...model import enc
 
-__all__ = ["BUDGET", "SPLITS", "ARB_BUDGET", "Truth", "truth", "decide_lower_bound", "enclosure"]
+__all__ = ["ARB_BUDGET", "BUDGET", "SPLITS", "Truth", "decide_lower_bound", "enclosure", "truth"]
 
 # Interval precisions the branch and bound may spend, with the box splits allowed at each.
 BUDGET = (113, 256)
@@ -36,12 +35,12 @@ class Truth:
     that decided, bounds ``lo_sq <= min f <= hi_sq`` (the tighter of the two), a witness for a
     refutation, and an OracleFault's enclosures when the two disagree."""
 
-    holds: Optional[bool]
+    holds: bool | None
     prec: int
     lo_sq: object
     hi_sq: object
-    witness: Optional[dict]
-    fault: Optional[dict]
+    witness: dict | None
+    fault: dict | None
     splits: int
 
 

@@ -20,9 +20,24 @@ from .contract import CONTRACTS, NETWORK_SCHEMA
 from .corpus import LIMITS, RULES, auto_joins, corpus_cases, tolerance
 from .requests import case_request, requests
 
-__all__ = ["FAMILY", "LIMITS", "BUDGET", "RULES", "CONTRACTS", "NETWORK_SCHEMA", "tolerance", "auto_joins",
-           "case_source", "generate", "claims", "check_shared_edges", "check_corners", "check_evaluation",
-           "SPEC_STATUSES", "LIMITS_AT_EQUALITY"]
+__all__ = [
+    "BUDGET",
+    "CONTRACTS",
+    "FAMILY",
+    "LIMITS",
+    "LIMITS_AT_EQUALITY",
+    "NETWORK_SCHEMA",
+    "RULES",
+    "SPEC_STATUSES",
+    "auto_joins",
+    "case_source",
+    "check_corners",
+    "check_evaluation",
+    "check_shared_edges",
+    "claims",
+    "generate",
+    "tolerance",
+]
 
 generate = corpus_cases  # the corpus as case dicts (tests, benchmarks)
 

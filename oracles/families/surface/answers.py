@@ -45,7 +45,7 @@ from ...model import Claim, NumberError, dec, dec_array, enc
 from ...request import Answer, Request, StepAnswer
 from .requests import prepare_inputs
 
-__all__ = ["answer", "case_source", "source_of", "network_inputs"]
+__all__ = ["answer", "case_source", "network_inputs", "source_of"]
 
 _EMPTY = {"controls": []}
 _SAMPLE = ("position", "du", "dv", "duu", "duv", "dvv")

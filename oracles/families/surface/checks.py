@@ -25,7 +25,7 @@ from reference.status import GeometryStatus, GuaranteeClass as G
 from ...model import Claim, dec, dec_array, verified, violated
 from ...rules import binding, decision, declare, judged, spec
 
-__all__ = ["check_shared_edges", "check_corners", "array", "network", "NETWORK_KEYS", "RULES"]
+__all__ = ["NETWORK_KEYS", "RULES", "array", "check_corners", "check_shared_edges", "network"]
 
 _S = "spec 002 Surfaces: "
 _D = "docs/decisions.md "

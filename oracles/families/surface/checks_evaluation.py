@@ -35,8 +35,15 @@ from ...model import Claim, dec, undecided, verified, violated
 from ...rules import binding, decision, declare, default, judged, spec
 from .checks import array
 
-__all__ = ["check_evaluation", "BUDGET", "SAMPLE_NAMES", "NormalTruth", "exact_normal", "decision_in_band",
-           "magnitude"]
+__all__ = [
+    "BUDGET",
+    "SAMPLE_NAMES",
+    "NormalTruth",
+    "check_evaluation",
+    "decision_in_band",
+    "exact_normal",
+    "magnitude",
+]
 
 BUDGET = DEFAULT_BUDGET
 _SURFACE_K = 32.0  # reference.surface.SURFACE_K: the constant a declared "k" replaces

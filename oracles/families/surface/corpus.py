@@ -28,7 +28,7 @@ from interval.surface import SIDE_NAMES, side_controls
 from reference.fp import narrow32, ulp32
 from reference.status import ToleranceProfile, WorkLimits
 
-__all__ = ["LIMITS", "NAMED", "RULES", "tolerance", "auto_joins", "corpus_case", "corpus_cases"]
+__all__ = ["LIMITS", "NAMED", "RULES", "auto_joins", "corpus_case", "corpus_cases", "tolerance"]
 
 LIMITS = WorkLimits(max_spans=1 << 12, max_keys=1 << 16, max_leaves=1 << 16, max_depth=40,
                     max_subdivisions=1 << 20, max_prepared_bytes=1 << 30, max_samples=1 << 16)

@@ -45,8 +45,7 @@ import math
 import zlib
 from dataclasses import dataclass, replace
 from fractions import Fraction
-from functools import lru_cache
-from typing import Optional
+from functools import cache
 
 import numpy as np
 
@@ -61,9 +60,23 @@ from ...request import Expect, Request, Rule, Step, either, failure, success
 from . import corpus as SC
 from .checks_evaluation import decision_in_band, exact_normal
 
-__all__ = ["requests", "request_at", "case_request", "status_requests", "prepare_inputs", "expected_prepare",
-           "Prepared", "expected_evaluate", "expected_normal", "normal_statuses", "expected_map", "enc_limits", "enc_tolerance",
-           "PATCH_BYTES", "STATUS_REQUESTS"]
+__all__ = [
+    "PATCH_BYTES",
+    "STATUS_REQUESTS",
+    "Prepared",
+    "case_request",
+    "enc_limits",
+    "enc_tolerance",
+    "expected_evaluate",
+    "expected_map",
+    "expected_normal",
+    "expected_prepare",
+    "normal_statuses",
+    "prepare_inputs",
+    "request_at",
+    "requests",
+    "status_requests",
+]
 
 # Bytes a prepared surface holds per patch: docs/decisions.md "Surfaces: sources, limits and the
 # order of checks" (an a-priori bound; tests compare it with reference.surface.prepared_bytes).
@@ -134,7 +147,7 @@ def _finite(x) -> bool:
         return False
 
 
-def _finite_array(raw, shape) -> Optional[np.ndarray]:
+def _finite_array(raw, shape) -> np.ndarray | None:
     """The float64 array of ``raw`` when it is ``shape`` of finite float64 numbers (exactly: the
     spec's sources are float64), else None."""
     try:
@@ -159,7 +172,7 @@ class Prepared:
     floor: float
 
 
-def expected_prepare(inp: dict) -> tuple[Expect, Optional[Prepared]]:
+def expected_prepare(inp: dict) -> tuple[Expect, Prepared | None]:
     """``(Expect, Prepared or None)``: the statuses TryPrepareSurface must end in for these
     (encoded) inputs (every defect's status: the spec orders no checks), and on success the
     surface it must hold."""
@@ -359,7 +372,7 @@ def expected_map(held: Prepared, inp: dict) -> Expect:
 # --- Steps ---------------------------------------------------------------------------------------
 
 
-def _prepare_step(inp: dict) -> tuple[Step, Optional[Prepared]]:
+def _prepare_step(inp: dict) -> tuple[Step, Prepared | None]:
     e, held = expected_prepare(inp)
     rows = ()
     if e.kind == "success":
@@ -437,7 +450,7 @@ def _net(name: str) -> dict:
     return SC._case("three planar patches", SC._grid_patches(G), ids=[1, 2, 3], rng=rng)
 
 
-def _inputs(case: dict, *, limits: WorkLimits = SC.LIMITS, revision: int = 1, tol: Optional[dict] = None,
+def _inputs(case: dict, *, limits: WorkLimits = SC.LIMITS, revision: int = 1, tol: dict | None = None,
             **raw) -> dict:
     case = dict(case)
     if tol:
@@ -463,7 +476,7 @@ def _limits(**changes) -> WorkLimits:
     return replace(SC.LIMITS, **changes)
 
 
-@lru_cache(maxsize=None)
+@cache
 def status_requests() -> tuple:
     """Named status contracts ``(name, steps, rules)``: every status the spec and our decisions
     name for TryPrepareSurface, TryEvaluateSurface, TryEvaluateSurfaceNormal and

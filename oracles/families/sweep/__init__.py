@@ -19,8 +19,20 @@ from .corpus import NAMED, build_sweep, corpus_cases
 from .export import export_sweep_mesh
 from .requests import STATUS_REQUESTS, case_request, requests
 
-__all__ = ["FAMILY", "ACCEPTANCE_FACTOR", "RISK_BAND", "CONTRACTS", "generate", "claims", "build_sweep",
-           "export_sweep_mesh", "check_rings", "check_error_estimates", "SPEC_STATUSES", "LIMITS_AT_EQUALITY"]
+__all__ = [
+    "ACCEPTANCE_FACTOR",
+    "CONTRACTS",
+    "FAMILY",
+    "LIMITS_AT_EQUALITY",
+    "RISK_BAND",
+    "SPEC_STATUSES",
+    "build_sweep",
+    "check_error_estimates",
+    "check_rings",
+    "claims",
+    "export_sweep_mesh",
+    "generate",
+]
 
 generate = corpus_cases  # the corpus as case dicts (tests, explain, benchmarks)
 

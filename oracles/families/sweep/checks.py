@@ -29,7 +29,7 @@ from ...errormodel import ratio, resolve
 from ...model import Claim, dec, dec_array, enc, verified, violated
 from ...rules import declare, default, spec
 
-__all__ = ["check_rings", "decode_mesh", "mesh_counts", "RULES"]
+__all__ = ["RULES", "check_rings", "decode_mesh", "mesh_counts"]
 
 _S = "spec 002 Sweeps: "
 COUNTS = spec("sweep:counts", _S + "'A tube ring repeats its first vertex with U = 1 as an explicit UV seam. "

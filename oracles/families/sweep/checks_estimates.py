@@ -30,7 +30,7 @@ from ...model import Claim, dec, dec_array, enc, undecided, verified, violated
 from ...rules import declare, default, spec
 from .checks import decode_mesh
 
-__all__ = ["check_error_estimates", "ACCEPTANCE_FACTOR", "RISK_BAND", "distance_shares", "sagitta_iv", "RULES"]
+__all__ = ["ACCEPTANCE_FACTOR", "RISK_BAND", "RULES", "check_error_estimates", "distance_shares", "sagitta_iv"]
 
 ACCEPTANCE_FACTOR = 4.0
 RISK_BAND = 2.0**-40
@@ -186,7 +186,7 @@ def _section_rule(claim: Claim, prof, cest: float):
         return violated(claim, {"why": f"{nseg} segments: the sagitta at the largest scale {r_max!r} exceeds "
                                        "CrossSectionError", "sagitta_lower": enc(lo)}, rule=SECTION.id)
     if nseg > 3:
-        lo1, hi1 = sagitta_iv(r_max, nseg - 1)
+        _lo1, hi1 = sagitta_iv(r_max, nseg - 1)
         if hi1 < xerr - band:
             return violated(claim, {"why": f"{nseg} segments are not the fewest: {nseg - 1} fit CrossSectionError "
                                            f"at the largest scale {r_max!r}", "sagitta_upper": enc(hi1)}, rule=SECTION.id)

@@ -26,8 +26,17 @@ from reference.sweep import VERTEX_WIDTH, SweepCaps, SweepProfileKey, SweepReque
 
 from ..frame import corpus as FC
 
-__all__ = ["SWEEP_LIMITS", "MAX_SECTION_SEGMENTS", "MAX_VERTICES", "MAX_INDICES", "NAMED", "corpus_cases",
-           "frames_case", "build_sweep", "sweep_case"]
+__all__ = [
+    "MAX_INDICES",
+    "MAX_SECTION_SEGMENTS",
+    "MAX_VERTICES",
+    "NAMED",
+    "SWEEP_LIMITS",
+    "build_sweep",
+    "corpus_cases",
+    "frames_case",
+    "sweep_case",
+]
 
 SWEEP_LIMITS = WorkLimits(64, 64, 1 << 16, 24, 1 << 14, 1 << 24, 1 << 12)
 MAX_SECTION_SEGMENTS, MAX_VERTICES, MAX_INDICES = 64, 1 << 20, 1 << 22

@@ -29,7 +29,7 @@ from reference.sweep import RING_BYTES
 from ...model import dec, dec_array
 from .checks_estimates import sagitta_iv
 
-__all__ = ["segments_needed", "plan_counts", "mesh_counts"]
+__all__ = ["mesh_counts", "plan_counts", "segments_needed"]
 
 _BAND = 2.0**-20  # relative band of a ring acceptance decision
 

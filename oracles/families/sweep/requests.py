@@ -60,8 +60,16 @@ from .corpus import MAX_INDICES, MAX_SECTION_SEGMENTS, MAX_VERTICES, NAMED, SWEE
 from .corpus import sweep_case
 from .demands import mesh_counts, plan_counts, segments_needed
 
-__all__ = ["requests", "case_request", "status_requests", "STATUS_REQUESTS", "expected_plan", "expected_emit",
-           "plan_inputs", "EMIT_ROWS"]
+__all__ = [
+    "EMIT_ROWS",
+    "STATUS_REQUESTS",
+    "case_request",
+    "expected_emit",
+    "expected_plan",
+    "plan_inputs",
+    "requests",
+    "status_requests",
+]
 
 EMIT_ROWS = ("sweep.rings", "sweep.error_estimates")
 _MAX_COUNT = 2**31 - 1

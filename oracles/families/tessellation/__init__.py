@@ -21,9 +21,22 @@ from .corpus import corpus_cases
 from .refinement import CLEAR_FACTOR, replay_levels
 from .requests import case_request, requests
 
-__all__ = ["FAMILY", "ACCEPTANCE_FACTOR", "MAX_BOXES", "CLEAR_FACTOR", "CONTRACTS", "generate", "claims",
-           "build_case", "replay_levels", "check_position_bound", "check_shared_positions", "check_normal_angle",
-           "SPEC_STATUSES", "LIMITS_AT_EQUALITY"]
+__all__ = [
+    "ACCEPTANCE_FACTOR",
+    "CLEAR_FACTOR",
+    "CONTRACTS",
+    "FAMILY",
+    "LIMITS_AT_EQUALITY",
+    "MAX_BOXES",
+    "SPEC_STATUSES",
+    "build_case",
+    "check_normal_angle",
+    "check_position_bound",
+    "check_shared_positions",
+    "claims",
+    "generate",
+    "replay_levels",
+]
 
 generate = corpus_cases  # the corpus as case dicts (tests, benchmarks)
 

@@ -36,7 +36,7 @@ from ...request import Answer, Request, StepAnswer
 from ..surface.answers import network_inputs, source_of
 from .requests import LIMIT_RANGES, case_inputs
 
-__all__ = ["answer", "run", "build_case", "profile_of", "mesh_state"]
+__all__ = ["answer", "build_case", "mesh_state", "profile_of", "run"]
 
 _EMPTY = {"positions": []}
 

@@ -50,8 +50,14 @@ from ...model import Claim, dec, enc, oracle_fault, undecided, verified, violate
 from ...rules import declare, default, spec
 from ..surface.checks import array
 
-__all__ = ["ACCEPTANCE_FACTOR", "MAX_BOXES", "MAX_EXACT_CELLS", "check_position_bound", "check_normal_angle",
-           "grid_inputs"]
+__all__ = [
+    "ACCEPTANCE_FACTOR",
+    "MAX_BOXES",
+    "MAX_EXACT_CELLS",
+    "check_normal_angle",
+    "check_position_bound",
+    "grid_inputs",
+]
 
 ACCEPTANCE_FACTOR = 4.0  # Violated when the true angle exceeds 4 x estimate + slack
 MAX_BOXES = 256  # branch-and-bound boxes per triangle

@@ -25,8 +25,9 @@ from ...model import Claim, dec, enc, undecided, verified, violated
 from ...rules import declare, default, spec
 from ..surface.checks import array, network
 from .refinement import Ambiguous, replay_levels
+import itertools
 
-__all__ = ["check_shared_positions", "RULES"]
+__all__ = ["RULES", "check_shared_positions"]
 
 _S = "spec 002 Surface meshes: "
 NETWORK = spec("tessellation:network", _S + "'TryBuildSurfaceMesh tessellates every patch' of a prepared surface: a "
@@ -177,7 +178,7 @@ def check_shared_positions(claim: Claim):
             pts = ([(0, b) for b in range(nv + 1)] if side == "U0" else [(nu, b) for b in range(nv + 1)]
                    if side == "U1" else [(a, 0) for a in range(nu + 1)] if side == "V0"
                    else [(a, nv) for a in range(nu + 1)])
-            for (a0, b0), (a1, b1) in zip(pts, pts[1:]):
+            for (a0, b0), (a1, b1) in itertools.pairwise(pts):
                 boundary.add(frozenset((int(vidx[where[(p, a0, b0)]]), int(vidx[where[(p, a1, b1)]]))))
     got = Counter(_rot(tuple(int(x) for x in t)) for t in tris)
     if got != want:
@@ -254,7 +255,7 @@ def _check_budget_failure(claim, narrowed, topo):
     over = "max_cell_tests" in profile and tests > int(profile["max_cell_tests"])
     stopped = any(not ok for ok in met) and not profile["coarser"]
     # (both may hold: the build fails at whichever comes first, so either is accepted then)
-    if v["field"] == "max_cell_tests" and over or v["field"] == "max_level" and stopped:
+    if (v["field"] == "max_cell_tests" and over) or (v["field"] == "max_level" and stopped):
         return verified(claim, measure="mismatches", measured=0, note=f"BudgetExceeded ({v['field']}) replayed: "
                         f"{tests} cell tests, levels {want}")
     return violated(claim, {"why": "the refinement rule does not exceed this budget", "claimed": v,

@@ -29,9 +29,23 @@ import numpy as np
 
 from ..surface import corpus as SF
 
-__all__ = ["NAMED", "CORPUS_CELL_TESTS", "MESH_LIMITS", "corpus_case", "corpus_cases", "planar_case", "beside_case",
-           "twisted_case", "near_collapsed_case", "anisotropic_case", "beside_rounded_case", "collapsed_u0_case",
-           "ill_conditioned_case", "with_mesh", "extent"]
+__all__ = [
+    "CORPUS_CELL_TESTS",
+    "MESH_LIMITS",
+    "NAMED",
+    "anisotropic_case",
+    "beside_case",
+    "beside_rounded_case",
+    "collapsed_u0_case",
+    "corpus_case",
+    "corpus_cases",
+    "extent",
+    "ill_conditioned_case",
+    "near_collapsed_case",
+    "planar_case",
+    "twisted_case",
+    "with_mesh",
+]
 
 MESH_LIMITS = dict(max_level=10, max_cell_tests=1 << 20, max_vertices=1 << 20, max_triangles=1 << 20,
                    max_output_bytes=1 << 28)

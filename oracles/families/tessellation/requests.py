@@ -40,8 +40,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from functools import lru_cache
-from typing import Optional
+from functools import cache
 
 import numpy as np
 
@@ -56,8 +55,20 @@ from ..surface.requests import Prepared, expected_prepare, normal_statuses, prep
 from . import corpus as TC
 from .refinement import Ambiguous, replay_levels
 
-__all__ = ["requests", "request_at", "case_request", "case_inputs", "status_requests", "build_inputs",
-           "expected_build", "mesh_counts", "LIMIT_RANGES", "OUTPUT_BYTES", "MAX_VERTEX_COUNT", "STATUS_REQUESTS"]
+__all__ = [
+    "LIMIT_RANGES",
+    "MAX_VERTEX_COUNT",
+    "OUTPUT_BYTES",
+    "STATUS_REQUESTS",
+    "build_inputs",
+    "case_inputs",
+    "case_request",
+    "expected_build",
+    "mesh_counts",
+    "request_at",
+    "requests",
+    "status_requests",
+]
 
 # SurfaceMeshLimits' ranges (docs/decisions.md "Surface meshes: the profile, limits and the order
 # of checks"; tests compare them with reference.tessellation.LIMIT_RANGES).
@@ -306,7 +317,7 @@ def _build_step(held: Prepared, inp: dict) -> Step:
     return Step("TryBuildSurfaceMesh", inp, e, rows)
 
 
-def _prepare_step(inp: dict) -> tuple[Step, Optional[Prepared]]:
+def _prepare_step(inp: dict) -> tuple[Step, Prepared | None]:
     e, held = expected_prepare(inp)
     return Step("TryPrepareSurface", inp, e), held
 
@@ -371,7 +382,7 @@ def _out_of_range_expectation(held: Prepared, inp: dict) -> Expect:
                        f"cell test ({_WHY_BUDGET})")
 
 
-@lru_cache(maxsize=None)
+@cache
 def status_requests() -> tuple:
     """Named status contracts ``(name, steps, rules)``: every status the spec and our decisions
     name for TryBuildSurfaceMesh, the five limits at equality and one past, the floor met and

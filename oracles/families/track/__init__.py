@@ -9,7 +9,7 @@ from .checks import check_key_values, check_values
 from .contract import CONTRACTS
 from .requests import LIMITS, case_request, corpus_cases, requests
 
-__all__ = ["FAMILY", "LIMITS", "generate", "claims"]
+__all__ = ["FAMILY", "LIMITS", "claims", "generate"]
 
 generate = corpus_cases  # the corpus as case dicts (tests, explain)
 

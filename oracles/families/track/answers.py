@@ -57,7 +57,7 @@ def value_claim(view, keys_enc: list, inputs: dict):
     claim = Claim("track.values", G.Rounded, value,
                   {"keys": keys_enc, "time": enc(t), "policy": inputs["policy"], "side": inputs["side"]})
     # A status the track row's schema has no place for (a policy the row refuses) makes no claim.
-    keep = s.ok or s.status.value in ("InvalidArgument", "InvalidDomain") and inputs["policy"] != "Wrap"
+    keep = s.ok or (s.status.value in ("InvalidArgument", "InvalidDomain") and inputs["policy"] != "Wrap")
     return s.status.value, (claim if keep and np.isfinite(t) else None), value
 
 

@@ -29,7 +29,7 @@ from ...errormodel import Resolved, ratio, resolve
 from ...model import Claim, dec, enc, number_as, verified, violated
 from ...rules import binding, decision, declare, default, judged, spec
 
-__all__ = ["check_key_values", "check_values", "keys_of", "query_of", "resolve_model", "RULES"]
+__all__ = ["RULES", "check_key_values", "check_values", "keys_of", "query_of", "resolve_model"]
 
 _S = "spec 002 "
 _D = "docs/decisions.md "

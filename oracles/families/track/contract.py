@@ -17,7 +17,7 @@ from ...family import RowContract
 from ...model import Claim, dec, enc
 from .checks import query_of, resolve_model
 
-__all__ = ["CONTRACTS", "POLICIES", "INTERPOLATIONS", "KEYS"]
+__all__ = ["CONTRACTS", "INTERPOLATIONS", "KEYS", "POLICIES"]
 
 POLICIES = (BoundaryPolicy.Reject, BoundaryPolicy.Clamp, BoundaryPolicy.Hold, BoundaryPolicy.Loop,
             BoundaryPolicy.PingPong)

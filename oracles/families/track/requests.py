@@ -37,11 +37,21 @@ from reference.status import LIMIT_RANGES, BoundaryPolicy, SpanSide, WorkLimits
 from reference.track import KEY_BYTES, TrackInterpolation, TrackKey
 
 from ...model import enc, parse_number
-from ...request import Expect, Request, Rule, Step, either, failure, success
+from ...request import Expect, Request, Rule, Step, failure, success
 from .contract import POLICIES as _POLICIES
+import itertools
 
-__all__ = ["requests", "corpus_cases", "case_request", "status_requests", "LIMITS", "expected_prepare", "expected_evaluate", "enc_keys",
-           "enc_limits"]
+__all__ = [
+    "LIMITS",
+    "case_request",
+    "corpus_cases",
+    "enc_keys",
+    "enc_limits",
+    "expected_evaluate",
+    "expected_prepare",
+    "requests",
+    "status_requests",
+]
 
 LIMITS = WorkLimits(max_spans=1 << 16, max_keys=1 << 16, max_leaves=1 << 16, max_depth=40,
                     max_subdivisions=1 << 20, max_prepared_bytes=1 << 30, max_samples=1 << 16)
@@ -87,7 +97,7 @@ def _random_keys(rng, n, start, widths, vscale, mscale):
         mi, mo = (np.float32(rng.normal() * mscale) for _ in range(2))
         keys.append(TrackKey(float(times[i]), v, mi, mo, kind))
     # times must stay strictly increasing after rounding the cumulative sum
-    return keys if all(b.time > a.time for a, b in zip(keys, keys[1:])) else None
+    return keys if all(b.time > a.time for a, b in itertools.pairwise(keys)) else None
 
 
 def _random_queries(rng, keys, count):

@@ -28,10 +28,29 @@ from .corpus import (
 )
 from .requests import case_request, requests
 
-__all__ = ["FAMILY", "CONTRACTS", "SPEC_STATUSES", "LIMITS_AT_EQUALITY", "TriangleCase", "Analysis", "FacetModel",
-           "analyse", "facet_model", "models_at", "query_expectation", "cube_mesh", "point_on_facet",
-           "segment_through", "nudge", "case_inputs", "case_stamp", "first_hit_inputs", "generate", "claims",
-           "case_claims"]
+__all__ = [
+    "CONTRACTS",
+    "FAMILY",
+    "LIMITS_AT_EQUALITY",
+    "SPEC_STATUSES",
+    "Analysis",
+    "FacetModel",
+    "TriangleCase",
+    "analyse",
+    "case_claims",
+    "case_inputs",
+    "case_stamp",
+    "claims",
+    "cube_mesh",
+    "facet_model",
+    "first_hit_inputs",
+    "generate",
+    "models_at",
+    "nudge",
+    "point_on_facet",
+    "query_expectation",
+    "segment_through",
+]
 
 
 def claims(case: TriangleCase) -> list:

@@ -23,7 +23,6 @@ import json
 import math
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Optional
 
 import gmpy2
 
@@ -41,7 +40,7 @@ from reference.triangle_surface import G_SLACK, MAX_COORDINATE, NORMAL_K, TINY, 
 
 from ...model import dec
 
-__all__ = ["Analysis", "FacetModel", "analyse", "facet_model", "models_at", "f64", "exactness_clause"]
+__all__ = ["Analysis", "FacetModel", "analyse", "exactness_clause", "f64", "facet_model", "models_at"]
 
 _mpq = gmpy2.mpq
 _U_Q = _mpq(U)
@@ -75,10 +74,10 @@ class FacetModel:
     theta: object
     eta: tuple
     d_lo: object
-    r_t: Optional[object]
-    r_l: Optional[tuple]
-    r_pos: Optional[object]
-    exact_t: Optional[float]
+    r_t: object | None
+    r_l: tuple | None
+    r_pos: object | None
+    exact_t: float | None
 
 
 class Analysis:
@@ -129,7 +128,7 @@ class Analysis:
             q = self._Q[i] = tuple(_mpq(x) for x in self.vertices[i])  # finite floats: exact
         return q
 
-    def facet(self, j: int) -> Optional[ExactFacet]:
+    def facet(self, j: int) -> ExactFacet | None:
         """The exact facet ``j`` (None when its area is exactly zero)."""
         if j in self._facets:
             return self._facets[j]
@@ -462,7 +461,7 @@ class _Quantity:
     name: str
     exact: object  # X (mpq)
     bound: object  # R: |computed - X| <= R (mpq)
-    computed: Optional[object] = None  # the computed value itself when the model pins it
+    computed: object | None = None  # the computed value itself when the model pins it
 
     def not_out(self, tol) -> bool:
         return (self.computed >= -tol) if self.computed is not None else self.exact - self.bound >= -tol
@@ -473,7 +472,7 @@ class _Quantity:
         return self.bound < abs(self.exact) <= tol
 
 
-def exactness_clause(md: FacetModel) -> Optional[float]:
+def exactness_clause(md: FacetModel) -> float | None:
     """The computed parameter the exactness clause pins (docs/decisions.md "Triangle surfaces:
     error model": ``RN(T)`` on an axis-aligned facet with exact differences), or None. The
     clause is a decision of ours (``oracles.rules``: ``triangle:exactness_clause``): a checker
@@ -481,7 +480,7 @@ def exactness_clause(md: FacetModel) -> Optional[float]:
     return md.exact_t
 
 
-def _quantities(an: Analysis, j: int, models=None, ratio=1, pin=exactness_clause) -> Optional[list]:
+def _quantities(an: Analysis, j: int, models=None, ratio=1, pin=exactness_clause) -> list | None:
     """Facet ``j``'s boundary quantities with their error bounds (the models ``models``, default
     the reference, scaled by ``ratio``), or None when the model bounds them not. ``pin(model)``
     is the computed parameter where it is known exactly (the exactness clause), else None."""
@@ -504,7 +503,7 @@ def _crossing_certain(an: Analysis, j: int, md: FacetModel) -> bool:
     return md.d_lo > 2 * (an.tolerance * an.dn_up + 10 * (md.eta[0] + md.eta[1]))
 
 
-def _forced(an: Analysis, j: int, models=None, ratio=1, pin=exactness_clause) -> Optional[tuple]:
+def _forced(an: Analysis, j: int, models=None, ratio=1, pin=exactness_clause) -> tuple | None:
     """``(in_band, quantities)`` when facet ``j`` is forced in (a hit or ambiguous in every
     conforming run): ``in_band`` lists the quantities certainly inside their band (then the
     query must be Ambiguous). None when the facet is not forced in. ``pin``: as

@@ -81,8 +81,15 @@ from .analysis import (
     models_at,
 )
 
-__all__ = ["check_first_hit", "check_barycentric", "check_normal_facing", "check_ambiguity", "RULES",
-           "EXACTNESS_CLAUSE", "COORDINATE_LIMIT"]
+__all__ = [
+    "COORDINATE_LIMIT",
+    "EXACTNESS_CLAUSE",
+    "RULES",
+    "check_ambiguity",
+    "check_barycentric",
+    "check_first_hit",
+    "check_normal_facing",
+]
 
 _S004 = "spec 004: "
 _D = "docs/decisions.md "
@@ -155,7 +162,7 @@ RULES = declare({
 })
 
 
-def _pin(md) -> "float | None":
+def _pin(md) -> float | None:
     """The computed parameter the exactness clause pins, where it binds the claim being judged
     (``oracles.rules.binding``), else None: the spec's rules leave it anywhere within R_t."""
     if md.exact_t is not None and binding(EXACTNESS_CLAUSE):
@@ -232,7 +239,7 @@ def _check_stamp(claim: Claim):
     return None
 
 
-def _declared_models(claim: Claim) -> Optional[tuple]:
+def _declared_models(claim: Claim) -> tuple | None:
     """``(models, ratio)`` for a check over every facet of a claim that names none (a miss):
     ``(None, 1)`` for the reference, the models at a declared ``u`` with ratio ``k / 64``, or
     None for an explicit bound (it bounds no particular facet, so nothing is forced)."""
@@ -380,8 +387,8 @@ def check_first_hit(claim: Claim):
         if up < tq or (j < i and up == tq):
             return violated(claim, {"triangle": j, "exact_t": enc(an.contact(j).t), "computed_at_most": enc(up)},
                             bound_use=use,
-                            note="facet %d is a hit (or ambiguous) in every conforming run and computes an earlier "
-                                 "parameter, or an equal one at a lower index" % j, rule=EARLIEST.id, **extra)
+                            note=f"facet {j} is a hit (or ambiguous) in every conforming run and computes an earlier "
+                                 "parameter, or an equal one at a lower index", rule=EARLIEST.id, **extra)
     # Every other exact contact must be explainable the same way.
     for cj in an.hits():
         j = cj.triangle
@@ -399,7 +406,7 @@ def check_first_hit(claim: Claim):
         if up < tq or (j < i and up == tq):
             return violated(claim, {"triangle": j, "exact_t": enc(cj.t), "computed_at_most": enc(up)},
                             bound_use=use,
-                            note="facet %d computes an earlier parameter or an equal one at a lower index" % j,
+                            note=f"facet {j} computes an earlier parameter or an equal one at a lower index",
                             rule=EARLIEST.id, **extra)
     return verified(claim, measure="t_error_ratio", measured=t_use, bound_use=use, **extra)
 

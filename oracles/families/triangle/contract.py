@@ -11,7 +11,7 @@ from ... import schema as S
 from ...family import RowContract
 from ...model import Claim, dec, enc
 
-__all__ = ["CONTRACTS", "plant_first_hit", "plant_barycentric", "plant_normal_facing", "plant_ambiguity"]
+__all__ = ["CONTRACTS", "plant_ambiguity", "plant_barycentric", "plant_first_hit", "plant_normal_facing"]
 
 _GEOMETRY_SCHEMA = {
     "vertices": S.matrix(S.f64(), [None, 3], doc=(

@@ -22,7 +22,6 @@ from __future__ import annotations
 import math
 import zlib
 from dataclasses import dataclass
-from typing import Optional
 
 import gmpy2
 import numpy as np
@@ -32,9 +31,22 @@ from reference.triangle_surface import BVH_MIN_TRIANGLES, SurfaceStamp
 
 from ...model import enc
 
-__all__ = ["TriangleCase", "cube_mesh", "point_on_facet", "segment_through", "nudge", "case_inputs", "case_stamp",
-           "stamp_json", "first_hit_inputs", "generate", "named_cases", "random_cases", "hex_points",
-           "hierarchy_ambiguity_case"]
+__all__ = [
+    "TriangleCase",
+    "case_inputs",
+    "case_stamp",
+    "cube_mesh",
+    "first_hit_inputs",
+    "generate",
+    "hex_points",
+    "hierarchy_ambiguity_case",
+    "named_cases",
+    "nudge",
+    "point_on_facet",
+    "random_cases",
+    "segment_through",
+    "stamp_json",
+]
 
 _mpq = gmpy2.mpq
 
@@ -111,7 +123,7 @@ def stamp_json(stamp: SurfaceStamp) -> dict:
     return {"identity": int(stamp.identity), "version": int(stamp.version)}
 
 
-def first_hit_inputs(case: TriangleCase, stamp: Optional[SurfaceStamp] = None) -> dict:
+def first_hit_inputs(case: TriangleCase, stamp: SurfaceStamp | None = None) -> dict:
     """The first_hit row's inputs: :func:`case_inputs` and the stamp the surface was made with
     (spec 004: the query answers with the caller's identity/version, hit or miss)."""
     return {**case_inputs(case), "stamp": stamp_json(case_stamp(case) if stamp is None else stamp)}

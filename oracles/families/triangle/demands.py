@@ -18,7 +18,6 @@ area" on the exact normalized cross magnitude ``G`` against the documented ``|g 
 from __future__ import annotations
 
 import math
-from typing import Optional
 
 import gmpy2
 
@@ -27,7 +26,7 @@ from reference.triangle_surface import U
 
 from .analysis import _U_Q, Analysis, _forced, _near_parallel_overlap, _quantities
 
-__all__ = ["WIDEN", "query_expectation", "must_be_ambiguous", "may_be_ambiguous", "admission_conditioning"]
+__all__ = ["WIDEN", "admission_conditioning", "may_be_ambiguous", "must_be_ambiguous", "query_expectation"]
 
 # The requests' expected status of first_hit (oracles/families/triangle/requests.py), decided on
 # the exact analysis. Widening: a facet counts as possibly ambiguous while a conforming run could
@@ -84,7 +83,7 @@ def may_be_ambiguous(an: Analysis, j: int, widen: int = WIDEN) -> bool:
     return possible and not forced_out
 
 
-def must_be_ambiguous(an: Analysis) -> Optional[tuple]:
+def must_be_ambiguous(an: Analysis) -> tuple | None:
     """``(facet, reason)`` when every published hit or miss of the query is wrong (the
     ``triangle.ambiguity`` checker's conditions), else None."""
     overlap = an.coplanar_overlap

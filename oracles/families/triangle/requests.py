@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import math
 from functools import lru_cache
-from typing import Optional
 
 import numpy as np
 
@@ -69,8 +68,18 @@ from .corpus import (
     stamp_json,
 )
 
-__all__ = ["requests", "case_request", "status_requests", "expected_new", "expected_query", "new_inputs",
-           "query_inputs", "NEW", "FIRST_HIT", "CLIP"]
+__all__ = [
+    "CLIP",
+    "FIRST_HIT",
+    "NEW",
+    "case_request",
+    "expected_new",
+    "expected_query",
+    "new_inputs",
+    "query_inputs",
+    "requests",
+    "status_requests",
+]
 
 NEW, FIRST_HIT, CLIP = "TriangleSurface::new", "first_hit", "clip_segment"
 _CLIPPED = 16  # the named cube cases also clip their segment
@@ -97,7 +106,7 @@ def new_inputs(vertices, triangles, stamp: SurfaceStamp, settings: dict) -> dict
             "settings": settings}
 
 
-def query_inputs(start, end, cancel_after_polls: Optional[int] = None) -> dict:
+def query_inputs(start, end, cancel_after_polls: int | None = None) -> dict:
     out = {"start": enc(np.asarray(start, dtype=np.float64)), "end": enc(np.asarray(end, dtype=np.float64))}
     if cancel_after_polls is not None:
         out["cancel_after_polls"] = int(cancel_after_polls)
@@ -119,7 +128,7 @@ def _number(x):
         return None
 
 
-def _points(raw) -> Optional[list]:
+def _points(raw) -> list | None:
     """The float64 coordinates of a list of 3-vectors, or None when the shape or a number is
     malformed."""
     if not isinstance(raw, list):
@@ -256,11 +265,11 @@ def expected_query(surface: dict, q: dict) -> Expect:
 # --- requests ----------------------------------------------------------------------------------
 
 
-def _new_step(inp: dict, expect: Optional[Expect] = None) -> Step:
+def _new_step(inp: dict, expect: Expect | None = None) -> Step:
     return Step(NEW, inp, expect or expected_new(inp))
 
 
-def _query_step(op: str, surface: dict, q: dict, expect: Optional[Expect] = None) -> Step:
+def _query_step(op: str, surface: dict, q: dict, expect: Expect | None = None) -> Step:
     expect = expect or expected_query(surface, q)
     if expect.allows("Success"):
         rows = ("triangle.first_hit", "triangle.ambiguity") if op == FIRST_HIT else ("triangle.first_hit",)
