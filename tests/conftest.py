@@ -42,8 +42,9 @@ def pending_row(monkeypatch):
         monkeypatch.setattr(mod, "checker_for", no_checker)
         monkeypatch.setattr(mod, "contract_for", no_contract)
     monkeypatch.setattr(C, "_contracts", lambda: {k: v for k, v in contracts.items() if k != rid})
-    S.case_file_schema.cache_clear()
-    S._validators.cache_clear()
+    caches = (S.case_file_schema, S._validators, S._row_predicate)  # each holds the row's contract
+    for c in caches:
+        c.cache_clear()
     yield rid
-    S.case_file_schema.cache_clear()
-    S._validators.cache_clear()
+    for c in caches:
+        c.cache_clear()
