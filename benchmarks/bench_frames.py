@@ -56,7 +56,8 @@ def _bezier(P, u):
     s = 1.0 - u
     b = np.stack([s**3, 3 * s * s * u, 3 * s * u * u, u**3], axis=1)
     x = b @ P
-    d = 3.0 * ((s * s)[:, None] * (P[1] - P[0]) + (2 * s * u)[:, None] * (P[2] - P[1]) + (u * u)[:, None] * (P[3] - P[2]))
+    d = 3.0 * ((s * s)[:, None] * (P[1] - P[0]) + (2 * s * u)[:, None] * (P[2] - P[1])
+               + (u * u)[:, None] * (P[3] - P[2]))
     return x, d / np.linalg.norm(d, axis=1, keepdims=True)
 
 
@@ -146,7 +147,8 @@ def run(errors, seed, repeat):
             secs, got = _cpu(lambda: uniform_double_reflection(pv.controls, n0, per), repeat)
             uniform[per] = (secs, _true_error(tr.normals, got))
         for tae, _, fv, secs in builds:
-            pairs = [(int(k), float(u), fv.sample_normal[j]) for j, (k, u) in enumerate(zip(fv.sample_span, fv.sample_u))]
+            pairs = [(int(k), float(u), fv.sample_normal[j])
+                     for j, (k, u) in enumerate(zip(fv.sample_span, fv.sample_u))]
             err = _true_error(tr.normals, pairs)
             ok = [p for p in sorted(uniform) if uniform[p][1] <= err]
             per = ok[0] if ok else None

@@ -210,7 +210,8 @@ def main(argv=None) -> int:
         result["oracles"] = o
         print(f"oracles on {o['claims']} claims of the first {args.oracles} default-corpus cases (CPU ms/claim): "
               f"root isolation {o['root_isolation_ms']:.2f}, branch and bound as a decision "
-              f"{o['branch_and_bound_decision_ms']:.2f}, as the cross-check {o['branch_and_bound_cross_check_ms']:.2f}; "
+              f"{o['branch_and_bound_decision_ms']:.2f}, as the cross-check "
+              f"{o['branch_and_bound_cross_check_ms']:.2f}; "
               f"same decision {o['same_decision']}/{o['claims']}")
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=1) + "\n")

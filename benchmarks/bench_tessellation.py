@@ -183,7 +183,8 @@ def run(errors, repeat, seed=1):
 def _print(r):
     e, o = r["position_error"], r["ours"]
     print(f"\n{r['network']}, position error {e:.3g}")
-    print(f"  {'mesher':8} {'triangles':>9} {'cpu s':>8} {'cpu ratio':>9} {'true max':>21} {'true/e':>7} {'meets e':>7}")
+    print(f"  {'mesher':8} {'triangles':>9} {'cpu s':>8} {'cpu ratio':>9} {'true max':>21} "
+          f"{'true/e':>7} {'meets e':>7}")
 
     def line(label, d):
         if d is None:
@@ -192,10 +193,12 @@ def _print(r):
         lo, hi = d["true_max"]
         ratio = d["cpu_s"] / o["cpu_s"] if o["cpu_s"] > 0 else math.inf
         meets = "yes" if hi <= e else ("no" if lo > e else "?")
-        print(f"  {label:8} {d['triangles']:9d} {d['cpu_s']:8.4f} {ratio:9.2f} [{lo:9.3g}, {hi:9.3g}] {hi / e:7.3f} {meets:>7}")
+        print(f"  {label:8} {d['triangles']:9d} {d['cpu_s']:8.4f} {ratio:9.2f} [{lo:9.3g}, {hi:9.3g}] "
+              f"{hi / e:7.3f} {meets:>7}")
 
     line("ours", o)
-    print(f"  {'':8} certified bound {o['certified_bound']:.3g} (true / certified {o['true_max'][1] / o['certified_bound']:.3f})")
+    print(f"  {'':8} certified bound {o['certified_bound']:.3g} "
+          f"(true / certified {o['true_max'][1] / o['certified_bound']:.3f})")
     line("geomdl", r["geomdl"])
     line("occ", r["occ"])
     if r["geomdl"]:

@@ -146,7 +146,8 @@ def main(argv=None) -> int:
                 em, _, _ = peer(ray_pyembree.RayMeshIntersector, verts, tris, segs)
         f = lambda x: "-" if x is None else f"{x:.1f}"
         r = lambda x, y: "-" if not y else f"{x / y:.2f}"
-        print(f"| {n:.0e} | {len(segs)} | {hits} | {cands:.0f} | {scan:.1f} | {tree:.1f} | {build:.3f} | {f(tm)} | {f(em)} | "
+        print(f"| {n:.0e} | {len(segs)} | {hits} | {cands:.0f} | {scan:.1f} | {tree:.1f} | {build:.3f} | "
+              f"{f(tm)} | {f(em)} | "
               f"{r(scan, tm)} | {r(tree, tm)} | {r(tree, em)} |")
         case = f"{n:.0e} facets"
         at5 = n == 100_000

@@ -454,7 +454,8 @@ def _check_polygon(k, poly, mem, corners, bits, qpos, bad, uses, all_planar, rep
             all_exact = all_exact and r2 == 0
             i = (i + 1) % L
     if all_exact and A != _newell(loop_pts):
-        fail({"property": "tiling", "polygon": k, "reason": "exactly collinear drops changed the area"})  # pragma: no cover
+        fail({"property": "tiling", "polygon": k,  # pragma: no cover
+              "reason": "exactly collinear drops changed the area"})
         return
     # Coplanarity.
     n = len(cpts)

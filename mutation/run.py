@@ -181,7 +181,8 @@ def _judge(args):
     return job_id, "normal", test, output[-2000:], diff, time.monotonic() - t0
 
 
-def run_module(module: str, jobs: int, base: Path, sample: int = 0, seed: int = 1, only=None, skip=(), dump=None) -> list:
+def run_module(module: str, jobs: int, base: Path, sample: int = 0, seed: int = 1, only=None, skip=(),
+               dump=None) -> list:
     """Enumerate and judge every mutant of ``reference/<module>.py``; one dict per mutant."""
     from cosmic_ray.work_db import WorkDB, use_db
 
@@ -241,14 +242,16 @@ def run_module(module: str, jobs: int, base: Path, sample: int = 0, seed: int = 
     counter = mp.Value("i", 0)
     results = {}
     specs = {w[0]: w[1] for w in work}
-    with mp.get_context("fork").Pool(jobs, initializer=_init_worker, initargs=([str(t) for t in trees], counter)) as pool:
+    with mp.get_context("fork").Pool(jobs, initializer=_init_worker,
+                                     initargs=([str(t) for t in trees], counter)) as pool:
         for n, (job_id, worker, test, output, diff, secs) in enumerate(pool.imap_unordered(_judge, work), 1):
             results[job_id] = (worker, test, output, diff, secs)
             if n % 25 == 0 or n == len(work):
                 print(f"  {module}: {n}/{len(work)} mutants judged", file=sys.stderr, flush=True)
                 if dump is not None:  # a long run keeps what it has judged so far
                     dump(out + [entry(j, specs[j]) for j in results] + [dict(meta, partial=n < len(work))])
-    for job_id, spec, _, _ in sorted(work, key=lambda w: (w[1]["start_pos"], w[1]["operator_name"], w[1]["occurrence"])):
+    for job_id, spec, _, _ in sorted(work, key=lambda w: (w[1]["start_pos"], w[1]["operator_name"],
+                                                          w[1]["occurrence"])):
         out.append(entry(job_id, spec))
     out.append(meta)
     return out
@@ -277,7 +280,8 @@ def _keys(module: str, tree: Path, work: list) -> dict:
     """Stable keys of every mutant: operator, source line text, column and rank among mutants
     with the same three on that line (line numbers shift with edits elsewhere; these do not)."""
     keys, seen = {}, {}
-    for job_id, spec, _, _ in sorted(work, key=lambda w: (w[1]["start_pos"], w[1]["operator_name"], w[1]["occurrence"])):
+    for job_id, spec, _, _ in sorted(work, key=lambda w: (w[1]["start_pos"], w[1]["operator_name"],
+                                                          w[1]["occurrence"])):
         line, col = spec["start_pos"]
         text = _line(tree, spec["module_path"], line)
         base_key = (spec["operator_name"], text, col)
@@ -326,14 +330,17 @@ def render(by_module: dict, equivalents: dict, command: str, seconds: float) -> 
            "skipped": 0}
     for module, muts in by_module.items():
         s = score(muts, equivalents)
-        lines.append(f"| `reference/{module}.py` | {s['enumerated']} | {s['mutants']} | {s['killed']} | {100 * s['raw']:.1f}% | "
+        lines.append(f"| `reference/{module}.py` | {s['enumerated']} | {s['mutants']} | {s['killed']} | "
+                     f"{100 * s['raw']:.1f}% | "
                      f"{s['equivalent']} | {100 * s['score']:.1f}% | {len(s['survivors'])} | {s['skipped']} |")
         for k in ("enumerated", "mutants", "killed", "equivalent", "scored", "scored_killed", "skipped"):
             tot[k] += s[k]
         tot["surv"] += len(s["survivors"])
     if len(by_module) > 1:
-        lines.append(f"| all | {tot['enumerated']} | {tot['mutants']} | {tot['killed']} | {100 * tot['killed'] / tot['mutants']:.1f}% | "
-                     f"{tot['equivalent']} | {100 * tot['scored_killed'] / tot['scored']:.1f}% | {tot['surv']} | {tot['skipped']} |")
+        lines.append(f"| all | {tot['enumerated']} | {tot['mutants']} | {tot['killed']} | "
+                     f"{100 * tot['killed'] / tot['mutants']:.1f}% | "
+                     f"{tot['equivalent']} | {100 * tot['scored_killed'] / tot['scored']:.1f}% | {tot['surv']} | "
+                     f"{tot['skipped']} |")
     n_ann = sum(score(m, equivalents)["annotation"] for m in by_module.values())
     lines += ["", "Equivalent mutants (left out of the score; `mutation/equivalents.toml`):", "",
               f"- {n_ann} mutants of operators {ANNOTATION} (found by the runner from the AST, not judged)"]
@@ -344,7 +351,8 @@ def render(by_module: dict, equivalents: dict, command: str, seconds: float) -> 
                              f"{' (killed anyway)' if m['status'] == 'killed' else ''}: {equivalents[m['key']]}")
     surv = [m for muts in by_module.values() for m in score(muts, equivalents)["survivors"]]
     lines += ["", "Surviving mutants that are not documented equivalents:", ""]
-    lines += [f"- `{m['module']}.py:{m['line']}` {m['operator'].split('/')[-1]} on `{m['text']}`" for m in surv] or ["- none"]
+    lines += [f"- `{m['module']}.py:{m['line']}` {m['operator'].split('/')[-1]} on `{m['text']}`"
+              for m in surv] or ["- none"]
     lines += ["", END]
     return "\n".join(lines)
 
@@ -369,7 +377,8 @@ def main(argv=None) -> int:
     p.add_argument("--write-doc", action="store_true")
     p.add_argument("--json", default=None, metavar="FILE", help="every mutant's outcome as JSON")
     p.add_argument("--survivors", action="store_true", help="print each survivor's diff")
-    p.add_argument("--sample", type=int, default=0, help="judge a seeded uniform sample of this many mutants per module")
+    p.add_argument("--sample", type=int, default=0,
+                   help="judge a seeded uniform sample of this many mutants per module")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--skip", nargs="*", default=[], metavar="JSON",
                    help="leave out the mutants judged in these earlier --json outputs (to complete a sample)")

@@ -2,7 +2,8 @@
 
     python -m oracles ledger [--cases N | --scale K] [--seed S] [--out DIR] [--family NAME ...] [CI options]
     python -m oracles claims [--cases N] [--seed S] [--family NAME ...] --out FILE
-    python -m oracles check FILE [--out DIR] [--force] [--exact-numbers] [CI options]  # judge another implementation's claims
+    python -m oracles check FILE [--out DIR] [--force] [--exact-numbers] [CI options]
+                                                                      # judge another implementation's claims
     python -m oracles requests [--cases N | --scale K] [--seed S] [--family NAME ...] --out FILE  # the request set
     python -m oracles answer REQUESTS --out FILE                      # our fast path's answers to a request set
     python -m oracles check ANSWERS --requests REQUESTS [...]         # judge another implementation's answers
@@ -215,7 +216,8 @@ def main(argv=None) -> int:
                     help="claims/1 (default), requests/1 or answers/1")
     ps.add_argument("--out", default=None, help="write the schema here (oracles/casefile.schema.json ships it)")
     ps.add_argument("--docs", default=None, metavar="MD",
-                    help="rewrite the generated sections of this Markdown file (docs/casefile-rows.md, docs/requests.md)")
+                    help="rewrite the generated sections of this Markdown file "
+                         "(docs/casefile-rows.md, docs/requests.md)")
     sub.add_parser("surface-queries", help="print spec 004's nine example query records")
     pe = sub.add_parser("explain", help="explain one claim: exact inputs, ulps, the shadow trace, the floor")
     pe.add_argument("file", nargs="?", help="a case file (with --claim N)")
@@ -321,8 +323,10 @@ def main(argv=None) -> int:
             return EXIT_MALFORMED
         from .rules import ours
 
-        claims = (c for f in fams for case in f.generate(args.seed, f.default_cases if args.cases is None else args.cases)
-                  for c in ours(f.claims(case)))  # our fast path's claims opt in to our decisions
+        # our fast path's claims opt in to our decisions
+        claims = (c for f in fams
+                  for case in f.generate(args.seed, f.default_cases if args.cases is None else args.cases)
+                  for c in ours(f.claims(case)))
         n = write_claims(args.out, claims, f"ludus-geometry-reference {__version__} (fast path)")
         print(f"wrote {n} claims to {args.out}")
         return EXIT_OK

@@ -33,6 +33,8 @@ from reference.status import GuaranteeClass as G
 from . import schema as S
 from .family import RowContract
 from .model import Claim, NumberError, Verdict, parse_number, verified, violated
+from .rules import binding, judged
+from .rules import rule as rule_named
 from .request import Answer, Expect, Request, StepAnswer, statuses_row
 
 __all__ = [
@@ -49,11 +51,14 @@ __all__ = [
 ]
 
 
-def status_claim(req: Request, k: int, status: str | None, label: str | None = None) -> Claim:
-    """The status-row claim of step ``k`` of ``req`` ending in ``status`` (None: no outcome)."""
+def status_claim(req: Request, k: int, status: str | None, label: str | None = None,
+                 decisions: bool = False) -> Claim:
+    """The status-row claim of step ``k`` of ``req`` ending in ``status`` (None: no outcome);
+    ``decisions``: the answer opted in to the project's decisions (``expect.decision`` binds)."""
     step = req.steps[k]
     return Claim(statuses_row(req.family), G.Exact, {"status": status},
-                 {"request": req.id, "step": k, "op": step.op, "expect": step.expect.to_json()})
+                 {"request": req.id, "step": k, "op": step.op, "expect": step.expect.to_json()},
+                 decisions=decisions)
 
 
 def rule_claim(req: Request, j: int, before: Any, after: Any) -> Claim:
@@ -123,6 +128,7 @@ def _first_difference(a: Any, b: Any, path: str = "") -> str | None:
 _STATUS_RULE = "statuses:expectation"  # oracles.rules.STATUS_EXPECTATION
 
 
+@judged
 def check_status(claim: Claim) -> Verdict:
     """Exact: a step's status meets the class the spec demands of it (``expect``), or a
     scenario's later output equals the earlier one bit for bit (``rule`` same_output).
@@ -130,7 +136,9 @@ def check_status(claim: Claim) -> Verdict:
     Sources: spec 002 Contracts ("fallible ones return GeometryStatus and leave outputs
     unchanged on failure"; "a failed rebuild keeps the previous snapshot"), each function's
     named statuses, and spec 004's ambiguity rule ("one ambiguous candidate rejects the whole
-    query"); the expectation's ``why`` names the sentence per request."""
+    query"); the expectation's ``why`` names the sentence per request. Where the expectation
+    rests on a decision of ours (``expect.decision``), a claim that does not opt in is held to
+    what the spec's text alone demands (``expect.spec``) and the decision is reported unmet."""
     inp = claim.inputs
     if "rule" in inp:
         rule = inp["rule"]
@@ -145,11 +153,21 @@ def check_status(claim: Claim) -> Verdict:
     expect = Expect.from_json(inp["expect"])
     status = claim.value.get("status")
     where = f"{inp['request']} step {inp['step']} ({inp['op']})"
+    rule_id = _STATUS_RULE
+    if expect.decision:
+        if not binding(rule_named(expect.decision)):
+            expect = expect.by_spec  # judged by the spec's text alone
+        else:
+            rule_id = expect.decision if expect.by_spec.allows(status) else _STATUS_RULE
+    if status is None and not expect.must_fail:  # only the decision demanded a failure here
+        return verified(claim, measure="mismatches", measured=0,
+                        note=f"{where}: no answer; the spec's text demands no failure here (counted unanswered)")
     if status is None:
         return violated(claim, {"request": inp["request"], "step": inp["step"], "expected": expect.text(),
                                 "got": None, "why": expect.why},
                         measure="mismatches", measured=1,
-                        note=f"{where}: no answer where the spec demands that it {expect.text().removeprefix('must ')}", rule=_STATUS_RULE)
+                        note=f"{where}: no answer where the spec demands that it "
+                             f"{expect.text().removeprefix('must ')}", rule=_STATUS_RULE)
     if expect.allows(status):
         return verified(claim, measure="mismatches", measured=0, note=f"{where}: {status} ({expect.text()})")
     if expect.kind == "ambiguous" and status == "Success":
@@ -162,7 +180,7 @@ def check_status(claim: Claim) -> Verdict:
         reason = f"the wrong status {status}"
     return violated(claim, {"request": inp["request"], "step": inp["step"], "op": inp["op"],
                             "expected": expect.text(), "got": status, "why": expect.why},
-                    measure="mismatches", measured=1, note=f"{where}: {reason}; {expect.text()}", rule=_STATUS_RULE)
+                    measure="mismatches", measured=1, note=f"{where}: {reason}; {expect.text()}", rule=rule_id)
 
 
 def _plant_status(c: Claim) -> Claim:
@@ -264,7 +282,7 @@ def judge_answer(req: Request, ans: Answer | None, judge: Callable[[Claim], Verd
             if step.expect.must_fail:
                 add(check_status(missing_claim(req, k)))
             continue
-        add(check_status(status_claim(req, k, got.status)))
+        add(check_status(status_claim(req, k, got.status, decisions=ans.decisions)))
         seen = set()
         for c in got.claims:
             seen.add(c.row)
@@ -288,7 +306,7 @@ def answer_claims(req: Request, ans: Answer) -> list[Claim]:
     and value claims, then each rule's claim where both outputs were reported."""
     out = []
     for k, got in enumerate(ans.steps[:len(req.steps)]):
-        out.append(status_claim(req, k, got.status))
+        out.append(status_claim(req, k, got.status, decisions=ans.decisions))
         out.extend(got.claims)
     for j, rule in enumerate(req.rules):
         if rule.after < len(ans.steps):

@@ -127,8 +127,9 @@ def _residual_chain(claim: Claim, verdict) -> dict | None:
     for prec in D.BUDGET:
         L = enclose(prec).value
         w = upper(L) - lower(L)
-        links.append({"name": f"oracle enclosure of L(span, u) at {prec} bits", "lo": enc(lower(L)), "hi": enc(upper(L)),
-                      "width": _dec(w), "_w": w, "distance_to_target": _dec(max(abs(lower(L) - target), abs(upper(L) - target)))})
+        links.append({"name": f"oracle enclosure of L(span, u) at {prec} bits", "lo": enc(lower(L)),
+                      "hi": enc(upper(L)), "width": _dec(w), "_w": w,
+                      "distance_to_target": _dec(max(abs(lower(L) - target), abs(upper(L) - target)))})
         if verdict.prec is not None and prec >= verdict.prec:
             break
     widest = max(links, key=lambda r: r["_w"])
@@ -525,7 +526,8 @@ def _projection_query_claims(q: dict) -> list:
             "origin": dec_array(q.get("origin", [0, 0, 0])), "closed": bool(q.get("closed", False)),
             "point": dec_array(q["point"]), "gap": dec(q.get("gap", 1e-6)),
             "position_error": dec(q.get("position_error", 1e-5)),
-            "max_iterations": int(q.get("max_iterations", 4096)), "approx_iterations": int(q.get("approx_iterations", 8))}
+            "max_iterations": int(q.get("max_iterations", 4096)),
+            "approx_iterations": int(q.get("approx_iterations", 8))}
     return PR.claims(case)
 
 

@@ -117,7 +117,8 @@ def floor_analysis(src: np.ndarray, origin: np.ndarray, inputs: dict) -> dict:
         worst = max(flat, key=lambda t: t[0])
         nerr = worst[0]
         out.update({"E": _num(E), "ulp32_E": _num(float(ulpE)), "two_ulp32_E": _num(float(2 * ulpE)),
-                    "narrowing_error": _num(float(nerr)) if float(nerr) == nerr else {"hex": enc(nerr), "decimal": _dec(nerr)},
+                    "narrowing_error": (_num(float(nerr)) if float(nerr) == nerr
+                                        else {"hex": enc(nerr), "decimal": _dec(nerr)}),
                     "floor": _num(floor), "accepted": bool(eff >= floor),
                     "dominant_floor_term": "2 ulp32(E)" if 2 * ulpE >= nerr else "narrowing error",
                     "worst_narrowing": {"control": [int(worst[1] // 4), int(worst[1] % 4)], "axis": int(worst[2]),

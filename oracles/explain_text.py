@@ -85,8 +85,10 @@ def render_text(ex: dict, max_rows: int = 40) -> str:
         for k, val in m["terms"].items():
             L.append(f"  {k:60} {val['decimal']}" + ("   <- dominates" if k == m["dominant_term"] else ""))
     if ex["components"]:
-        L.append(f"components (working format {ex['working_format']}; ulps of {ex['working_format']} at the claimed value):")
-        L.append(f"  {'name':12} {'claimed':>24} {'truth':>24} {'claimed-truth':>12} {'ulps':>10} {'/model':>9} {'kernel ulps':>11}")
+        L.append(f"components (working format {ex['working_format']}; "
+                 f"ulps of {ex['working_format']} at the claimed value):")
+        L.append(f"  {'name':12} {'claimed':>24} {'truth':>24} {'claimed-truth':>12} {'ulps':>10} {'/model':>9} "
+                 f"{'kernel ulps':>11}")
         for c in ex["components"]:
             mark = "  <- worst" if c["name"] == ex["worst_component"] else ""
             L.append(f"  {c['name']:12} {(c['claimed'] or {}).get('decimal', '-'):>24} "
@@ -113,11 +115,14 @@ def render_text(ex: dict, max_rows: int = 40) -> str:
             L.append(f"  {fl.get('why')}")
         else:
             L.append(f"  E (largest narrowed magnitude)  {fl['E']['decimal']}")
-            L.append(f"  ulp32(E)                         {fl['ulp32_E']['decimal']}   2 ulp32(E) = {fl['two_ulp32_E']['decimal']}")
+            L.append(f"  ulp32(E)                         {fl['ulp32_E']['decimal']}   "
+                     f"2 ulp32(E) = {fl['two_ulp32_E']['decimal']}")
             L.append(f"  narrowing error                  {fl['narrowing_error']['decimal']}   (worst: control "
                      f"{fl['worst_narrowing']['control']} axis {fl['worst_narrowing']['axis']}, "
-                     f"{fl['worst_narrowing']['relative']['decimal']} -> {fl['worst_narrowing']['narrowed']['decimal']})")
-            L.append(f"  floor = 2 ulp32(E) + narrowing   {fl['floor']['decimal']}   (dominant: {fl['dominant_floor_term']})")
+                     f"{fl['worst_narrowing']['relative']['decimal']} -> "
+                     f"{fl['worst_narrowing']['narrowed']['decimal']})")
+            L.append(f"  floor = 2 ulp32(E) + narrowing   {fl['floor']['decimal']}   "
+                     f"(dominant: {fl['dominant_floor_term']})")
         L.append(f"  effective position error         {fl['effective_position_error']['decimal']}  -> "
                  + ("accepted" if fl["accepted"] else "UnsupportedPrecision"))
         fix = fl.get("fix")
@@ -129,7 +134,8 @@ def render_text(ex: dict, max_rows: int = 40) -> str:
         elif fix and fix["kind"] == "split":
             L.append(f"  no origin passes for the whole asset; split it into {len(fix['chunks'])} chunks:")
             for ch in fix["chunks"]:
-                L.append(f"    spans [{ch['spans'][0]}, {ch['spans'][1]}) at origin {ch['origin']}: floor {ch['floor']['decimal']}")
+                L.append(f"    spans [{ch['spans'][0]}, {ch['spans'][1]}) at origin {ch['origin']}: "
+                         f"floor {ch['floor']['decimal']}")
         elif fix:
             L.append(f"  no origin shift or span-granular split passes: {fix['why']}")
     if ex["certified"]:

@@ -347,7 +347,8 @@ def trace_json(tape: Tape, out: TNum, fmt: str, name: str, limit: int = 400) -> 
             worst = max(canc, key=lambda s: s["cancellation"])
             size = ("which cancelled to 0" if not math.isfinite(worst["cancellation"])
                     else f"operands {_g(worst['cancellation'], 3)} times the result")
-            text += f"; amplified by the cancellation at step {worst['index']} ({worst['where'] or worst['label']}, {size})"
+            text += (f"; amplified by the cancellation at step {worst['index']} "
+                     f"({worst['where'] or worst['label']}, {size})")
     if dom and a.error_ulps is not None and abs(a.error_ulps) < 0.5:
         text = "the output is within half an ulp of the truth (roundings cancel); the largest: " + text
     return {"output": name, "error_ulps": a.error_ulps, "steps": steps, "dominant": a.dominant,

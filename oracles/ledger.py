@@ -332,8 +332,10 @@ class RowTally:
             self.closest = shift(other.closest)
         self.declared_claims += other.declared_claims
         self.unanswered += other.unanswered
-        self.unanswered_requests += other.unanswered_requests[:max(0, 4 * WITNESSES_KEPT - len(self.unanswered_requests))]
-        if other.declared_ratio is not None and (self.declared_ratio is None or other.declared_ratio > self.declared_ratio):
+        self.unanswered_requests += other.unanswered_requests[
+            :max(0, 4 * WITNESSES_KEPT - len(self.unanswered_requests))]
+        if other.declared_ratio is not None and (self.declared_ratio is None
+                                                 or other.declared_ratio > self.declared_ratio):
             self.declared_ratio = other.declared_ratio
         for k, n in other.counters.items():
             self.counters[k] = self.counters.get(k, 0) + n
@@ -563,9 +565,11 @@ class Ledger:
             t = self.tallies[r.id]
             if not all_rows and not t.claims and not t.unanswered:
                 continue
-            worst = _worst_text(t) if t.claims and t.worst else "-" if t.claims else _empty_text(r.id, self.seed is not None)
+            worst = (_worst_text(t) if t.claims and t.worst
+                     else "-" if t.claims else _empty_text(r.id, self.seed is not None))
             lines.append(f"{r.id:34} {r.guarantee.value:11} {t.claims:7d} {t.cases:6d} {t.verified:8d} "
-                         f"{t.violated:8d} {t.undecided:9d} {t.faults:6d} {t.unanswered:10d} {_use_text(t):>9}  {worst}")
+                         f"{t.violated:8d} {t.undecided:9d} {t.faults:6d} {t.unanswered:10d} {_use_text(t):>9}  "
+                         f"{worst}")
         for e in self.producer_errors:
             lines.append(f"producer error: {e}")
         return lines

@@ -69,17 +69,24 @@ ROWS: tuple[RowSpec, ...] = (
     # "a failed rebuild keeps the previous snapshot" (oracles.contract).
     RowSpec(f"{family}.statuses", G.Exact, f"{where}: {what}")
     for family, where, what in (
-        ("path", "spec 002 Paths, Contracts", "statuses of preparation, evaluation, tangents and conversions; failed rebuild keeps the path"),
-        ("distance", "spec 002 Distance maps", "BudgetExceeded keeps the previous map, MissingCache, StaleRevision, resolution statuses"),
+        ("path", "spec 002 Paths, Contracts",
+         "statuses of preparation, evaluation, tangents and conversions; failed rebuild keeps the path"),
+        ("distance", "spec 002 Distance maps",
+         "BudgetExceeded keeps the previous map, MissingCache, StaleRevision, resolution statuses"),
         ("track", "spec 002 Tracks", "statuses of preparation and evaluation; failed rebuild keeps the track"),
-        ("frame", "spec 002 Transported frames", "build and evaluation statuses, Degenerate inside singular ranges; failed rebuild keeps the frames"),
-        ("projection", "spec 002 Projection", "CapacityExceeded before work, BudgetExceeded and UnsupportedPrecision leave the result unchanged"),
+        ("frame", "spec 002 Transported frames",
+         "build and evaluation statuses, Degenerate inside singular ranges; failed rebuild keeps the frames"),
+        ("projection", "spec 002 Projection",
+         "CapacityExceeded before work, BudgetExceeded and UnsupportedPrecision leave the result unchanged"),
         ("sweep", "spec 002 Sweeps", "planning and emission statuses; failed replanning keeps the plan"),
         ("surface", "spec 002 Surfaces", "InvalidTopology and precision statuses; failed rebuild keeps the surface"),
-        ("tessellation", "spec 002 Surface meshes", "Strict/Visual, budget and degeneracy statuses; every failure keeps the previous mesh"),
+        ("tessellation", "spec 002 Surface meshes",
+         "Strict/Visual, budget and degeneracy statuses; every failure keeps the previous mesh"),
         ("convex_polygon", "spec 002 Convex polygon partition", "invalid views fail without changing the output"),
-        ("point_search", "spec 002 Point neighborhoods", "build and query statuses; failure preserves the previous tree and outputs"),
-        ("triangle", "spec 004 Surface ownership, Segment query", "admission and query statuses; ambiguous queries rejected whole"),
+        ("point_search", "spec 002 Point neighborhoods",
+         "build and query statuses; failure preserves the previous tree and outputs"),
+        ("triangle", "spec 004 Surface ownership, Segment query",
+         "admission and query statuses; ambiguous queries rejected whole"),
     )
 )
 

@@ -17,7 +17,8 @@ float32 arithmetic, ``B(u)`` of controls near 1e-40 has errors near 2**-150 whil
 ``16 u E`` is far smaller. The position, derivative and Hermite bounds therefore add
 ``K eta`` (their analyses find at most ``6.5 eta``; see each docstring), and norms, whose
 squares underflow, add ``sqrt(2 eta)`` (knot intervals, fourth roots: ``(2 eta)**(1/4)``).
-In float64 evaluation of float32 controls the new terms change no bound above 2**-1000. ``eta`` follows from ``u`` for the IEEE binary formats (binary64: 2**-1074,
+In float64 evaluation of float32 controls the new terms change no bound above 2**-1000.
+``eta`` follows from ``u`` for the IEEE binary formats (binary64: 2**-1074,
 binary32: 2**-149, binary16: 2**-24) or is passed explicitly (``eta=0`` for arithmetic without
 underflow, such as mpmath intervals at an explicit precision).
 """

@@ -451,7 +451,8 @@ def check_counts(counts: dict, limits: SurfaceMeshLimits) -> Outcome | None:
                        field="vertices", value=float(counts["vertices"]))
     for key, name in (("vertices", "max_vertices"), ("triangles", "max_triangles"), ("bytes", "max_output_bytes")):
         if counts[key] > getattr(limits, name):
-            return failure(GeometryStatus.BudgetExceeded, f"{counts[key]} {key} exceed {name} = {getattr(limits, name)}",
+            return failure(GeometryStatus.BudgetExceeded,
+                           f"{counts[key]} {key} exceed {name} = {getattr(limits, name)}",
                            field=name, value=float(counts[key]))
     return None
 

@@ -729,8 +729,9 @@ class TriangleSurface:
             :class:`SurfaceQueryOutcome` (an ``Outcome`` whose ``stamp`` is the surface's, whatever
             the status): success with a :class:`SurfaceHit` (t, triangle: Rounded; position,
             barycentric, normal: Rounded with the module's error model; facing: exact sign;
-            stamp: Exact, the caller's), or success with None on a miss; Ambiguous (diagnostic index = lowest ambiguous facet,
-            field = the band that was hit) when any facet is inside an uncertainty band;
+            stamp: Exact, the caller's), or success with None on a miss; Ambiguous (diagnostic
+            index = lowest ambiguous facet, field = the band that was hit) when any facet is
+            inside an uncertainty band;
             Cancelled with no value; InvalidArgument for a nonfinite or zero-length segment or a
             bad block; OutOfRange for a coordinate beyond ``MAX_COORDINATE``.
         """

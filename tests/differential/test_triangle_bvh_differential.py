@@ -180,7 +180,8 @@ def culling_soups(draw):
             a, b = verts[tris[i][0]], verts[tris[i][1]]
             perp = np.cross(b - a, rng.normal(size=3))
             if np.linalg.norm(perp) > 1e-6:
-                verts[tris[i][2]] = a + (b - a) * 0.5 + _unit(perp) * np.linalg.norm(b - a) * tol * 10.0 ** rng.uniform(0.1, 2)
+                verts[tris[i][2]] = (a + (b - a) * 0.5
+                                     + _unit(perp) * np.linalg.norm(b - a) * tol * 10.0 ** rng.uniform(0.1, 2))
     i = draw(st.integers(0, n - 1))
     a, b, c = verts[tris[i]]
     nrm = np.cross(b - a, c - a)

@@ -68,7 +68,8 @@ def test_stationary_span_and_empty_range_are_exactly_zero():
 def test_straight_spans_are_exact_chords():
     P = np.array([[0, 0, 0], [3, 4, 0], [6, 8, 0], [9, 12, 0]], np.float32)
     e = enclose_arc_length_arb(P, 0, 1, 113)
-    assert e.kind == "smooth" and lower(e.value) <= 15 <= upper(e.value) and _rel_width(e.value) <= 1e-30  # constant speed
+    # constant speed
+    assert e.kind == "smooth" and lower(e.value) <= 15 <= upper(e.value) and _rel_width(e.value) <= 1e-30
     e = enclose_arc_length_arb(P, 0.25, 0.5, 113)  # uniform: 15 (1/2 - 1/4)
     assert lower(e.value) <= _mpq(15, 4) <= upper(e.value)
 

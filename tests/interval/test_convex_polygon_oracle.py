@@ -177,7 +177,8 @@ def test_exact_polygon_of_hand_cases():
 
 
 def test_two_polygons_that_clearly_merge_are_not_maximal():
-    two = [poly([(0, 0, 0), (1, 0, 0), (1, 1, 0), (0, 1, 0)], 0, 2), poly([(1, 0, 0), (2, 0, 0), (2, 1, 0), (1, 1, 0)], 2, 2)]
+    two = [poly([(0, 0, 0), (1, 0, 0), (1, 1, 0), (0, 1, 0)], 0, 2),
+           poly([(1, 0, 0), (2, 0, 0), (2, 1, 0), (1, 1, 0)], 2, 2)]
     rep = check(two, [0, 1, 2, 3])
     assert props(rep) == {"maximal"}
 

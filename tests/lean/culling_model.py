@@ -173,7 +173,8 @@ def node_corpus(seed: int = 27, surfaces: int = 4, per_kind: int = 6) -> list[No
                 mu = ts._node_margin(c, q, tol, sigma, isd)
                 for m in ([mu] if mu >= 0 else []) + ([0.0] if j % 7 == 0 else []):
                     miss = bool(ts._slab_miss(c[0], c[1], c[2], c[3], c[4], c[5], m, q, inv))
-                    cases.append(NodeCase(len(cases), kind, _fr(c[0:3]), _fr(c[3:6]), Fraction(m), _fr(s), _fr(e), miss))
+                    cases.append(NodeCase(len(cases), kind, _fr(c[0:3]), _fr(c[3:6]), Fraction(m), _fr(s), _fr(e),
+                                          miss))
     return cases
 
 

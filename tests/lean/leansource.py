@@ -9,7 +9,8 @@ import re
 #: code the kernel does not check.
 FORBIDDEN_TOKENS = ("sorry", "admit", "native_decide", "axiom", "unsafe")
 
-_DECL_RE = re.compile(r"^(theorem|def|structure|inductive|end|namespace|noncomputable|abbrev|instance|lemma|example|elab|meta|open)\b", re.MULTILINE)
+_DECL_RE = re.compile(r"^(theorem|def|structure|inductive|end|namespace|noncomputable|abbrev|instance|lemma|example"
+                      r"|elab|meta|open)\b", re.MULTILINE)
 
 
 def strip_comments_and_strings(source: str) -> str:

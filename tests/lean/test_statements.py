@@ -114,7 +114,8 @@ def test_barycentric_point_of_vertices_on_a_plane_is_on_the_plane(plane, w):
     assert dot(n, barycentric_point(a, b, c, *w)) == d
 
 
-@given(plane_and_vertices(coords=st.tuples(finite64, finite64, finite64).map(lambda t: tuple(map(Fraction, t)))), valid_weights())
+@given(plane_and_vertices(coords=st.tuples(finite64, finite64, finite64).map(lambda t: tuple(map(Fraction, t)))),
+       valid_weights())
 @settings(max_examples=50)
 def test_plane_statement_holds_for_float64_sourced_coordinates(plane, w):
     n, d, (a, b, c) = plane
@@ -207,7 +208,8 @@ def test_every_lean_theorem_has_a_statement_test():
 
 @pytest.mark.parametrize(
     "best, cs, expected",
-    [(Fraction(1, 2), [Fraction(3, 4), Fraction(1, 4), Fraction(1, 3)], Fraction(1, 4)), (Fraction(0), [], Fraction(0))],
+    [(Fraction(1, 2), [Fraction(3, 4), Fraction(1, 4), Fraction(1, 3)], Fraction(1, 4)),
+     (Fraction(0), [], Fraction(0))],
 )
 def test_min_fold_by_hand(best, cs, expected):
     assert min_fold(best, cs) == expected

@@ -566,7 +566,8 @@ def test_claim_ids_are_echoed_in_verdicts_junit_and_the_ledger(tmp_path, capsys,
     bad["inputs"]["spn"] = 1
     claims = [{"id": "engine/track[0]", **honest[0]}, honest[1], {"id": "engine/planted", **planted},
               {"id": "engine/typo", **bad}, {"id": "engine/track[2]", **honest[2]}]
-    code, out = _run(tmp_path, _doc(claims), "--verdicts", str(tmp_path / "v.jsonl"), "--junit", str(tmp_path / "j.xml"))
+    code, out = _run(tmp_path, _doc(claims), "--verdicts", str(tmp_path / "v.jsonl"),
+                     "--junit", str(tmp_path / "j.xml"))
     err = capsys.readouterr().err
     assert code == 1
     lines = [json.loads(x) for x in (tmp_path / "v.jsonl").read_text().splitlines()]

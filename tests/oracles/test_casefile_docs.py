@@ -118,7 +118,8 @@ _SAMPLES = ["0x1.0000000000000p+0", "0x1.8000000000000p+1", "1", 1, "0.5", "nan"
 
 @pytest.mark.parametrize("schema", [MODEL] + [contract_for(rid).inputs for rid in CHECKED_ROWS[:4]]
                          + [contract_for(rid).value for rid in CHECKED_ROWS],
-                         ids=["model"] + [f"{r}.inputs" for r in CHECKED_ROWS[:4]] + [f"{r}.value" for r in CHECKED_ROWS])
+                         ids=["model"] + [f"{r}.inputs" for r in CHECKED_ROWS[:4]]
+                         + [f"{r}.value" for r in CHECKED_ROWS])
 def test_compiled_predicate_ignores_descriptions(schema):
     """A schema with its descriptions compiles (annotations do not make the compiler give up) and
     decides every sample as the same schema without them."""

@@ -194,7 +194,8 @@ def test_ad_hoc_claim_of_any_row_and_certified_chain(capsys):
     assert ex["row"] == "distance.length_bounds" and ex["trace"] is None
     chain = ex["certified"]["enclosures"]
     assert chain[0]["name"].startswith("claimed") and len(chain) >= 2
-    widths = {e["name"]: Fraction(e["width"]) if "/" in e["width"] or "e" not in e["width"] else Fraction(float(e["width"]))
+    widths = {e["name"]: (Fraction(e["width"]) if "/" in e["width"] or "e" not in e["width"]
+                          else Fraction(float(e["width"])))
               for e in chain}
     assert ex["certified"]["widest"] == max(widths, key=widths.get)
 
@@ -389,7 +390,8 @@ def test_roundings_that_cancel_are_never_called_exact():
 
 
 def test_an_exact_value_says_no_step_rounds():
-    P = [["0x1p0", "0x1p1", "0x0p0"], ["0x1p1", "0x1p1", "0x0p0"], ["0x1.8p1", "0x1p0", "0x0p0"], ["0x1p2", "0x0p0", "0x0p0"]]
+    P = [["0x1p0", "0x1p1", "0x0p0"], ["0x1p1", "0x1p1", "0x0p0"], ["0x1.8p1", "0x1p0", "0x0p0"],
+         ["0x1p2", "0x0p0", "0x0p0"]]
     c = Claim("path.interior_positions", G.Rounded, enc(np.array([1.0, 2.0, 0.0])),
               {"controls": P, "u": enc(0.0)})  # B(0) = P0: every step is exact
     traces = _traces(explain_claim(c))

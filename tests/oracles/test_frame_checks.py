@@ -221,7 +221,8 @@ def test_a_run_across_the_cusp_is_violated(honest):
     lambda c: replace(c, inputs={**c.inputs, "controls": "nope"}),
     lambda c: replace(c, inputs={**c.inputs, "u0": enc(0.7), "u1": enc(0.2)}) if c.row == "frame.regularity"
     else replace(c, inputs={**c.inputs, "u": enc(1.5)}),
-    lambda c: replace(c, {"regular": "yes"}) if c.row == "frame.regularity" else replace(c, {**c.value, "tangent": ["0x1p+0"]}),
+    lambda c: replace(c, {"regular": "yes"}) if c.row == "frame.regularity"
+    else replace(c, {**c.value, "tangent": ["0x1p+0"]}),
 ])
 def test_malformed_inputs_raise(honest, mutate):
     for row in ("frame.regularity", "frame.vectors"):

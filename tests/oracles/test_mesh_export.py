@@ -56,7 +56,8 @@ def test_split_layout_carries_vertex_normals_and_parameters(tmp_path, tube):
     g = tmp_path / "tube.obj"
     export_surface_mesh(tube, g, split=True)
     text = g.read_text()
-    assert text.count("\nvn ") == tube.vertex_positions.shape[0] and text.count("\nvt ") == tube.vertex_positions.shape[0]
+    assert (text.count("\nvn ") == tube.vertex_positions.shape[0]
+            and text.count("\nvt ") == tube.vertex_positions.shape[0])
 
 
 def test_cli_verb_writes_a_corpus_mesh(tmp_path, capsys):

@@ -120,7 +120,8 @@ def test_schema_messages_name_the_field_and_the_reason():
     assert "zero denominator" in errs[("r",)]
     assert "'x' was unexpected" in errs[()]
     found = list(v.iter_errors({"u": "0x1p0", "p": "0.5"}))  # an exact decimal: read as its hex text
-    assert [(list(e.absolute_path), e.entries) for e in found] == [(["p"], [((), "0x1.0000000000000p-1", False, False)])]
+    assert [(list(e.absolute_path), e.entries) for e in found] == [
+        (["p"], [((), "0x1.0000000000000p-1", False, False)])]
     assert any("required" in e.message for e in v.iter_errors({"p": "0.5"}) if not isinstance(e, NumberRead))
 
 

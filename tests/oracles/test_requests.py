@@ -176,9 +176,10 @@ def test_families_not_declared_are_not_in_scope(files, tmp_path):
     for r in other["requests"][:3]:  # pretend three requests belong to a family nobody answers
         r["id"] = r["id"].replace("track/", "point_search/")
         r["family"] = "point_search"
-    kept = {**ans, "families": ["track"], "answers": [a for a in ans["answers"]
-                                                       if a["request"] not in {r["id"].replace("point_search/", "track/")
-                                                                               for r in other["requests"][:3]}]}
+    kept = {**ans, "families": ["track"],
+            "answers": [a for a in ans["answers"]
+                        if a["request"] not in {r["id"].replace("point_search/", "track/")
+                                                for r in other["requests"][:3]}]}
     code, led, _ = _check(tmp_path, other, kept)
     assert code == 0 and led["run"]["not_covered"] == {"point_search": 3}
     # without the declaration, every family of the request set is in scope
@@ -267,3 +268,59 @@ def test_answer_ids_are_echoed_in_verdict_lines_and_junit(files, tmp_path):
     assert bad and bad[0]["answer_id"] == wrong["id"]
     names = {tc.get("name") for tc in ET.parse(tmp_path / "j.xml").getroot().iter("testcase")}
     assert wrong["id"] in names
+
+
+# --- Demands that rest on a decision of ours (issue 25 item 3) ---------------------------------
+
+
+def test_failure_statuses_are_every_status_but_success():
+    from oracles.request import FAILURE_STATUSES
+    from reference.status import GeometryStatus
+
+    assert set(FAILURE_STATUSES) == {s.value for s in GeometryStatus} - {"Success"}
+
+
+def test_a_decided_demand_must_be_narrower_than_what_the_spec_demands():
+    from oracles.request import decided
+
+    d = decided(failure("InvalidDomain", why="ours"), "path:request_status")
+    assert Expect.from_json(json.loads(json.dumps(d.to_json()))) == d
+    with pytest.raises(ValueError):  # the spec's demand must allow what the decision allows
+        decided(failure("InvalidDomain"), "path:request_status", failure("InvalidArgument"))
+    with pytest.raises(ValueError):  # a decision without the spec's demand
+        Expect("failure", ("InvalidDomain",), "", "path:request_status", None)
+
+
+def _decided_request():
+    from oracles.request import decided
+
+    # spec 002 Boundary policies: Reject outside the domain fails; the status name is our
+    # decision (docs/decisions.md 'Paths: the parameter domain and boundary policies').
+    e = decided(failure("InvalidDomain", why="outside the domain under Reject"), "path:request_status")
+    return Request("path/09999", "path", "u = 2 under Reject", (Step("TryEvaluatePath", {}, e),))
+
+
+@pytest.mark.parametrize("opted", [False, True])
+def test_a_decided_status_binds_only_answers_that_opt_in(opted):
+    req = _decided_request()
+    other = check_status(status_claim(req, 0, "InvalidArgument", decisions=opted))
+    if opted:  # held to the decision, which alone refutes it
+        assert other.kind is VerdictKind.Violated and other.rule == "path:request_status"
+    else:  # the spec's text: a failure, any status; the decision is reported unmet
+        assert other.kind is VerdictKind.Verified and other.unmet == ("path:request_status",)
+    # A success where the spec demands a failure is Violated by the spec, opted in or not.
+    ok = check_status(status_claim(req, 0, "Success", decisions=opted))
+    assert ok.kind is VerdictKind.Violated and ok.rule == "statuses:expectation"
+    assert check_status(status_claim(req, 0, "InvalidDomain", decisions=opted)).kind is VerdictKind.Verified
+
+
+def test_an_answer_file_opts_in_by_its_header_or_per_answer(tmp_path):
+    from oracles.request import read_answers
+
+    doc = {"format": "answers/1", "producer": "t", "decisions": True,
+           "answers": [{"request": "a", "steps": [{"status": "Success"}]},
+                       {"request": "b", "decisions": False, "steps": [{"status": "Success"}]}]}
+    p = tmp_path / "a.json"
+    p.write_text(json.dumps(doc))
+    _, answers, malformed, _ = read_answers(p)
+    assert not malformed and [a.decisions for a in answers] == [True, False]

@@ -24,7 +24,8 @@ SPEC = {
             "InvalidTopology": "Connectivity: 'must meet within ContinuityPosition (InvalidTopology otherwise)'",
         },
         "TryEvaluatePath": {"InvalidArgument": "Boundary policies: 'Every other combination is InvalidArgument'"},
-        "TryEvaluatePathTangent": {"Degenerate": "'returns Degenerate where |dP/du| is at or below a caller-supplied speed'"},
+        "TryEvaluatePathTangent": {"Degenerate": "'returns Degenerate where |dP/du| is at or below a caller-supplied "
+                                                 "speed'"},
         "TryConvertCentripetalCatmullRom": {
             "InvalidDomain": "'rejects consecutive waypoints within coincidenceDistance as InvalidDomain'",
             "CapacityExceeded": "'Both conversions check output capacity before writing (CapacityExceeded)'",
@@ -32,7 +33,8 @@ SPEC = {
         "TryConvertHermite": {"CapacityExceeded": "'Both conversions check output capacity before writing'"},
     },
     "distance": {
-        "TryBuildDistanceMap": {"BudgetExceeded": "'Exhausting a limit returns BudgetExceeded ... keeps the previous map'"},
+        "TryBuildDistanceMap": {"BudgetExceeded": "'Exhausting a limit returns BudgetExceeded ... keeps the previous "
+                                                  "map'"},
         "TryResolveDistance": {"MissingCache": "'Queries through an unbuilt map return MissingCache'",
                                "StaleRevision": "'queries through a map of another revision return StaleRevision'"},
         "TryBoundDistance": {"MissingCache": "'Queries through an unbuilt map return MissingCache'",
@@ -44,14 +46,16 @@ SPEC = {
     },
     "frame": {
         "TryBuildFrames": {
-            "DegenerateFrame": "policy table: Reject singularity/corner, RejectDegenerateSeed 'fails with DegenerateFrame'",
+            "DegenerateFrame": "policy table: Reject singularity/corner, RejectDegenerateSeed 'fails with "
+                               "DegenerateFrame'",
             "UnsupportedPrecision": "'a Strict frame preparation returns UnsupportedPrecision'",
         },
         "TryEvaluateFrame": {"Degenerate": "'TryEvaluateFrame returns Degenerate inside it'"},
     },
     "projection": {
         "TryProjectPoint": {
-            "BudgetExceeded": "'Strict projection leaves its result unchanged on BudgetExceeded or UnsupportedPrecision'",
+            "BudgetExceeded": "'Strict projection leaves its result unchanged on BudgetExceeded or "
+                              "UnsupportedPrecision'",
             "UnsupportedPrecision": "'... or UnsupportedPrecision'",
             "CapacityExceeded": "'a smaller reservation is CapacityExceeded before any work'",
         },
@@ -62,7 +66,8 @@ SPEC = {
                              "CapacityExceeded": "'and both capacities (CapacityExceeded) before writing'"},
     },
     "surface": {
-        "TryPrepareSurface": {"InvalidTopology": "'a mismatched curve, a partial join, ... or a duplicate patch ID is InvalidTopology'"},
+        "TryPrepareSurface": {"InvalidTopology": "'a mismatched curve, a partial join, ... or a duplicate patch ID is "
+                                                 "InvalidTopology'"},
         "TryEvaluateSurfaceNormal": {"Degenerate": "'returns Degenerate for zero or parallel partials'",
                                      "IllConditioned": "'and IllConditioned at or below the thresholds'"},
     },
@@ -70,7 +75,8 @@ SPEC = {
         "TryBuildSurfaceMesh": {
             "UnsupportedPrecision": "'A nonzero NormalAngleError is UnsupportedPrecision'",
             "InvalidArgument": "'IsCoarserMeshAccepted is InvalidArgument'",
-            "BudgetExceeded": "'MaxCellTests, MaxVertices, MaxTriangles and MaxOutputBytes always fail with BudgetExceeded'",
+            "BudgetExceeded": "'MaxCellTests, MaxVertices, MaxTriangles and MaxOutputBytes always fail with "
+                              "BudgetExceeded'",
         },
     },
     "convex_polygon": {},  # "fail without changing the output": statuses named by our decisions

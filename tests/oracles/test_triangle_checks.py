@@ -64,7 +64,8 @@ EXACTNESS = "triangle:exactness_clause"
 def both_ways(claim):
     """The claim's verdict by the spec's rules (no opt-in) and with the project's decisions
     binding (``"decisions": true``)."""
-    return check_claim(dataclasses.replace(claim, decisions=False)), check_claim(dataclasses.replace(claim, decisions=True))
+    return (check_claim(dataclasses.replace(claim, decisions=False)),
+            check_claim(dataclasses.replace(claim, decisions=True)))
 
 
 def only_the_decision_refutes(claim, rule=EXACTNESS):

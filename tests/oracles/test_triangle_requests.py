@@ -47,7 +47,8 @@ def kinds(req):
     ("cube coplanar", [(NEW, "success", ()), ("first_hit", "ambiguous", ()), ("clip_segment", "ambiguous", ())]),
     ("coplanar overlap among 1088 facets (the facet hierarchy)",
      [(NEW, "success", ()), ("first_hit", "ambiguous", ()), ("clip_segment", "ambiguous", ())]),
-    ("max_vertices met with equality (8 vertices, max_vertices = 8)", [(NEW, "success", ()), ("first_hit", "success", ())]),
+    ("max_vertices met with equality (8 vertices, max_vertices = 8)",
+     [(NEW, "success", ()), ("first_hit", "success", ())]),
     ("max_vertices exceeded by one (8 vertices, max_vertices = 7)", [(NEW, "failure", ("CapacityExceeded",))]),
     ("max_triangles exceeded by one (12 triangles, max_triangles = 11)", [(NEW, "failure", ("CapacityExceeded",))]),
     ("NaN vertex", [(NEW, "failure", ("InvalidArgument",))]),
@@ -55,17 +56,20 @@ def kinds(req):
     ("no triangles", [(NEW, "failure", ("InvalidArgument",))]),
     ("ill-conditioned facet (G = 2^-20 below tol 1e-3)", [(NEW, "failure", ("IllConditioned",))]),
     ("zero-length segment (-0 and +0 are one point)",
-     [(NEW, "success", ()), ("first_hit", "failure", ("InvalidArgument",)), ("clip_segment", "failure", ("InvalidArgument",))]),
+     [(NEW, "success", ()), ("first_hit", "failure", ("InvalidArgument",)),
+      ("clip_segment", "failure", ("InvalidArgument",))]),
     ("cancelled before the call",
      [(NEW, "success", ()), ("first_hit", "failure", ("Cancelled",)), ("clip_segment", "failure", ("Cancelled",))]),
-    ("cancelled before the call, through the hierarchy", [(NEW, "success", ()), ("first_hit", "failure", ("Cancelled",))]),
+    ("cancelled before the call, through the hierarchy",
+     [(NEW, "success", ()), ("first_hit", "failure", ("Cancelled",))]),
 ])
 def test_expectations_follow_the_spec(reqs, name, expected):
     assert kinds(reqs[name]) == expected
 
 
 def test_a_zero_area_facet_must_be_rejected(reqs):
-    for name in ("collinear facet: zero area", "repeated index: a facet of zero area", "three equal vertices: every edge zero"):
+    for name in ("collinear facet: zero area", "repeated index: a facet of zero area",
+                 "three equal vertices: every edge zero"):
         (step,) = reqs[name].steps
         assert step.expect.kind == "failure" and "Degenerate" in step.expect.statuses
 

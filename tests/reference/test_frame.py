@@ -281,7 +281,8 @@ def test_distribute_twist_makes_the_seam_periodic():
     assert abs(hol.residual_twist) > 1e-2  # a chiral loop has holonomy
     assert not np.any(hol.sample_twist)
     for w in (0, 1, -2):
-        fv = try_build_frames(pv, mv, prep(closed_policy=ClosedFramePolicy.DistributeTwist, winding_turns=w)).value.view()
+        fv = try_build_frames(pv, mv,
+                              prep(closed_policy=ClosedFramePolicy.DistributeTwist, winding_turns=w)).value.view()
         assert fv.is_periodic and fv.residual_twist == hol.residual_twist
         assert fv.sample_twist[0] == 0.0
         assert fv.sample_twist[-1] == -fv.residual_twist + 2 * math.pi * w

@@ -5,8 +5,9 @@ equal their textbook definitions as rational identities (the expanded numerator 
 difference is zero): a reflection is ``v - 2 (n.v)/(n.n) n``, is an involution, fixes the plane and
 negates ``n``, and preserves dot products; the minimal rotation maps ``a`` to ``b``, fixes
 ``a x b`` for every rational pair of unit vectors (a rational parametrization of the sphere),
-and is Rodrigues' rotation, orthogonal with determinant 1, for Pythagorean unit vectors; ``rotate_about`` is the rotation matrix about z
-for ``k = z`` and preserves lengths when ``c^2 + s^2 = 1``. Then IV encloses the exact QQ value
+and is Rodrigues' rotation, orthogonal with determinant 1, for Pythagorean unit vectors;
+``rotate_about`` is the rotation matrix about z for ``k = z`` and preserves lengths when
+``c^2 + s^2 = 1``. Then IV encloses the exact QQ value
 and F64 stays within a few ulps of it.
 """
 
@@ -150,5 +151,6 @@ def test_derivative_boxes_hold_the_exact_hodograph_far_from_the_origin():
         amin = [max(0.0, lo[0, c]) if lo[0, c] > 0 else (-hi[0, c] if hi[0, c] < 0 else 0.0) for c in range(3)]
         exact = sum(QQ.asarray(x) ** 2 for x in amin)
         assert QQ.asarray(smin[0]) ** 2 <= exact
-        misses += int(QQ.asarray(smax[0]) ** 2 < sum(QQ.asarray(max(abs(lo[0, c]), abs(hi[0, c]))) ** 2 for c in range(3)))
+        misses += int(QQ.asarray(smax[0]) ** 2
+                      < sum(QQ.asarray(max(abs(lo[0, c]), abs(hi[0, c]))) ** 2 for c in range(3)))
     assert misses == 0

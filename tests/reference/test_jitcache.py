@@ -92,7 +92,8 @@ def _env(cache: Path, src: Path | None = None, **extra) -> dict:
     env = {k: v for k, v in os.environ.items() if not k.startswith("LUDUS_GEOMETRY_")}
     env[jitcache.ENV_DIR] = str(cache)
     if src is not None:
-        env["PYTHONPATH"] = os.pathsep.join([str(src), str(ROOT)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
+        env["PYTHONPATH"] = os.pathsep.join([str(src), str(ROOT)]
+                                            + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
     env.update(extra)
     return env
 

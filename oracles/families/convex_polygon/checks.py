@@ -42,13 +42,13 @@ STATUS_NAMES = decision("convex_polygon:status_names", "docs/decisions.md 'Conve
                         "status is accepted)")
 POSTCONDITIONS = spec("convex_polygon:postconditions", _S + "'Every nondegenerate triangle belongs to exactly one "
                       "polygon ... Output positions are bitwise source positions ... at most seven vertices, no three "
-                      "collinear ... edges with more than two triangles or inconsistent winding are ... never crossed', "
-                      "convex, coplanar, counterclockwise about the normal, and maximal (two pieces merge when the "
-                      "union stays valid), checked in exact rationals")
+                      "collinear ... edges with more than two triangles or inconsistent winding are ... never "
+                      "crossed', convex, coplanar, counterclockwise about the normal, and maximal (two pieces merge "
+                      "when the union stays valid), checked in exact rationals")
 TOLERANCE = default("convex_polygon:tolerance", "docs/decisions.md 'Convex polygons: tolerances': coplanarity and "
                     "collinearity within delta relative to the polygon's extent with a float32 floor (the spec's "
-                    "'tolerances relative to the polygon's extent'), the checker's band BAND x delta, maximality with a "
-                    "margin")
+                    "'tolerances relative to the polygon's extent'), the checker's band BAND x delta, maximality with "
+                    "a margin")
 
 RULES = declare({ROW: (FAILURES, STATUS_NAMES, POSTCONDITIONS, TOLERANCE)})
 

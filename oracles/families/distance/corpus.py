@@ -230,7 +230,8 @@ def _stationary(rng):
 def _closed(rng):
     src = chain(rng, 3, 1.0)
     src[-1, 3] = src[0, 0]
-    return make_case("closed path", src, 1e-4, closed=True, extra_targets=[("wrap", f) for f in (-0.25, 1.5, 7.25, -3.0, 1e6 + 0.3, -(2.0**40) - 0.6)])
+    return make_case("closed path", src, 1e-4, closed=True,
+                     extra_targets=[("wrap", f) for f in (-0.25, 1.5, 7.25, -3.0, 1e6 + 0.3, -(2.0**40) - 0.6)])
 
 
 def _straight(rng):

@@ -172,7 +172,8 @@ def expected_build(inp: dict, held: Held | None) -> Expect:
         return success(f"the rule ends with {', '.join(f'{m} leaves ({s} splits, depth {d})' for m, s, d in leaves)} "
                        f"within every limit ({_WHY_RULE})")
     if r.decided and r.statuses == {"BudgetExceeded"}:
-        return failure("BudgetExceeded", why=f"every run of the rule exhausts a limit before the gap fits ({_WHY_RULE})")
+        return failure("BudgetExceeded",
+                       why=f"every run of the rule exhausts a limit before the gap fits ({_WHY_RULE})")
     return either("Success", "BudgetExceeded",
                   why=f"the rule's run is not decided at the replay's precision ({'; '.join(r.why[:2])}): it may end "
                       f"within or past the limits ({_WHY_RULE})")
@@ -250,10 +251,12 @@ def expected_resolve(path: Held, dmap: Held | None, q: dict) -> Expect:
     if s < 0 or past:
         if policy == "Reject":
             return failure("InvalidDomain", why=f"the target is outside [0, TotalEstimate] under Reject "
-                                                f"(TotalEstimate within DistanceError of the true length; {_WHY_RESOLVE})")
+                                                f"(TotalEstimate within DistanceError of the true length; "
+                                                f"{_WHY_RESOLVE})")
         if policy == "Clamp":
             return success(f"Clamp resolves to the {'start' if s < 0 else 'path end'}, whose Certified bound fits "
-                           f"DistanceError (spec 002: 'the path end resolves to the last span at u = 1'; {_WHY_RESOLVE})")
+                           f"DistanceError (spec 002: 'the path end resolves to the last span at u = 1'; "
+                           f"{_WHY_RESOLVE})")
         return _interior(dmap, None, it, "Wrap takes the remainder modulo TotalEstimate")
     if inside:
         return _interior(dmap, s, it, "inside [0, TotalEstimate]")
@@ -415,7 +418,8 @@ def status_requests() -> list[tuple[str, tuple[Step, ...], tuple[Rule, ...]]]:
              (B, _build_inputs(_path(_TWO), big, max_leaves=1)))
     scenario("WorkLimits out of range (max_depth = 53)", (B, _build_inputs(arc, big, max_depth=53)))
     scenario("negative WorkLimits (max_leaves = -1)", (B, _build_inputs(arc, big, max_leaves=-1)))
-    scenario("WorkLimits not an integer (max_subdivisions = 8.0)", (B, _build_inputs(arc, big, max_subdivisions="0x1p+3")))
+    scenario("WorkLimits not an integer (max_subdivisions = 8.0)",
+             (B, _build_inputs(arc, big, max_subdivisions="0x1p+3")))
     scenario("a Visual-only (strict = false) build", (B, _build_inputs(arc, big, strict=False)))
     # --- The map: unbuilt, another revision, another span count.
     scenario("TryBoundDistance through an unbuilt map", (Q, _bound_inputs(0, 0.5, path=arc)))
@@ -440,7 +444,8 @@ def status_requests() -> list[tuple[str, tuple[Step, ...], tuple[Rule, ...]]]:
              (R, _resolve_inputs(-0.5)), (R, _resolve_inputs(1e9)), (R, _resolve_inputs(-0.5, "Clamp")),
              (R, _resolve_inputs(1e9, "Clamp")), (R, _resolve_inputs(0.0)), (R, _resolve_inputs(-0.5, "Wrap")))
     scenario("TryResolveDistance with Wrap on a closed path", (B, _build_inputs(_path(_LOOP, closed=True))),
-             (R, _resolve_inputs(-0.5, "Wrap")), (R, _resolve_inputs(1e6 + 0.25, "Wrap")), (R, _resolve_inputs(0.0, "Wrap")))
+             (R, _resolve_inputs(-0.5, "Wrap")), (R, _resolve_inputs(1e6 + 0.25, "Wrap")),
+             (R, _resolve_inputs(0.0, "Wrap")))
     scenario("TryResolveDistance with bad arguments", (B, _build_inputs(two)),
              (R, _resolve_inputs("nan")), (R, _resolve_inputs("inf", "Clamp")), (R, _resolve_inputs(1.0, "Hold")),
              (R, _resolve_inputs(1.0, it=-1)), (R, _resolve_inputs(1.0, it=MAX_RESOLVE_ITERATIONS + 1)),

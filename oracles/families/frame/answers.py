@@ -52,7 +52,8 @@ def prepare_path(path: dict, revision=None):
     tol = ToleranceProfile(**{k: dec(path["tolerance"][k]) for k in TOLERANCE_RANGES})
     rev = path["revision"] if revision is None else revision
     return try_prepare_path(PathSource(spans, revision=rev, is_closed=bool(path["is_closed"])),
-                            PathPreparation(tol, limits_of(path["limits"]), tuple(float(x) for x in dec_array(path["origin"]))))
+                            PathPreparation(tol, limits_of(path["limits"]),
+                                            tuple(float(x) for x in dec_array(path["origin"]))))
 
 
 def map_view(pv, path: dict, raw: dict):
@@ -185,7 +186,8 @@ def _evaluate(held: _Held, ev: dict):
             and fv.sample_twist[j] == 0.0:
         prep = held.inputs["preparation"]
         axis = prep["fallback_axis"] if run.is_fallback_seeded else prep["seed_up"]
-        inputs["seed"] = {"axis": [enc(_number(x)) for x in axis], "seed_up": [enc(_number(x)) for x in prep["seed_up"]],
+        inputs["seed"] = {"axis": [enc(_number(x)) for x in axis],
+                          "seed_up": [enc(_number(x)) for x in prep["seed_up"]],
                           "is_fallback": run.is_fallback_seeded,
                           "minimum_sin_angle": enc(pv.tolerance.minimum_sin_angle)}
     value = {"position": enc(fr.position), "tangent": enc(fr.tangent), "normal": enc(fr.normal),

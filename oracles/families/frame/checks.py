@@ -227,7 +227,8 @@ def check_depth_limited_range(claim: Claim, u0: float, u1: float, depth: int):
     if near > clear * clear:
         return violated(claim, {"why": "a depth-limited range whose exact derivative box is farther than "
                                        "minimum_speed from zero: it can be shown regular",
-                                "min_speed_squared": enc(near), "u0": claim.inputs["u0"], "u1": claim.inputs["u1"]}, rule=DEPTH_LIMITED.id)
+                                "min_speed_squared": enc(near), "u0": claim.inputs["u0"], "u1": claim.inputs["u1"]},
+                        rule=DEPTH_LIMITED.id)
     return verified(claim, measure="oracle_pieces", measured=0, note="depth-limited range 2^-max_depth wide")
 
 
@@ -276,7 +277,8 @@ def check_singular_ranges(claim: Claim, u: float):
             raise ValueError('a frame.vectors value is a frame or {"status": "Degenerate"}')
         if any(u0 <= u <= u1 for u0, u1 in ranges):
             return verified(claim, measure="error_ratio", measured=0.0, note="Degenerate inside a singular range")
-        return violated(claim, {"why": "Degenerate outside every reported singular range", "u": enc(u)}, rule=SINGULAR_RANGES.id)
+        return violated(claim, {"why": "Degenerate outside every reported singular range", "u": enc(u)},
+                        rule=SINGULAR_RANGES.id)
     inside = [(u0, u1) for u0, u1 in ranges if u0 < u < u1]
     if inside:
         return violated(claim, {"why": "a frame strictly inside a reported singular range", "u": enc(u),
@@ -338,7 +340,8 @@ def check_vectors(claim: Claim):
     notes = {}
     if seed is not None:
         if proj is None:
-            return violated(claim, {"why": "the seed axis is parallel to the true tangent", "seed": seed}, rule=SEED.id, **r.extra())
+            return violated(claim, {"why": "the seed axis is parallel to the true tangent", "seed": seed},
+                            rule=SEED.id, **r.extra())
         with ctx.scope():
             e_seed = upper(K.norm(ctx, _iv_vec(ctx, vals["normal"]) - proj))
         errs["seed"] = (e_seed, b_seed)

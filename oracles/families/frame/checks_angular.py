@@ -129,7 +129,8 @@ def check_angular_error(claim: Claim):
     v = claim.value
     est = dec(v["estimate"])
     if not math.isfinite(est) or est < 0:
-        return violated(claim, {"why": "the estimate must be finite and nonnegative", "estimate": v["estimate"]}, rule=ESTIMATE.id)
+        return violated(claim, {"why": "the estimate must be finite and nonnegative", "estimate": v["estimate"]},
+                        rule=ESTIMATE.id)
     runs = claim.inputs["runs"]
     by_run: dict = {}
     for entry in v["samples"]:
@@ -219,7 +220,8 @@ def check_angular_error(claim: Claim):
                              measured=calibration, note="the RMF integration did not converge to a sixteenth "
                                                         "of the rounding allowance", bound_use=use, **bins)
         if true_err > limit:
-            return violated(claim, detail, measure="calibration", measured=calibration, bound_use=use, rule=ACCEPTANCE.id, **bins)
+            return violated(claim, detail, measure="calibration", measured=calibration, bound_use=use,
+                            rule=ACCEPTANCE.id, **bins)
         # Evaluated frames after twist compensation and the caller's roll.
         eval_use = mp.mpf(0)
         periodic = bool(claim.inputs["periodic"])
@@ -341,11 +343,13 @@ def _run_structure(claim: Claim, C, runs) -> Verdict | None:
         first, last = (k0, dec(run["start"][1])), (k1, dec(run["end"][1]))
         for s, u0, u1 in ranges:
             if first < (s, u1) and (s, u0) < last:
-                return violated(claim, {"why": f"run {i} crosses the singular range (span {s}, [{u0!r}, {u1!r}])"}, rule=RUNS.id)
+                return violated(claim, {"why": f"run {i} crosses the singular range (span {s}, [{u0!r}, {u1!r}])"},
+                                rule=RUNS.id)
         crossed = list(range(k0 + 1, k1 + 1)) + ([0] if v.get("is_closed_loop") else [])
         for j in crossed:
             if policy != "RotateMinimally" and corner(j) > 0:
-                return violated(claim, {"why": f"run {i} crosses joint {j}, a corner, under corner policy {policy}"}, rule=RUNS.id)
+                return violated(claim, {"why": f"run {i} crosses joint {j}, a corner, under corner policy {policy}"},
+                                rule=RUNS.id)
     return None
 
 
@@ -398,7 +402,8 @@ def _estimate_conformance(claim: Claim, C, est: float, arcs: Arcs) -> Verdict | 
         want = sum(angles) + max(angles)
         if abs(to_mpq(est) - want) > want * to_mpq(4 * U64) * (len(angles) + 2):
             return violated(claim, {"why": "AngularErrorEstimate is not the sum of the accepted interval angles "
-                                           "plus the largest", "estimate": v["estimate"], "expected": float(want)}, rule=ESTIMATE.id)
+                                           "plus the largest", "estimate": v["estimate"], "expected": float(want)},
+                            rule=ESTIMATE.id)
     return None
 
 

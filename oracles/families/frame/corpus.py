@@ -249,7 +249,8 @@ def _generate_specials():
                    policy=_SEED.RejectDegenerateSeed, expect="DegenerateFrame"),
         lambda r: {**_cusp(r), "name": "interior cusp, Reject", "sing": _SING.Reject, "expect": "DegenerateFrame"},
         lambda r: {**_corner(r, _CORNER.Reject, "90-degree joint, Reject"), "expect": "DegenerateFrame"},
-        lambda r: {**_helix(r), "name": "helix by cubics, SplitRuns (G1 joints are crossed)", "corner": _CORNER.SplitRuns},
+        lambda r: {**_helix(r), "name": "helix by cubics, SplitRuns (G1 joints are crossed)",
+                   "corner": _CORNER.SplitRuns},
         _hairpin,
         _twisted_loop,
     ]
@@ -257,7 +258,8 @@ def _generate_specials():
 
 def _hairpin(rng):
     # A long straight run into a tight U-turn and back: curvature from 0 to about 50.
-    src = [[[0, 0, 0], [4, 0, 0], [8, 0, 0], [10, 0, 0]], [[10, 0, 0], [10.3, 0, 0], [10.3, 0.2, 0.05], [10, 0.2, 0.05]],
+    src = [[[0, 0, 0], [4, 0, 0], [8, 0, 0], [10, 0, 0]],
+           [[10, 0, 0], [10.3, 0, 0], [10.3, 0.2, 0.05], [10, 0.2, 0.05]],
            [[10, 0.2, 0.05], [8, 0.2, 0.05], [4, 0.2, 0.05], [0, 0.2, 0.05]]]
     return _case("hairpin", src, seed_up=(0.0, 0.0, 1.0), tae=1e-5, queries=8)
 

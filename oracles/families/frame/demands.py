@@ -105,7 +105,8 @@ def resolve_request(n: int, k, u, side: str):
     domain InvalidDomain, a nonfinite u InvalidArgument) and "Paths: the parameter domain and
     boundary policies" ((n, 0) and (-1, 1) name the ends; another point outside names nothing)."""
     if not isinstance(u, float) or not math.isfinite(u):
-        return "InvalidArgument", "a nonfinite u (docs/decisions.md 'Frames: how the twist is interpolated, and evaluation')"
+        return "InvalidArgument", ("a nonfinite u (docs/decisions.md 'Frames: how the twist is interpolated, "
+                                   "and evaluation')")
     if (k, u) == (n, 0.0):
         k, u = n - 1, 1.0
     elif (k, u) == (-1, 1.0):
@@ -115,8 +116,8 @@ def resolve_request(n: int, k, u, side: str):
         if 0 <= q <= n:
             return "InvalidArgument", "a point outside [0, 1] of an interior span names no point " \
                                       "(docs/decisions.md 'Paths: the parameter domain and boundary policies')"
-        return "InvalidDomain", "outside the path's domain under Reject (spec 002 Boundary policies; docs/decisions.md " \
-                                "'Frames: how the twist is interpolated, and evaluation')"
+        return "InvalidDomain", "outside the path's domain under Reject (spec 002 Boundary policies; " \
+                                "docs/decisions.md 'Frames: how the twist is interpolated, and evaluation')"
     if u == 1.0 and k < n - 1 and side == "Outgoing":
         k, u = k + 1, 0.0
     elif u == 0.0 and k > 0 and side == "Incoming":
@@ -302,7 +303,8 @@ def seed_demand(P, u: float, seed_up, fallback, policy: str, min_sin: float):
             return "ok", f"{name} projects with sine above MinimumSinAngle"
         if s2 >= m2 * (1 - band):
             return "either", f"{name}'s sine is within rounding of MinimumSinAngle"
-    return "DegenerateFrame", ("spec 002: 'RejectDegenerateSeed fails with DegenerateFrame'" if policy != "UseFallbackAxis"
+    return "DegenerateFrame", ("spec 002: 'RejectDegenerateSeed fails with DegenerateFrame'"
+                               if policy != "UseFallbackAxis"
                                else "docs/decisions.md 'Frames: seeds, joints and closed loops': SeedUp and "
                                     "FallbackAxis both project with sine at or below MinimumSinAngle")
 

@@ -90,7 +90,8 @@ _WHY_RULE = ("the spec's partition rule replayed with the oracle (spec 002 'Tran
              "'Frames: the share-of-path rule, MIN_DEPTH and the limits')")
 _WHY_BUDGET = "spec 002 'a zero work limit allows no work'; docs/decisions.md 'Frames: the share-of-path rule, " \
               "MIN_DEPTH and the limits'"
-_WHY_UNBUILT = "docs/decisions.md 'Frames: how the twist is interpolated, and evaluation': unbuilt frames are MissingCache"
+_WHY_UNBUILT = "docs/decisions.md 'Frames: how the twist is interpolated, and evaluation': unbuilt frames are " \
+               "MissingCache"
 
 
 # --- Encoding ------------------------------------------------------------------------------------

@@ -77,7 +77,8 @@ SPEC_STATUSES = {
                                 "docs/decisions.md 'Paths: where the chunk origin lives' (beyond the float32 range)",
         "InvalidTopology": "spec 002 Connectivity: 'must meet within ContinuityPosition (InvalidTopology otherwise)'",
         "InvalidArgument": "docs/decisions.md 'ADR 0024 ranges of ToleranceProfile', 'WorkLimits fields and ranges', "
-                           "'Paths: where the chunk origin lives' (empty or nonfinite sources, widths, revision, origin)",
+                           "'Paths: where the chunk origin lives' (empty or nonfinite sources, widths, revision, "
+                           "origin)",
         "BudgetExceeded": "spec 002 'a zero work limit allows no work'; max_spans, max_prepared_bytes",
     },
     "TryEvaluatePath": {

@@ -64,9 +64,9 @@ BUDGET = DEFAULT_BUDGET
 # --- Rules (oracles.rules): the path rows' rules and their sources -----------------------------
 _S = "spec 002 "
 _D = "docs/decisions.md "
-NARROWING = spec("path:narrowing", _S + "Precision: 'Preparation subtracts the chunk origin in float64, then narrows to "
-                 "float32': a stored endpoint is fl32(fl64(source - origin)), a control box the componentwise min/max "
-                 "of the narrowed controls (Exact: values compared, a signed zero equals zero)")
+NARROWING = spec("path:narrowing", _S + "Precision: 'Preparation subtracts the chunk origin in float64, then narrows "
+                 "to float32': a stored endpoint is fl32(fl64(source - origin)), a control box the componentwise "
+                 "min/max of the narrowed controls (Exact: values compared, a signed zero equals zero)")
 POSITION_FLOOR = spec("path:position_floor", _S + "Precision: 'The effective position error, max(PositionError, "
                       "RelativePositionError x AssetScale), must be at least the float32 position floor 2 * ulp32(E) "
                       "of the narrowed controls and their narrowing error. Otherwise preparation returns "

@@ -52,8 +52,8 @@ from interval.narrowing import replay_narrowing, replay_position_floor, round_ne
 from reference.status import LIMIT_RANGES, TOLERANCE_RANGES, BoundaryPolicy, SpanSide, ToleranceProfile
 
 from ...model import dec, dec_array, enc, parse_number
-from ...request import Expect, Request, Rule, Step, either, failure, success
-from .checks import PATH_POLICIES, degenerate_decision, exact_request_point
+from ...request import Expect, Request, Rule, Step, decided, either, failure, success
+from .checks import PATH_POLICIES, REQUEST_STATUS, degenerate_decision, exact_request_point
 from .checks_conversions import first_coincident_pair
 from .corpus import LIMITS, NAMED, corpus_cases, stored_thresholds, tolerance
 
@@ -87,7 +87,8 @@ _WHY_FLOOR = ("spec 002 Precision: the effective position error 'must be at leas
               "Otherwise preparation returns UnsupportedPrecision' (exact replay, interval.narrowing)")
 _WHY_TOPOLOGY = ("spec 002 Connectivity: 'Consecutive spans, and the closing joint of a closed path, must meet "
                  "within ContinuityPosition (InvalidTopology otherwise)' (exact gap)")
-_WHY_POLICY = "spec 002 Boundary policies: 'Paths accept Reject, Clamp and, when closed, Wrap. Every other combination is InvalidArgument'"
+_WHY_POLICY = ("spec 002 Boundary policies: 'Paths accept Reject, Clamp and, when closed, Wrap. Every other "
+               "combination is InvalidArgument'")
 _WHY_DOMAIN = "docs/decisions.md 'Paths: the parameter domain and boundary policies'"
 _WHY_DEGENERATE = ("spec 002 Paths: 'TryEvaluatePathTangent returns Degenerate where |dP/du| is at or below a "
                    "caller-supplied speed'")
@@ -244,18 +245,21 @@ def _floor_and_gaps(src, origin, narrowed, closed, tol, defect) -> None:
 
 
 def _point(n: int, closed: bool, inp: dict):
-    """The exact point a request names, or ``(status, why)``."""
+    """The exact point a request names, or ``(status, why, decided)``: ``decided`` when the
+    spec demands the failure but the status is our decision (``checks.REQUEST_STATUS``)."""
     policy, side = inp["policy"], inp["side"]
     if policy not in PATH_POLICIES:
-        return "InvalidArgument", f"{policy} is a track policy ({_WHY_POLICY})"
+        return "InvalidArgument", f"{policy} is a track policy ({_WHY_POLICY})", False
     u = dec(inp["u"])
     p = exact_request_point(n, closed, int(inp["span"]), u, policy, side)
     if p == "InvalidDomain":
-        return p, f"outside the domain under Reject: 'Policies act only outside the closed domain' ({_WHY_DOMAIN})"
+        return (p, f"outside the domain under Reject: 'Policies act only outside the closed domain' ({_WHY_DOMAIN})",
+                True)
     if p == "InvalidArgument":
         if policy == "Wrap" and not closed:
-            return p, f"Wrap on an open path ({_WHY_POLICY})"
-        return p, f"the request names no point (a nonfinite u, or u outside [0, 1] on an interior span; {_WHY_DOMAIN})"
+            return p, f"Wrap on an open path ({_WHY_POLICY})", False
+        return (p, f"the request names no point (a nonfinite u, or u outside [0, 1] on an interior span; "
+                   f"{_WHY_DOMAIN})", True)
     return p
 
 
@@ -265,7 +269,8 @@ def expected_evaluate(n: int, closed: bool, inp: dict) -> Expect:
     InvalidArgument for a request that names no point or a policy paths do not accept."""
     p = _point(n, closed, inp)
     if isinstance(p[0], str):
-        return failure(p[0], why=p[1])
+        e = failure(p[0], why=p[1])
+        return decided(e, REQUEST_STATUS) if p[2] else e
     return success(f"the request names a point (spec 002 Span sides, Boundary policies; {_WHY_DOMAIN})")
 
 
@@ -286,7 +291,9 @@ def expected_tangent(narrowed: np.ndarray, closed: bool, inp: dict) -> Expect:
             found.append("InvalidArgument")
         why.append(f"the caller's speed is not finite and nonnegative ({_WHY_ARGS})")
     if found:
-        return failure(*found, why="; ".join(why))
+        e = failure(*found, why="; ".join(why))
+        # The spec demands a failure where the request names no point; which status is ours.
+        return decided(e, REQUEST_STATUS) if isinstance(p[0], str) and p[2] else e
     k, u = p
     d = degenerate_decision(narrowed[k], u, dec(m))
     if d == "Degenerate":
@@ -555,7 +562,8 @@ def status_requests() -> list[tuple[str, tuple[Step, ...], tuple[Rule, ...]]]:
     single("an interior span with u outside [0, 1] names no point", _prep(two),
            (0, 1.5, _C, _O), (1, -0.5, _R, _I), (1, -1.0, _C, _O))
     single("Reject just outside both ends, and the endpoints by their outside names", _prep(two),
-           (0, -(2.0**-1074), _R, _O), (1, 1.0 + 2.0**-52, _R, _I), (2, 2.0**-1074, _R, _O), (-1, 1.0 - 2.0**-53, _R, _I),
+           (0, -(2.0**-1074), _R, _O), (1, 1.0 + 2.0**-52, _R, _I), (2, 2.0**-1074, _R, _O),
+           (-1, 1.0 - 2.0**-53, _R, _I),
            (2, 0.0, _R, _O), (-1, 1.0, _R, _I), (0, 0.0, _R, _I), (1, 1.0, _R, _O))
     single("Clamp and Wrap outside a closed path", _prep(_LOOP, closed=True),
            (0, -0.25, _C, _O), (3, 0.25, _C, _I), (0, -0.25, _W, _I), (4, 0.0, _W, _I), (-7, 0.5, _W, _O))

@@ -56,11 +56,12 @@ ORDER = spec("point_search:order", _S + "'orders equal distances by original sou
              "can be ordered differently on different processors': distances non-decreasing, and a farther point "
              "ahead of (or instead of) a nearer one only within the band of " + _D + "'Point search: error model "
              "and band' (2 b)")
-EXACT_TIE_ORDER = decision("point_search:exact_tie_order", _D + "'Point search: distances and order': exact ties (equal "
-                           "exact squared distances) in increasing source index, among the returned points and across "
-                           "the cut, whatever the band: stricter than the spec's 'nearly equal distances can be ordered "
-                           "differently on different processors' (a float32 evaluation may compute an exact tie as "
-                           "unequal); without the decision an exact tie is a near tie of gap 0, which the band allows")
+EXACT_TIE_ORDER = decision("point_search:exact_tie_order", _D + "'Point search: distances and order': exact ties "
+                           "(equal exact squared distances) in increasing source index, among the returned points and "
+                           "across the cut, whatever the band: stricter than the spec's 'nearly equal distances can be "
+                           "ordered differently on different processors' (a float32 evaluation may compute an exact "
+                           "tie as unequal); without the decision an exact tie is a near tie of gap 0, which the band "
+                           "allows")
 
 RULES = declare({"point_search.nearest": (REJECTIONS, LIMITS, STATUS_NAME, COUNT, DISTANCE_BOUND, ORDER,
                                           EXACT_TIE_ORDER)})

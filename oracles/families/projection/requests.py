@@ -78,7 +78,8 @@ _WHY_SEARCH = ("spec 002 Projection: 'The search stops when the best candidate m
                "fits the path's ProjectionGap'")
 _WHY_APPROX = ("spec 002 Projection: 'ProjectPointApproximate runs the same search but returns its earliest best "
                "candidate when work runs out'; docs/decisions.md 'Projection: ProjectPointApproximate'")
-_WHY_KEEP = "spec 002 Projection: 'Strict projection leaves its result unchanged on BudgetExceeded or UnsupportedPrecision'"
+_WHY_KEEP = ("spec 002 Projection: 'Strict projection leaves its result unchanged on BudgetExceeded or "
+             "UnsupportedPrecision'")
 _WHY_UNCHANGED = "spec 002 Contracts: fallible functions 'leave outputs unchanged on failure'"
 
 

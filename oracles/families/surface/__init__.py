@@ -73,8 +73,8 @@ _POINT = "docs/decisions.md 'Surfaces: edge parameters, evaluation and normals'"
 # Every status a failure of each op can have: spec-named and decided (tests/oracles/test_status_coverage.py).
 SPEC_STATUSES = {
     "TryPrepareSurface": {
-        "InvalidTopology": "spec 002 Surfaces: 'A mismatched curve, a partial join, a third incidence on a side, a side "
-                           "joined to itself, an unknown patch index or a duplicate patch ID is InvalidTopology'",
+        "InvalidTopology": "spec 002 Surfaces: 'A mismatched curve, a partial join, a third incidence on a side, a "
+                           "side joined to itself, an unknown patch index or a duplicate patch ID is InvalidTopology'",
         "UnsupportedPrecision": "spec 002 Surfaces: 'TryPrepareSurface narrows controls as TryPreparePath does'; "
                                 "Precision: 'Otherwise preparation returns UnsupportedPrecision'",
         "InvalidArgument": "docs/decisions.md 'Surfaces: sources, limits and the order of checks' (ranges, ids, "

@@ -29,10 +29,10 @@ __all__ = ["NETWORK_KEYS", "RULES", "array", "check_corners", "check_shared_edge
 
 _S = "spec 002 Surfaces: "
 _D = "docs/decisions.md "
-PREPARATION = spec("surface:preparation", _S + "'TryPrepareSurface narrows controls as TryPreparePath does, then builds "
-                   "the topology ... A mismatched curve, a partial join, a third incidence on a side, a side joined to "
-                   "itself, an unknown patch index or a duplicate patch ID is InvalidTopology': the claimed status "
-                   "(UnsupportedPrecision, InvalidTopology, or records) is the replay's")
+PREPARATION = spec("surface:preparation", _S + "'TryPrepareSurface narrows controls as TryPreparePath does, then "
+                   "builds the topology ... A mismatched curve, a partial join, a third incidence on a side, a side "
+                   "joined to itself, an unknown patch index or a duplicate patch ID is InvalidTopology': the claimed "
+                   "status (UnsupportedPrecision, InvalidTopology, or records) is the replay's")
 TOPOLOGY_DIAGNOSTIC = decision("surface:topology_diagnostic", _D + "'Surfaces: the V1 topology rules': the rule name "
                                "(diagnostic field) and index of an InvalidTopology, checked in our order (the spec "
                                "lists the causes, not their names, order or how to tell a partial join from a "
@@ -40,11 +40,11 @@ TOPOLOGY_DIAGNOSTIC = decision("surface:topology_diagnostic", _D + "'Surfaces: t
 EDGES = spec("surface:edges", _S + "'The view holds one SurfaceEdge per edge ... An edge's owner is the incidence with "
              "the smallest (patch ID, side). Its SurfaceEdgeId and canonical control curve come from that owner'; "
              "'IsOrientationConsistent says whether the two patches traverse the edge in opposite directions': each "
-             "edge's id, canonical curve, incidences and orientation equal the exact replay (sides ordered U0 < U1 < V0 "
-             "< V1 as the spec lists them)")
+             "edge's id, canonical curve, incidences and orientation equal the exact replay (sides ordered U0 < U1 < "
+             "V0 < V1 as the spec lists them)")
 CORNERS = spec("surface:corners", _S + "'Corners joined through shared edges form one record with one exact position "
-               "and every incident patch corner. Corners that only coincide geometrically remain separate records': the "
-               "records (position, incident patch corners) equal the exact replay")
+               "and every incident patch corner. Corners that only coincide geometrically remain separate records': "
+               "the records (position, incident patch corners) equal the exact replay")
 RECORD_ORDER = decision("surface:record_order", _D + "'Surfaces: ownership, ids and corners': records listed by id, "
                         "incidences owner first (corners by (patch id, corner)), a corner's id its smallest (patch id, "
                         "corner) with corners ordered U0V0 < U1V0 < U0V1 < U1V1 (the spec gives corners no id and "
@@ -56,9 +56,9 @@ REVERSED_ROUNDING = decision("surface:reversed_parameter_rounding", _D + "'Surfa
                              "normals': a reversed incidence takes fl64(1 - s), correctly rounded (the spec does not "
                              "say how 1 - s rounds; without the decision either float next to 1 - s is accepted)")
 EDGE_PARAMETER_STATUS = decision("surface:edge_parameter_status", _D + "'Surfaces: edge parameters, evaluation and "
-                                 "normals': an unknown edge or a NaN parameter answers InvalidArgument, s outside [0, 1] "
-                                 "InvalidDomain (the spec names no status; without the decision any failure status "
-                                 "is accepted)")
+                                 "normals': an unknown edge or a NaN parameter answers InvalidArgument, s outside "
+                                 "[0, 1] InvalidDomain (the spec names no status; without the decision any failure "
+                                 "status is accepted)")
 
 RULES = declare({
     "surface.shared_edges": (PREPARATION, TOPOLOGY_DIAGNOSTIC, EDGES, RECORD_ORDER, EDGE_PARAMETERS,
@@ -280,7 +280,8 @@ def check_corners(claim: Claim):
     if isinstance(truth, dict) or "corners" not in claim.value:
         return _status_verdict(claim, truth)
     want = [((c["id"][0], c["id"][1]), c["position"], [list(i) for i in c["incidences"]]) for c in truth.corners]
-    got = [((int(c["id"][0]), c["id"][1]), _q_vec(c["position"]), [[int(i[0]), int(i[1]), i[2]] for i in c["incidences"]])
+    got = [((int(c["id"][0]), c["id"][1]), _q_vec(c["position"]),
+            [[int(i[0]), int(i[1]), i[2]] for i in c["incidences"]])
            for c in claim.value["corners"]]
     bad = _same_records(claim, got, want, _corner_set, "corner")
     if isinstance(bad, tuple):

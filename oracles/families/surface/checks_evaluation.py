@@ -59,18 +59,18 @@ NORMAL_RULE = spec("surface:normal_decision", _S + "'TryEvaluateSurfaceNormal ..
                    "claimed status is the rule applied to the values it was made on, and agrees with the exact "
                    "decision outside the rounding band of " + _D + "'Surfaces: decision bands'")
 DECISION_VALUES = default("surface:decision_values", _D + "'Surfaces: decisions judged on the values they were made "
-                          "on (issue 17)': the claimed |Su|, |Sv|, |Su x Sv| within their error bounds of exact, the sine their "
-                          "quotient within 4u")
+                          "on (issue 17)': the claimed |Su|, |Sv|, |Su x Sv| within their error bounds of exact, the "
+                          "sine their quotient within 4u")
 UNIT_NORMAL = default("surface:unit_normal", _D + "'Surfaces: edge parameters, evaluation and normals' (the normal is "
                       "N / |N|): | |n|^2 - 1 | <= 64u")
 C1_RULE = spec("surface:is_c1", _S + "'IsC1 compares the outward cross-boundary derivative controls; it is a threshold "
-               "decision on Rounded values': is_c1 is difference <= continuity_derivative x scale on the claimed values "
-               "(either answer within one rounding of the product), and agrees with the exact decision outside the "
-               "band (" + _D + "'Surfaces: orientation and C1 of shared edges')")
+               "decision on Rounded values': is_c1 is difference <= continuity_derivative x scale on the claimed "
+               "values (either answer within one rounding of the product), and agrees with the exact decision outside "
+               "the band (" + _D + "'Surfaces: orientation and C1 of shared edges')")
 C1_AT_EQUALITY = decision("surface:c1_at_equality", _D + "'Surfaces: decisions judged on the values they were made "
-                          "on (issue 17)': at an exact tie of the claimed values (difference = threshold x scale, 0 <= t x 0 "
-                          "included) is_c1 is true; the spec says 'threshold decision' and does not say whether the "
-                          "tie passes, so without the decision either answer is accepted there")
+                          "on (issue 17)': at an exact tie of the claimed values (difference = threshold x scale, "
+                          "0 <= t x 0 included) is_c1 is true; the spec says 'threshold decision' and does not say "
+                          "whether the tie passes, so without the decision either answer is accepted there")
 
 RULES = declare({"surface.evaluation": (BOUNDS, NORMAL_RULE, DECISION_VALUES, UNIT_NORMAL, C1_RULE, C1_AT_EQUALITY)})
 

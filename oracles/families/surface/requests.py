@@ -382,7 +382,8 @@ def _prepare_step(inp: dict) -> tuple[Step, Prepared | None]:
 
 
 def _point_inputs(p, u, v) -> dict:
-    return {"patch": p, "u": u if isinstance(u, str) else enc(float(u)), "v": v if isinstance(v, str) else enc(float(v))}
+    return {"patch": p, "u": u if isinstance(u, str) else enc(float(u)),
+            "v": v if isinstance(v, str) else enc(float(v))}
 
 
 def _valid_point(e: Expect) -> bool:

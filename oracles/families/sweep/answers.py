@@ -101,9 +101,11 @@ def _plan_output(held) -> dict:
     return {"report": {"ring_count": r.ring_count, "section_segments": r.section_segments,
                        "vertex_count": r.vertex_count, "index_count": r.index_count,
                        "longitudinal": enc(r.longitudinal_error_estimate),
-                       "cross_section": enc(r.cross_section_error_estimate), "risk_count": r.self_intersection_risk_count},
+                       "cross_section": enc(r.cross_section_error_estimate),
+                       "risk_count": r.self_intersection_risk_count},
             "rings": [[int(v.ring_span[i]), enc(v.ring_u[i]), enc(v.ring_distance[i]), enc(v.ring_scale[i]),
-                       enc(v.ring_roll[i]), enc(v.ring_position[i]), enc(v.ring_normal[i])] for i in range(r.ring_count)]}
+                       enc(v.ring_roll[i]), enc(v.ring_position[i]), enc(v.ring_normal[i])]
+                      for i in range(r.ring_count)]}
 
 
 def _capacity_probe(pv, plan) -> dict:

@@ -111,7 +111,8 @@ def check_rings(claim: Claim):
         for name in ("short_vertices", "short_indices"):
             if cap.get(name) != "CapacityExceeded" or cap.get(name + "_unchanged") is not True:
                 return violated(claim, {"why": f"emission into arrays one entry short ({name}) must be "
-                                               "CapacityExceeded before anything is written", "claimed": cap}, rule=CAPACITY.id)
+                                               "CapacityExceeded before anything is written", "claimed": cap},
+                                rule=CAPACITY.id)
     prof = [[to_mpq(dec(x)) for x in k] for k in inp["profile"]] if "profile" in inp else None
     if prof is not None and (not prof or any(len(k) != 3 for k in prof)
                              or any(prof[i + 1][0] <= prof[i][0] for i in range(len(prof) - 1))):
@@ -160,7 +161,8 @@ def check_rings(claim: Claim):
                 e = max(abs(p - lo), abs(p - hi))
                 if e > b_vert:
                     return violated(claim, {"why": f"ring {i} vertex {j} off its exact position", "error": enc(e),
-                                            "bound": enc(b_vert)}, bound_use=ratio(e, b_vert), rule=RING_BOUNDS.id, **res.extra())
+                                            "bound": enc(b_vert)}, bound_use=ratio(e, b_vert), rule=RING_BOUNDS.id,
+                                    **res.extra())
                 worst = max(worst, ratio(e, b_vert))
                 nn = to_mpq(float(rows[j, 3 + c]))
                 lo, hi = dirs[j][c]
@@ -180,7 +182,8 @@ def check_rings(claim: Claim):
                 return violated(claim, {"why": f"ring {i}: the seam vertex must copy the first with U = 1"},
                                 rule=SEAM_CAPS.id, **res.extra())
         elif not np.array_equal(rows[0, 3:6], n) or not np.array_equal(rows[1, 3:6], n):
-            return violated(claim, {"why": f"ribbon ring {i} must face its frame normal"}, rule=SEAM_CAPS.id, **res.extra())
+            return violated(claim, {"why": f"ribbon ring {i} must face its frame normal"}, rule=SEAM_CAPS.id,
+                            **res.extra())
     if inp["closed"]:
         a, z = V[:per], V[(r - 1) * per:r * per]
         if a[:, :6].tobytes() != z[:, :6].tobytes() or not np.all(z[:, 7] == dec(inp["total"])):

@@ -36,8 +36,8 @@ ACCEPTANCE_FACTOR = 4.0
 RISK_BAND = 2.0**-40
 
 _S = "spec 002 Sweeps: "
-SECTION = spec("sweep:section", _S + "'A tube uses the fewest polygon segments whose error at the largest profile scale "
-               "fits CrossSectionError': the fewest segments whose sagitta fits, the cross-section estimate that "
+SECTION = spec("sweep:section", _S + "'A tube uses the fewest polygon segments whose error at the largest profile "
+               "scale fits CrossSectionError': the fewest segments whose sagitta fits, the cross-section estimate that "
                "sagitta (a ribbon's section is exact: 0)")
 ESTIMATES_WITHIN = spec("sweep:estimates_within", _S + "'An interval is accepted when ... fits LongitudinalError'; "
                         "'fits CrossSectionError': each estimate in [0, its requested error]")
@@ -45,9 +45,9 @@ RISK = spec("sweep:risk", _S + "'The report's SelfIntersectionRiskCount counts r
             "path curvature reaches 1': the flags outside the relative band RISK_BAND = 2^-40 of docs/decisions.md "
             "'Sweeps: the vertex error model, mesh rules and the risk band', and the count equal to the flags")
 DEVIATION = default("sweep:deviation", "docs/decisions.md 'Sweeps: the deviation oracle and acceptance factor': the "
-                    "true deviation of the ideal swept surface from the mesh at most ACCEPTANCE_FACTOR = 4 times (l + c) "
-                    "plus 4 S_max A plus the rounding allowance (spec 002 Guarantees: 'Sweep longitudinal and "
-                    "cross-section error' are Estimated, with no factor)")
+                    "true deviation of the ideal swept surface from the mesh at most ACCEPTANCE_FACTOR = 4 times "
+                    "(l + c) plus 4 S_max A plus the rounding allowance (spec 002 Guarantees: 'Sweep longitudinal "
+                    "and cross-section error' are Estimated, with no factor)")
 
 RULES = declare({"sweep.error_estimates": (SECTION, ESTIMATES_WITHIN, RISK, DEVIATION)})
 _CAL_BINS = ((0.1, "calibration_lt_0.1"), (0.5, "calibration_0.1_0.5"), (1.0, "calibration_0.5_1"),
@@ -189,7 +189,8 @@ def _section_rule(claim: Claim, prof, cest: float):
         _lo1, hi1 = sagitta_iv(r_max, nseg - 1)
         if hi1 < xerr - band:
             return violated(claim, {"why": f"{nseg} segments are not the fewest: {nseg - 1} fit CrossSectionError "
-                                           f"at the largest scale {r_max!r}", "sagitta_upper": enc(hi1)}, rule=SECTION.id)
+                                           f"at the largest scale {r_max!r}", "sagitta_upper": enc(hi1)},
+                            rule=SECTION.id)
     c = to_mpq(cest)
     if c < lo - band or c > hi + band:
         return violated(claim, {"why": "the cross-section estimate is not the sagitta of the chosen polygon",
@@ -206,7 +207,8 @@ def check_error_estimates(claim: Claim):
     lest, cest = dec(val["longitudinal"]), dec(val["cross_section"])
     if not (0 <= lest <= dec(inp["longitudinal_error"]) and 0 <= cest <= dec(inp["cross_section_error"])):
         return violated(claim, {"why": "an error estimate outside [0, requested error]",
-                                "longitudinal": val["longitudinal"], "cross_section": val["cross_section"]}, rule=ESTIMATES_WITHIN.id)
+                                "longitudinal": val["longitudinal"], "cross_section": val["cross_section"]},
+                        rule=ESTIMATES_WITHIN.id)
     rings = [(int(x[0]), dec(x[1]), dec(x[2])) for x in inp["rings"]]
     prof = [[dec(v) for v in k] for k in inp["profile"]]
     bad = _section_rule(claim, prof, cest)
@@ -251,7 +253,8 @@ def check_error_estimates(claim: Claim):
     if d4 > limit:
         g = max(_global_distance(V, I, p) for d, p in worst_pts if d > limit)
         if g > limit:
-            return violated(claim, detail, measure="calibration", measured=cal, bound_use=use, rule=DEVIATION.id, **bins)
+            return violated(claim, detail, measure="calibration", measured=cal, bound_use=use, rule=DEVIATION.id,
+                            **bins)
         return undecided(claim, [enc(g), enc(limit)], measure="calibration", measured=cal, bound_use=use,
                          note="the windowed deviation exceeds the limit, the whole-mesh one does not", **bins)
     if d4 - d2 > 0.5 * (limit - d4):

@@ -75,8 +75,8 @@ def _named():
         _sc("helix tube", _helix(), _T, _N, _CCW, [(0, 0.2, 0)], 5e-3, 5e-3),
         _sc("helix ribbon with keys", _helix(), _R, _N, _CCW, [(0, 0.3, 0), (1, 0.1, 2.0), (3, 0.4, 0)], 5e-3, 1e-3),
         _sc("closed loop tube", _loop(), _T, _F, _CCW, [(0, 0.2, 0)], 1e-2, 1e-2, closed=True),
-        _sc("closed loop ribbon with rolls", _loop(), _R, _N, _CW, [(0, 0.4, 0), (4, 0.3, 1.5), (8, 0.4, 0)], 1e-2, 1e-3,
-            closed=True),
+        _sc("closed loop ribbon with rolls", _loop(), _R, _N, _CW, [(0, 0.4, 0), (4, 0.3, 1.5), (8, 0.4, 0)],
+            1e-2, 1e-3, closed=True),
         _sc("tight bend tube (risk)", [FC.quarter((0, 0, 0), 1.0, 0.0)], _T, _F, _CCW, [(0, 0.5, 0), (1.5, 1.3, 0)],
             2e-2, 2e-2),
         # A ribbon's half-extent is half its width: widths 1.2 to 1.9 on curvature about 1 stay

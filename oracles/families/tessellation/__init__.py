@@ -73,15 +73,17 @@ _PROFILE = "docs/decisions.md 'Surface meshes: the profile, limits and the order
 # Every status a failure of each op can have: spec-named and decided (tests/oracles/test_status_coverage.py).
 SPEC_STATUSES = {
     "TryBuildSurfaceMesh": {
-        "UnsupportedPrecision": "spec 002 Surface meshes: 'A nonzero NormalAngleError is UnsupportedPrecision' (Strict); "
-                                "'PositionError must be at least the surface's position floor' (" + _PROFILE + ")",
-        "InvalidArgument": "spec 002 Surface meshes: 'IsCoarserMeshAccepted is InvalidArgument' (Strict); field ranges: "
-                           + _PROFILE,
-        "BudgetExceeded": "spec 002 Surface meshes: 'MaxCellTests, MaxVertices, MaxTriangles and MaxOutputBytes always "
-                          "fail with BudgetExceeded'; a patch MaxLevel stops without IsCoarserMeshAccepted: " + _PROFILE,
+        "UnsupportedPrecision": "spec 002 Surface meshes: 'A nonzero NormalAngleError is UnsupportedPrecision' "
+                                "(Strict); 'PositionError must be at least the surface's position floor' ("
+                                + _PROFILE + ")",
+        "InvalidArgument": "spec 002 Surface meshes: 'IsCoarserMeshAccepted is InvalidArgument' (Strict); "
+                           "field ranges: " + _PROFILE,
+        "BudgetExceeded": "spec 002 Surface meshes: 'MaxCellTests, MaxVertices, MaxTriangles and MaxOutputBytes "
+                          "always fail with BudgetExceeded'; a patch MaxLevel stops without IsCoarserMeshAccepted: "
+                          + _PROFILE,
         "OutOfRange": "spec 002 Surface meshes: 'More than 2^32 vertices is OutOfRange'",
-        "Degenerate": "spec 002 Surface meshes: 'SurfaceDegeneracyPolicy::Reject fails on a singular vertex normal or a "
-                      "triangle with two equal positions' (the status: " + _PROFILE + ")",
+        "Degenerate": "spec 002 Surface meshes: 'SurfaceDegeneracyPolicy::Reject fails on a singular vertex normal or "
+                      "a triangle with two equal positions' (the status: " + _PROFILE + ")",
     },
 }
 LIMITS_AT_EQUALITY = ("max_level", "max_cell_tests", "max_vertices", "max_triangles", "max_output_bytes")

@@ -90,7 +90,8 @@ def mesh_state(mesh: SurfaceMesh) -> dict:
             "report": {"levels": [[p.level_u, p.level_v] for p in r.patches],
                        "position_bounds": [enc(p.position_bound) for p in r.patches],
                        "position_bound": enc(r.position_bound), "is_within_position_error": r.is_within_position_error,
-                       "normal_angle_estimate": None if r.normal_angle_estimate is None else enc(r.normal_angle_estimate),
+                       "normal_angle_estimate": (None if r.normal_angle_estimate is None
+                                                 else enc(r.normal_angle_estimate)),
                        "singular_normal_count": int(r.singular_normal_count),
                        "degenerate_triangle_count": int(r.degenerate_triangle_count), "cell_tests": int(r.cell_tests)}}
 

@@ -64,9 +64,9 @@ MAX_BOXES = 256  # branch-and-bound boxes per triangle
 MAX_EXACT_CELLS = 4096  # a larger grid is Undecided at once (the exact oracle would take minutes)
 
 _S = "spec 002 Surface meshes: "
-POSITION_BOUND = spec("tessellation:position_bound", _S + "'Each term uses outward-rounded enclosures, so PositionBound "
-                      "is Certified for the parametric distance between the prepared surface and the mesh': a "
-                      "nonnegative bound at least the true distance on every cell")
+POSITION_BOUND = spec("tessellation:position_bound", _S + "'Each term uses outward-rounded enclosures, so "
+                      "PositionBound is Certified for the parametric distance between the prepared surface and the "
+                      "mesh': a nonnegative bound at least the true distance on every cell")
 WITHIN = spec("tessellation:within_position_error", _S + "'view.Report.PositionBound <= 0.01 (Certified)'; 'With "
               "IsCoarserMeshAccepted, a patch that MaxLevel stops keeps its finest grid. The mesh then reports "
               "IsWithinPositionError = false and the achieved Certified bound instead of failing': "
@@ -220,7 +220,8 @@ def check_normal_angle(claim: Claim):
     the calibration ``true / estimate`` is measured at 113 bits."""
     est = dec(claim.value["normal_angle_estimate"])
     if not 0 <= est <= math.pi:
-        return violated(claim, {"why": "an angle estimate lies in [0, pi]", "claimed": claim.value["normal_angle_estimate"]},
+        return violated(claim, {"why": "an angle estimate lies in [0, pi]",
+                                "claimed": claim.value["normal_angle_estimate"]},
                         rule=ANGLE_RANGE.id)
     true_lo = 0.0
     grids = [grid_inputs(d) for d in claim.inputs["patches"]]

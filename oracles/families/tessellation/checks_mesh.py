@@ -36,10 +36,10 @@ GRID = spec("tessellation:grid", _S + "'TryBuildSurfaceMesh tessellates every pa
             "2^LevelV cells. Each cell becomes two triangles along its (u0, v0)-(u1, v1) diagonal, counterclockwise in "
             "(u, v)': complete grids, one vertex per grid point, indices in range, those triangles and no others")
 SHARED_POSITIONS = spec("tessellation:shared_positions", _S + "'SurfaceMeshView::Positions emits each corner and each "
-                        "edge sample once ... Every SurfaceMeshVertex copies its shared position bitwise ... Two patches "
-                        "therefore meet without cracks or T-junctions'; spec 002 Surfaces: corners have 'one exact "
-                        "position': bitwise copies, one index per surface point, exact corners, every edge used twice "
-                        "(once on a boundary side)")
+                        "edge sample once ... Every SurfaceMeshVertex copies its shared position bitwise ... Two "
+                        "patches therefore meet without cracks or T-junctions'; spec 002 Surfaces: corners have 'one "
+                        "exact position': bitwise copies, one index per surface point, exact corners, every edge used "
+                        "twice (once on a boundary side)")
 DEGENERACY = spec("tessellation:degeneracy", _S + "'SurfaceDegeneracyPolicy::Reject fails on a singular vertex normal "
                   "or a triangle with two equal positions. Report emits a zero normal with its status and counts both "
                   "cases in the report': the counts are exact and a Reject mesh has neither")
@@ -71,7 +71,8 @@ def check_shared_positions(claim: Claim):
         return violated(claim, {"why": "the network does not narrow: no mesh can exist"}, rule=NETWORK.id)
     topo = exact_topology(ids, narrowed, joins)
     if isinstance(topo, TopologyFailure):
-        return violated(claim, {"why": f"the network is InvalidTopology ({topo.rule}): no mesh can exist"}, rule=NETWORK.id)
+        return violated(claim, {"why": f"the network is InvalidTopology ({topo.rule}): no mesh can exist"},
+                        rule=NETWORK.id)
     if "status" in claim.value:
         return _check_budget_failure(claim, narrowed, topo)
     v = claim.value
@@ -95,7 +96,8 @@ def check_shared_positions(claim: Claim):
     if not np.all(copies):
         i = int(np.flatnonzero(~copies)[0])
         return violated(claim, {"why": "a vertex position is not a bitwise copy of its shared position", "vertex": i,
-                                "vertex_position": enc(vpos[i]), "shared_position": enc(positions[vidx[i]])}, rule=SHARED_POSITIONS.id)
+                                "vertex_position": enc(vpos[i]), "shared_position": enc(positions[vidx[i]])},
+                        rule=SHARED_POSITIONS.id)
     # Vertex of each (patch, a, b).
     where = {}
     for i in range(nvert):
@@ -112,7 +114,8 @@ def check_shared_positions(claim: Claim):
         where[key] = i
     expected = sum(((1 << lu) + 1) * ((1 << lv) + 1) for lu, lv in levels)
     if len(where) != expected:
-        return violated(claim, {"why": "a patch grid is incomplete", "vertices": len(where), "expected": expected}, rule=GRID.id)
+        return violated(claim, {"why": "a patch grid is incomplete", "vertices": len(where), "expected": expected},
+                        rule=GRID.id)
     # Topological identity of every grid point.
     corner_of = {}
     for k, c in enumerate(topo.corners):
@@ -156,10 +159,12 @@ def check_shared_positions(claim: Claim):
             want = topo.corners[key[1]]["position"]
             if [to_mpq(float(x)) for x in positions[idx]] != want:
                 return violated(claim, {"why": "a corner position is not the exact corner", "index": idx,
-                                        "claimed": enc(positions[idx]), "exact": [str(x) for x in want]}, rule=SHARED_POSITIONS.id)
+                                        "claimed": enc(positions[idx]), "exact": [str(x) for x in want]},
+                                rule=SHARED_POSITIONS.id)
     if len(key_of_index) != positions.shape[0]:
         return violated(claim, {"why": "positions that no vertex uses, or a position emitted twice",
-                                "positions": int(positions.shape[0]), "used": len(key_of_index)}, rule=SHARED_POSITIONS.id)
+                                "positions": int(positions.shape[0]), "used": len(key_of_index)},
+                        rule=SHARED_POSITIONS.id)
     # Triangles: the two counterclockwise triangles of every cell, each once.
     want = Counter()
     boundary = set()
@@ -185,7 +190,8 @@ def check_shared_positions(claim: Claim):
         extra = list((got - want).keys())[:1]
         missing = list((want - got).keys())[:1]
         return violated(claim, {"why": "the triangles are not the two counterclockwise triangles of every cell",
-                                "unexpected": [list(t) for t in extra], "missing": [list(t) for t in missing]}, rule=GRID.id)
+                                "unexpected": [list(t) for t in extra], "missing": [list(t) for t in missing]},
+                        rule=GRID.id)
     # Edge use on shared positions.
     uses = Counter()
     for t in vidx[tris]:
@@ -203,7 +209,8 @@ def check_shared_positions(claim: Claim):
     degenerate = int(np.count_nonzero(same[0] | same[1] | same[2]))
     if "degenerate_triangle_count" in v and int(v["degenerate_triangle_count"]) != degenerate:
         return violated(claim, {"why": "degenerate_triangle_count is not the number of triangles with two equal "
-                                       "positions", "claimed": v["degenerate_triangle_count"], "expected": degenerate}, rule=DEGENERACY.id)
+                                       "positions", "claimed": v["degenerate_triangle_count"], "expected": degenerate},
+                        rule=DEGENERACY.id)
     singular = None
     if "vertex_status" in v:
         status = np.asarray(v["vertex_status"], dtype=np.int64)
@@ -227,7 +234,8 @@ def check_shared_positions(claim: Claim):
             counters = verdict.extra
     closed = not boundary
     return verified(claim, measure="mismatches", measured=0,
-                    note=f"{len(uses)} mesh edges, {'closed (watertight)' if closed else f'{len(boundary)} on boundaries'}",
+                    note=f"{len(uses)} mesh edges, "
+                         f"{'closed (watertight)' if closed else f'{len(boundary)} on boundaries'}",
                     **({"watertight_meshes": 1} if closed else {}), **counters)
 
 
@@ -240,7 +248,8 @@ def _check_budget_failure(claim, narrowed, topo):
     v, profile = claim.value, claim.inputs.get("profile")
     if v.get("status") != "BudgetExceeded" or v.get("field") not in ("max_level", "max_cell_tests") or not profile:
         raise ValueError("a failure claim is BudgetExceeded of max_level or max_cell_tests, with the profile")
-    if v["field"] == "max_cell_tests" and "max_cell_tests" in profile and int(profile["max_cell_tests"]) < len(narrowed):
+    if (v["field"] == "max_cell_tests" and "max_cell_tests" in profile
+            and int(profile["max_cell_tests"]) < len(narrowed)):
         # "Every patch starts at level (0, 0)": the rule tests each patch's first grid, one cell
         # each, whatever it does next.
         return verified(claim, measure="mismatches", measured=0, note=f"BudgetExceeded (max_cell_tests): "

@@ -106,8 +106,9 @@ def _along(levels, p, side):
 
 def replay_levels(controls, topo, target: float, max_level: int, counted: bool = False):
     """``(levels, met)`` (and the cell-test count when ``counted``) the spec's rule gives: every
-    patch from (0, 0), the direction whose refinement gives the clearly smaller normalized bound (below ``CLEAR_FACTOR`` times the
-    other's), near-ties the coarser direction then u; then each shared edge takes the larger of
+    patch from (0, 0), the direction whose refinement gives the clearly smaller normalized bound
+    (below ``CLEAR_FACTOR`` times the other's), near-ties the coarser direction then u; then each
+    shared edge takes the larger of
     its two along-edge levels and the patches whose levels changed are refined again, until the
     network agrees. Raises ``Ambiguous`` where a decision is within the allowance."""
     n = len(controls)

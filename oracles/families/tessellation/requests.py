@@ -92,7 +92,8 @@ _WHY_BUDGET = ("spec 002 Surface meshes: 'MaxCellTests, MaxVertices, MaxTriangle
                "with BudgetExceeded. Counts are checked before allocation'")
 _WHY_LEVEL = ("spec 002 Surface meshes: without IsCoarserMeshAccepted a patch that MaxLevel stops fails "
               "(docs/decisions.md 'Surface meshes: the profile, limits and the order of checks': BudgetExceeded)")
-_WHY_RULE = "the refinement rule replayed on exact cell terms (docs/decisions.md 'Surface meshes: judging the refinement rule')"
+_WHY_RULE = ("the refinement rule replayed on exact cell terms (docs/decisions.md 'Surface meshes: judging the "
+             "refinement rule')")
 _WHY_RANGE = "spec 002 Surface meshes: 'More than 2^32 vertices is OutOfRange'"
 _WHY_REJECT = ("spec 002 Surface meshes: 'SurfaceDegeneracyPolicy::Reject fails on a singular vertex normal or a "
                "triangle with two equal positions' (Degenerate: docs/decisions.md 'Surface meshes: the profile, "
@@ -266,8 +267,9 @@ def expected_build(held: Prepared, inp: dict) -> Expect:
     levels = None
     if inp["precision"] == "Visual" and _number(inp["normal_angle_error"]) != 0:
         possible.append("BudgetExceeded")
-        maybe.append("a Visual normal angle refines on Estimated samples the oracle does not restate (docs/decisions.md "
-                     "'Surface meshes: judging the refinement rule'): MaxLevel or MaxCellTests may stop it")
+        maybe.append("a Visual normal angle refines on Estimated samples the oracle does not restate "
+                     "(docs/decisions.md 'Surface meshes: judging the refinement rule'): MaxLevel or MaxCellTests may "
+                     "stop it")
     else:
         try:
             levels, met, tests = replay_levels(held.narrowed.astype(np.float64), held.topo, pe, limits["max_level"],
@@ -377,9 +379,9 @@ def _out_of_range_expectation(held: Prepared, inp: dict) -> Expect:
         total += (1 << k) + 1  # (nu + 1)(nv + 1) > nu nv = 2^k
     assert total > MAX_VERTEX_COUNT and inp["limits"]["max_cell_tests"] == 0
     return failure("BudgetExceeded", "OutOfRange",
-                   why=f"every grid that meets PositionError has at least 2^k cells by the exact twist of each bilinear "
-                       f"patch: more than {total - 256} vertices in all ({_WHY_RANGE}); max_cell_tests = 0 allows no "
-                       f"cell test ({_WHY_BUDGET})")
+                   why=f"every grid that meets PositionError has at least 2^k cells by the exact twist of each "
+                       f"bilinear patch: more than {total - 256} vertices in all ({_WHY_RANGE}); max_cell_tests = 0 "
+                       f"allows no cell test ({_WHY_BUDGET})")
 
 
 @cache

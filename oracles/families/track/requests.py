@@ -264,7 +264,8 @@ def expected_prepare(keys: list, limits: dict) -> Expect:
     for i in range(len(vals) - 1):
         t0, t1 = vals[i][0], vals[i + 1][0]
         if isinstance(t0, Fraction) and isinstance(t1, Fraction) and not t1 > t0:
-            defect("InvalidDomain", "key times must strictly increase: 'equal times are InvalidDomain' (spec 002 Tracks)")
+            defect("InvalidDomain",
+                   "key times must strictly increase: 'equal times are InvalidDomain' (spec 002 Tracks)")
     if not found:
         for i in range(len(vals) - 1):
             (t0, v0, _, m0, kind), (t1, v1, m1, _, _) = vals[i], vals[i + 1]

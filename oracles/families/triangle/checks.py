@@ -93,11 +93,11 @@ __all__ = [
 
 _S004 = "spec 004: "
 _D = "docs/decisions.md "
-ADMISSION = spec("triangle:admission", _S004 + "'It checks finite vertices, index validity, nonempty geometry, retained "
-                 "buffer capacity and numerically conditioned nonzero facet area'; 'The normalized cross-product "
-                 "magnitude must exceed the declared relative tolerance' (G + 32u <= tol is rejected by every "
-                 "conforming binary64 admission, |g - G| <= 30u by " + _D + "'Triangle surfaces: error model'): a claim "
-                 "on a surface admission must reject is Violated")
+ADMISSION = spec("triangle:admission", _S004 + "'It checks finite vertices, index validity, nonempty geometry, "
+                 "retained buffer capacity and numerically conditioned nonzero facet area'; 'The normalized "
+                 "cross-product magnitude must exceed the declared relative tolerance' (G + 32u <= tol is rejected by "
+                 "every conforming binary64 admission, |g - G| <= 30u by " + _D + "'Triangle surfaces: error model'): "
+                 "a claim on a surface admission must reject is Violated")
 COORDINATE_LIMIT = decision("triangle:coordinate_limit", _D + "'Triangle surfaces: statuses': a coordinate or "
                             "endpoint beyond 2^1000 is OutOfRange, so no hit, miss or value may be claimed there (spec "
                             "004 names no coordinate limit; without the decision such claims are Undecided: the "

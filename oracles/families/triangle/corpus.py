@@ -495,7 +495,8 @@ def _random_case(rng, k: int) -> TriangleCase:
     else:
         w = rng.dirichlet([1, 1, 1])
     p = point_on_facet(a, b, c, w)
-    p = nudge(p, rng.integers(-3, 4, 3)) if rng.random() < 0.5 else p + rng.standard_normal(3) * 10.0 ** rng.uniform(-16, -9)
+    p = (nudge(p, rng.integers(-3, 4, 3)) if rng.random() < 0.5
+         else p + rng.standard_normal(3) * 10.0 ** rng.uniform(-16, -9))
     if kind == "near_parallel":
         nrm = np.cross(b - a, c - a)
         nrm /= np.linalg.norm(nrm)

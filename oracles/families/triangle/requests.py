@@ -225,11 +225,13 @@ def _segment_defects(q: dict) -> list:
         return [("InvalidArgument", "an endpoint is not a 3-vector of numbers")]
     s, e = s[0], e[0]
     if not (_finite(s) and _finite(e)):
-        out.append(("InvalidArgument", f"a nonfinite endpoint (spec 004: 'for a nonzero finite segment'; {_DECISIONS})"))
+        out.append(("InvalidArgument",
+                    f"a nonfinite endpoint (spec 004: 'for a nonzero finite segment'; {_DECISIONS})"))
     elif max(abs(x) for x in s + e) > MAX_COORDINATE:
         out.append(("OutOfRange", f"an endpoint beyond 2^1000 ({_DECISIONS})"))
     elif s == e:
-        out.append(("InvalidArgument", f"a zero-length segment (spec 004: 'for a nonzero finite segment'; {_DECISIONS})"))
+        out.append(("InvalidArgument",
+                    f"a zero-length segment (spec 004: 'for a nonzero finite segment'; {_DECISIONS})"))
     return out
 
 
@@ -245,7 +247,8 @@ def expected_query(surface: dict, q: dict) -> Expect:
     if defects:
         statuses = [s for s, _ in defects] + (["Cancelled"] if k == 0 else [])
         return failure(*dict.fromkeys(statuses), why="; ".join(w for _, w in defects) +
-                       ("; the token is set before the call (the spec orders no check before the poll)" if k == 0 else ""))
+                       ("; the token is set before the call (the spec orders no check before the poll)"
+                        if k == 0 else ""))
     if k == 0:
         return failure("Cancelled", why=cancel_why)
     an = analyse({"vertices": surface["vertices"], "triangles": surface["triangles"],
@@ -335,14 +338,15 @@ def status_requests() -> list:
     Vb = V * 2.0**999 + 2.0**999  # the cube [2^999, 2^1000]^3
     inside = (0.375 * 2.0**999, 1.25 * 2.0**999, 1.625 * 2.0**999)
     single("MAX_COORDINATE met with equality (the cube [2^999, 2^1000]^3, a segment ending at 2^1000)",
-           new_inputs(Vb, T, SurfaceStamp(7, 3), settings_json(1e-12)), (inside, (big, 1.25 * 2.0**999, 1.625 * 2.0**999)))
+           new_inputs(Vb, T, SurfaceStamp(7, 3), settings_json(1e-12)),
+           (inside, (big, 1.25 * 2.0**999, 1.625 * 2.0**999)))
     Vo = Vb.copy()
     Vo[7, 0] = math.nextafter(big, math.inf)
     single("MAX_COORDINATE exceeded by one ulp (a vertex at nextafter(2^1000))",
            new_inputs(Vo, T, SurfaceStamp(7, 3), settings_json(1e-12)))
     # Settings: the tolerance range and the capacity settings' range.
-    single("tolerance at its minimum, 32 binary64 epsilons", new_inputs(V, T, SurfaceStamp(7, 3), settings_json(MIN_TOLERANCE)),
-           cross)
+    single("tolerance at its minimum, 32 binary64 epsilons",
+           new_inputs(V, T, SurfaceStamp(7, 3), settings_json(MIN_TOLERANCE)), cross)
     single("tolerance at its maximum, 1e-3", new_inputs(V, T, SurfaceStamp(7, 3), settings_json(MAX_TOLERANCE)), cross)
     single("tolerance one ulp below its minimum",
            new_inputs(V, T, SurfaceStamp(7, 3), settings_json(math.nextafter(MIN_TOLERANCE, 0))))

@@ -66,7 +66,8 @@ FAULTS = [
           "a count one above the point count is accepted",
           (_REF,)),
     Fault("point_search.query_limit_strict", "point_search", _R,
-          "    return bool(np.all(np.isfinite(x32)) and np.all(np.abs(x32) <= np.float32(MAX_POINT_SEARCH_COORDINATE)))",
+          "    return bool(np.all(np.isfinite(x32)) and "
+          "np.all(np.abs(x32) <= np.float32(MAX_POINT_SEARCH_COORDINATE)))",
           "    return bool(np.all(np.isfinite(x32)) and np.all(np.abs(x32) < np.float32(MAX_POINT_SEARCH_COORDINATE)))",
           "a query coordinate of exactly MAX_POINT_SEARCH_COORDINATE is rejected",
           (_REF,)),

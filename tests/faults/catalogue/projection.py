@@ -68,7 +68,8 @@ FAULTS = [
     Fault("projection.capsule_line_not_segment", "projection", _REF,
           "    if sub_lo(ta, ta_err) >= 0 and add_hi(tb, tb_err) <= 0:  # the foot is certainly inside\n",
           "    if True:  # the foot is certainly inside\n",
-          "the inner controls' distance to the chord is taken to its line, even where their foot lies beyond the segment",
+          "the inner controls' distance to the chord is taken to its line, even where their foot lies beyond the "
+          "segment",
           (_DIFF, _UNIT)),
     # --- certified upper bounds (candidate distances) ----------------------------------------------
     Fault("projection.midpoint_not_widened", "projection", _REF,
@@ -110,14 +111,17 @@ FAULTS = [
     Fault("projection.split_latest_first", "projection", _REF,
           "        if iv_lb[j] < iv_lb[i] or (iv_lb[j] == iv_lb[i] and (iv_span[j] < iv_span[i] or (\n",
           "        if iv_lb[j] < iv_lb[i] or (iv_lb[j] == iv_lb[i] and (iv_span[j] > iv_span[i] or (\n",
-          "intervals with equal lower bounds are split latest span first (the spec's symmetric minima then return the later twin)",
+          "intervals with equal lower bounds are split latest span first (the spec's symmetric minima then return the "
+          "later twin)",
           (_DIFF,)),
     Fault("projection.joint_by_incoming_span", "projection", _REF,
           "        cand_span[k], cand_u[k] = k, 0.0\n"
-          "        cand_ub[k] = _point_upper(qlo, qhi, P[k, 0, 0], P[k, 0, 1], P[k, 0, 2], P[k, 0, 0], P[k, 0, 1], P[k, 0, 2])\n",
+          "        cand_ub[k] = _point_upper(qlo, qhi, P[k, 0, 0], P[k, 0, 1], P[k, 0, 2], "
+          "P[k, 0, 0], P[k, 0, 1], P[k, 0, 2])\n",
           "        kk, rr = (k - 1, 3) if k > 0 else (0, 0)\n"
           "        cand_span[k], cand_u[k] = kk, 1.0 if k > 0 else 0.0\n"
-          "        cand_ub[k] = _point_upper(qlo, qhi, P[kk, rr, 0], P[kk, rr, 1], P[kk, rr, 2], P[kk, rr, 0], P[kk, rr, 1], P[kk, rr, 2])\n",
+          "        cand_ub[k] = _point_upper(qlo, qhi, P[kk, rr, 0], P[kk, rr, 1], P[kk, rr, 2], "
+          "P[kk, rr, 0], P[kk, rr, 1], P[kk, rr, 2])\n",
           "each joint is a candidate as the incoming span's end (k - 1, 1) instead of the outgoing span's start",
           (_UNIT,)),
     Fault("projection.no_terminal_endpoint", "projection", _REF,
@@ -148,7 +152,8 @@ FAULTS = [
           (_UNIT, _CHECKS)),
     Fault("projection.approximate_latest_best", "projection", _REF,
           "    return status, lbmin, it, c, _earliest(cand_span, cand_u, mask, c), reached, i\n",
-          "    return status, lbmin, it, c, _earliest(cand_span if status == _SUCCESS else -cand_span, cand_u, mask, c), reached, i\n",
+          "    return status, lbmin, it, c, _earliest(cand_span if status == _SUCCESS else -cand_span, "
+          "cand_u, mask, c), reached, i\n",
           "out of work, ties among the best candidates go to the latest span, not the earliest",
           (_UNIT, _DIFF)),
     Fault("projection.capacity_one_short", "projection", _REF,
