@@ -12,6 +12,13 @@ by the oracle from the spec's text (never from our fast path):
 * ``either``: the spec, or the oracle's precision, allows any of ``statuses`` (``Success``
   among them); ``why`` says which and why.
 
+Where a demand rests on a decision of ours beyond the spec (the spec says "fails" and names no
+status, say, and ``docs/decisions.md`` picks ``InvalidDomain``), the expectation names the
+decision (``decision``, a rule id of ``oracles.rules``) and what the spec's text alone demands
+(``spec``, an expectation at least as permissive). An answer that opts in to the project's
+decisions (``"decisions": true``; ours does) is held to the decision; any other to the spec's
+text, with the decision it does not meet reported as ``unmet`` (``oracles.contract``).
+
 A scenario's ``rules`` relate its steps: ``same_output`` demands that the output a step reports
 equals, bit for bit, the output an earlier step reported (a failed rebuild keeps the previous
 owner: "Preparation builds a complete candidate and moves it into the output owner only on
@@ -26,6 +33,7 @@ and fails the run (``oracles.contract``).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass
 from decimal import Decimal
@@ -44,8 +52,10 @@ __all__ = [
     "Rule",
     "Step",
     "StepAnswer",
+    "FAILURE_STATUSES",
     "ambiguous",
     "answers_schema",
+    "decided",
     "either",
     "failure",
     "read_answer_doc",
@@ -61,6 +71,11 @@ __all__ = [
 REQUESTS_FORMAT = "requests/1"
 ANSWERS_FORMAT = "answers/1"
 EXPECT_KINDS = ("success", "failure", "ambiguous", "either")
+# Every status but Success, in GeometryStatus order: what "the operation fails" allows when the
+# spec names no status (reference.status.GeometryStatus; checked by tests/oracles/test_requests.py).
+FAILURE_STATUSES = ("InvalidArgument", "InvalidDomain", "InvalidTopology", "UnsupportedPrecision", "Degenerate",
+                    "IllConditioned", "DegenerateFrame", "MissingCache", "StaleRevision", "CapacityExceeded",
+                    "BudgetExceeded", "OutOfRange", "Ambiguous", "Cancelled")
 MAX_BYTES = 1 << 30
 
 
@@ -79,11 +94,18 @@ class Expect:
             (``either``, ``Success`` included when success is allowed); empty otherwise.
         why: the source of the demand: a spec sentence (quoted or named) or a decision of
             ``docs/decisions.md``; for ``either``, what leaves the outcome open.
+        decision: the id of the decision rule (``oracles.rules``) this demand rests on beyond
+            the spec's text, or "" when the spec's text demands it alone.
+        by_spec: with a decision, what the spec's text alone demands (it allows every status
+            this expectation allows); an answer that does not opt in to the decisions is held
+            to it.
     """
 
     kind: str
     statuses: tuple[str, ...] = ()
     why: str = ""
+    decision: str = ""
+    by_spec: Expect | None = None
 
     def __post_init__(self):
         if self.kind not in EXPECT_KINDS:
@@ -94,6 +116,17 @@ class Expect:
             raise ValueError("a failure expectation cannot accept Success")
         if self.kind in ("success", "ambiguous") and self.statuses:
             raise ValueError(f"a {self.kind} expectation names no statuses")
+        if bool(self.decision) != (self.by_spec is not None):
+            raise ValueError("a decided expectation names both its decision and what the spec alone demands")
+        if self.by_spec is not None:
+            if self.by_spec.decision:
+                raise ValueError("what the spec alone demands rests on no decision")
+            if not all(self.by_spec.allows(s) for s in self._allowed()):
+                raise ValueError(f"the spec's demand ({self.by_spec.text()}) must allow every status the decision "
+                                 f"allows ({self.text()})")
+
+    def _allowed(self) -> tuple:
+        return {"success": ("Success",), "ambiguous": ("Ambiguous",)}.get(self.kind, self.statuses)
 
     def allows(self, status: str) -> bool:
         """True when ``status`` meets this expectation."""
@@ -122,11 +155,16 @@ class Expect:
             out["statuses"] = list(self.statuses)
         if self.why:
             out["why"] = self.why
+        if self.decision:
+            out["decision"] = self.decision
+            out["spec"] = self.by_spec.to_json()
         return out
 
     @staticmethod
     def from_json(d: dict) -> Expect:
-        return Expect(d["class"], tuple(d.get("statuses", ())), d.get("why", ""))
+        spec = d.get("spec")
+        return Expect(d["class"], tuple(d.get("statuses", ())), d.get("why", ""), d.get("decision", ""),
+                      None if spec is None else Expect.from_json(spec))
 
 
 def success(why: str = "") -> Expect:
@@ -143,6 +181,16 @@ def ambiguous(why: str = "") -> Expect:
 
 def either(*statuses: str, why: str) -> Expect:
     return Expect("either", tuple(statuses), why)
+
+
+def decided(expect: Expect, decision, by_spec: Expect | None = None) -> Expect:
+    """``expect`` marked as resting on ``decision`` (a decision :class:`oracles.rules.Rule` or its
+    id); ``by_spec`` is what the spec's text alone demands, by default that the step fails with
+    any status (the spec says it fails and names no status)."""
+    rid = getattr(decision, "id", decision)
+    if by_spec is None:
+        by_spec = failure(*FAILURE_STATUSES, why="the spec's text: the operation fails (it names no status)")
+    return Expect(expect.kind, expect.statuses, expect.why, rid, by_spec)
 
 
 @dataclass(frozen=True)
@@ -261,11 +309,14 @@ class Answer:
     request: str
     steps: tuple[StepAnswer, ...]
     label: str | None = None
+    decisions: bool = False  # opts in to the project's decisions (its status claims; oracles.rules)
 
     def to_json(self) -> dict:
         out: dict = {"request": self.request, "steps": [s.to_json() for s in self.steps]}
         if self.label is not None:
             out["id"] = self.label
+        if self.decisions:
+            out["decisions"] = True
         return out
 
 
@@ -374,15 +425,19 @@ def read_answers(path, *, exact_numbers: bool = False):
         malformed.append(FieldError(f"answers[{i}].steps[{k}].claims[{j}]{rest}", e.message, e.claim))
     answers, n = [], 0
     for a in doc["answers"]:
+        opted = a.get("decisions", doc.get("decisions", False))
         steps = []
         for st in a["steps"]:
             kept = []
-            for _ in st.get("claims", ()):
+            for raw in st.get("claims", ()):
                 if n in good:
-                    kept.append(good[n])
+                    c = good[n]
+                    if opted and "decisions" not in raw:  # the answer's opt-in covers its claims
+                        c = dataclasses.replace(c, decisions=True)
+                    kept.append(c)
                 n += 1
             steps.append(StepAnswer(st["status"], tuple(kept), _plain(st.get("output"))))
-        answers.append(Answer(a["request"], tuple(steps), a.get("id")))
+        answers.append(Answer(a["request"], tuple(steps), a.get("id"), opted))
     header = {k: v for k, v in doc.items() if k != "answers"}
     return header, answers, malformed, numbers
 
@@ -428,6 +483,16 @@ def requests_schema() -> dict:
                              "why": {"type": "string", "description": (
                                  "The demand's source: a quoted spec sentence or a section of docs/decisions.md; "
                                  "for either, what leaves the outcome open.")}}}
+    expect["properties"]["decision"] = {"type": "string", "minLength": 1, "description": (
+        "Present where the demand rests on a decision of ours beyond the spec's text (say, which status a failure "
+        "the spec names no status for returns): the decision's rule id (docs/decisions.md 'Verdicts by the spec's "
+        "text'). An answer that opts in to the decisions (\"decisions\": true) is held to class and statuses; any "
+        "other to spec.")}
+    expect["properties"]["spec"] = {**{k: v for k, v in expect.items() if k != "properties"},
+                                    "properties": {k: v for k, v in expect["properties"].items()
+                                                   if k not in ("decision", "spec")},
+                                    "description": "With decision: what the spec's text alone demands of the step."}
+    expect["dependentRequired"] = {"decision": ["spec"], "spec": ["decision"]}
     step = {"type": "object", "required": ["op", "inputs", "expect"], "additionalProperties": False,
             "description": "One operation, in order; its outcome is the answer's step of the same index.",
             "properties": {"op": {"type": "string", "description": (
@@ -496,6 +561,10 @@ def answers_schema() -> dict:
               "properties": {"request": {"type": "string", "description": "The id of the request answered."},
                              "id": {"type": "string", "description": (
                                  "Optional: your own label (a test's name), echoed in verdicts and JUnit.")},
+                             "decisions": {"type": "boolean", "description": (
+                                 "Optional (default: the file's decisions): opt this answer in to the project's "
+                                 "decisions beyond the spec, for its status demands (expect.decision) and every "
+                                 "claim of it without its own decisions field.")},
                              "steps": {"type": "array", "items": step, "description": (
                                  "One outcome per step, in order; missing trailing steps are unanswered.")}}}
     return {"$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -507,6 +576,10 @@ def answers_schema() -> dict:
             "properties": {"format": {"const": ANSWERS_FORMAT, "description": f'Exactly "{ANSWERS_FORMAT}".'},
                            "producer": {"type": "string", "description": (
                                "Free text naming the implementation; recorded in the ledger.")},
+                           "decisions": {"type": "boolean", "description": (
+                               "Optional, default false: every answer opts in to the project's decisions beyond the "
+                               "spec (docs/decisions.md 'Verdicts by the spec's text'); without it, answers are "
+                               "judged by the spec's text and the documented defaults.")},
                            "families": {"type": "array", "items": {"type": "string"}, "uniqueItems": True,
                                         "description": (
                                             "Optional: the families the file answers. Requests of other families are "

@@ -248,8 +248,9 @@ def ours(claims: Iterable):
 
 
 def our_answer(ans):
-    """An ``oracles.request.Answer`` of our fast path with every claim opted in (None stays None)."""
+    """An ``oracles.request.Answer`` of our fast path, opted in with every claim (its status
+    demands too: ``expect.decision``); None stays None."""
     if ans is None:
         return None
     steps = tuple(dataclasses.replace(s, claims=tuple(map(our_claim, s.claims))) for s in ans.steps)
-    return dataclasses.replace(ans, steps=steps)
+    return dataclasses.replace(ans, steps=steps, decisions=True)
