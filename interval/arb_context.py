@@ -23,6 +23,7 @@ from fractions import Fraction
 from functools import cache
 
 import flint
+from flint import fmpq
 import gmpy2
 import numpy as np
 
@@ -30,7 +31,7 @@ from reference.context import UNKNOWN, Context
 
 from .context import to_mpq
 
-__all__ = ["ARB", "ArbContext", "contains", "from_mpq", "is_arb", "lower", "upper", "width"]
+__all__ = ["ARB", "ArbContext", "contains", "exact_fmpq", "exact_mpq", "from_mpq", "is_arb", "lower", "upper", "width"]
 
 _mpq = gmpy2.mpq
 arb = flint.arb
@@ -46,6 +47,35 @@ def _arf_to_mpq(x) -> gmpy2.mpq:
     man, exp = x.man_exp()
     man, exp = int(man), int(exp)
     return _mpq(man) * (_mpq(2) ** exp if exp >= 0 else _mpq(1, 2 ** (-exp)))
+
+
+def exact_fmpq(x) -> fmpq:
+    """An exact fmpq of a float (float32/float64), int, Fraction, mpq or fmpq; never rounds
+    (the Arb oracles read their inputs with it, not through ``interval.context.to_mpq``, so that a
+    fault there cannot move both oracles)."""
+    if isinstance(x, fmpq):
+        return x
+    if isinstance(x, (bool, np.bool_)):
+        raise TypeError("a boolean is not a number")
+    if isinstance(x, (float, np.floating)):
+        x = float(x)
+        if not np.isfinite(x):
+            raise ValueError("nonfinite input")
+        return fmpq(*x.as_integer_ratio())
+    if isinstance(x, (int, np.integer)):
+        return fmpq(int(x))
+    if hasattr(x, "numerator") and hasattr(x, "denominator"):
+        return fmpq(int(x.numerator), int(x.denominator))
+    raise TypeError(f"cannot read {type(x).__name__} as an exact number")
+
+
+def exact_mpq(x) -> gmpy2.mpq:
+    """An exact fmpq, or the exact value of an exact arb (an endpoint), as a gmpy2 mpq."""
+    if isinstance(x, fmpq):
+        return _mpq(int(x.p), int(x.q))
+    man, e = x.man_exp()
+    man, e = int(man), int(e)
+    return _mpq(man * 2**e) if e >= 0 else _mpq(man, 2**-e)
 
 
 def _mid_rad(x):

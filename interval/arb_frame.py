@@ -37,6 +37,8 @@ import gmpy2
 import numpy as np
 from flint import arb, arb_poly, ctx, fmpq, fmpq_poly
 
+from .arb_context import exact_fmpq, exact_mpq
+
 __all__ = [
     "ARB_SPEED_BUDGET",
     "ArbSpeedEnclosure",
@@ -72,33 +74,6 @@ class ArbSpeedEnclosure:
     prec: int
 
 
-def _fq(x) -> fmpq:
-    """An exact fmpq of a float (float32/float64), int, Fraction, mpq or fmpq."""
-    if isinstance(x, fmpq):
-        return x
-    if isinstance(x, (bool, np.bool_)):
-        raise TypeError("a boolean is not a number")
-    if isinstance(x, (float, np.floating)):
-        x = float(x)
-        if not np.isfinite(x):
-            raise ValueError("nonfinite input")
-        return fmpq(*x.as_integer_ratio())
-    if isinstance(x, (int, np.integer)):
-        return fmpq(int(x))
-    if hasattr(x, "numerator") and hasattr(x, "denominator"):
-        return fmpq(int(x.numerator), int(x.denominator))
-    raise TypeError(f"cannot read {type(x).__name__} as an exact number")
-
-
-def _mpq_of(x) -> gmpy2.mpq:
-    """An exact fmpq or exact (finite, zero-radius) arb as a gmpy2 mpq."""
-    if isinstance(x, fmpq):
-        return _mpq(int(x.p), int(x.q))
-    man, e = x.man_exp()
-    man, e = int(man), int(e)
-    return _mpq(man * 2**e) if e >= 0 else _mpq(man, 2**-e)
-
-
 def _fmpq_of_exact(x: arb) -> fmpq:
     man, e = x.man_exp()
     return fmpq(int(man)) * fmpq(2) ** int(e)
@@ -111,7 +86,7 @@ def _controls(controls) -> list:
     P = P.astype(np.float64)
     if not np.all(np.isfinite(P)):
         raise ValueError("controls must be finite")
-    return [[_fq(float(P[i, c])) for c in range(3)] for i in range(4)]
+    return [[exact_fmpq(float(P[i, c])) for c in range(3)] for i in range(4)]
 
 
 def speed_squared_poly(controls) -> fmpq_poly:
@@ -184,18 +159,18 @@ def enclose_speed_extremum_arb(controls, u0, u1, prec: int = 128, which: str = "
     if which not in ("min", "max"):
         raise ValueError("which must be 'min' or 'max'")
     f = speed_squared_poly(controls)
-    a, b = _fq(u0), _fq(u1)
+    a, b = exact_fmpq(u0), exact_fmpq(u1)
     if b < a:
         raise ValueError("u0 must not exceed u1")
     with ctx.workprec(prec):
         cands = _candidates(f, a, b, which)
     if which == "min":
-        lower = max(min(_mpq_of(c[0]) for c in cands), _mpq(0))  # f >= 0
+        lower = max(min(exact_mpq(c[0]) for c in cands), _mpq(0))  # f >= 0
         _, value, u = min(cands, key=lambda c: c[1])
-        return ArbSpeedEnclosure("min", lower, _mpq_of(value), (_mpq_of(u), _mpq_of(value)), len(cands), prec)
-    upper = max(_mpq_of(c[0]) for c in cands)
+        return ArbSpeedEnclosure("min", lower, exact_mpq(value), (exact_mpq(u), exact_mpq(value)), len(cands), prec)
+    upper = max(exact_mpq(c[0]) for c in cands)
     _, value, u = max(cands, key=lambda c: c[1])
-    return ArbSpeedEnclosure("max", _mpq_of(value), upper, (_mpq_of(u), _mpq_of(value)), len(cands), prec)
+    return ArbSpeedEnclosure("max", exact_mpq(value), upper, (exact_mpq(u), exact_mpq(value)), len(cands), prec)
 
 
 def decide_speed_arb(controls, u0, u1, minimum_speed, above: bool = True,
@@ -208,7 +183,7 @@ def decide_speed_arb(controls, u0, u1, minimum_speed, above: bool = True,
         ``witness`` is an exact ``(u, f(u))`` on the wrong side of ``minimum_speed^2``) or None
         after the whole budget; the last :class:`ArbSpeedEnclosure` computed.
     """
-    s = _mpq_of(_fq(minimum_speed))
+    s = exact_mpq(exact_fmpq(minimum_speed))
     s2 = s * s
     e: ArbSpeedEnclosure | None = None
     for prec in budget:

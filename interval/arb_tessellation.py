@@ -40,6 +40,8 @@ import gmpy2
 import numpy as np
 from flint import arb, arb_mat, ctx, fmpq
 
+from .arb_context import exact_fmpq, exact_mpq
+
 __all__ = [
     "MAX_TRIANGLES",
     "REL",
@@ -84,37 +86,11 @@ class ArbCellDistance:
     prec: int
 
 
-def _fq(x) -> fmpq:
-    if isinstance(x, fmpq):
-        return x
-    if isinstance(x, (bool, np.bool_)):
-        raise TypeError("a boolean is not a number")
-    if isinstance(x, (float, np.floating)):
-        x = float(x)
-        if not np.isfinite(x):
-            raise ValueError("nonfinite input")
-        return fmpq(*x.as_integer_ratio())
-    if isinstance(x, (int, np.integer)):
-        return fmpq(int(x))
-    if hasattr(x, "numerator") and hasattr(x, "denominator"):
-        return fmpq(int(x.numerator), int(x.denominator))
-    raise TypeError(f"cannot read {type(x).__name__} as an exact number")
-
-
-def _mpq_of(x) -> gmpy2.mpq:
-    """An exact fmpq, or the exact value of an exact arb (an endpoint), as a gmpy2 mpq."""
-    if isinstance(x, fmpq):
-        return _mpq(int(x.p), int(x.q))
-    man, e = x.man_exp()
-    man, e = int(man), int(e)
-    return _mpq(man * 2**e) if e >= 0 else _mpq(man, 2**-e)
-
-
 def _vec3(x) -> list:
     a = np.asarray(x)
     if a.shape != (3,):
         raise ValueError("a vertex must have three components")
-    return [_fq(float(v)) for v in a.astype(np.float64)]
+    return [exact_fmpq(float(v)) for v in a.astype(np.float64)]
 
 
 def patch_power_form(controls) -> list:
@@ -126,7 +102,7 @@ def patch_power_form(controls) -> list:
     C = C.astype(np.float64)
     if not np.all(np.isfinite(C)):
         raise ValueError("controls must be finite")
-    P = [[[_fq(float(C[i, j, c])) for c in range(3)] for j in range(4)] for i in range(4)]
+    P = [[[exact_fmpq(float(C[i, j, c])) for c in range(3)] for j in range(4)] for i in range(4)]
     return [[[sum((_BERN[i][p] * _BERN[j][q] * P[i][j][c] for i in range(4) for j in range(4)
                    if _BERN[i][p] and _BERN[j][q]), fmpq(0)) for c in range(3)] for q in range(4)]
             for p in range(4)]
@@ -154,7 +130,7 @@ def cell_differences(A: list, u0, u1, v0, v1, V00, V10, V01, V11) -> tuple:
     ``S(u0 + s du, v0 + t dv) - T_k(s, t)`` on the cell's triangle ``k``: triangle 1 is
     ``(0, 0), (1, 0), (1, 1)`` with vertices ``V00, V10, V11``, triangle 2 is ``(0, 0), (0, 1),
     (1, 1)`` with ``V00, V01, V11``. Exact."""
-    u0, u1, v0, v1 = (_fq(x) for x in (u0, u1, v0, v1))
+    u0, u1, v0, v1 = (exact_fmpq(x) for x in (u0, u1, v0, v1))
     du, dv = u1 - u0, v1 - v0
     V00, V10, V01, V11 = (_vec3(x) for x in (V00, V10, V01, V11))
     local = []
@@ -228,7 +204,7 @@ def _bounds(F: arb_mat, tri: tuple):
     center = sum((l[0] * l[0] for l in lin), arb(0)).lower()
     if center > best_lo:
         best_lo, best_pt = center, (ms, mt)
-    return _mpq_of(best_up), max(_mpq_of(best_lo), _mpq(0)), best_pt
+    return exact_mpq(best_up), max(exact_mpq(best_lo), _mpq(0)), best_pt
 
 
 def _children(tri: tuple) -> list:
@@ -290,7 +266,7 @@ def enclose_cell_distance_arb(controls, u0, u1, v0, v1, V00, V10, V01, V11, c, p
     """
     if isinstance(prec, bool) or not isinstance(prec, int) or prec < 53:
         raise ValueError("prec must be an int >= 53")
-    cq = _mpq_of(_fq(c))
+    cq = exact_mpq(exact_fmpq(c))
     if cq < 0:
         raise ValueError("a distance bound is nonnegative")
     A = patch_power_form(controls) if power_form is None else power_form
@@ -302,7 +278,7 @@ def enclose_cell_distance_arb(controls, u0, u1, v0, v1, V00, V10, V01, V11, c, p
         lower = max(lower, r.lower_sq)
         if r.holds is False:
             _, (s, t), val = r.witness
-            return ArbCellDistance(False, lower, None, (k, (_mpq_of(s), _mpq_of(t)), val), seen, prec)
+            return ArbCellDistance(False, lower, None, (k, (exact_mpq(s), exact_mpq(t)), val), seen, prec)
         if r.holds is None:
             return ArbCellDistance(None, lower, max(upper, r.upper_sq), None, seen, prec)
         upper = max(upper, r.upper_sq)
