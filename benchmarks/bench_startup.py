@@ -119,7 +119,8 @@ def main(argv=None) -> int:
     print(f"{'case':52s} {'cold wall':>9s} {'cold CPU':>9s} {'warm wall':>9s} {'warm CPU':>9s}  target")
     for label, target, r in rows:
         tgt = (f"<= {TARGET} s warm: {'met' if r['warm_wall'] <= TARGET else 'MISSED'}") if target else "-"
-        print(f"{label:52s} {r['cold_wall']:9.2f} {r['cold_cpu']:9.2f} {r['warm_wall']:9.2f} {r['warm_cpu']:9.2f}  {tgt}")
+        print(f"{label:52s} {r['cold_wall']:9.2f} {r['cold_cpu']:9.2f} {r['warm_wall']:9.2f} {r['warm_cpu']:9.2f}  "
+              f"{tgt}")
     for label, target, r in rows:
         print("BENCH-ROW " + json.dumps({
             "bench": "startup", "case": label, "metric": f"s to verdict, warm cache (wall, median of {a.repeat}; "

@@ -10,7 +10,10 @@ benchmark may print machine-readable rows, one per line::
 ``ratio`` is ours / peer in the metric's direction (higher is better for rates); ``met`` is the
 benchmark's own verdict against the issue's target (None when the row has no target). Those
 rows become the summary table; a benchmark that prints none has its printed summary included
-verbatim. Nothing in ``docs/performance.md`` is hand-typed: it is this script's output.
+verbatim. Nothing above the line :data:`KEEP` in ``docs/performance.md`` is hand-typed: it is this
+script's output. Text after that line (an analysis of the run's figures against an issue's
+acceptance lines, which quotes the figures above it) is kept as it is when the file is
+regenerated, with a warning that it describes the earlier run until it is updated.
 
     python benchmarks/run_all.py [--only triangle,sampling] [--timeout 3600]
                                  [--args "triangle=--sizes 1e3 1e4"] [--out docs/performance.md]
@@ -32,6 +35,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 MARK = "BENCH-ROW "
+KEEP = "<!-- Written by hand below this line; run_all.py keeps it. -->"
 
 
 def machine() -> str:
@@ -43,7 +47,8 @@ def machine() -> str:
                 break
     except OSError:
         pass
-    return f"{platform.system()} {platform.release()}, {cpu}, {os.cpu_count()} logical cores, Python {platform.python_version()}"
+    return (f"{platform.system()} {platform.release()}, {cpu}, {os.cpu_count()} logical cores, "
+            f"Python {platform.python_version()}")
 
 
 def load() -> str:
@@ -72,7 +77,8 @@ def run_one(path: Path, extra: list[str], timeout: float) -> dict:
         p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=timeout)
         rc, out, err = p.returncode, p.stdout, p.stderr
     except subprocess.TimeoutExpired as exc:
-        rc, out, err = "timeout", (exc.stdout or b"").decode() if isinstance(exc.stdout, bytes) else (exc.stdout or ""), ""
+        out = exc.stdout.decode() if isinstance(exc.stdout, bytes) else (exc.stdout or "")
+        rc, err = "timeout", ""
     rows, text = [], []
     for line in out.splitlines():
         if line.startswith(MARK):
@@ -124,7 +130,8 @@ def render(results: list[dict], started: str) -> str:
         L.append("")
     for res in results:
         L += [f"## {res['name']}", "",
-              f"`{res['cmd']}`: exit {res['rc']}, {res['seconds']:.0f} s, load {res['load_before']} -> {res['load_after']}", ""]
+              f"`{res['cmd']}`: exit {res['rc']}, {res['seconds']:.0f} s, "
+              f"load {res['load_before']} -> {res['load_after']}", ""]
         if res["text"]:
             L += ["```", res["text"], "```", ""]
         if res["rc"] != 0 and res["stderr"]:
@@ -155,7 +162,11 @@ def main(argv=None) -> int:
         print(f"  exit {res['rc']} in {res['seconds']:.0f} s, {len(res['rows'])} rows", file=sys.stderr, flush=True)
         results.append(res)
     a.out.parent.mkdir(parents=True, exist_ok=True)
-    a.out.write_text(render(results, started))
+    kept = ""
+    if a.out.exists() and KEEP in (old := a.out.read_text()):
+        kept = old[old.index(KEEP):]
+        print(f"kept the hand-written analysis after {KEEP!r}: update it from this run's figures", file=sys.stderr)
+    a.out.write_text(render(results, started) + ("\n" + kept if kept else ""))
     print(f"wrote {a.out.relative_to(ROOT) if a.out.is_relative_to(ROOT) else a.out}", file=sys.stderr)
     return 0 if all(r["rc"] == 0 for r in results) else 1
 
