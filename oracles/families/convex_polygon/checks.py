@@ -50,7 +50,8 @@ TOLERANCE = default("convex_polygon:tolerance", "docs/decisions.md 'Convex polyg
                     "'tolerances relative to the polygon's extent'), the checker's band BAND x delta, maximality with "
                     "a margin")
 
-RULES = declare({ROW: (FAILURES, STATUS_NAMES, POSTCONDITIONS, TOLERANCE)})
+RULES = declare({ROW: (FAILURES, STATUS_NAMES, POSTCONDITIONS, TOLERANCE),
+                 "convex_polygon.statuses": (STATUS_NAMES,)})
 
 
 def claim_inputs(claim: Claim):

@@ -43,8 +43,8 @@ from fractions import Fraction
 import numpy as np
 
 from ...model import NumberError, enc, number_as, parse_number
-from ...request import Expect, Request, Rule, Step, failure, success
-from .checks import ROW
+from ...request import Expect, Request, Rule, Step, decided, failure, success
+from .checks import ROW, STATUS_NAMES
 from .corpus import NAMED, case_at, mesh_fan, mesh_grid, named_cases
 
 __all__ = [
@@ -156,7 +156,9 @@ def expected_partition(inp: dict) -> Expect:
         if n is not None and any(not 0 <= i < n for i in idx):
             defect("OutOfRange", _WHY_RANGE)
     if found:
-        return failure(*found, why="; ".join(why))
+        # Every defect is one the spec says fails ('Invalid views or index counts, out-of-range
+        # indices and nonfinite positions fail'); it names no status: ours by decision.
+        return decided(failure(*found, why="; ".join(why)), STATUS_NAMES)
     return success(_WHY_OK)
 
 

@@ -37,7 +37,8 @@ from interval.context import lower, to_mpq, upper
 from ...decide import Decision, refine
 from ...errormodel import ratio
 from ...model import Claim, dec, dec_array, enc, undecided, verified, violated
-from ...rules import declare, spec
+from ...rules import decision, declare, spec
+from ..path.checks import REQUEST_STATUS as PATH_REQUEST_STATUS
 from .oracle import BUDGET, Enclosure, arc_length, enc_iv, oracle_faults, prefix_length
 
 __all__ = [
@@ -83,7 +84,18 @@ RESIDUAL = spec("distance:residual", _S + "'|L(at.Parameter) - 2.5| <= at.Residu
 ESTIMATE_INSIDE = spec("distance:estimate_inside", "spec 002 Guarantees: 'TotalEstimate, PrefixEstimate, "
                        "DistanceBound::Estimate: Estimated, inside the Certified interval'")
 
+REQUEST_STATUS = decision("distance:request_status", "docs/decisions.md 'Distance resolution': a target outside "
+                          "[0, TotalEstimate] under Reject is InvalidDomain, a residual that does not fit "
+                          "DistanceError UnsupportedPrecision, a bisection beyond max_iterations BudgetExceeded, a "
+                          "nonfinite target or "
+                          "max_iterations outside [0, 2^20] InvalidArgument; 'Distance maps: preparation, caches and "
+                          "ownership': a build with strict = false is UnsupportedPrecision (the spec demands these "
+                          "failures but names no status, and sets no iteration ceiling nor says a non-strict build "
+                          "fails: without the decision any failure status is accepted there, and success where only "
+                          "the decision fails the input)")
+
 RULES = declare({
+    "distance.statuses": (REQUEST_STATUS, PATH_REQUEST_STATUS),
     "distance.length_bounds": (ENCLOSURE, TOTAL_GAP, MIDPOINT_LEAVES),
     "distance.prefix_bounds": (ENCLOSURE,),
     "distance.inversion_residual": (RESIDUAL_FITS, TARGET, RESOLUTION_RULES, BOUND_AT_RESULT, RESIDUAL),

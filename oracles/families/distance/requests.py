@@ -48,7 +48,8 @@ from interval.narrowing import replay_narrowing
 from reference.status import LIMIT_RANGES
 
 from ...model import dec_array, enc, parse_number
-from ...request import Expect, Request, Rule, Step, either, failure, success
+from ...request import FAILURE_STATUSES, Expect, Request, Rule, Step, decided, either, failure, success
+from .checks import REQUEST_STATUS
 from ..path.requests import enc_limits, expected_evaluate, expected_prepare, prepare_inputs
 from .corpus import LIMITS, NAMED, case_queries, corpus_cases, tolerance
 from .leaves import map_bytes, needed_leaves, replay_build
@@ -135,12 +136,47 @@ def _merge(expects: list) -> Expect:
                 allowed.append(s)
     why = "; ".join(dict.fromkeys(e.why for e in expects if e.why))
     if "Success" not in allowed:
-        return failure(*allowed, why=why)
-    return either(*allowed, why="the map the owner holds depends on an earlier step that may end either way: " + why)
+        out = failure(*allowed, why=why)
+    else:
+        out = either(*allowed, why="the map the owner holds depends on an earlier step that may end either way: "
+                                   + why)
+    ruled = [e for e in expects if e.decision]
+    if not ruled:
+        return out
+    # Resting on a decision where one of the states does: the spec alone allows what any state's
+    # spec demand allows.
+    by_spec = _any_of([e.by_spec or e for e in expects])
+    return decided(out, ruled[0].decision, by_spec)
+
+
+def _statuses_of(e: Expect) -> tuple:
+    return ("Success",) if e.kind == "success" else ("Ambiguous",) if e.kind == "ambiguous" else e.statuses
+
+
+def _any_of(expects: list) -> Expect:
+    """What the spec's text alone demands where it demands one of ``expects``."""
+    allowed = tuple(dict.fromkeys(s for e in expects for s in _statuses_of(e)))
+    why = "the spec's text, in whichever state the owner holds: " + "; ".join(
+        dict.fromkeys(e.why for e in expects if e.why))
+    return either(*allowed, why=why) if "Success" in allowed else failure(*allowed, why=why)
+
+
+_ANY_FAILURE = failure(*FAILURE_STATUSES, why="the spec's text: the operation fails (it names no status)")
+_OR_SUCCESS = either("Success", *FAILURE_STATUSES, why=(
+    "the spec's text: it may succeed, or fail with a status it does not name"))
+
+
+def _decided(e: Expect, kinds: list) -> Expect:
+    """``e`` as it stands where the spec (or a default) names every defect's status; otherwise
+    resting on ``distance:request_status``: any failure where one defect is the spec's failure,
+    success too where only our decision fails the input (``kinds``: "spec", "named", "ours")."""
+    if all(k == "spec" for k in kinds):
+        return e
+    return decided(e, REQUEST_STATUS, _ANY_FAILURE if any(k != "ours" for k in kinds) else _OR_SUCCESS)
 
 
 def _with_path_failure(path_expect: Expect) -> Expect:
-    return Expect(path_expect.kind, path_expect.statuses, "the path must prepare first: " + path_expect.why)
+    return replace(path_expect, why="the path must prepare first: " + path_expect.why)
 
 
 # --- TryBuildDistanceMap -----------------------------------------------------------------------
@@ -154,18 +190,20 @@ def expected_build(inp: dict, held: Held | None) -> Expect:
     """The statuses TryBuildDistanceMap must end in: InvalidArgument for limits outside their
     ranges, UnsupportedPrecision for a Visual-only build, else what the spec's rule replayed on
     the exact leaves ends in against the limits (``held``: the path of ``inp["path"]``)."""
-    found, why = [], []
+    found, why, kinds = [], [], []
     limits = inp.get("limits", {})
     for name, (lo, hi) in LIMIT_RANGES.items():
         v = limits.get(name)
         if not _is_int(v) or not lo <= v <= hi:
             found.append("InvalidArgument")
             why.append(f"limits.{name} outside [{lo}, {hi}] ({_WHY_LIMITS})")
+            kinds.append("spec")  # a default: the ranges the spec leaves to us
     if inp.get("strict") is not True:
         found.append("UnsupportedPrecision")
         why.append(_WHY_STRICT)
+        kinds.append("ours")  # 'there is no Estimated fallback mode yet': the spec does not say it fails
     if found:
-        return failure(*dict.fromkeys(found), why="; ".join(why))
+        return _decided(failure(*dict.fromkeys(found), why="; ".join(why)), kinds)
     r = replay_build(held.narrowed, held.distance_error, limits)
     if r.decided and r.statuses == {"Success"}:
         leaves = sorted(r.finals)
@@ -214,7 +252,8 @@ def expected_bound(path: Held, dmap: Held | None, q: dict) -> Expect:
                                                      "parameter' (spec 002 Distance maps)")
     if e.kind == "success":
         return bad
-    return failure(*dict.fromkeys(bad.statuses + e.statuses), why=f"{bad.why}; {e.why}")
+    out = failure(*dict.fromkeys(bad.statuses + e.statuses), why=f"{bad.why}; {e.why}")
+    return decided(out, e.decision, _ANY_FAILURE) if e.decision else out
 
 
 def expected_resolve(path: Held, dmap: Held | None, q: dict) -> Expect:
@@ -222,37 +261,41 @@ def expected_resolve(path: Held, dmap: Held | None, q: dict) -> Expect:
     then the target against ``[0, TotalEstimate]`` with TotalEstimate known to lie within
     DistanceError of the true length; inside, success unless the residual does not fit
     (either), a bisection needed with too few iterations (BudgetExceeded)."""
-    found, why = [], []
+    found, why, kinds = [], [], []
 
-    def defect(status, reason):
+    def defect(status, reason, kind="spec"):
         if status not in found:
             found.append(status)
         why.append(reason)
+        kinds.append(kind)
 
     bad = _map_defect(path, dmap)
     if bad is not None:
         defect(bad.statuses[0], bad.why)
     s = parse_number(q["distance"])
-    if not isinstance(s, Fraction):
-        defect("InvalidArgument", f"a nonfinite target ({_WHY_RESOLVE})")
+    if not isinstance(s, Fraction):  # names no target: the spec's failure, our status
+        defect("InvalidArgument", f"a nonfinite target ({_WHY_RESOLVE})", "named")
     it = q.get("max_iterations")
     if not _is_int(it) or not 0 <= it <= MAX_RESOLVE_ITERATIONS:
-        defect("InvalidArgument", f"max_iterations outside [0, 2^20] ({_WHY_RESOLVE})")
+        # No count (negative, not an integer) fails by the spec; the 2^20 ceiling is ours alone.
+        defect("InvalidArgument", f"max_iterations outside [0, 2^20] ({_WHY_RESOLVE})",
+               "ours" if _is_int(it) and it > MAX_RESOLVE_ITERATIONS else "named")
     policy = q["policy"]
     if policy not in ("Reject", "Clamp", "Wrap") or (policy == "Wrap" and not path.closed):
+        # spec 002 Boundary policies: 'Every other combination is InvalidArgument'
         defect("InvalidArgument", f"{policy} on {'a closed' if path.closed else 'an open'} path: distances accept "
                                   f"Reject, Clamp and, on closed paths, Wrap ({_WHY_RESOLVE})")
     if found:
-        return failure(*found, why="; ".join(why))
+        return _decided(failure(*found, why="; ".join(why)), kinds)
     E = Fraction(dmap.distance_error)
     lo, hi = dmap.length()
     inside = 0 <= s <= lo - E  # certainly inside [0, TotalEstimate]
     past = s > hi + E  # certainly past TotalEstimate
     if s < 0 or past:
-        if policy == "Reject":
-            return failure("InvalidDomain", why=f"the target is outside [0, TotalEstimate] under Reject "
-                                                f"(TotalEstimate within DistanceError of the true length; "
-                                                f"{_WHY_RESOLVE})")
+        if policy == "Reject":  # the spec's failure, our status
+            return decided(failure("InvalidDomain", why=f"the target is outside [0, TotalEstimate] under Reject "
+                                                        f"(TotalEstimate within DistanceError of the true length; "
+                                                        f"{_WHY_RESOLVE})"), REQUEST_STATUS)
         if policy == "Clamp":
             return success(f"Clamp resolves to the {'start' if s < 0 else 'path end'}, whose Certified bound fits "
                            f"DistanceError (spec 002: 'the path end resolves to the last span at u = 1'; "
@@ -264,22 +307,24 @@ def expected_resolve(path: Held, dmap: Held | None, q: dict) -> Expect:
     e = _interior(dmap, None, it, "within DistanceError of TotalEstimate")
     extra = {"Reject": ("InvalidDomain",), "Clamp": (), "Wrap": ()}[policy]
     allowed = tuple(dict.fromkeys(("Success",) + e.statuses + extra))
-    return either(*allowed, why=f"the target lies within DistanceError of the true length, so on either side of "
-                                f"TotalEstimate; {_WHY_FIT}")
+    return decided(either(*allowed, why=f"the target lies within DistanceError of the true length, so on either side "
+                                        f"of TotalEstimate; {_WHY_FIT}"), REQUEST_STATUS, _OR_SUCCESS)
 
 
 def _interior(dmap: Held, s, it: int, where: str) -> Expect:
     if s == 0:
         return success(f"the target 0 resolves to the path start with a zero residual ({_WHY_RESOLVE})")
     if it == 0 and dmap.single_leaf and s is not None and s > 0:
-        return failure("BudgetExceeded", why=f"the map's one leaf has no stored boundary inside the path, so the "
-                                             f"target needs bisection and max_iterations = 0 allows none "
-                                             f"({_WHY_RESOLVE}: 'a bisection that would need more than max_iterations "
-                                             f"steps is BudgetExceeded')")
+        # With no bisection the residual cannot fit: the spec's failure ('accepts only when'), our status.
+        return decided(failure("BudgetExceeded", why=f"the map's one leaf has no stored boundary inside the path, so "
+                                                     f"the target needs bisection and max_iterations = 0 allows none "
+                                                     f"({_WHY_RESOLVE}: 'a bisection that would need more than "
+                                                     f"max_iterations steps is BudgetExceeded')"), REQUEST_STATUS)
     statuses = ("Success", "UnsupportedPrecision") + (("BudgetExceeded",) if it < 64 else ())
     more = "" if it >= 64 else "; fewer than the 64 iterations the spec asks to allow ('Allow at least 64 " \
                                "iterations so bisection can reach float64 resolution')"
-    return either(*statuses, why=f"{where}: {_WHY_FIT}{more}")
+    # 'accepts only when the Certified residual ... fits': a failure the spec names no status for.
+    return decided(either(*statuses, why=f"{where}: {_WHY_FIT}{more}"), REQUEST_STATUS, _OR_SUCCESS)
 
 
 class _Scenario:

@@ -43,7 +43,7 @@ from reference.frame import FRAME_VECTOR_K
 from ...decide import enclosures_overlap
 from ...errormodel import ratio, resolve
 from ...model import Claim, dec, dec_array, enc, oracle_fault, undecided, verified, violated
-from ...rules import declare, default, spec
+from ...rules import decision, declare, default, spec
 import itertools
 
 __all__ = [
@@ -82,7 +82,19 @@ SEED = spec("frame:seed", _S + "'The first run starts from SeedUp projected perp
             "FallbackAxis instead': a fallback seed only where the true sine of SeedUp is within the model's band of "
             "MinimumSinAngle or below it, and the seed axis not parallel to the tangent")
 
+REQUEST_STATUS = decision("frame:request_status", "docs/decisions.md 'Frames: bad input' and 'Frames: how the twist is "
+                          "interpolated, and evaluation': a preparation naming no policy, a strict flag that is not a "
+                          "bool, a seed_up or fallback_axis that is not a finite nonzero vector and winding_turns "
+                          "outside [-2^20, 2^20] are InvalidArgument; evaluation outside the domain InvalidDomain, a "
+                          "nonfinite u "
+                          "or roll InvalidArgument, unbuilt frames MissingCache, frames of another path revision "
+                          "StaleRevision; 'Frames: seeds, joints and closed loops': SeedUp and FallbackAxis both "
+                          "degenerate under UseFallbackAxis is DegenerateFrame (the spec names none of these statuses; "
+                          "it sets no winding limit and seeds a degenerate SeedUp by the seed policy: without the "
+                          "decision any failure status is accepted there, and success where only the decision fails)")
+
 RULES = declare({
+    "frame.statuses": (REQUEST_STATUS,),
     "frame.regularity": (REGULARITY, DEPTH_LIMITED),
     "frame.vectors": (SINGULAR_RANGES, VECTORS, VECTORS_BOUND, SEED),
 })

@@ -51,7 +51,8 @@ import numpy as np
 from reference.status import LIMIT_RANGES, TOLERANCE_RANGES, WorkLimits
 
 from ...model import dec, enc, parse_number
-from ...request import Expect, Request, Rule, Step, either, failure, success
+from ...request import FAILURE_STATUSES, Expect, Request, Rule, Step, decided, either, failure, success
+from .checks import REQUEST_STATUS
 from .corpus import LIMITS, NAMED, corpus_cases, frame_limits, quarter, tolerance
 from .corpus import _CORNER, _SEED, _SING, _case  # the corpus's case constructor and policy names
 from .demands import evaluation_demand, joint_kind, narrowed_controls, replay_partition, resolve_request, \
@@ -158,18 +159,22 @@ def _bad_input(inp: dict, defect) -> None:
         v = prep["limits"].get(name)
         if not isinstance(v, int) or isinstance(v, bool) or not lo <= v <= hi:
             defect("InvalidArgument", f"limits.{name} outside [{lo}, {hi}] ({_WHY_LIMITS})")
+    # kinds (:func:`_decided`): "spec" where the spec or a default names the status, "named" where
+    # the spec demands the failure and our decision names it, "ours" where only our decision fails.
     for name, names in _POLICIES.items():
         if prep.get(name) not in names:
-            defect("InvalidArgument", f"{name} {prep.get(name)!r} names no policy ({_WHY_BAD})")
+            defect("InvalidArgument", f"{name} {prep.get(name)!r} names no policy ({_WHY_BAD})", "named")
     for name in ("seed_up", "fallback_axis"):
         if not _finite_vector(prep.get(name)):
+            # The spec seeds a degenerate projection by the seed policy (fallback, or DegenerateFrame).
             defect("InvalidArgument", f"{name} is not three finite values with a finite nonzero squared norm "
-                                      f"({_WHY_BAD})")
+                                      f"({_WHY_BAD})", "ours")
     w = prep.get("winding_turns")
     if not isinstance(w, int) or isinstance(w, bool) or not -_MAX_WINDING <= w <= _MAX_WINDING:
-        defect("InvalidArgument", f"winding_turns outside [-2^20, 2^20] ({_WHY_BAD})")
+        whole = isinstance(w, int) and not isinstance(w, bool)  # the spec sets no winding limit
+        defect("InvalidArgument", f"winding_turns outside [-2^20, 2^20] ({_WHY_BAD})", "ours" if whole else "named")
     if not isinstance(prep.get("strict"), bool):
-        defect("InvalidArgument", f"strict is not a bool ({_WHY_BAD})")
+        defect("InvalidArgument", f"strict is not a bool ({_WHY_BAD})", "named")
     elif prep["strict"]:
         defect("UnsupportedPrecision", "spec 002: 'That value is Estimated, so a Strict frame preparation returns "
                                        "UnsupportedPrecision'")
@@ -181,13 +186,30 @@ def _bad_input(inp: dict, defect) -> None:
 
 
 def _collect():
-    found, why = [], []
+    found, why, kinds = [], [], []
 
-    def defect(status, reason):
+    def defect(status, reason, kind="spec"):
         if status not in found:
             found.append(status)
         why.append(reason)
+        kinds.append(kind)
+    defect.kinds = kinds
     return found, why, defect
+
+
+_ANY_FAILURE = failure(*FAILURE_STATUSES, why="the spec's text: the operation fails (it names no status)")
+_OR_SUCCESS = either("Success", *FAILURE_STATUSES, why=(
+    "the spec's text: it may succeed, or fail with a status it does not name"))
+
+
+def _decided(e: Expect, kinds: list) -> Expect:
+    """``e`` as it stands where the spec (or a default) names every defect's status; otherwise
+    resting on ``frame:request_status``: any failure where one defect (kind "spec" or "named")
+    is a failure the spec demands, success too where only our decision fails the input."""
+    if all(k == "spec" for k in kinds):
+        return e
+    must = e.kind == "failure" and any(k != "ours" for k in kinds)
+    return decided(e, REQUEST_STATUS, _ANY_FAILURE if must else _OR_SUCCESS)
 
 
 def expected_build(inp: dict, statement=None) -> Expect:
@@ -196,7 +218,7 @@ def expected_build(inp: dict, statement=None) -> Expect:
     found, why, defect = _collect()
     _bad_input(inp, defect)
     if found:
-        return failure(*found, why="; ".join(why))
+        return _decided(failure(*found, why="; ".join(why)), defect.kinds)
     if statement == "ok":
         return success(f"a named case the policies admit ({_WHY_STATEMENT})")
     if statement is not None:
@@ -220,6 +242,7 @@ def _replayed(inp: dict) -> Expect:
     if not rep.settled:
         return either("Success", "DegenerateFrame", "BudgetExceeded", why=f"{rep.why[0]}: {_WHY_RULE}")
     certain, possible, why = [], [], []
+    kinds = []  # "named" where a seed's DegenerateFrame is ours (both axes degenerate under UseFallbackAxis)
     starts = [0]
     policy = prep["corner_policy"]
     for j in range(1, n):
@@ -246,9 +269,11 @@ def _replayed(inp: dict) -> Expect:
         if got == "DegenerateFrame":
             certain.append(got)
             why.append(f"the run seeded at span {k}: {reason}")
+            kinds.append("named" if prep["seed_policy"] == "UseFallbackAxis" else "spec")
         elif got == "either":
             possible.append("DegenerateFrame")
             why.append(f"the run seeded at span {k}: {reason}")
+            kinds.append("named" if prep["seed_policy"] == "UseFallbackAxis" else "spec")
     runs = len(starts)
     over = []
     for name, (bound, sure) in (("lo", (rep.lo, True)), ("hi", (rep.hi, False))):
@@ -264,9 +289,9 @@ def _replayed(inp: dict) -> Expect:
         (certain if sure else possible).append("BudgetExceeded")
         why.append(f"{reason} ({_WHY_BUDGET}; {_WHY_RULE})")
     if certain:
-        return failure(*dict.fromkeys(certain + possible), why="; ".join(why))
+        return _decided(failure(*dict.fromkeys(certain + possible), why="; ".join(why)), kinds)
     if possible:
-        return either("Success", *dict.fromkeys(possible), why="; ".join(why))
+        return _decided(either("Success", *dict.fromkeys(possible), why="; ".join(why)), kinds)
     return success(f"valid input, no failure the policy table names, within every limit ({_WHY_RULE}: depth "
                    f"{rep.hi['depth']}, {rep.hi['splits']} splits, {samples_and_bytes(rep.hi, runs)[0]} samples)")
 
@@ -274,34 +299,39 @@ def _replayed(inp: dict) -> Expect:
 def expected_evaluate(held, ev: dict) -> Expect:
     """The statuses TryEvaluateFrame must end in on the frames built from ``held`` (``(build inputs,
     build expectation)``, or None when no build was asked to succeed)."""
+    # Every evaluation failure but Degenerate inside a singular range is the spec's failure with our
+    # status (kind "named"): a roll or u naming nothing, a point outside the domain (the spec's
+    # SegmentParameter domain; evaluation takes no policy), frames that are not the path's.
     found, why, defect = _collect()
     roll = parse_number(ev["roll"])
     if isinstance(roll, float):
         defect("InvalidArgument", "a nonfinite roll (docs/decisions.md 'Frames: how the twist is interpolated, "
-                                  "and evaluation')")
+                                  "and evaluation')", "named")
     if held is None:
-        return failure("MissingCache", *found, why="; ".join([_WHY_UNBUILT] + why))
+        return _decided(failure("MissingCache", *found, why="; ".join([_WHY_UNBUILT] + why)), ["named"])
     inp, build = held
     path = inp["path"]
     if ev.get("path_revision", path["revision"]) != path["revision"]:
         defect("StaleRevision", "frames of another revision of the path (docs/decisions.md 'Frames: how the twist "
-                                "is interpolated, and evaluation')")
+                                "is interpolated, and evaluation')", "named")
     C = narrowed_controls(path)
     u = float(dec(ev["u"]))
     r = resolve_request(C.shape[0], ev["span"], u, ev["side"])
     if r[0] != "ok":
-        defect(r[0], r[1])
+        defect(r[0], r[1], "named")
     extra = () if build.kind == "success" else ("MissingCache",)  # the build itself may fail
     if found:
-        return failure(*found, *[s for s in extra if s not in found], why="; ".join(why))
+        return _decided(failure(*found, *[s for s in extra if s not in found], why="; ".join(why)), defect.kinds)
     _, k, uu = r
     tol = tolerance_of(path)
     kind, reason = evaluation_demand(C[k], tol["minimum_speed"], inp["preparation"]["limits"]["max_depth"], uu)
+    unbuilt = ["named"] if extra else []  # MissingCache where the build may fail: our status
     if kind == "failure":
-        return failure("Degenerate", *extra, why=reason)
+        return _decided(failure("Degenerate", *extra, why=reason), unbuilt)
     if kind == "success" and not extra:
         return success(reason)
-    return either("Success", "Degenerate" if kind != "success" else "MissingCache", *extra, why=reason)
+    return _decided(either("Success", *dict.fromkeys(("Degenerate" if kind != "success" else "MissingCache", *extra)),
+                           why=reason), unbuilt)
 
 
 # --- Requests ----------------------------------------------------------------------------------

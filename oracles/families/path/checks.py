@@ -102,6 +102,7 @@ RULES = declare({
     "path.interior_positions": (REQUEST_POINT, REQUEST_STATUS, ERROR_MODEL),
     "path.derivatives": (REQUEST_POINT, REQUEST_STATUS, ERROR_MODEL),
     "path.tangents": (REQUEST_POINT, REQUEST_STATUS, TANGENT_DEGENERATE, ERROR_MODEL),
+    "path.statuses": (REQUEST_STATUS,),
 })
 
 

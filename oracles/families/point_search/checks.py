@@ -64,7 +64,8 @@ EXACT_TIE_ORDER = decision("point_search:exact_tie_order", _D + "'Point search: 
                            "allows")
 
 RULES = declare({"point_search.nearest": (REJECTIONS, LIMITS, STATUS_NAME, COUNT, DISTANCE_BOUND, ORDER,
-                                          EXACT_TIE_ORDER)})
+                                          EXACT_TIE_ORDER),
+                 "point_search.statuses": (STATUS_NAME,)})
 
 _MAXC = MAX_POINT_SEARCH_COORDINATE
 _K = gmpy2.mpq(DISTANCE_ERROR_K)

@@ -41,7 +41,8 @@ import numpy as np
 from reference.point_search import MAX_POINT_NEIGHBORS, MAX_POINT_SEARCH_COORDINATE, MAX_POINT_SEARCH_POINTS
 
 from ...model import NumberError, enc, number_as, parse_number
-from ...request import Expect, Request, Rule, Step, failure, success
+from ...request import FAILURE_STATUSES, Expect, Request, Rule, Step, decided, either, failure, success
+from .checks import STATUS_NAME
 from .corpus import NAMED, case_at
 
 __all__ = [
@@ -133,34 +134,51 @@ def _vector_defects(p) -> list:
 def expected_build(inp: dict) -> Expect:
     """The status ``PointSearchTree::Build`` must end in: InvalidArgument for every input the spec
     and our decisions reject (all of them name that status), else success."""
-    why = []
+    why, ours = [], []  # ours: defects only our decision fails (the spec fails every other one)
     raw = inp.get("positions")
     if not isinstance(raw, list):
         why.append(f"positions are not a list of points ({_INPUTS})")
     else:
-        if not raw:
+        if not raw:  # the spec leaves which counts are invalid to us
             why.append(f"no points: an invalid count ({_SPEC}: 'rejecting ... invalid counts'; {_LIMITS}: "
                        "at least one)")
+            ours.append(why[-1])
         elif len(raw) > MAX_POINT_SEARCH_POINTS:
             why.append(f"more than MAX_POINT_SEARCH_POINTS = 2^31 - 1 points: an invalid count ({_LIMITS})")
+            ours.append(why[-1])
         for p in raw:
             for w in _vector_defects(p):
                 if w not in why:
                     why.append(w)
     if why:
-        return failure("InvalidArgument", why="; ".join(why))
+        # 'rejecting nonfinite coordinates, magnitudes above MAX_POINT_SEARCH_COORDINATE, and
+        # invalid counts': the spec names no status (InvalidArgument is ours).
+        return _decided(failure("InvalidArgument", why="; ".join(why)), len(ours) < len(why))
     return success(_WHY_BUILD_OK)
+
+
+_ANY_FAILURE = failure(*FAILURE_STATUSES, why="the spec's text: the operation fails (it names no status)")
+_OR_SUCCESS = either("Success", *FAILURE_STATUSES, why=(
+    "the spec's text: it may succeed, or fail with a status it does not name"))
+
+
+def _decided(e: Expect, must: bool) -> Expect:
+    """``e`` resting on ``point_search:status_name``: the spec's text demands a failure with any
+    status where ``must`` (one defect is a failure the spec demands), else allows success too."""
+    return decided(e, STATUS_NAME, _ANY_FAILURE if must else _OR_SUCCESS)
 
 
 def expected_find(point_count: int, inp: dict) -> Expect:
     """The status ``FindNearest`` must end in on a tree of ``point_count`` points (0: none built,
     or every build failed: 'Failure preserves the previous tree')."""
-    found, why = [], []
+    found, why, ours = [], [], []
 
-    def defect(status, reason):
+    def defect(status, reason, mine=False):
+        """``mine``: only our decision fails the input (the spec fails every other defect here)."""
         if status not in found:
             found.append(status)
         why.append(reason)
+        ours.append(mine)
 
     k, cap = inp.get("count"), inp.get("capacity")
     if not _is_int(cap) or cap < 0:
@@ -174,12 +192,14 @@ def expected_find(point_count: int, inp: dict) -> Expect:
                                   f"the input point count')")
     q = inp.get("query")
     for w in dict.fromkeys(_vector_defects(q)):
-        defect("InvalidArgument", f"query: {w} ({_LIMITS}: 'applied ... to every query coordinate')")
+        # A query naming no point fails; the coordinate limit on queries is ours (the spec sets it on Build).
+        defect("InvalidArgument", f"query: {w} ({_LIMITS}: 'applied ... to every query coordinate')",
+               "magnitude above" in w)
     if _is_int(k) and k > cap:
         defect("CapacityExceeded", f"outputs of {cap} entries for count {k} ({_LIMITS}: 'an output shorter than "
                                    f"count is CapacityExceeded')")
     if found:
-        return failure(*found, why="; ".join(why))
+        return _decided(failure(*found, why="; ".join(why)), not all(ours))
     return success(_WHY_FIND_OK)
 
 

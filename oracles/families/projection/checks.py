@@ -46,7 +46,7 @@ from interval.projection import exact_squared_distance
 
 from ...errormodel import ratio, resolve
 from ...model import Claim, dec, dec_array, enc, oracle_fault, undecided, verified, violated
-from ...rules import declare, default, spec
+from ...rules import decision, declare, default, spec
 from .truth import enclosure, truth
 
 __all__ = ["EVAL_K", "Decoded", "check_approximate", "check_strict", "decode", "evaluation_bound"]
@@ -76,7 +76,17 @@ APPROXIMATE = spec("projection:approximate", _S + "'ProjectPointApproximate runs
                    "earliest best candidate when work runs out, with IsGapMet false and Guarantee Approximate': the "
                    "guarantee matches IsGapMet, and a reported Gap that fits ProjectionGap was met")
 
+REQUEST_STATUS = decision("projection:request_status", "docs/decisions.md 'Projection: iterations, scratch and the "
+                          "caller's result': a point that is not three finite values, max_iterations outside [0, 2^31 "
+                          "- 1] or a scratch capacity that is not a count is InvalidArgument; 'Projection: "
+                          "UnsupportedPrecision': a point farther than 2^500 from the chunk origin, and (strict) a "
+                          "rounding slack at the point not below ProjectionGap, fail before any search (the spec names "
+                          "no status for arguments naming nothing, sets no iteration ceiling or distance limit, and "
+                          "does not say how tight an implementation's bounds are: without the decision any failure "
+                          "status is accepted there, and success where only the decision fails)")
+
 RULES = declare({
+    "projection.statuses": (REQUEST_STATUS,),
     "projection.strict": (CANDIDATES, GAP, EARLIEST, LOWER_BOUND),
     "projection.approximate": (CANDIDATES, APPROXIMATE, GAP, EVALUATION, EARLIEST, LOWER_BOUND),
 })

@@ -47,7 +47,8 @@ from interval.narrowing import replay_narrowing
 from interval.projection import enclose_min_distance, exact_squared_distance
 
 from ...model import dec_array, enc, parse_number
-from ...request import Expect, Request, Rule, Step, either, failure, success
+from ...request import FAILURE_STATUSES, Expect, Request, Rule, Step, decided, either, failure, success
+from .checks import REQUEST_STATUS
 from ..path.requests import expected_prepare, prepare_inputs
 from .corpus import case_tolerance, corpus_cases, make_case, named_cases
 
@@ -81,6 +82,11 @@ _WHY_APPROX = ("spec 002 Projection: 'ProjectPointApproximate runs the same sear
 _WHY_KEEP = ("spec 002 Projection: 'Strict projection leaves its result unchanged on BudgetExceeded or "
              "UnsupportedPrecision'")
 _WHY_UNCHANGED = "spec 002 Contracts: fallible functions 'leave outputs unchanged on failure'"
+
+
+_ANY_FAILURE = failure(*FAILURE_STATUSES, why="the spec's text: the operation fails (it names no status)")
+_OR_SUCCESS = either("Success", *FAILURE_STATUSES, why=(
+    "the spec's text: it may succeed, or fail with a status it does not name"))
 
 
 @dataclass(frozen=True)
@@ -201,12 +207,15 @@ def _certainly_unmet(held: Held, point, max_iterations: int) -> bool:
 
 def expected_projection(op: str, held: Held, inp: dict) -> Expect:
     """The statuses ``op`` (TryProjectPoint or ProjectPointApproximate) must end in."""
-    found, why = [], []
+    found, why, kinds = [], [], []
 
-    def defect(status, reason):
+    def defect(status, reason, kind="spec"):
+        """``kind``: "spec" (the spec names the status), "named" (the spec demands the failure,
+        our decision names its status), "ours" (only our decision fails the input)."""
         if status not in found:
             found.append(status)
         why.append(reason)
+        kinds.append(kind)
 
     raw = inp.get("point")
     point = None
@@ -214,26 +223,35 @@ def expected_projection(op: str, held: Held, inp: dict) -> Expect:
         vals = [parse_number(x) for x in raw]
         if all(isinstance(v, Fraction) for v in vals):
             point = dec_array(raw)
-    if point is None:
-        defect("InvalidArgument", f"the point is not three finite float64 values ({_WHY_ARGS})")
+    if point is None:  # names no point
+        defect("InvalidArgument", f"the point is not three finite float64 values ({_WHY_ARGS})", "named")
     it, cap = inp.get("max_iterations"), inp.get("scratch_capacity")
-    if not _is_int(it) or not 0 <= it <= MAX_ITERATIONS:
-        defect("InvalidArgument", f"max_iterations outside [0, 2^31 - 1] ({_WHY_ARGS})")
+    if not _is_int(it) or not 0 <= it <= MAX_ITERATIONS:  # not a count; or above our ceiling (the spec sets none)
+        defect("InvalidArgument", f"max_iterations outside [0, 2^31 - 1] ({_WHY_ARGS})",
+               "ours" if _is_int(it) and it > MAX_ITERATIONS else "named")
     elif not _is_int(cap) or cap < 0:
-        defect("InvalidArgument", f"a scratch capacity that is not a count ({_WHY_ARGS})")
+        defect("InvalidArgument", f"a scratch capacity that is not a count ({_WHY_ARGS})", "named")
     elif cap < held.narrowed.shape[0] + 1 + it:
         defect("CapacityExceeded", f"{cap} entries < span count + 1 + MaxIterations = "
                                    f"{held.narrowed.shape[0] + 1 + it} ({_WHY_CAPACITY})")
     if point is not None and max(abs(x) for x in _q(held, point)) > MAX_QUERY_MAGNITUDE:
-        defect("UnsupportedPrecision", _WHY_FAR)
+        # Strict: the Certified gap cannot be met there (a default's largest gap); Approximate
+        # answers whenever work runs out, so only our limit fails it.
+        defect("UnsupportedPrecision", _WHY_FAR, "named" if op == "TryProjectPoint" else "ours")
     if found:
-        return failure(*found, why="; ".join(why))
+        e = failure(*found, why="; ".join(why))
+        if all(k == "spec" for k in kinds):
+            return e
+        return decided(e, REQUEST_STATUS, _ANY_FAILURE if any(k != "ours" for k in kinds) else _OR_SUCCESS)
     if op == "ProjectPointApproximate":
         return success(f"valid arguments and capacity: the approximate search always answers ({_WHY_APPROX})")
     g2 = Fraction(held.gap) ** 2
     f2 = _floor_squared(held, point)
-    if f2 >= g2:
-        return failure("UnsupportedPrecision", why=_WHY_FLOOR)
+    if f2 >= g2:  # our slack formula: an implementation with tighter bounds may meet the gap
+        return decided(failure("UnsupportedPrecision", why=_WHY_FLOOR), REQUEST_STATUS, either(
+            "Success", "BudgetExceeded", "UnsupportedPrecision", why=f"the spec's text: {_WHY_SEARCH}, and strict "
+            f"projection fails with BudgetExceeded or UnsupportedPrecision; it does not say how tight an "
+            f"implementation's certified bounds are"))
     floor_open = f2 * (1 + Fraction(1, 2**38)) >= g2  # within the formula's own rounding of the gap
     if _certainly_met(held, point, it) and not floor_open:
         return success(f"the spec's control-hull boxes bound the minimum within ProjectionGap of a candidate after "

@@ -60,7 +60,19 @@ EDGE_PARAMETER_STATUS = decision("surface:edge_parameter_status", _D + "'Surface
                                  "[0, 1] InvalidDomain (the spec names no status; without the decision any failure "
                                  "status is accepted)")
 
+POINT_STATUS = decision("surface:point_status", _D + "'Surfaces: edge parameters, evaluation and normals': "
+                        "TryEvaluateSurface and TryEvaluateSurfaceNormal answer InvalidArgument for a patch index "
+                        "outside the surface or a NaN parameter, InvalidDomain for u or v outside [0, 1] (the spec "
+                        "names no status; without the decision any failure status is accepted)")
+SOURCE_STATUS = decision("surface:source_status", _D + "'Surfaces: sources, limits and the order of checks': a "
+                         "malformed source (a nonfinite origin or control, a patch id that is not a u64, a join naming "
+                         "no patch, side or orientation, a negative revision) and a source with no patches are "
+                         "InvalidArgument (the spec names no status for these, and does not say an empty surface "
+                         "fails: without the decision any failure status is accepted there, and success for no "
+                         "patches)")
+
 RULES = declare({
+    "surface.statuses": (EDGE_PARAMETER_STATUS, POINT_STATUS, SOURCE_STATUS),
     "surface.shared_edges": (PREPARATION, TOPOLOGY_DIAGNOSTIC, EDGES, RECORD_ORDER, EDGE_PARAMETERS,
                              REVERSED_ROUNDING, EDGE_PARAMETER_STATUS),
     "surface.corners": (PREPARATION, TOPOLOGY_DIAGNOSTIC, CORNERS, RECORD_ORDER),

@@ -56,7 +56,8 @@ from reference.status import LIMIT_RANGES, TOLERANCE_RANGES, ToleranceProfile, W
 from reference.surface import decision_errors
 
 from ...model import dec, enc, number_as, parse_number
-from ...request import Expect, Request, Rule, Step, either, failure, success
+from ...request import FAILURE_STATUSES, Expect, Request, Rule, Step, decided, either, failure, success
+from .checks import EDGE_PARAMETER_STATUS, POINT_STATUS, SOURCE_STATUS
 from . import corpus as SC
 from .checks_evaluation import decision_in_band, exact_normal
 
@@ -176,12 +177,15 @@ def expected_prepare(inp: dict) -> tuple[Expect, Prepared | None]:
     """``(Expect, Prepared or None)``: the statuses TryPrepareSurface must end in for these
     (encoded) inputs (every defect's status: the spec orders no checks), and on success the
     surface it must hold."""
-    found, why = [], []
+    found, why, kinds = [], [], []
 
-    def defect(status, reason):
+    def defect(status, reason, kind="spec"):
+        """``kind``: "spec" (the spec or a default names the status), "named" (the spec demands
+        the failure, our decision names its status), "ours" (only our decision fails it)."""
         if status not in found:
             found.append(status)
         why.append(reason)
+        kinds.append(kind)
 
     tol = inp.get("tolerance", {})
     for name, (lo, hi) in TOLERANCE_RANGES.items():
@@ -194,14 +198,15 @@ def expected_prepare(inp: dict) -> tuple[Expect, Prepared | None]:
         if not _is_int(v) or not lo <= v <= hi:
             defect("InvalidArgument", f"limits.{name} outside [{lo}, {hi}] ({_WHY_LIMITS})")
     if not _is_int(inp.get("revision")) or inp["revision"] < 0:
-        defect("InvalidArgument", f"a negative or non-integer revision ({_WHY_SOURCE})")
+        defect("InvalidArgument", f"a negative or non-integer revision ({_WHY_SOURCE})", "named")
     origin = _finite_array(inp.get("origin"), (3,))
     if origin is None:
-        defect("InvalidArgument", f"a nonfinite origin ({_WHY_SOURCE})")
+        # A nonfinite origin leaves no finite narrowed control, so the spec's floor test fails.
+        defect("InvalidArgument", f"a nonfinite origin ({_WHY_SOURCE})", "named")
     patches, joins = inp.get("patches", []), inp.get("adjacency", [])
     n = len(patches)
     if n == 0:
-        defect("InvalidArgument", f"no patches ({_WHY_SOURCE})")
+        defect("InvalidArgument", f"no patches ({_WHY_SOURCE})", "ours")  # the spec does not say it fails
     if _is_int(limits.get("max_spans")) and n > limits["max_spans"]:
         defect("BudgetExceeded", f"{n} patches > max_spans ({_WHY_BUDGET})")
     if _is_int(limits.get("max_prepared_bytes")) and n * PATCH_BYTES > limits["max_prepared_bytes"]:
@@ -210,22 +215,23 @@ def expected_prepare(inp: dict) -> tuple[Expect, Prepared | None]:
     for i, p in enumerate(patches):
         pid = p.get("id")
         if not _is_int(pid) or not 0 <= pid <= MAX_PATCH_ID:
-            defect("InvalidArgument", f"patch {i}: id {pid!r} is not a u64 ({_WHY_SOURCE})")
+            defect("InvalidArgument", f"patch {i}: id {pid!r} is not a u64 ({_WHY_SOURCE})", "named")
         ids.append(pid)
         c = _finite_array(p.get("control"), (4, 4, 3))
         if c is None:
-            defect("InvalidArgument", f"patch {i}: control not a finite 4 x 4 x 3 float64 array ({_WHY_SOURCE})")
+            defect("InvalidArgument", f"patch {i}: control not a finite 4 x 4 x 3 float64 array ({_WHY_SOURCE})",
+                   "named")
         src.append(c)
     parsed = []
     for j, a in enumerate(joins):
         fp, sp = a.get("first_patch"), a.get("second_patch")
         fs, ss, rev = a.get("first_side"), a.get("second_side"), a.get("is_reversed")
         if not (_is_int(fp) and _is_int(sp)):
-            defect("InvalidArgument", f"join {j}: a patch index that is not an integer ({_WHY_SOURCE})")
+            defect("InvalidArgument", f"join {j}: a patch index that is not an integer ({_WHY_SOURCE})", "named")
         if fs not in SIDE_NAMES or ss not in SIDE_NAMES:
-            defect("InvalidArgument", f"join {j}: a side that is not U0, U1, V0 or V1 ({_WHY_SOURCE})")
+            defect("InvalidArgument", f"join {j}: a side that is not U0, U1, V0 or V1 ({_WHY_SOURCE})", "named")
         if not isinstance(rev, bool):
-            defect("InvalidArgument", f"join {j}: is_reversed not a boolean ({_WHY_SOURCE})")
+            defect("InvalidArgument", f"join {j}: is_reversed not a boolean ({_WHY_SOURCE})", "named")
         parsed.append((fp, fs, sp, ss, rev))
     held = None
     if n and origin is not None and all(c is not None for c in src):
@@ -250,8 +256,22 @@ def expected_prepare(inp: dict) -> tuple[Expect, Prepared | None]:
                     held = Prepared(narrowed, tuple(ids), topo, dec(tol["normal_min_derivative_length"]),
                                     dec(tol["normal_min_sin_angle"]), floor)
     if found:
-        return failure(*found, why="; ".join(why)), None
+        return _decided(failure(*found, why="; ".join(why)), kinds, SOURCE_STATUS), None
     return success("a valid source within every limit (spec 002 Surfaces, Precision)"), held
+
+
+_ANY_FAILURE = failure(*FAILURE_STATUSES, why="the spec's text: the operation fails (it names no status)")
+_OR_SUCCESS = either("Success", *FAILURE_STATUSES, why=(
+    "the spec's text: it may succeed, or fail with a status it does not name"))
+
+
+def _decided(e: Expect, kinds: list, rule) -> Expect:
+    """``e`` as it stands where the spec (or a default) names every defect's status; otherwise
+    resting on ``rule``: any failure where one defect is a failure the spec demands, success too
+    where only our decision fails the input."""
+    if all(k == "spec" for k in kinds):
+        return e
+    return decided(e, rule, _ANY_FAILURE if any(k != "ours" for k in kinds) else _OR_SUCCESS)
 
 
 # --- What the spec demands: queries on the held surface ----------------------------------------
@@ -289,8 +309,8 @@ def expected_evaluate(held: Prepared, inp: dict) -> Expect:
     parameter, InvalidDomain for a parameter outside [0, 1], else success."""
     found, why, defect = _collect()
     _point_defects(held, inp, defect)
-    if found:
-        return failure(*found, why="; ".join(why))
+    if found:  # no point of the surface: the spec's failure, our status
+        return decided(failure(*found, why="; ".join(why)), POINT_STATUS)
     return success(f"a patch of the surface and (u, v) in [0, 1]^2 ({_WHY_POINT})")
 
 
@@ -333,8 +353,8 @@ def expected_normal(held: Prepared, inp: dict) -> Expect:
     band (:func:`normal_statuses`)."""
     found, why, defect = _collect()
     _point_defects(held, inp, defect)
-    if found:
-        return failure(*found, why="; ".join(why))
+    if found:  # no point of the surface: the spec's failure, our status
+        return decided(failure(*found, why="; ".join(why)), POINT_STATUS)
     p, u, v = inp["patch"], dec(inp["u"]), dec(inp["v"])
     exact, allowed = normal_statuses(held.narrowed[p], u, v, held.dmin, held.smin)
     if allowed == ["Success"]:
@@ -364,8 +384,8 @@ def expected_map(held: Prepared, inp: dict) -> Expect:
         defect("InvalidArgument", f"s is NaN or not a number ({_WHY_POINT})")
     elif not 0 <= s <= 1:
         defect("InvalidDomain", f"s outside [0, 1] ({_WHY_POINT})")
-    if found:
-        return failure(*found, why="; ".join(why))
+    if found:  # no edge point: the spec's failure, our status
+        return decided(failure(*found, why="; ".join(why)), EDGE_PARAMETER_STATUS)
     return success(f"an edge of the surface and s in [0, 1] ({_WHY_POINT})")
 
 

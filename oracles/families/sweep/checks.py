@@ -27,7 +27,7 @@ from reference.sweep import SWEEP_VERTEX_K, VERTEX_WIDTH
 
 from ...errormodel import ratio, resolve
 from ...model import Claim, dec, dec_array, enc, verified, violated
-from ...rules import declare, default, spec
+from ...rules import decision, declare, default, spec
 
 __all__ = ["RULES", "check_rings", "decode_mesh", "mesh_counts"]
 
@@ -52,7 +52,21 @@ UV = spec("sweep:uv", _S + "'V is estimated path distance in asset units' and th
 WINDING = spec("sweep:winding", _S + "'Triangles are counter-clockwise from the side their normals face unless "
                "SweepWinding::Clockwise is requested' (rings that may fold are skipped: the Estimated risk)")
 
-RULES = declare({"sweep.rings": (COUNTS, CAPACITY, PROFILE, RING_BOUNDS, SEAM_CAPS, UV, WINDING)})
+STATUS_NAMES = decision("sweep:status_names", "docs/decisions.md 'Sweeps: the request, statuses and order of "
+                        "checks': a zero or negative scale is InvalidDomain; a request field naming nothing or a "
+                        "nonfinite or empty profile InvalidArgument; frames that are unbuilt (or whose build fails) "
+                        "MissingCache, of another revision StaleRevision, with a singular range, a joint that is not "
+                        "G1 "
+                        "or a closed path without periodic frames DegenerateFrame; more segments than "
+                        "max_section_segments BudgetExceeded and counts above the request's CapacityExceeded at "
+                        "planning; an emission after a failed plan MissingCache; and, beyond the spec, Flat caps on a "
+                        "ribbon, profile distances that do not increase strictly and a closed path's non-periodic "
+                        "profile InvalidArgument (the spec demands the first failures but names no status, and does "
+                        "not say the last ones fail: without the decision any failure status is accepted there, and "
+                        "success where only the decision fails)")
+
+RULES = declare({"sweep.rings": (COUNTS, CAPACITY, PROFILE, RING_BOUNDS, SEAM_CAPS, UV, WINDING),
+                 "sweep.statuses": (STATUS_NAMES,)})
 
 _mpq = gmpy2.mpq
 

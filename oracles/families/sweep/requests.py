@@ -49,7 +49,8 @@ from reference.status import LIMIT_RANGES
 from reference.sweep import ERROR_RANGE, MAX_SECTION_SEGMENTS as MAX_SEGMENTS_RANGE
 
 from ...model import dec, enc, parse_number
-from ...request import Expect, Request, Rule, Step, either, failure, success
+from ...request import FAILURE_STATUSES, Expect, Request, Rule, Step, decided, either, failure, success
+from .checks import STATUS_NAMES
 from interval.frame import decide_speed_above
 
 from ..frame.checks_angular import Arcs
@@ -104,13 +105,34 @@ def plan_inputs(case: dict, *, map_=None, frames=None, fcase=None, **changes) ->
 
 
 def _collect():
-    found, why = [], []
+    """``(found, why, defect)``; ``defect.kinds`` the kind of each defect: "spec" (the spec or a
+    default names the status), "named" (the spec demands the failure, our decision names its
+    status), "ours" (only our decision fails the input). Possible defects (``maybe``) are
+    ``(status, why, kind)``."""
+    found, why, kinds = [], [], []
 
-    def defect(status, reason):
+    def defect(status, reason, kind="spec"):
         if status not in found:
             found.append(status)
         why.append(reason)
+        kinds.append(kind)
+    defect.kinds = kinds
     return found, why, defect
+
+
+_ANY_FAILURE = failure(*FAILURE_STATUSES, why="the spec's text: the operation fails (it names no status)")
+_OR_SUCCESS = either("Success", *FAILURE_STATUSES, why=(
+    "the spec's text: it may succeed, or fail with a status it does not name"))
+
+
+def _decided(e: Expect, kinds: list, maybe=()) -> Expect:
+    """``e`` as it stands where the spec (or a default) names every certain and possible defect's
+    status; otherwise resting on ``sweep:status_names``: any failure where a certain defect is a
+    failure the spec demands, success too where none is."""
+    if all(k == "spec" for k in (*kinds, *(m[2] for m in maybe))):
+        return e
+    must = e.kind == "failure" and any(k != "ours" for k in kinds)
+    return decided(e, STATUS_NAMES, _ANY_FAILURE if must else _OR_SUCCESS)
 
 
 def _is_int(v, lo, hi) -> bool:
@@ -133,21 +155,22 @@ def _request_defects(req: dict, defect) -> None:
                                       f"ranges')")
     for name, names in (("section", _SECTIONS), ("caps", _CAPS), ("winding", _WINDINGS)):
         if req.get(name) not in names:
-            defect("InvalidArgument", f"{name} {req.get(name)!r} names nothing ({_WHY_REQ})")
-    if req.get("section") == "Ribbon" and req.get("caps") == "Flat":
-        defect("InvalidArgument", f"spec 002: 'A ribbon ring ... has no caps' ({_WHY_REQ}: rejected, not dropped)")
+            defect("InvalidArgument", f"{name} {req.get(name)!r} names nothing ({_WHY_REQ})", "named")
+    if req.get("section") == "Ribbon" and req.get("caps") == "Flat":  # the spec does not say it fails
+        defect("InvalidArgument", f"spec 002: 'A ribbon ring ... has no caps' ({_WHY_REQ}: rejected, not dropped)",
+               "ours")
     prof = req.get("profile")
-    if not prof:
-        defect("InvalidArgument", f"an empty profile ({_WHY_REQ})")
+    if not prof:  # no scale to sweep with
+        defect("InvalidArgument", f"an empty profile ({_WHY_REQ})", "named")
     else:
         for i, k in enumerate(prof):
             if not all(_finite(x) for x in k):
-                defect("InvalidArgument", f"profile key {i} is not finite ({_WHY_REQ})")
-            elif not dec(k[1]) > 0:
+                defect("InvalidArgument", f"profile key {i} is not finite ({_WHY_REQ})", "named")
+            elif not dec(k[1]) > 0:  # 'rejected': the spec's failure, our status
                 defect("InvalidDomain", "spec 002: 'A zero or negative scale is rejected, not normalized away' "
-                                        f"({_WHY_REQ}: InvalidDomain)")
+                                        f"({_WHY_REQ}: InvalidDomain)", "named")
             if i and all(_finite(x) for x in k + prof[i - 1]) and not dec(k[0]) > dec(prof[i - 1][0]):
-                defect("InvalidArgument", f"profile distances must increase strictly ({_WHY_REQ})")
+                defect("InvalidArgument", f"profile distances must increase strictly ({_WHY_REQ})", "ours")
     for name in ("longitudinal_error", "cross_section_error"):
         v = req.get(name)
         if not _finite(v) or not ERROR_RANGE[0] <= dec(v) <= ERROR_RANGE[1]:
@@ -186,18 +209,18 @@ def _shape(inp: dict, defect, maybe) -> None:
         d = decide_speed_above(C[k], 0.0, 1.0, ms)
         if d.holds is False:  # an exact witness u with |B'(u)| <= MinimumSpeed
             defect("DegenerateFrame", f"span {k} has speed at most MinimumSpeed at u = {d.witness[0]}: a singular "
-                                      f"range ({_WHY_SPLIT})")
+                                      f"range ({_WHY_SPLIT})", "named")
         elif decide_speed_above(C[k], 0.0, 1.0, ms * (1 + 2.0**-20) + size * 2.0**-40).holds is not True:
-            maybe.append(("DegenerateFrame", f"span {k}'s speed comes within rounding of MinimumSpeed"))
+            maybe.append(("DegenerateFrame", f"span {k}'s speed comes within rounding of MinimumSpeed", "named"))
     n = C.shape[0]
     for j in range(0 if path["is_closed"] else 1, n):
         kind = joint_kind(C, j, tol["continuity_angle"])
         if kind in ("corner", "reversal"):
-            defect("DegenerateFrame", f"joint {j} is not G1 ({_WHY_SPLIT})")
+            defect("DegenerateFrame", f"joint {j} is not G1 ({_WHY_SPLIT})", "named")
         elif kind == "either":
-            maybe.append(("DegenerateFrame", f"joint {j} is within rounding of ContinuityAngle"))
+            maybe.append(("DegenerateFrame", f"joint {j} is within rounding of ContinuityAngle", "named"))
     if path["is_closed"] and f["preparation"].get("closed_policy") != "DistributeTwist":
-        defect("DegenerateFrame", "spec 002 Sweeps: 'A closed path needs periodic frames (DistributeTwist)'")
+        defect("DegenerateFrame", "spec 002 Sweeps: 'A closed path needs periodic frames (DistributeTwist)'", "named")
 
 
 def _periodic_profile(path: dict, req: dict, defect) -> None:
@@ -213,7 +236,7 @@ def _periodic_profile(path: dict, req: dict, defect) -> None:
         return
     turns = (prof[-1][2] - prof[0][2]) / (2 * math.pi)
     if prof[0][1] != prof[-1][1] or abs(turns - round(turns)) > 1e-9:
-        defect("InvalidArgument", f"a closed path's profile must be periodic ({_WHY_REQ})")
+        defect("InvalidArgument", f"a closed path's profile must be periodic ({_WHY_REQ})", "ours")
 
 
 def expected_plan(inp: dict, statement=None) -> Expect:
@@ -228,28 +251,33 @@ def expected_plan(inp: dict, statement=None) -> Expect:
     elif m.get("path_revision", path["revision"]) != path["revision"]:
         defect("StaleRevision", f"the distance map belongs to another revision ({_WHY_REQ})")
     frames = _frames_build(inp)
+    # Sweeping with frames that are not the path's built frames fails by the spec ('It needs
+    # frames with one run over the whole path'); the statuses are ours.
     if frames is None:
-        defect("MissingCache", f"the frames were never built ({_WHY_REQ})")
+        defect("MissingCache", f"the frames were never built ({_WHY_REQ})", "named")
     elif frames.must_fail:
-        defect("MissingCache", f"the frames' build fails ({frames.why}): the caller's frames stay unbuilt ({_WHY_REQ})")
+        defect("MissingCache", f"the frames' build fails ({frames.why}): the caller's frames stay unbuilt ({_WHY_REQ})",
+               "named")
     elif frames.kind == "either":
-        maybe.append(("MissingCache", f"the frames' build may fail ({frames.why})"))
+        maybe.append(("MissingCache", f"the frames' build may fail ({frames.why})", "named"))
     elif inp["frames"].get("path_revision", path["revision"]) != path["revision"]:
-        defect("StaleRevision", f"frames of another revision ({_WHY_REQ}: 'how frames from another path is caught')")
+        defect("StaleRevision", f"frames of another revision ({_WHY_REQ}: 'how frames from another path is caught')",
+               "named")
     _shape(inp, defect, maybe)
     if path["is_closed"] and not found:
         _periodic_profile(path, req, defect)
     if found:
-        return failure(*found, *[s for s, _ in maybe if s not in found], why="; ".join(why + [w for _, w in maybe]))
+        return _decided(failure(*found, *[m[0] for m in maybe if m[0] not in found],
+                                why="; ".join(why + [m[1] for m in maybe])), defect.kinds, maybe)
     if statement == "ok":
         return success(f"a named case the spec admits ({_WHY_STATEMENT})")
     tube = req["section"] == "Tube"
     r_max = max(dec(k[1]) for k in req["profile"])
     nseg, reason = segments_needed(r_max, dec(req["cross_section_error"])) if tube else (1, "a ribbon")
     if nseg is None:
-        maybe.append(("BudgetExceeded", reason))
-    elif tube and nseg > req["max_section_segments"]:
-        defect("BudgetExceeded", f"{reason} > max_section_segments ({_WHY_REQ})")
+        maybe.append(("BudgetExceeded", reason, "named"))
+    elif tube and nseg > req["max_section_segments"]:  # 'validates every count, limit': the status is ours
+        defect("BudgetExceeded", f"{reason} > max_section_segments ({_WHY_REQ})", "named")
     counts, creason = plan_counts(path, req, nseg) if nseg is not None and not found else (None, "")
     lim = req["limits"]
     if counts is not None:
@@ -260,18 +288,20 @@ def expected_plan(inp: dict, statement=None) -> Expect:
         for name, need in (("max_vertex_count", counts["vertices"]), ("max_index_count", counts["indices"])):
             if need > req[name]:
                 defect("CapacityExceeded", f"{need} > {name} ({_WHY_REQ}: counts above the request's are "
-                                           "CapacityExceeded at planning)")
+                                           "CapacityExceeded at planning)", "named")
     elif not found:
         # Rings are bounded by max_samples (else BudgetExceeded), so the counts stay below the
         # request's capacities when even max_samples rings fit.
         bound_v, bound_i = mesh_counts(lim["max_samples"], nseg or MAX_SEGMENTS_RANGE, tube, req["caps"] == "Flat")
-        maybe.append(("BudgetExceeded", creason))
+        maybe.append(("BudgetExceeded", creason, "spec"))
         if bound_v > req["max_vertex_count"] or bound_i > req["max_index_count"]:
-            maybe.append(("CapacityExceeded", creason))
+            maybe.append(("CapacityExceeded", creason, "named"))
     if found:
-        return failure(*found, *[s for s, _ in maybe if s not in found], why="; ".join(why + [w for _, w in maybe]))
+        return _decided(failure(*found, *[m[0] for m in maybe if m[0] not in found],
+                                why="; ".join(why + [m[1] for m in maybe])), defect.kinds, maybe)
     if maybe:
-        return either("Success", *dict.fromkeys(s for s, _ in maybe), why="; ".join(w for _, w in maybe))
+        return _decided(either("Success", *dict.fromkeys(m[0] for m in maybe), why="; ".join(m[1] for m in maybe)),
+                        [], maybe)
     return success(f"valid request and frames, within every limit ({creason}: {counts})")
 
 
@@ -295,8 +325,9 @@ def expected_emit(plan, arrays: dict, ev: dict) -> Expect:
         defect("CapacityExceeded", f"arrays sized for another plan hold fewer than this plan's counts ({cap})")
     if found:
         return failure(*found, why="; ".join(why))
-    if pexp.kind != "success":
-        return either("Success", "MissingCache", why="the plan before may have failed")
+    if pexp.kind != "success":  # emitting after a failed plan: the spec's failure, our status
+        return _decided(either("Success", "MissingCache", why="the plan before may have failed"), [],
+                        [("MissingCache", "", "named")])
     return success("a plan, the pinned revision and arrays of the report's size or more (spec 002 Sweeps)")
 
 

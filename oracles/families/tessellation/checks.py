@@ -47,7 +47,7 @@ from reference.fp import ulp32
 from ...decide import enclosures_overlap
 from ...errormodel import ratio
 from ...model import Claim, dec, enc, oracle_fault, undecided, verified, violated
-from ...rules import declare, default, spec
+from ...rules import decision, declare, default, spec
 from ..surface.checks import array
 
 __all__ = [
@@ -78,7 +78,17 @@ NORMAL_ACCEPTANCE = default("tessellation:normal_acceptance", "docs/decisions.md
                             "the estimate plus the face normal's rounding (spec 002: 'Mesh normal-angle estimate' is "
                             "Estimated, with no factor)")
 
+STATUS_NAMES = decision("tessellation:status_names", "docs/decisions.md 'Surface meshes: the profile, limits and the "
+                        "order of checks': a patch MaxLevel stops (without IsCoarserMeshAccepted) is BudgetExceeded, "
+                        "Reject's failure Degenerate, PositionError below the surface's floor UnsupportedPrecision, a "
+                        "profile field naming nothing (precision, degeneracy, a non-boolean flag, a nonfinite or "
+                        "negative error) InvalidArgument, and position_error above 1e6 or normal_angle_error above pi "
+                        "InvalidArgument (the spec demands those failures but names no status, and sets neither upper "
+                        "limit: without the decision any failure status is accepted there, and success where only the "
+                        "decision fails)")
+
 RULES = declare({
+    "tessellation.statuses": (STATUS_NAMES,),
     "tessellation.position_bound": (POSITION_BOUND, WITHIN),
     "tessellation.normal_angle": (ANGLE_RANGE, NORMAL_ACCEPTANCE),
 })

@@ -49,7 +49,8 @@ from interval.narrowing import replay_position_floor
 from interval.surface import exact_partials
 
 from ...model import enc, parse_number
-from ...request import Expect, Request, Rule, Step, either, failure, success
+from ...request import FAILURE_STATUSES, Expect, Request, Rule, Step, decided, either, failure, success
+from .checks import STATUS_NAMES
 from ..surface import corpus as SC
 from ..surface.requests import Prepared, expected_prepare, normal_statuses, prepare_inputs
 from . import corpus as TC
@@ -166,30 +167,54 @@ def mesh_counts(topo, levels) -> dict:
 
 
 def _collect():
-    found, why = [], []
+    """``(found, why, defect)``; ``defect.kinds`` the kind of each defect: "spec" (the spec or a
+    default names the status), "named" (the spec demands the failure, our decision names its
+    status), "ours" (only our decision fails the input)."""
+    found, why, kinds = [], [], []
 
-    def defect(status, reason):
+    def defect(status, reason, kind="spec"):
         if status not in found:
             found.append(status)
         why.append(reason)
+        kinds.append(kind)
 
+    defect.kinds = kinds
     return found, why, defect
+
+
+_ANY_FAILURE = failure(*FAILURE_STATUSES, why="the spec's text: the operation fails (it names no status)")
+_OR_SUCCESS = either("Success", *FAILURE_STATUSES, why=(
+    "the spec's text: it may succeed, or fail with a status it does not name"))
+
+
+def _decided(e: Expect, kinds: list) -> Expect:
+    """``e`` as it stands where the spec (or a default) names every defect's status; otherwise
+    resting on ``tessellation:status_names``: any failure where one defect is a failure the spec
+    demands, success too where only our decision fails the input (or the failure is possible)."""
+    if all(k == "spec" for k in kinds):
+        return e
+    must = e.kind == "failure" and any(k != "ours" for k in kinds)
+    return decided(e, STATUS_NAMES, _ANY_FAILURE if must else _OR_SUCCESS)
 
 
 def _profile_defects(held: Prepared, inp: dict, defect) -> None:
     precision, degeneracy = inp.get("precision"), inp.get("degeneracy")
     coarser = inp.get("is_coarser_mesh_accepted")
     if precision not in ("Strict", "Visual"):
-        defect("InvalidArgument", f"precision {precision!r} ({_WHY_PROFILE})")
+        defect("InvalidArgument", f"precision {precision!r} ({_WHY_PROFILE})", "named")
     if degeneracy not in ("Reject", "Report"):
-        defect("InvalidArgument", f"degeneracy {degeneracy!r} ({_WHY_PROFILE})")
+        defect("InvalidArgument", f"degeneracy {degeneracy!r} ({_WHY_PROFILE})", "named")
     if not isinstance(coarser, bool):
-        defect("InvalidArgument", f"is_coarser_mesh_accepted not a boolean ({_WHY_PROFILE})")
+        defect("InvalidArgument", f"is_coarser_mesh_accepted not a boolean ({_WHY_PROFILE})", "named")
     pe, angle = _number(inp.get("position_error")), _number(inp.get("normal_angle_error"))
+    # No number, or a negative one, names no error (below the floor, for position_error); the
+    # upper ends are ours alone (the spec sets none for a mesh profile).
     if pe is None or not 0 <= pe <= Fraction(_MAX_POSITION_ERROR):
-        defect("InvalidArgument", f"position_error outside [0, 1e6] ({_WHY_PROFILE})")
+        defect("InvalidArgument", f"position_error outside [0, 1e6] ({_WHY_PROFILE})",
+               "named" if pe is None or pe < 0 else "ours")
     if angle is None or not 0 <= angle <= Fraction(math.pi):
-        defect("InvalidArgument", f"normal_angle_error outside [0, pi] ({_WHY_PROFILE})")
+        defect("InvalidArgument", f"normal_angle_error outside [0, pi] ({_WHY_PROFILE})",
+               "named" if angle is None or angle < 0 else "ours")
     limits = inp.get("limits", {})
     for name, (lo, hi) in LIMIT_RANGES.items():
         v = limits.get(name)
@@ -200,7 +225,9 @@ def _profile_defects(held: Prepared, inp: dict, defect) -> None:
     if precision == "Strict" and coarser is True:
         defect("InvalidArgument", _WHY_STRICT_COARSER)
     if pe is not None and pe < Fraction(held.floor):
-        defect("UnsupportedPrecision", f"position_error {float(pe)!r} < floor {held.floor!r} ({_WHY_FLOOR})")
+        # 'PositionError must be at least the surface's position floor': the status is ours
+        defect("UnsupportedPrecision", f"position_error {float(pe)!r} < floor {held.floor!r} ({_WHY_FLOOR})",
+               "named")
 
 
 def _corner_record(held: Prepared) -> dict:
@@ -258,8 +285,9 @@ def expected_build(held: Prepared, inp: dict) -> Expect:
     found, why, defect = _collect()
     _profile_defects(held, inp, defect)
     if found:
-        return failure(*found, why="; ".join(why))
+        return _decided(failure(*found, why="; ".join(why)), defect.kinds)
     possible, maybe = [], []
+    possible_kinds = []  # Degenerate by Reject, possibly: our status
     limits = inp["limits"]
     pe = float(parse_number(inp["position_error"]))
     reject = inp["degeneracy"] == "Reject"
@@ -281,8 +309,9 @@ def expected_build(held: Prepared, inp: dict) -> Expect:
         if tests > limits["max_cell_tests"]:
             defect("BudgetExceeded", f"the rule tests {tests} cells > max_cell_tests ({_WHY_BUDGET}; {_WHY_RULE})")
         if not all(met) and not coarser:
+            # The spec demands the failure ('instead of failing' only with IsCoarserMeshAccepted); the status is ours.
             defect("BudgetExceeded", f"max_level {limits['max_level']} stops a patch short of the position error "
-                                     f"({_WHY_LEVEL}; {_WHY_RULE})")
+                                     f"({_WHY_LEVEL}; {_WHY_RULE})", "named")
         counts = mesh_counts(held.topo, levels)
         if counts["vertices"] > MAX_VERTEX_COUNT:
             defect("OutOfRange", f"{counts['vertices']} vertices ({_WHY_RANGE})")
@@ -292,18 +321,21 @@ def expected_build(held: Prepared, inp: dict) -> Expect:
     if reject:
         if levels is None:
             possible.append("Degenerate")
+            possible_kinds.append("named")
             maybe.append("Reject on levels the oracle does not decide")
         else:
             certain, poss = _reject_defects(held, levels)
-            if certain:
-                defect("Degenerate", f"{certain[0]} ({_WHY_REJECT})")
+            if certain:  # 'Reject fails on ...': the status is ours
+                defect("Degenerate", f"{certain[0]} ({_WHY_REJECT})", "named")
             elif poss:
                 possible.append("Degenerate")
+                possible_kinds.append("named")
                 maybe.append(f"{poss[0]} ({_WHY_REJECT})")
     if found:
-        return failure(*found, *[s for s in possible if s not in found], why="; ".join(why + maybe))
+        return _decided(failure(*found, *[s for s in possible if s not in found], why="; ".join(why + maybe)),
+                        defect.kinds + possible_kinds)
     if possible:
-        return either("Success", *dict.fromkeys(possible), why="; ".join(maybe))
+        return _decided(either("Success", *dict.fromkeys(possible), why="; ".join(maybe)), possible_kinds)
     return success(_WHY_SUCCESS)
 
 

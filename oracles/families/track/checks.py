@@ -48,12 +48,19 @@ TURNING_POINTS = decision("track:turning_points", _D + "'Tracks: Step spans, spa
                           "first key (t_first + ((t - t_first) mod L)); the spec does not say which side of a turning "
                           "point or seam a query lands on, so without the decision the other one is accepted too "
                           "(reflected, derivative negated; the last key's sample)")
+INPUT_STATUS = decision("track:input_status", _D + "'Tracks: keys, defaults and preparation': fewer than two keys or "
+                        "a nonfinite key is InvalidArgument, decreasing key times InvalidDomain, a span scale beyond "
+                        "2^1000 OutOfRange, and a nonfinite evaluation time InvalidArgument (the spec names only equal "
+                        "times' InvalidDomain; it demands a failure for times that do not increase and a time that "
+                        "names none, and sets no key count or scale limit: without the decision any failure status is "
+                        "accepted there, and success where only the decision fails the input)")
 ERROR_MODEL = default("track:error_model", _D + "'Track error model' (or the claim's declared model): |value - exact| "
                       "<= 16 (u S + eta), |derivative - exact| <= 32 (u S / h + eta); spec 002 Guarantees: 'Track "
                       "values and derivatives' are Rounded, with no bound")
 
 RULES = declare({"track.key_values": (KEYS,),
-                 "track.values": (QUERY, REJECT_STATUS, TURNING_POINTS, ERROR_MODEL)})
+                 "track.values": (QUERY, REJECT_STATUS, TURNING_POINTS, ERROR_MODEL),
+                 "track.statuses": (REJECT_STATUS, INPUT_STATUS)})
 
 
 def keys_of(claim: Claim) -> list:

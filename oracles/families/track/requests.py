@@ -37,7 +37,8 @@ from reference.status import LIMIT_RANGES, BoundaryPolicy, SpanSide, WorkLimits
 from reference.track import KEY_BYTES, TrackInterpolation, TrackKey
 
 from ...model import enc, parse_number
-from ...request import Expect, Request, Rule, Step, failure, success
+from ...request import FAILURE_STATUSES, Expect, Request, Rule, Step, decided, either, failure, success
+from .checks import INPUT_STATUS, REJECT_STATUS
 from .contract import POLICIES as _POLICIES
 import itertools
 
@@ -236,20 +237,24 @@ _WHY_LIMITS = "spec 002 'a zero work limit allows no work'; WorkLimits ranges (d
 def expected_prepare(keys: list, limits: dict) -> Expect:
     """The statuses TryPrepareTrack must end in for these (encoded) inputs: every defect's
     status is acceptable (the spec orders no checks), none means success."""
-    why, found = [], []
+    why, found, kinds = [], [], []
 
-    def defect(status, reason):
+    def defect(status, reason, kind="spec"):
+        """``kind``: "spec" (the spec or a documented default names the status), "named" (the
+        spec demands the failure, our decision names its status), "ours" (only our decision
+        makes the input fail)."""
         if status not in found:
             found.append(status)
         why.append(reason)
+        kinds.append(kind)
 
     for name, (lo, hi) in LIMIT_RANGES.items():
         v = limits.get(name)
         if not isinstance(v, int) or isinstance(v, bool) or not lo <= v <= hi:
             defect("InvalidArgument", f"limits.{name} outside [{lo}, {hi}] (docs/decisions.md WorkLimits)")
     n = len(keys)
-    if n < 2:
-        defect("InvalidArgument", "a track needs at least two keys (docs/decisions.md)")
+    if n < 2:  # the spec sets no least key count
+        defect("InvalidArgument", "a track needs at least two keys (docs/decisions.md)", "ours")
     if isinstance(limits.get("max_keys"), int) and n > limits["max_keys"]:
         defect("BudgetExceeded", f"{n} keys > max_keys (spec 002 WorkLimits: {_WHY_LIMITS})")
     if isinstance(limits.get("max_prepared_bytes"), int) and n * KEY_BYTES > limits["max_prepared_bytes"]:
@@ -258,14 +263,17 @@ def expected_prepare(keys: list, limits: dict) -> Expect:
     for i, k in enumerate(keys):
         t, v, mi, mo = (parse_number(x) for x in k[:4])
         finite = all(isinstance(x, Fraction) for x in (t, v, mi, mo))
-        if not finite:
-            defect("InvalidArgument", f"key {i} is not finite (docs/decisions.md)")
+        if not finite:  # a NaN time cannot increase strictly; the spec names no other nonfinite key
+            defect("InvalidArgument", f"key {i} is not finite (docs/decisions.md)",
+                   "named" if t is None or (isinstance(t, float) and math.isnan(t)) else "ours")
         vals.append((t, v, mi, mo, k[4]))
     for i in range(len(vals) - 1):
         t0, t1 = vals[i][0], vals[i + 1][0]
         if isinstance(t0, Fraction) and isinstance(t1, Fraction) and not t1 > t0:
+            # Equal times: the spec's status; decreasing ones: the spec's failure, our status.
             defect("InvalidDomain",
-                   "key times must strictly increase: 'equal times are InvalidDomain' (spec 002 Tracks)")
+                   "key times must strictly increase: 'equal times are InvalidDomain' (spec 002 Tracks)",
+                   "spec" if t1 == t0 else "named")
     if not found:
         for i in range(len(vals) - 1):
             (t0, v0, _, m0, kind), (t1, v1, m1, _, _) = vals[i], vals[i + 1]
@@ -277,10 +285,23 @@ def expected_prepare(keys: list, limits: dict) -> Expect:
             else:
                 scale = abs(v0) + abs(v1) + h * (abs(m0) + abs(m1))
             if float(h) == math.inf or scale > _SCALE_LIMIT or scale / h > _SCALE_LIMIT:
-                defect("OutOfRange", f"span {i}: scale beyond 2^1000 (docs/decisions.md, evaluation could overflow)")
+                defect("OutOfRange", f"span {i}: scale beyond 2^1000 (docs/decisions.md, evaluation could overflow)",
+                       "ours")
     if found:
-        return failure(*found, why="; ".join(why))
+        return _decided_by_kinds(failure(*found, why="; ".join(why)), kinds, INPUT_STATUS)
     return success("valid keys within every limit (spec 002 Tracks)")
+
+
+def _decided_by_kinds(e: Expect, kinds: list, rule) -> Expect:
+    """``e`` as it stands where the spec (or a default) names every defect's status; otherwise
+    resting on ``rule``: the spec's text alone demands a failure with any status where one
+    defect is the spec's failure, and allows success too where our decision alone fails it."""
+    if all(k == "spec" for k in kinds):
+        return e
+    if any(k != "ours" for k in kinds):
+        return decided(e, rule)
+    return decided(e, rule, by_spec=either("Success", *FAILURE_STATUSES, why=(
+        "the spec's text sets no such limit or check; only our decision (docs/decisions.md) fails it")))
 
 
 def expected_evaluate(keys: list, time, policy: str, side: str) -> Expect:
@@ -290,14 +311,14 @@ def expected_evaluate(keys: list, time, policy: str, side: str) -> Expect:
         return failure("InvalidArgument", why="'Tracks accept Reject, Clamp, Hold, Loop and PingPong. Every other "
                                               "combination is InvalidArgument' (spec 002 Contracts)")
     t = parse_number(time)
-    if not isinstance(t, Fraction):
-        return failure("InvalidArgument", why="a nonfinite time (docs/decisions.md)")
+    if not isinstance(t, Fraction):  # names no time: the spec's failure, our status
+        return decided(failure("InvalidArgument", why="a nonfinite time (docs/decisions.md)"), INPUT_STATUS)
     exact_keys = [(parse_number(k[0]), parse_number(k[1]), parse_number(k[2]), parse_number(k[3]), k[4])
                   for k in keys]
     exact_keys = [tuple(float(x) if isinstance(x, Fraction) else x for x in k[:4]) + (k[4],) for k in exact_keys]
-    if exact_track_sample(exact_keys, float(t), policy, side) is None:
-        return failure("InvalidDomain", why="'Policies act only outside the closed domain' and Reject rejects "
-                                            "(spec 002 Contracts)")
+    if exact_track_sample(exact_keys, float(t), policy, side) is None:  # the spec names no status
+        return decided(failure("InvalidDomain", why="'Policies act only outside the closed domain' and Reject "
+                                                    "rejects (spec 002 Contracts)"), REJECT_STATUS)
     return success("inside the domain, or a policy that maps the time into it (spec 002 Contracts)")
 
 

@@ -85,6 +85,7 @@ __all__ = [
     "COORDINATE_LIMIT",
     "EXACTNESS_CLAUSE",
     "RULES",
+    "STATUS_NAMES",
     "check_ambiguity",
     "check_barycentric",
     "check_first_hit",
@@ -153,7 +154,16 @@ JUSTIFIED = spec("triangle:rejection_justified", _S004 + "'The policy can conser
                  "inside its band with the model doubled (Verified), cannot even eightfold (Violated, the oracle's "
                  "margin of " + _D + "'Triangle surfaces: what the oracle checks'), Undecided between")
 
+STATUS_NAMES = decision("triangle:status_names", _D + "'Triangle surfaces: statuses': TriangleSurface::new answers "
+                        "InvalidArgument for a tolerance outside [32 eps, 1e-3], a stamp or shape that names nothing, "
+                        "no vertices or triangles, a nonfinite vertex or an index outside [0, V), CapacityExceeded "
+                        "above max_vertices or max_triangles, Degenerate for a zero-area facet and IllConditioned at "
+                        "or below the tolerance; a query InvalidArgument for a nonfinite or zero-length segment (spec "
+                        "004 lists these checks and names no status: without the decision any failure status is "
+                        "accepted there)")
+
 RULES = declare({
+    "triangle.statuses": (STATUS_NAMES, COORDINATE_LIMIT),
     "triangle.first_hit": (ADMISSION, COORDINATE_LIMIT, STAMP, MISS, NEAR_PARALLEL, HIT_VALUES, T_BOUND,
                            EXACTNESS_CLAUSE, WEIGHTS_BOUND, POSITION_BOUND, BANDS, ONE_AMBIGUOUS, EARLIEST),
     "triangle.barycentric": (ADMISSION, COORDINATE_LIMIT, WEIGHTS_NONNEGATIVE, WEIGHTS_BOUND),

@@ -54,7 +54,8 @@ from reference.triangle_surface import (
 )
 
 from ...model import NumberError, enc
-from ...request import Expect, Request, Rule, Step, ambiguous, either, failure, success
+from ...request import FAILURE_STATUSES, Expect, Request, Rule, Step, ambiguous, decided, either, failure, success
+from .checks import COORDINATE_LIMIT, STATUS_NAMES
 from .analysis import analyse, f64
 from .demands import admission_conditioning, query_expectation
 from .corpus import (
@@ -152,12 +153,15 @@ def expected_new(inp: dict) -> Expect:
     """The statuses ``TriangleSurface::new`` must end in for these inputs: every defect's status
     is acceptable (spec 004 lists the checks without an order), none means success; a facet whose
     conditioning the oracle cannot decide (``|G - tol| < 32u``) allows IllConditioned too."""
-    found, why = [], []
+    found, why, kinds = [], [], []
 
-    def defect(status, reason):
+    def defect(status, reason, kind="named"):
+        """``kind``: "spec" (the spec or a default names the status), "named" (spec 004 lists the
+        check and names no status: ours by decision), "ours" (only our decision fails it)."""
         if status not in found:
             found.append(status)
         why.append(reason)
+        kinds.append(kind)
 
     st = inp.get("settings", {})
     tol = _number(st.get("tolerance"))
@@ -166,7 +170,7 @@ def expected_new(inp: dict) -> Expect:
                                   "range from 32 binary64 epsilons to 1e-3')")
     for name in ("max_vertices", "max_triangles"):
         if not _int_in(st.get(name), 1, CAPACITY_CEILING):
-            defect("InvalidArgument", f"{name} outside [1, 2^24] ({_SETTINGS})")
+            defect("InvalidArgument", f"{name} outside [1, 2^24] ({_SETTINGS})", "spec")  # a default's range
     stamp = inp.get("stamp", {})
     if not all(_int_in(stamp.get(k), 0, 2**64 - 1) for k in ("identity", "version")):
         defect("InvalidArgument", f"a stamp field outside [0, 2^64) ({_DECISIONS})")
@@ -186,7 +190,7 @@ def expected_new(inp: dict) -> Expect:
         if not all(_finite(p) for p in verts):
             defect("InvalidArgument", "a nonfinite vertex (spec 004: 'It checks finite vertices')")
         elif any(abs(x) > MAX_COORDINATE for p in verts for x in p):
-            defect("OutOfRange", f"a coordinate beyond 2^1000 ({_DECISIONS})")
+            defect("OutOfRange", f"a coordinate beyond 2^1000 ({_DECISIONS})", "ours")  # spec 004 sets no limit
         if _int_in(st.get("max_vertices"), 1, CAPACITY_CEILING) and len(verts) > st["max_vertices"]:
             defect("CapacityExceeded", f"{len(verts)} vertices > max_vertices (spec 004: 'retained buffer capacity')")
     if tris_ok and _int_in(st.get("max_triangles"), 1, CAPACITY_CEILING) and len(tris) > st["max_triangles"]:
@@ -210,28 +214,46 @@ def expected_new(inp: dict) -> Expect:
     if found:
         if band and "IllConditioned" not in found:
             found.append("IllConditioned")
-        return failure(*found, why="; ".join(why))
-    if band:
-        return either("Success", "IllConditioned",
-                      why=f"facet {band[0]}: |G - tol| < 32u, inside the admission's rounding (|g - G| <= 30u, "
-                          "docs/decisions.md 'Triangle surfaces: error model'): the oracle cannot decide g <= tol")
+        return _decided(failure(*found, why="; ".join(why)), kinds)
+    if band:  # IllConditioned: the spec's failure ('must exceed the declared relative tolerance'), our status
+        return decided(either("Success", "IllConditioned",
+                              why=f"facet {band[0]}: |G - tol| < 32u, inside the admission's rounding (|g - G| <= "
+                                  "30u, docs/decisions.md 'Triangle surfaces: error model'): the oracle cannot "
+                                  "decide g <= tol"), STATUS_NAMES, _OR_SUCCESS)
     return success(_WHY_NEW_OK)
+
+
+_ANY_FAILURE = failure(*FAILURE_STATUSES, why="the spec's text: the operation fails (it names no status)")
+_OR_SUCCESS = either("Success", *FAILURE_STATUSES, why=(
+    "the spec's text: it may succeed, or fail with a status it does not name"))
+
+
+def _decided(e: Expect, kinds: list) -> Expect:
+    """``e`` as it stands where the spec (or a default) names every defect's status; otherwise
+    resting on ``triangle:status_names`` (``triangle:coordinate_limit`` where that is the only
+    decision): any failure where one defect is a failure the spec demands, success too where
+    only the coordinate limit fails the input."""
+    if all(k == "spec" for k in kinds):
+        return e
+    rule = STATUS_NAMES if "named" in kinds else COORDINATE_LIMIT
+    return decided(e, rule, _ANY_FAILURE if any(k != "ours" for k in kinds) else _OR_SUCCESS)
 
 
 def _segment_defects(q: dict) -> list:
     out = []
     s, e = _points([q.get("start")]), _points([q.get("end")])
+    # (status, why, kind): kind as in expected_new's defects
     if s is None or e is None:
-        return [("InvalidArgument", "an endpoint is not a 3-vector of numbers")]
+        return [("InvalidArgument", "an endpoint is not a 3-vector of numbers", "named")]
     s, e = s[0], e[0]
     if not (_finite(s) and _finite(e)):
         out.append(("InvalidArgument",
-                    f"a nonfinite endpoint (spec 004: 'for a nonzero finite segment'; {_DECISIONS})"))
+                    f"a nonfinite endpoint (spec 004: 'for a nonzero finite segment'; {_DECISIONS})", "named"))
     elif max(abs(x) for x in s + e) > MAX_COORDINATE:
-        out.append(("OutOfRange", f"an endpoint beyond 2^1000 ({_DECISIONS})"))
+        out.append(("OutOfRange", f"an endpoint beyond 2^1000 ({_DECISIONS})", "ours"))
     elif s == e:
         out.append(("InvalidArgument",
-                    f"a zero-length segment (spec 004: 'for a nonzero finite segment'; {_DECISIONS})"))
+                    f"a zero-length segment (spec 004: 'for a nonzero finite segment'; {_DECISIONS})", "named"))
     return out
 
 
@@ -245,10 +267,11 @@ def expected_query(surface: dict, q: dict) -> Expect:
     cancel_why = (f"spec 004: 'Cancellation polls per facet and returns no partial result': a token set before "
                   f"the call is seen at the first poll ({_SETTINGS})")
     if defects:
-        statuses = [s for s, _ in defects] + (["Cancelled"] if k == 0 else [])
-        return failure(*dict.fromkeys(statuses), why="; ".join(w for _, w in defects) +
-                       ("; the token is set before the call (the spec orders no check before the poll)"
-                        if k == 0 else ""))
+        statuses = [d[0] for d in defects] + (["Cancelled"] if k == 0 else [])
+        return _decided(failure(*dict.fromkeys(statuses), why="; ".join(d[1] for d in defects) +
+                                ("; the token is set before the call (the spec orders no check before the poll)"
+                                 if k == 0 else "")),
+                        [d[2] for d in defects] + (["spec"] if k == 0 else []))
     if k == 0:
         return failure("Cancelled", why=cancel_why)
     an = analyse({"vertices": surface["vertices"], "triangles": surface["triangles"],
