@@ -16,7 +16,7 @@ import pytest
 import importlib
 
 import oracles.families.frame as F
-from oracles.contract import judge_answer
+from .request_helpers import judge_request as _judge, named as _named, fast_path_misses
 from oracles.families.frame import checks as FK
 from oracles.families.frame import checks_angular as FA
 from oracles.families.frame import demands as FD
@@ -478,19 +478,11 @@ def test_a_frame_inside_a_singular_range_is_violated(adversarial):
 # --- Requests and their statuses (issue 24) ----------------------------------------------------
 
 
-def _judge(req, ans):
-    verdicts, unanswered = [], []
-    judge_answer(req, ans, check_claim, verdicts.append, lambda row, where: unanswered.append((row, where)))
-    return verdicts, unanswered
-
 
 @pytest.fixture(scope="module")
 def status_reqs():
     return F.FAMILY.requests(1, FC.NAMED + FR.STATUS_REQUESTS)[FC.NAMED:]
 
-
-def _named(reqs, prefix):
-    return next(r for r in reqs if r.name.startswith(prefix))
 
 
 def test_the_corpus_counts_are_the_documented_ones():
@@ -503,11 +495,7 @@ def test_the_corpus_counts_are_the_documented_ones():
 
 def test_our_fast_path_meets_every_status_request(status_reqs):
     """Every status request answered by our fast path: statuses, values, rules, completeness."""
-    bad = []
-    for req in status_reqs:
-        verdicts, unanswered = _judge(req, F.FAMILY.answer(req))
-        bad += [(req.name, v.claim.row, v.witness) for v in verdicts if v.kind is not V]
-        bad += [(req.name, "unanswered", u) for u in unanswered]
+    bad = fast_path_misses(F.FAMILY.answer, status_reqs)
     assert not bad, bad[:5]
 
 

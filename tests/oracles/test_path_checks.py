@@ -465,7 +465,7 @@ def test_catmull_rom_waypoints_whose_squared_distances_leave_the_normal_range(sp
 
 from fractions import Fraction  # noqa: E402
 
-from oracles.contract import judge_answer  # noqa: E402
+from .request_helpers import judge_request as _judge, named as _named, fast_path_misses  # noqa: E402
 from oracles.families.path.checks import degenerate_decision  # noqa: E402
 from oracles.families.path.requests import case_request, status_requests  # noqa: E402
 from oracles.request import Request  # noqa: E402
@@ -475,12 +475,6 @@ from oracles.request import Request  # noqa: E402
 def status_reqs():
     return [Request(f"path/s{k:03d}", "path", name, steps, rules)
             for k, (name, steps, rules) in enumerate(status_requests())]
-
-
-def _named(reqs, prefix):
-    found = [r for r in reqs if r.name.startswith(prefix)]
-    assert found, prefix
-    return found[0]
 
 
 def _kinds(req, op):
@@ -596,19 +590,10 @@ def test_degenerate_is_decided_on_the_exact_speed_with_its_rounding_band():
     assert degenerate_decision(still, 0.5, 0.0) == "Degenerate"  # zero speed, even at a zero caller's speed
 
 
-def _judge(req, ans):
-    verdicts, unanswered = [], []
-    judge_answer(req, ans, check_claim, verdicts.append, lambda row, where: unanswered.append((row, where)))
-    return verdicts, unanswered
-
 
 def test_our_fast_path_meets_every_status_request(status_reqs):
     """Every status request answered by our fast path: statuses, values, rules, completeness."""
-    bad = []
-    for req in status_reqs:
-        verdicts, unanswered = _judge(req, path_checks.answer(req))
-        bad += [(req.name, v.claim.row, v.witness) for v in verdicts if v.kind is not V]
-        bad += [(req.name, "unanswered", u) for u in unanswered]
+    bad = fast_path_misses(path_checks.answer, status_reqs)
     assert not bad, bad[:5]
 
 

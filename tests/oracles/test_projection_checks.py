@@ -527,7 +527,7 @@ def test_extreme_magnitudes_never_crash_the_checkers():
 
 # --- Requests: the statuses the spec demands (issue 24) ------------------------------------------
 
-from oracles.contract import judge_answer  # noqa: E402
+from .request_helpers import judge_request as _judge, fast_path_misses  # noqa: E402
 from oracles.families.projection.requests import status_requests  # noqa: E402
 from oracles.request import Answer, Request, StepAnswer  # noqa: E402
 
@@ -537,11 +537,6 @@ def status_reqs():
     return [Request(f"projection/s{k:03d}", "projection", name, steps, rules)
             for k, (name, steps, rules) in enumerate(status_requests())]
 
-
-def _judge(req, ans):
-    verdicts, unanswered = [], []
-    judge_answer(req, ans, check_claim, verdicts.append, lambda row, where: unanswered.append((row, where)))
-    return verdicts, unanswered
 
 
 def test_one_split_is_needed_exactly_on_the_line_below_the_point():
@@ -566,11 +561,7 @@ def test_named_status_requests_demand_what_the_spec_says(status_reqs):
 
 def test_our_fast_path_meets_every_status_request(status_reqs):
     """Every status request answered by our fast path: statuses, values, rules, completeness."""
-    bad = []
-    for req in status_reqs:
-        verdicts, unanswered = _judge(req, PJ.answer(req))
-        bad += [(req.name, v.claim.row, v.witness) for v in verdicts if v.kind is not VerdictKind.Verified]
-        bad += [(req.name, "unanswered", u) for u in unanswered]
+    bad = fast_path_misses(PJ.answer, status_reqs)
     assert not bad, bad[:5]
 
 
