@@ -43,7 +43,11 @@ from collections.abc import Iterable
 
 __all__ = [
     "ANSWERS_FORMAT",
+    "ANY_FAILURE",
+    "ANY_OUTCOME",
+    "DEFECT_KINDS",
     "EXPECT_KINDS",
+    "FAILURE_STATUSES",
     "REQUESTS_FORMAT",
     "Answer",
     "Expect",
@@ -52,10 +56,10 @@ __all__ = [
     "Rule",
     "Step",
     "StepAnswer",
-    "FAILURE_STATUSES",
     "ambiguous",
     "answers_schema",
     "decided",
+    "decided_by_kinds",
     "either",
     "failure",
     "read_answer_doc",
@@ -183,13 +187,37 @@ def either(*statuses: str, why: str) -> Expect:
     return Expect("either", tuple(statuses), why)
 
 
+# What the spec's text alone demands where a decision of ours names the status (the operation
+# fails), or where only a decision of ours fails the input (it may succeed too).
+ANY_FAILURE = failure(*FAILURE_STATUSES, why="the spec's text: the operation fails (it names no status)")
+ANY_OUTCOME = either("Success", *FAILURE_STATUSES, why=(
+    "the spec's text: it may succeed, or fail with a status it does not name"))
+# A defect's kind: "spec" (the spec, or a default, names its status), "named" (the spec demands
+# the failure, a decision of ours names the status), "ours" (only a decision of ours fails it).
+DEFECT_KINDS = ("spec", "named", "ours")
+
+
+def decided_by_kinds(e: Expect, kinds, decision) -> Expect:
+    """``e`` for an input with defects of these ``kinds`` (:data:`DEFECT_KINDS`): as it stands
+    where the spec names every defect's status; otherwise resting on ``decision``, with the spec's
+    text demanding any failure where ``e`` is a failure and one defect is a failure the spec
+    demands, and allowing success too where only decisions of ours fail the input."""
+    kinds = list(kinds)
+    if any(k not in DEFECT_KINDS for k in kinds):
+        raise ValueError(f"defect kinds are {DEFECT_KINDS}, got {kinds}")
+    if all(k == "spec" for k in kinds):
+        return e
+    must = e.kind == "failure" and any(k != "ours" for k in kinds)
+    return decided(e, decision, ANY_FAILURE if must else ANY_OUTCOME)
+
+
 def decided(expect: Expect, decision, by_spec: Expect | None = None) -> Expect:
     """``expect`` marked as resting on ``decision`` (a decision :class:`oracles.rules.Rule` or its
     id); ``by_spec`` is what the spec's text alone demands, by default that the step fails with
     any status (the spec says it fails and names no status)."""
     rid = getattr(decision, "id", decision)
     if by_spec is None:
-        by_spec = failure(*FAILURE_STATUSES, why="the spec's text: the operation fails (it names no status)")
+        by_spec = ANY_FAILURE
     return Expect(expect.kind, expect.statuses, expect.why, rid, by_spec)
 
 

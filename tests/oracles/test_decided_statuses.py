@@ -21,7 +21,7 @@ from oracles.rules import rule, rules_of, source_of
 
 CASES = 200  # requests per family scanned: the named status requests come early
 FAMILIES = {f.name: f for f in families() if f.answers_requests}
-AUDITED = ("track", "distance", "frame", "projection", "surface", "tessellation", "sweep", "convex_polygon",
+AUDITED = ("path", "track", "distance", "frame", "projection", "surface", "tessellation", "sweep", "convex_polygon",
            "point_search", "triangle")
 
 _LIMITS = "a default: the WorkLimits ranges and a zero limit allowing no work ('WorkLimits fields and ranges')"
@@ -31,6 +31,17 @@ _MAPS = "spec 002 Distance maps: 'Queries through an unbuilt map return MissingC
         "StaleRevision'"
 
 ALLOWED = {
+    "path": [
+        ("'WorkLimits fields and ranges'", _LIMITS),
+        ("'ADR 0024 ranges of ToleranceProfile'", _TOLERANCE),
+        ("'a zero work limit allows no work'", _BUDGET),
+        ("chunk-relative controls beyond the float32 range", "spec 002 Precision: an infinite narrowed control's "
+                                                             "floor is infinite, so 'Otherwise preparation returns "
+                                                             "UnsupportedPrecision'"),
+        ("rejects consecutive waypoints within coincidenceDistance", "spec 002 Paths names InvalidDomain"),
+        ("the true |dP/du| lies within the computed speed's rounding", "spec 002 Paths: Success or Degenerate, "
+                                                                      "the rounding band a default"),
+    ],
     "track": [
         ("WorkLimits ranges (docs/decisions.md)", _BUDGET),
         ("(docs/decisions.md WorkLimits)", _LIMITS),

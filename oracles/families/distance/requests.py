@@ -48,7 +48,9 @@ from interval.narrowing import replay_narrowing
 from reference.status import LIMIT_RANGES
 
 from ...model import dec_array, enc, parse_number
-from ...request import FAILURE_STATUSES, Expect, Request, Rule, Step, decided, either, failure, success
+from ...request import (
+    ANY_FAILURE, ANY_OUTCOME, Expect, Request, Rule, Step, decided, decided_by_kinds, either, failure, success,
+)
 from .checks import REQUEST_STATUS
 from ..path.requests import enc_limits, expected_evaluate, expected_prepare, prepare_inputs
 from .corpus import LIMITS, NAMED, case_queries, corpus_cases, tolerance
@@ -161,18 +163,11 @@ def _any_of(expects: list) -> Expect:
     return either(*allowed, why=why) if "Success" in allowed else failure(*allowed, why=why)
 
 
-_ANY_FAILURE = failure(*FAILURE_STATUSES, why="the spec's text: the operation fails (it names no status)")
-_OR_SUCCESS = either("Success", *FAILURE_STATUSES, why=(
-    "the spec's text: it may succeed, or fail with a status it does not name"))
 
 
 def _decided(e: Expect, kinds: list) -> Expect:
-    """``e`` as it stands where the spec (or a default) names every defect's status; otherwise
-    resting on ``distance:request_status``: any failure where one defect is the spec's failure,
-    success too where only our decision fails the input (``kinds``: "spec", "named", "ours")."""
-    if all(k == "spec" for k in kinds):
-        return e
-    return decided(e, REQUEST_STATUS, _ANY_FAILURE if any(k != "ours" for k in kinds) else _OR_SUCCESS)
+    """:func:`oracles.request.decided_by_kinds` resting on ``distance:request_status``."""
+    return decided_by_kinds(e, kinds, REQUEST_STATUS)
 
 
 def _with_path_failure(path_expect: Expect) -> Expect:
@@ -253,7 +248,7 @@ def expected_bound(path: Held, dmap: Held | None, q: dict) -> Expect:
     if e.kind == "success":
         return bad
     out = failure(*dict.fromkeys(bad.statuses + e.statuses), why=f"{bad.why}; {e.why}")
-    return decided(out, e.decision, _ANY_FAILURE) if e.decision else out
+    return decided(out, e.decision, ANY_FAILURE) if e.decision else out
 
 
 def expected_resolve(path: Held, dmap: Held | None, q: dict) -> Expect:
@@ -308,7 +303,7 @@ def expected_resolve(path: Held, dmap: Held | None, q: dict) -> Expect:
     extra = {"Reject": ("InvalidDomain",), "Clamp": (), "Wrap": ()}[policy]
     allowed = tuple(dict.fromkeys(("Success",) + e.statuses + extra))
     return decided(either(*allowed, why=f"the target lies within DistanceError of the true length, so on either side "
-                                        f"of TotalEstimate; {_WHY_FIT}"), REQUEST_STATUS, _OR_SUCCESS)
+                                        f"of TotalEstimate; {_WHY_FIT}"), REQUEST_STATUS, ANY_OUTCOME)
 
 
 def _interior(dmap: Held, s, it: int, where: str) -> Expect:
@@ -324,7 +319,7 @@ def _interior(dmap: Held, s, it: int, where: str) -> Expect:
     more = "" if it >= 64 else "; fewer than the 64 iterations the spec asks to allow ('Allow at least 64 " \
                                "iterations so bisection can reach float64 resolution')"
     # 'accepts only when the Certified residual ... fits': a failure the spec names no status for.
-    return decided(either(*statuses, why=f"{where}: {_WHY_FIT}{more}"), REQUEST_STATUS, _OR_SUCCESS)
+    return decided(either(*statuses, why=f"{where}: {_WHY_FIT}{more}"), REQUEST_STATUS, ANY_OUTCOME)
 
 
 class _Scenario:

@@ -51,7 +51,7 @@ import numpy as np
 from reference.status import LIMIT_RANGES, TOLERANCE_RANGES, WorkLimits
 
 from ...model import dec, enc, parse_number
-from ...request import FAILURE_STATUSES, Expect, Request, Rule, Step, decided, either, failure, success
+from ...request import Expect, Request, Rule, Step, decided_by_kinds, either, failure, success
 from .checks import REQUEST_STATUS
 from .corpus import LIMITS, NAMED, corpus_cases, frame_limits, quarter, tolerance
 from .corpus import _CORNER, _SEED, _SING, _case  # the corpus's case constructor and policy names
@@ -197,19 +197,11 @@ def _collect():
     return found, why, defect
 
 
-_ANY_FAILURE = failure(*FAILURE_STATUSES, why="the spec's text: the operation fails (it names no status)")
-_OR_SUCCESS = either("Success", *FAILURE_STATUSES, why=(
-    "the spec's text: it may succeed, or fail with a status it does not name"))
 
 
 def _decided(e: Expect, kinds: list) -> Expect:
-    """``e`` as it stands where the spec (or a default) names every defect's status; otherwise
-    resting on ``frame:request_status``: any failure where one defect (kind "spec" or "named")
-    is a failure the spec demands, success too where only our decision fails the input."""
-    if all(k == "spec" for k in kinds):
-        return e
-    must = e.kind == "failure" and any(k != "ours" for k in kinds)
-    return decided(e, REQUEST_STATUS, _ANY_FAILURE if must else _OR_SUCCESS)
+    """:func:`oracles.request.decided_by_kinds` resting on ``frame:request_status``."""
+    return decided_by_kinds(e, kinds, REQUEST_STATUS)
 
 
 def expected_build(inp: dict, statement=None) -> Expect:

@@ -86,6 +86,13 @@ REQUEST_STATUS = decision("path:request_status", _D + "'Paths: the parameter dom
                           "u outside [0, 1], a nonfinite u) InvalidArgument; the spec names neither status (it names "
                           "InvalidArgument for a policy combination), so without the decision any failure status is "
                           "accepted there")
+SOURCE_STATUS = decision("path:source_status", _D + "'Paths: where the chunk origin lives, and what a prepared path "
+                         "holds', 'Paths: conversion and tangent arguments' and 'Centripetal Catmull-Rom sources': a "
+                         "source with no spans, a nonfinite origin or control, a domain width that is not finite and "
+                         "positive or a negative revision, a conversion with fewer waypoints than one span needs, a "
+                         "nonfinite waypoint, width or coincidence distance or a negative capacity, and a caller's "
+                         "speed that is not finite and nonnegative are InvalidArgument; the spec names none of these "
+                         "failures, so without the decision success is accepted there too")
 ERROR_MODEL = default("path:error_model", _D + "'Error models of the Rounded path outputs' (or the claim's declared "
                       "model, 'Paths and tracks: declared error models in case files'): positions 16uE, derivatives "
                       "16u 6E and 16u 24E, tangents 2e/(|B'| - e) + 16u, conversions, joint values; spec 002 "
@@ -102,7 +109,7 @@ RULES = declare({
     "path.interior_positions": (REQUEST_POINT, REQUEST_STATUS, ERROR_MODEL),
     "path.derivatives": (REQUEST_POINT, REQUEST_STATUS, ERROR_MODEL),
     "path.tangents": (REQUEST_POINT, REQUEST_STATUS, TANGENT_DEGENERATE, ERROR_MODEL),
-    "path.statuses": (REQUEST_STATUS,),
+    "path.statuses": (REQUEST_STATUS, SOURCE_STATUS),
 })
 
 

@@ -52,8 +52,8 @@ from interval.narrowing import replay_narrowing, replay_position_floor, round_ne
 from reference.status import LIMIT_RANGES, TOLERANCE_RANGES, BoundaryPolicy, SpanSide, ToleranceProfile
 
 from ...model import dec, dec_array, enc, parse_number
-from ...request import Expect, Request, Rule, Step, decided, either, failure, success
-from .checks import PATH_POLICIES, REQUEST_STATUS, degenerate_decision, exact_request_point
+from ...request import Expect, Request, Rule, Step, decided, decided_by_kinds, either, failure, success
+from .checks import PATH_POLICIES, REQUEST_STATUS, SOURCE_STATUS, degenerate_decision, exact_request_point
 from .checks_conversions import first_coincident_pair
 from .corpus import LIMITS, NAMED, corpus_cases, stored_thresholds, tolerance
 
@@ -172,13 +172,16 @@ def expected_prepare(inp: dict) -> Expect:
 def _expect_prepare(inp: dict):
     """``(Expect, narrowed)``: the expectation and the exact narrowed controls (None where the
     source has no finite narrowing)."""
-    found, why = [], []
+    found, why, kinds = [], [], []
     narrowed = None
 
-    def defect(status, reason):
+    def defect(status, reason, kind="spec"):
+        """``kind``: ``oracles.request.DEFECT_KINDS`` ("ours": only ``checks.SOURCE_STATUS``
+        fails the input; ranges and limits are defaults, whose statuses bind everyone)."""
         if status not in found:
             found.append(status)
         why.append(reason)
+        kinds.append(kind)
 
     tol = inp.get("tolerance", {})
     for name, (lo, hi) in TOLERANCE_RANGES.items():
@@ -191,15 +194,15 @@ def _expect_prepare(inp: dict):
         if not _is_int(v) or not lo <= v <= hi:
             defect("InvalidArgument", f"limits.{name} outside [{lo}, {hi}] ({_WHY_LIMITS})")
     if not _is_int(inp.get("revision")) or inp["revision"] < 0:
-        defect("InvalidArgument", f"a negative or non-integer revision ({_WHY_SOURCE})")
+        defect("InvalidArgument", f"a negative or non-integer revision ({_WHY_SOURCE})", "ours")
     origin = _finite_array(inp.get("origin"), (3,))
     if origin is None:
-        defect("InvalidArgument", f"a nonfinite origin ({_WHY_SOURCE})")
+        defect("InvalidArgument", f"a nonfinite origin ({_WHY_SOURCE})", "ours")
     spans = inp.get("spans", [])
     n = len(spans)
     closed = bool(inp.get("is_closed"))
     if n == 0:
-        defect("InvalidArgument", f"no spans ({_WHY_SOURCE})")
+        defect("InvalidArgument", f"no spans ({_WHY_SOURCE})", "ours")
     if _is_int(limits.get("max_spans")) and n > limits["max_spans"]:
         defect("BudgetExceeded", f"{n} spans > max_spans ({_WHY_BUDGET})")
     size = _prepared_bytes(n, n if closed else max(n - 1, 0))
@@ -209,9 +212,9 @@ def _expect_prepare(inp: dict):
     for i, sp in enumerate(spans):
         c = _finite_array(sp.get("controls"), (4, 3))
         if c is None:
-            defect("InvalidArgument", f"span {i}: controls not a finite 4 x 3 array ({_WHY_SOURCE})")
+            defect("InvalidArgument", f"span {i}: controls not a finite 4 x 3 array ({_WHY_SOURCE})", "ours")
         if not _finite(sp.get("domain_width")) or not parse_number(sp["domain_width"]) > 0:
-            defect("InvalidArgument", f"span {i}: domain_width not finite and positive ({_WHY_SOURCE})")
+            defect("InvalidArgument", f"span {i}: domain_width not finite and positive ({_WHY_SOURCE})", "ours")
         source.append(c)
     if n and origin is not None and all(c is not None for c in source):
         src = np.stack(source)
@@ -222,7 +225,7 @@ def _expect_prepare(inp: dict):
         else:
             _floor_and_gaps(src, origin, narrowed, closed, tol, defect)
     if found:
-        return failure(*found, why="; ".join(why)), narrowed
+        return decided_by_kinds(failure(*found, why="; ".join(why)), kinds, SOURCE_STATUS), narrowed
     return success("a valid source within every limit (spec 002 Paths, Precision, Connectivity)"), narrowed
 
 
@@ -292,8 +295,12 @@ def expected_tangent(narrowed: np.ndarray, closed: bool, inp: dict) -> Expect:
         why.append(f"the caller's speed is not finite and nonnegative ({_WHY_ARGS})")
     if found:
         e = failure(*found, why="; ".join(why))
-        # The spec demands a failure where the request names no point; which status is ours.
-        return decided(e, REQUEST_STATUS) if isinstance(p[0], str) and p[2] else e
+        # A request naming no point fails by the spec, its status ours (REQUEST_STATUS); a bad
+        # caller's speed fails only by our decision (SOURCE_STATUS).
+        point = ("named" if p[2] else "spec") if isinstance(p[0], str) else None
+        speed = "ours" if not _finite(m) or parse_number(m) < 0 else None
+        kinds = [k for k in (point, speed) if k is not None]
+        return decided_by_kinds(e, kinds, REQUEST_STATUS if point == "named" else SOURCE_STATUS)
     k, u = p
     d = degenerate_decision(narrowed[k], u, dec(m))
     if d == "Degenerate":
@@ -316,10 +323,15 @@ def expected_conversion(op: str, inp: dict) -> Expect:
     CapacityExceeded when the caller's ranges hold fewer spans than the source makes."""
     found, why = [], []
 
-    def defect(status, reason):
+    kinds = []
+
+    def defect(status, reason, kind="ours"):
+        """``kind``: ``oracles.request.DEFECT_KINDS``; argument checks are ours
+        (``checks.SOURCE_STATUS``), coincidence and capacity the spec's."""
         if status not in found:
             found.append(status)
         why.append(reason)
+        kinds.append(kind)
 
     closed = bool(inp.get("is_closed"))
     if op == "TryConvertHermite":
@@ -345,15 +357,15 @@ def expected_conversion(op: str, inp: dict) -> Expect:
         elif P is not None and n >= 2:
             first = first_coincident_pair(P, closed, parse_number(cd))
             if first is not None:
-                defect("InvalidDomain", f"waypoints {first} and {(first + 1) % n} ({_WHY_COINCIDENT})")
+                defect("InvalidDomain", f"waypoints {first} and {(first + 1) % n} ({_WHY_COINCIDENT})", "spec")
     spans = n if closed else n - 1
     cap = inp.get("capacity")
     if not _is_int(cap) or cap < 0:
         defect("InvalidArgument", "capacity is a nonnegative integer")
     elif n >= 2 and spans > cap:
-        defect("CapacityExceeded", f"{spans} spans > capacity {cap} ({_WHY_CAPACITY})")
+        defect("CapacityExceeded", f"{spans} spans > capacity {cap} ({_WHY_CAPACITY})", "spec")
     if found:
-        return failure(*found, why="; ".join(why))
+        return decided_by_kinds(failure(*found, why="; ".join(why)), kinds, SOURCE_STATUS)
     return success("a valid source and enough capacity (spec 002 Paths)")
 
 

@@ -47,7 +47,7 @@ from interval.narrowing import replay_narrowing
 from interval.projection import enclose_min_distance, exact_squared_distance
 
 from ...model import dec_array, enc, parse_number
-from ...request import FAILURE_STATUSES, Expect, Request, Rule, Step, decided, either, failure, success
+from ...request import ANY_FAILURE, ANY_OUTCOME, Expect, Request, Rule, Step, decided, either, failure, success
 from .checks import REQUEST_STATUS
 from ..path.requests import expected_prepare, prepare_inputs
 from .corpus import case_tolerance, corpus_cases, make_case, named_cases
@@ -84,9 +84,6 @@ _WHY_KEEP = ("spec 002 Projection: 'Strict projection leaves its result unchange
 _WHY_UNCHANGED = "spec 002 Contracts: fallible functions 'leave outputs unchanged on failure'"
 
 
-_ANY_FAILURE = failure(*FAILURE_STATUSES, why="the spec's text: the operation fails (it names no status)")
-_OR_SUCCESS = either("Success", *FAILURE_STATUSES, why=(
-    "the spec's text: it may succeed, or fail with a status it does not name"))
 
 
 @dataclass(frozen=True)
@@ -242,7 +239,7 @@ def expected_projection(op: str, held: Held, inp: dict) -> Expect:
         e = failure(*found, why="; ".join(why))
         if all(k == "spec" for k in kinds):
             return e
-        return decided(e, REQUEST_STATUS, _ANY_FAILURE if any(k != "ours" for k in kinds) else _OR_SUCCESS)
+        return decided(e, REQUEST_STATUS, ANY_FAILURE if any(k != "ours" for k in kinds) else ANY_OUTCOME)
     if op == "ProjectPointApproximate":
         return success(f"valid arguments and capacity: the approximate search always answers ({_WHY_APPROX})")
     g2 = Fraction(held.gap) ** 2

@@ -56,7 +56,7 @@ from reference.status import LIMIT_RANGES, TOLERANCE_RANGES, ToleranceProfile, W
 from reference.surface import decision_errors
 
 from ...model import dec, enc, number_as, parse_number
-from ...request import FAILURE_STATUSES, Expect, Request, Rule, Step, decided, either, failure, success
+from ...request import Expect, Request, Rule, Step, decided, decided_by_kinds, either, failure, success
 from .checks import EDGE_PARAMETER_STATUS, POINT_STATUS, SOURCE_STATUS
 from . import corpus as SC
 from .checks_evaluation import decision_in_band, exact_normal
@@ -260,18 +260,11 @@ def expected_prepare(inp: dict) -> tuple[Expect, Prepared | None]:
     return success("a valid source within every limit (spec 002 Surfaces, Precision)"), held
 
 
-_ANY_FAILURE = failure(*FAILURE_STATUSES, why="the spec's text: the operation fails (it names no status)")
-_OR_SUCCESS = either("Success", *FAILURE_STATUSES, why=(
-    "the spec's text: it may succeed, or fail with a status it does not name"))
 
 
 def _decided(e: Expect, kinds: list, rule) -> Expect:
-    """``e`` as it stands where the spec (or a default) names every defect's status; otherwise
-    resting on ``rule``: any failure where one defect is a failure the spec demands, success too
-    where only our decision fails the input."""
-    if all(k == "spec" for k in kinds):
-        return e
-    return decided(e, rule, _ANY_FAILURE if any(k != "ours" for k in kinds) else _OR_SUCCESS)
+    """:func:`oracles.request.decided_by_kinds` resting on ``rule``."""
+    return decided_by_kinds(e, kinds, rule)
 
 
 # --- What the spec demands: queries on the held surface ----------------------------------------

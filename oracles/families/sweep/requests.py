@@ -49,7 +49,7 @@ from reference.status import LIMIT_RANGES
 from reference.sweep import ERROR_RANGE, MAX_SECTION_SEGMENTS as MAX_SEGMENTS_RANGE
 
 from ...model import dec, enc, parse_number
-from ...request import FAILURE_STATUSES, Expect, Request, Rule, Step, decided, either, failure, success
+from ...request import Expect, Request, Rule, Step, decided_by_kinds, either, failure, success
 from .checks import STATUS_NAMES
 from interval.frame import decide_speed_above
 
@@ -120,19 +120,15 @@ def _collect():
     return found, why, defect
 
 
-_ANY_FAILURE = failure(*FAILURE_STATUSES, why="the spec's text: the operation fails (it names no status)")
-_OR_SUCCESS = either("Success", *FAILURE_STATUSES, why=(
-    "the spec's text: it may succeed, or fail with a status it does not name"))
 
 
 def _decided(e: Expect, kinds: list, maybe=()) -> Expect:
-    """``e`` as it stands where the spec (or a default) names every certain and possible defect's
-    status; otherwise resting on ``sweep:status_names``: any failure where a certain defect is a
-    failure the spec demands, success too where none is."""
-    if all(k == "spec" for k in (*kinds, *(m[2] for m in maybe))):
-        return e
-    must = e.kind == "failure" and any(k != "ours" for k in kinds)
-    return decided(e, STATUS_NAMES, _ANY_FAILURE if must else _OR_SUCCESS)
+    """:func:`oracles.request.decided_by_kinds` resting on ``sweep:status_names``; a possible
+    defect (``maybe``) whose status is ours makes the demand decided too, never a failure the
+    spec demands."""
+    if any(m[2] != "spec" for m in maybe) and all(k == "spec" for k in kinds):
+        kinds = [*kinds, "ours"]
+    return decided_by_kinds(e, kinds, STATUS_NAMES)
 
 
 def _is_int(v, lo, hi) -> bool:

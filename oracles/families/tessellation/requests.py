@@ -49,7 +49,7 @@ from interval.narrowing import replay_position_floor
 from interval.surface import exact_partials
 
 from ...model import enc, parse_number
-from ...request import FAILURE_STATUSES, Expect, Request, Rule, Step, decided, either, failure, success
+from ...request import Expect, Request, Rule, Step, decided_by_kinds, either, failure, success
 from .checks import STATUS_NAMES
 from ..surface import corpus as SC
 from ..surface.requests import Prepared, expected_prepare, normal_statuses, prepare_inputs
@@ -182,19 +182,11 @@ def _collect():
     return found, why, defect
 
 
-_ANY_FAILURE = failure(*FAILURE_STATUSES, why="the spec's text: the operation fails (it names no status)")
-_OR_SUCCESS = either("Success", *FAILURE_STATUSES, why=(
-    "the spec's text: it may succeed, or fail with a status it does not name"))
 
 
 def _decided(e: Expect, kinds: list) -> Expect:
-    """``e`` as it stands where the spec (or a default) names every defect's status; otherwise
-    resting on ``tessellation:status_names``: any failure where one defect is a failure the spec
-    demands, success too where only our decision fails the input (or the failure is possible)."""
-    if all(k == "spec" for k in kinds):
-        return e
-    must = e.kind == "failure" and any(k != "ours" for k in kinds)
-    return decided(e, STATUS_NAMES, _ANY_FAILURE if must else _OR_SUCCESS)
+    """:func:`oracles.request.decided_by_kinds` resting on ``tessellation:status_names``."""
+    return decided_by_kinds(e, kinds, STATUS_NAMES)
 
 
 def _profile_defects(held: Prepared, inp: dict, defect) -> None:

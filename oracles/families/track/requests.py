@@ -37,7 +37,7 @@ from reference.status import LIMIT_RANGES, BoundaryPolicy, SpanSide, WorkLimits
 from reference.track import KEY_BYTES, TrackInterpolation, TrackKey
 
 from ...model import enc, parse_number
-from ...request import FAILURE_STATUSES, Expect, Request, Rule, Step, decided, either, failure, success
+from ...request import Expect, Request, Rule, Step, decided, decided_by_kinds, failure, success
 from .checks import INPUT_STATUS, REJECT_STATUS
 from .contract import POLICIES as _POLICIES
 import itertools
@@ -293,15 +293,8 @@ def expected_prepare(keys: list, limits: dict) -> Expect:
 
 
 def _decided_by_kinds(e: Expect, kinds: list, rule) -> Expect:
-    """``e`` as it stands where the spec (or a default) names every defect's status; otherwise
-    resting on ``rule``: the spec's text alone demands a failure with any status where one
-    defect is the spec's failure, and allows success too where our decision alone fails it."""
-    if all(k == "spec" for k in kinds):
-        return e
-    if any(k != "ours" for k in kinds):
-        return decided(e, rule)
-    return decided(e, rule, by_spec=either("Success", *FAILURE_STATUSES, why=(
-        "the spec's text sets no such limit or check; only our decision (docs/decisions.md) fails it")))
+    """:func:`oracles.request.decided_by_kinds` (kept under this name for the callers here)."""
+    return decided_by_kinds(e, kinds, rule)
 
 
 def expected_evaluate(keys: list, time, policy: str, side: str) -> Expect:

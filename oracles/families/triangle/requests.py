@@ -54,7 +54,9 @@ from reference.triangle_surface import (
 )
 
 from ...model import NumberError, enc
-from ...request import FAILURE_STATUSES, Expect, Request, Rule, Step, ambiguous, decided, either, failure, success
+from ...request import (
+    ANY_OUTCOME, Expect, Request, Rule, Step, ambiguous, decided, decided_by_kinds, either, failure, success,
+)
 from .checks import COORDINATE_LIMIT, STATUS_NAMES
 from .analysis import analyse, f64
 from .demands import admission_conditioning, query_expectation
@@ -219,24 +221,16 @@ def expected_new(inp: dict) -> Expect:
         return decided(either("Success", "IllConditioned",
                               why=f"facet {band[0]}: |G - tol| < 32u, inside the admission's rounding (|g - G| <= "
                                   "30u, docs/decisions.md 'Triangle surfaces: error model'): the oracle cannot "
-                                  "decide g <= tol"), STATUS_NAMES, _OR_SUCCESS)
+                                  "decide g <= tol"), STATUS_NAMES, ANY_OUTCOME)
     return success(_WHY_NEW_OK)
 
 
-_ANY_FAILURE = failure(*FAILURE_STATUSES, why="the spec's text: the operation fails (it names no status)")
-_OR_SUCCESS = either("Success", *FAILURE_STATUSES, why=(
-    "the spec's text: it may succeed, or fail with a status it does not name"))
 
 
 def _decided(e: Expect, kinds: list) -> Expect:
-    """``e`` as it stands where the spec (or a default) names every defect's status; otherwise
-    resting on ``triangle:status_names`` (``triangle:coordinate_limit`` where that is the only
-    decision): any failure where one defect is a failure the spec demands, success too where
-    only the coordinate limit fails the input."""
-    if all(k == "spec" for k in kinds):
-        return e
-    rule = STATUS_NAMES if "named" in kinds else COORDINATE_LIMIT
-    return decided(e, rule, _ANY_FAILURE if any(k != "ours" for k in kinds) else _OR_SUCCESS)
+    """:func:`oracles.request.decided_by_kinds` resting on ``triangle:status_names``
+    (``triangle:coordinate_limit`` where that is the only decision)."""
+    return decided_by_kinds(e, kinds, STATUS_NAMES if "named" in kinds else COORDINATE_LIMIT)
 
 
 def _segment_defects(q: dict) -> list:
