@@ -62,6 +62,7 @@ __all__ = [
     "decided_by_kinds",
     "either",
     "failure",
+    "interleaved",
     "read_answer_doc",
     "read_answers",
     "read_requests",
@@ -346,6 +347,23 @@ class Answer:
         if self.decisions:
             out["decisions"] = True
         return out
+
+
+def interleaved(family: str, lo: int, hi: int, first_status: int, status: list, case_at) -> list[Request]:
+    """Requests ``lo`` to ``hi - 1`` of a family corpus laid out as its named cases (before
+    ``first_status``), its status requests (``status``: ``(name, steps, rules)``), then the
+    rest of its cases; ids ``family/NNNNN``. ``case_at(rid, k, s)`` makes the request of
+    corpus position ``k``, ``s`` status requests before it."""
+    out = []
+    for k in range(lo, hi):
+        rid = f"{family}/{k:05d}"
+        j = k - first_status
+        if 0 <= j < len(status):
+            name, steps, rules = status[j]
+            out.append(Request(rid, family, name, steps, rules))
+        else:
+            out.append(case_at(rid, k, len(status) if j >= 0 else 0))
+    return out
 
 
 class RequestFileError(ValueError):

@@ -49,7 +49,8 @@ from reference.status import LIMIT_RANGES
 
 from ...model import dec_array, enc, parse_number
 from ...request import (
-    ANY_FAILURE, ANY_OUTCOME, Expect, Request, Rule, Step, decided, decided_by_kinds, either, failure, success,
+    ANY_FAILURE, ANY_OUTCOME, Expect, Request, Rule, Step, decided, decided_by_kinds, either, failure, interleaved,
+    success,
 )
 from .checks import REQUEST_STATUS
 from ..path.requests import enc_limits, expected_evaluate, expected_prepare, prepare_inputs
@@ -521,15 +522,4 @@ def requests(seed: int, n: int, lo: int = 0, hi: int | None = None) -> list[Requ
     hi = n if hi is None else min(hi, n)
     cases, named = _kept(seed, n) if hi - lo < n else (corpus_cases(seed, n), status_requests() if n > NAMED else [])
     named = named if n > NAMED else []
-    out = []
-    k_status = 0
-    for k in range(hi):
-        rid = f"distance/{k:05d}"
-        if k >= NAMED and k_status < len(named):
-            name, steps, rules = named[k_status]
-            k_status += 1
-            if k >= lo:
-                out.append(Request(rid, "distance", name, steps, rules))
-        elif k >= lo:
-            out.append(case_request(rid, cases[k]))
-    return out
+    return interleaved("distance", lo, hi, NAMED, named, lambda rid, k, s: case_request(rid, cases[k]))

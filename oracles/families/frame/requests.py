@@ -51,7 +51,7 @@ import numpy as np
 from reference.status import LIMIT_RANGES, TOLERANCE_RANGES, WorkLimits
 
 from ...model import dec, enc, parse_number
-from ...request import Expect, Request, Rule, Step, decided_by_kinds, either, failure, success
+from ...request import Expect, Request, Rule, Step, decided_by_kinds, either, failure, interleaved, success
 from .checks import REQUEST_STATUS
 from .corpus import LIMITS, NAMED, corpus_cases, frame_limits, quarter, tolerance
 from .corpus import _CORNER, _SEED, _SING, _case  # the corpus's case constructor and policy names
@@ -505,15 +505,4 @@ def requests(seed: int, n: int, lo: int = 0, hi: int | None = None) -> list:
     hi = n if hi is None else min(hi, n)
     cases, named = _kept(seed, n) if hi - lo < n else (corpus_cases(seed, n), status_requests() if n > NAMED else [])
     named = named if n > NAMED else []
-    out = []
-    k_status = 0
-    for k in range(hi):
-        rid = f"frame/{k:05d}"
-        if k >= NAMED and k_status < len(named):
-            name, steps, rules = named[k_status]
-            k_status += 1
-            if k >= lo:
-                out.append(Request(rid, "frame", name, steps, rules))
-        elif k >= lo:
-            out.append(case_request(rid, cases[k - k_status] if k >= NAMED else cases[k]))
-    return out
+    return interleaved("frame", lo, hi, NAMED, named, lambda rid, k, s: case_request(rid, cases[k - s]))

@@ -52,7 +52,7 @@ from interval.narrowing import replay_narrowing, replay_position_floor, round_ne
 from reference.status import LIMIT_RANGES, TOLERANCE_RANGES, BoundaryPolicy, SpanSide, ToleranceProfile
 
 from ...model import dec, dec_array, enc, parse_number
-from ...request import Expect, Request, Rule, Step, decided, decided_by_kinds, either, failure, success
+from ...request import Expect, Request, Rule, Step, decided, decided_by_kinds, either, failure, interleaved, success
 from .checks import PATH_POLICIES, REQUEST_STATUS, SOURCE_STATUS, degenerate_decision, exact_request_point
 from .checks_conversions import first_coincident_pair
 from .corpus import LIMITS, NAMED, corpus_cases, stored_thresholds, tolerance
@@ -655,15 +655,4 @@ def requests(seed: int, n: int, lo: int = 0, hi: int | None = None) -> list[Requ
     hi = n if hi is None else min(hi, n)
     cases, named = _kept(seed, n) if hi - lo < n else (corpus_cases(seed, n), status_requests() if n > NAMED else [])
     named = named if n > NAMED else []
-    out = []
-    k_status = 0
-    for k in range(hi):
-        rid = f"path/{k:05d}"
-        if k >= NAMED and k_status < len(named):
-            name, steps, rules = named[k_status]
-            k_status += 1
-            if k >= lo:
-                out.append(Request(rid, "path", name, steps, rules))
-        elif k >= lo:
-            out.append(case_request(rid, cases[k]))
-    return out
+    return interleaved("path", lo, hi, NAMED, named, lambda rid, k, s: case_request(rid, cases[k]))

@@ -47,7 +47,9 @@ from interval.narrowing import replay_narrowing
 from interval.projection import enclose_min_distance, exact_squared_distance
 
 from ...model import dec_array, enc, parse_number
-from ...request import ANY_FAILURE, ANY_OUTCOME, Expect, Request, Rule, Step, decided, either, failure, success
+from ...request import (
+    ANY_FAILURE, ANY_OUTCOME, Expect, Request, Rule, Step, decided, either, failure, interleaved, success,
+)
 from .checks import REQUEST_STATUS
 from ..path.requests import expected_prepare, prepare_inputs
 from .corpus import case_tolerance, corpus_cases, make_case, named_cases
@@ -390,15 +392,4 @@ def requests(seed: int, n: int, lo: int = 0, hi: int | None = None) -> list[Requ
         cases, named_count = corpus_cases(seed, n), len(named_cases(seed))
         named = status_requests() if n > named_count else []
     named = named if n > named_count else []
-    out = []
-    k_status = 0
-    for k in range(hi):
-        rid = f"projection/{k:05d}"
-        if k >= named_count and k_status < len(named):
-            name, steps, rules = named[k_status]
-            k_status += 1
-            if k >= lo:
-                out.append(Request(rid, "projection", name, steps, rules))
-        elif k >= lo:
-            out.append(case_request(rid, cases[k]))
-    return out
+    return interleaved("projection", lo, hi, named_count, named, lambda rid, k, s: case_request(rid, cases[k]))

@@ -49,7 +49,7 @@ from reference.status import LIMIT_RANGES
 from reference.sweep import ERROR_RANGE, MAX_SECTION_SEGMENTS as MAX_SEGMENTS_RANGE
 
 from ...model import dec, enc, parse_number
-from ...request import Expect, Request, Rule, Step, decided_by_kinds, either, failure, success
+from ...request import Expect, Request, Rule, Step, decided_by_kinds, either, failure, interleaved, success
 from .checks import STATUS_NAMES
 from interval.frame import decide_speed_above
 
@@ -498,15 +498,4 @@ def requests(seed: int, n: int, lo: int = 0, hi: int | None = None) -> list:
     hi = n if hi is None else min(hi, n)
     cases, named = _kept(seed, n) if hi - lo < n else (corpus_cases(seed, n), status_requests() if n > NAMED else [])
     named = named if n > NAMED else []
-    out = []
-    k_status = 0
-    for k in range(hi):
-        rid = f"sweep/{k:05d}"
-        if k >= NAMED and k_status < len(named):
-            name, steps, rules = named[k_status]
-            k_status += 1
-            if k >= lo:
-                out.append(Request(rid, "sweep", name, steps, rules))
-        elif k >= lo:
-            out.append(case_request(rid, cases[k - k_status] if k >= NAMED else cases[k]))
-    return out
+    return interleaved("sweep", lo, hi, NAMED, named, lambda rid, k, s: case_request(rid, cases[k - s]))

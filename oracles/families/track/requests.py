@@ -37,7 +37,7 @@ from reference.status import LIMIT_RANGES, BoundaryPolicy, SpanSide, WorkLimits
 from reference.track import KEY_BYTES, TrackInterpolation, TrackKey
 
 from ...model import enc, parse_number
-from ...request import Expect, Request, Rule, Step, decided, decided_by_kinds, failure, success
+from ...request import Expect, Request, Rule, Step, decided, decided_by_kinds, failure, interleaved, success
 from .checks import INPUT_STATUS, REJECT_STATUS
 from .contract import POLICIES as _POLICIES
 import itertools
@@ -406,15 +406,4 @@ def requests(seed: int, n: int, lo: int = 0, hi: int | None = None) -> list[Requ
     judges the corpus in such ranges)."""
     hi = n if hi is None else min(hi, n)
     cases, named = _kept(seed, n) if hi - lo < n else (corpus_cases(seed, n), status_requests())
-    out = []
-    k_status = 0
-    for k in range(hi):
-        rid = f"track/{k:05d}"
-        if k >= _NAMED and k_status < len(named):
-            name, steps, rules = named[k_status]
-            k_status += 1
-            if k >= lo:
-                out.append(Request(rid, "track", name, steps, rules))
-        elif k >= lo:
-            out.append(case_request(rid, cases[k]))
-    return out
+    return interleaved("track", lo, hi, _NAMED, named, lambda rid, k, s: case_request(rid, cases[k]))
