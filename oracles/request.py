@@ -58,6 +58,7 @@ __all__ = [
     "StepAnswer",
     "ambiguous",
     "answers_schema",
+    "collect_defects",
     "decided",
     "decided_by_kinds",
     "either",
@@ -196,6 +197,23 @@ ANY_OUTCOME = either("Success", *FAILURE_STATUSES, why=(
 # A defect's kind: "spec" (the spec, or a default, names its status), "named" (the spec demands
 # the failure, a decision of ours names the status), "ours" (only a decision of ours fails it).
 DEFECT_KINDS = ("spec", "named", "ours")
+
+
+def collect_defects():
+    """``(found, why, defect)`` for gathering an input's defects: ``defect(status, reason,
+    kind="spec")`` records one (each status once, in order, in ``found``; every reason in
+    ``why``); ``defect.kinds`` lists each defect's kind (:data:`DEFECT_KINDS`), for
+    :func:`decided_by_kinds`."""
+    found, why, kinds = [], [], []
+
+    def defect(status, reason, kind="spec"):
+        if status not in found:
+            found.append(status)
+        why.append(reason)
+        kinds.append(kind)
+
+    defect.kinds = kinds
+    return found, why, defect
 
 
 def decided_by_kinds(e: Expect, kinds, decision) -> Expect:

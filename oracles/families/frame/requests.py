@@ -51,7 +51,9 @@ import numpy as np
 from reference.status import LIMIT_RANGES, TOLERANCE_RANGES, WorkLimits
 
 from ...model import dec, enc, parse_number
-from ...request import Expect, Request, Rule, Step, decided_by_kinds, either, failure, interleaved, success
+from ...request import (
+    Expect, Request, Rule, Step, collect_defects, decided_by_kinds, either, failure, interleaved, success,
+)
 from .checks import REQUEST_STATUS
 from .corpus import LIMITS, NAMED, corpus_cases, frame_limits, quarter, tolerance
 from .corpus import _CORNER, _SEED, _SING, _case  # the corpus's case constructor and policy names
@@ -185,16 +187,7 @@ def _bad_input(inp: dict, defect) -> None:
         defect("StaleRevision", f"the distance map was built for another revision of the path ({_WHY_BAD})")
 
 
-def _collect():
-    found, why, kinds = [], [], []
-
-    def defect(status, reason, kind="spec"):
-        if status not in found:
-            found.append(status)
-        why.append(reason)
-        kinds.append(kind)
-    defect.kinds = kinds
-    return found, why, defect
+_collect = collect_defects  # (found, why, defect), defect.kinds: oracles.request.DEFECT_KINDS
 
 
 

@@ -163,6 +163,22 @@ def _exact_gap_exceeds(narrowed: np.ndarray, closed: bool, limit: Fraction) -> l
     return out
 
 
+def range_defects(inp: dict, defect) -> tuple[dict, dict]:
+    """Record the ToleranceProfile and WorkLimits fields of ``inp`` outside their ranges (defaults
+    binding everyone: InvalidArgument); returns ``(tolerance, limits)`` as given."""
+    tol = inp.get("tolerance", {})
+    for name, (lo, hi) in TOLERANCE_RANGES.items():
+        v = tol.get(name)
+        if not _finite(v) or not Fraction(lo) <= parse_number(v) <= Fraction(hi):
+            defect("InvalidArgument", f"tolerance.{name} outside [{lo!r}, {hi!r}] ({_WHY_TOL})")
+    limits = inp.get("limits", {})
+    for name, (lo, hi) in LIMIT_RANGES.items():
+        v = limits.get(name)
+        if not _is_int(v) or not lo <= v <= hi:
+            defect("InvalidArgument", f"limits.{name} outside [{lo}, {hi}] ({_WHY_LIMITS})")
+    return tol, limits
+
+
 def expected_prepare(inp: dict) -> Expect:
     """The statuses TryPreparePath must end in for these (encoded) inputs: every defect's
     status is acceptable (the spec orders no checks), none means success."""
@@ -183,21 +199,13 @@ def _expect_prepare(inp: dict):
         why.append(reason)
         kinds.append(kind)
 
-    tol = inp.get("tolerance", {})
-    for name, (lo, hi) in TOLERANCE_RANGES.items():
-        v = tol.get(name)
-        if not _finite(v) or not Fraction(lo) <= parse_number(v) <= Fraction(hi):
-            defect("InvalidArgument", f"tolerance.{name} outside [{lo!r}, {hi!r}] ({_WHY_TOL})")
-    limits = inp.get("limits", {})
-    for name, (lo, hi) in LIMIT_RANGES.items():
-        v = limits.get(name)
-        if not _is_int(v) or not lo <= v <= hi:
-            defect("InvalidArgument", f"limits.{name} outside [{lo}, {hi}] ({_WHY_LIMITS})")
+    tol, limits = range_defects(inp, defect)
     if not _is_int(inp.get("revision")) or inp["revision"] < 0:
         defect("InvalidArgument", f"a negative or non-integer revision ({_WHY_SOURCE})", "ours")
     origin = _finite_array(inp.get("origin"), (3,))
     if origin is None:
-        defect("InvalidArgument", f"a nonfinite origin ({_WHY_SOURCE})", "ours")
+        # No finite narrowed control: the spec's floor test fails (Precision), its status ours.
+        defect("InvalidArgument", f"a nonfinite origin ({_WHY_SOURCE})", "named")
     spans = inp.get("spans", [])
     n = len(spans)
     closed = bool(inp.get("is_closed"))
@@ -212,7 +220,7 @@ def _expect_prepare(inp: dict):
     for i, sp in enumerate(spans):
         c = _finite_array(sp.get("controls"), (4, 3))
         if c is None:
-            defect("InvalidArgument", f"span {i}: controls not a finite 4 x 3 array ({_WHY_SOURCE})", "ours")
+            defect("InvalidArgument", f"span {i}: controls not a finite 4 x 3 array ({_WHY_SOURCE})", "named")
         if not _finite(sp.get("domain_width")) or not parse_number(sp["domain_width"]) > 0:
             defect("InvalidArgument", f"span {i}: domain_width not finite and positive ({_WHY_SOURCE})", "ours")
         source.append(c)

@@ -56,7 +56,8 @@ from reference.status import LIMIT_RANGES, TOLERANCE_RANGES, ToleranceProfile, W
 from reference.surface import decision_errors
 
 from ...model import dec, enc, number_as, parse_number
-from ...request import Expect, Request, Rule, Step, decided, decided_by_kinds, either, failure, success
+from ...request import Expect, Request, Rule, Step, collect_defects, decided, decided_by_kinds, either, failure, success
+from ..path.requests import range_defects
 from .checks import EDGE_PARAMETER_STATUS, POINT_STATUS, SOURCE_STATUS
 from . import corpus as SC
 from .checks_evaluation import decision_in_band, exact_normal
@@ -187,16 +188,7 @@ def expected_prepare(inp: dict) -> tuple[Expect, Prepared | None]:
         why.append(reason)
         kinds.append(kind)
 
-    tol = inp.get("tolerance", {})
-    for name, (lo, hi) in TOLERANCE_RANGES.items():
-        v = tol.get(name)
-        if not _finite(v) or not Fraction(lo) <= parse_number(v) <= Fraction(hi):
-            defect("InvalidArgument", f"tolerance.{name} outside [{lo!r}, {hi!r}] ({_WHY_TOL})")
-    limits = inp.get("limits", {})
-    for name, (lo, hi) in LIMIT_RANGES.items():
-        v = limits.get(name)
-        if not _is_int(v) or not lo <= v <= hi:
-            defect("InvalidArgument", f"limits.{name} outside [{lo}, {hi}] ({_WHY_LIMITS})")
+    tol, limits = range_defects(inp, defect)
     if not _is_int(inp.get("revision")) or inp["revision"] < 0:
         defect("InvalidArgument", f"a negative or non-integer revision ({_WHY_SOURCE})", "named")
     origin = _finite_array(inp.get("origin"), (3,))
@@ -286,15 +278,7 @@ def _point_defects(held: Prepared, inp: dict, defect) -> None:
             defect("InvalidDomain", f"{name} outside [0, 1] ({_WHY_POINT})")
 
 
-def _collect():
-    found, why = [], []
-
-    def defect(status, reason):
-        if status not in found:
-            found.append(status)
-        why.append(reason)
-
-    return found, why, defect
+_collect = collect_defects  # (found, why, defect), defect.kinds: oracles.request.DEFECT_KINDS
 
 
 def expected_evaluate(held: Prepared, inp: dict) -> Expect:

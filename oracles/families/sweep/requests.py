@@ -49,7 +49,9 @@ from reference.status import LIMIT_RANGES
 from reference.sweep import ERROR_RANGE, MAX_SECTION_SEGMENTS as MAX_SEGMENTS_RANGE
 
 from ...model import dec, enc, parse_number
-from ...request import Expect, Request, Rule, Step, decided_by_kinds, either, failure, interleaved, success
+from ...request import (
+    Expect, Request, Rule, Step, collect_defects, decided_by_kinds, either, failure, interleaved, success,
+)
 from .checks import STATUS_NAMES
 from interval.frame import decide_speed_above
 
@@ -104,20 +106,7 @@ def plan_inputs(case: dict, *, map_=None, frames=None, fcase=None, **changes) ->
 # --- What the spec demands ---------------------------------------------------------------------
 
 
-def _collect():
-    """``(found, why, defect)``; ``defect.kinds`` the kind of each defect: "spec" (the spec or a
-    default names the status), "named" (the spec demands the failure, our decision names its
-    status), "ours" (only our decision fails the input). Possible defects (``maybe``) are
-    ``(status, why, kind)``."""
-    found, why, kinds = [], [], []
-
-    def defect(status, reason, kind="spec"):
-        if status not in found:
-            found.append(status)
-        why.append(reason)
-        kinds.append(kind)
-    defect.kinds = kinds
-    return found, why, defect
+_collect = collect_defects  # (found, why, defect), defect.kinds: oracles.request.DEFECT_KINDS
 
 
 
