@@ -1,7 +1,7 @@
 """Case families: how the built-in corpus is generated and turned into claims and verdicts.
 
-A family module lives in ``oracles/checks/`` and exposes ``FAMILY``, a :class:`Family`. The
-ledger discovers every such module (``oracles.checks.families()``), so adding a family adds no
+A family package lives in ``oracles/families/`` and exposes ``FAMILY``, a :class:`Family`. The
+ledger discovers every such package (``oracles.families.families()``), so adding a family adds no
 edit to shared files. One family covers one area of the spec (paths, tracks, triangle
 surfaces, ...) and owns the checkers of its rows: one checker per row.
 """
@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from .model import Claim, Verdict
 from .rows import row
 
-__all__ = ["Family", "RowContract"]
+__all__ = ["Family", "RowContract", "adapter_claims", "corpus_getattr"]
 
 
 @dataclass(frozen=True)
@@ -112,3 +112,28 @@ class Family:
     def answers_requests(self) -> bool:
         """True when the family speaks requests and answers (``oracles.request``)."""
         return self.requests is not None
+
+
+def adapter_claims(family: str, case_request: Callable, answer: Callable) -> Callable:
+    """``claims(case)``: the value claims our fast path makes on one corpus case dict, through
+    the family's request adapter (``answer(case_request(id, case))``), for tests, ``explain``
+    and benchmarks that still think in cases."""
+
+    def claims(case) -> list:
+        return [c for s in answer(case_request(f"{family}/case", case)).steps for c in s.claims]
+
+    claims.__doc__ = f"The value claims our fast path makes on one {family} case dict (through the request adapter)."
+    return claims
+
+
+def corpus_getattr(module_name: str, corpus) -> Callable:
+    """A module ``__getattr__`` that finds the corpus's generators under the family package's
+    name (the names tests and benchmarks use, ``SF._cube``)."""
+
+    def __getattr__(name):
+        try:
+            return getattr(corpus, name)
+        except AttributeError:
+            raise AttributeError(f"module {module_name!r} has no attribute {name!r}") from None
+
+    return __getattr__

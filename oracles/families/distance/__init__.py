@@ -11,7 +11,7 @@ adapter), ``oracle.py`` (the two arc-length oracles), ``checks.py`` (the row che
 from __future__ import annotations
 
 from ...decide import DEFAULT_BUDGET
-from ...family import Family
+from ...family import Family, adapter_claims
 from .answers import answer
 from .checks import (RESOLUTION, check_estimates, check_inversion_residual, check_length_bounds, check_prefix_bounds,
                      controls_of, effective_target, truth)
@@ -52,11 +52,7 @@ __all__ = [
 ]
 
 generate = corpus_cases  # the corpus as case dicts (tests, explain)
-
-
-def claims(case) -> list:
-    """The value claims our fast path makes on one case dict (through the request adapter)."""
-    return [c for s in answer(case_request("distance/case", case)).steps for c in s.claims]
+claims = adapter_claims("distance", case_request, answer)
 
 
 FAMILY = Family(

@@ -10,7 +10,7 @@ planted false claim)."""
 
 from __future__ import annotations
 
-from ...family import Family
+from ...family import Family, adapter_claims
 from .answers import answer
 from .checks import IVP, check_regularity, check_vectors
 from .checks_angular import ACCEPTANCE_FACTOR, check_angular_error
@@ -33,11 +33,7 @@ __all__ = [
 ]
 
 generate = corpus_cases  # the corpus as case dicts (tests, explain, benchmarks)
-
-
-def claims(case) -> list:
-    """The value claims our fast path makes on one case dict (through the request adapter)."""
-    return [c for s in answer(case_request("frame/case", case)).steps for c in s.claims]
+claims = adapter_claims("frame", case_request, answer)
 
 
 FAMILY = Family(

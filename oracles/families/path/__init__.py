@@ -11,7 +11,7 @@ row's case-file fields and planted false claim)."""
 from __future__ import annotations
 
 from ...decide import DEFAULT_BUDGET
-from ...family import Family
+from ...family import Family, adapter_claims
 from .answers import answer
 from .checks import BUDGET, check_control_boxes, check_derivatives, check_interior_positions, check_position_floor
 from .checks import check_derivatives_batch, check_interior_positions_batch
@@ -35,11 +35,7 @@ __all__ = [
 ]
 
 generate = corpus_cases  # the corpus as case dicts (tests, explain)
-
-
-def claims(case) -> list:
-    """The value claims our fast path makes on one case dict (through the request adapter)."""
-    return [c for s in answer(case_request("path/case", case)).steps for c in s.claims]
+claims = adapter_claims("path", case_request, answer)
 
 
 FAMILY = Family(

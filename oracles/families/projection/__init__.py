@@ -9,7 +9,7 @@ status the spec demands of each step), ``answers.py`` (our fast path's adapter),
 
 from __future__ import annotations
 
-from ...family import Family
+from ...family import Family, adapter_claims
 from .answers import answer, make_claim
 from .checks import EVAL_K, Decoded, check_approximate, check_strict, decode, evaluation_bound
 from .contract import CONTRACTS, plant_approximate, plant_strict
@@ -42,11 +42,7 @@ __all__ = [
 ]
 
 generate = corpus_cases  # the corpus as case dicts (tests, explain, benchmarks)
-
-
-def claims(case) -> list:
-    """The value claims our fast path makes on one case dict (through the request adapter)."""
-    return [c for s in answer(case_request("projection/case", case)).steps for c in s.claims]
+claims = adapter_claims("projection", case_request, answer)
 
 
 FAMILY = Family(

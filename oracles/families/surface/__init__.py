@@ -11,7 +11,7 @@ and planted false claim)."""
 
 from __future__ import annotations
 
-from ...family import Family
+from ...family import Family, adapter_claims, corpus_getattr
 from . import corpus as _corpus
 from .answers import answer, case_source
 from .checks import check_corners, check_shared_edges
@@ -40,19 +40,8 @@ __all__ = [
 ]
 
 generate = corpus_cases  # the corpus as case dicts (tests, benchmarks)
-
-
-def claims(case) -> list:
-    """The value claims our fast path makes on one case dict (through the request adapter)."""
-    return [c for s in answer(case_request("surface/case", case)).steps for c in s.claims]
-
-
-def __getattr__(name):
-    # The corpus's generators under the names tests and benchmarks use (SF._cube, SF._case).
-    try:
-        return getattr(_corpus, name)
-    except AttributeError:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+claims = adapter_claims("surface", case_request, answer)
+__getattr__ = corpus_getattr(__name__, _corpus)  # the corpus generators by the names tests use
 
 
 FAMILY = Family(

@@ -10,7 +10,7 @@ each step), ``answers.py`` (our fast path's adapter), ``checks.py`` and ``checks
 
 from __future__ import annotations
 
-from ...family import Family
+from ...family import Family, adapter_claims
 from .answers import answer
 from .checks import check_rings
 from .checks_estimates import ACCEPTANCE_FACTOR, RISK_BAND, check_error_estimates
@@ -35,11 +35,7 @@ __all__ = [
 ]
 
 generate = corpus_cases  # the corpus as case dicts (tests, explain, benchmarks)
-
-
-def claims(case) -> list:
-    """The value claims our fast path makes on one case dict (through the request adapter)."""
-    return [c for s in answer(case_request("sweep/case", case)).steps for c in s.claims]
+claims = adapter_claims("sweep", case_request, answer)
 
 
 FAMILY = Family(

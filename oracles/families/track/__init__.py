@@ -3,7 +3,7 @@ contracts of TryPrepareTrack and TryEvaluateTrack (``track.statuses``)."""
 
 from __future__ import annotations
 
-from ...family import Family
+from ...family import Family, adapter_claims
 from .answers import answer
 from .checks import check_key_values, check_values
 from .contract import CONTRACTS
@@ -12,11 +12,7 @@ from .requests import LIMITS, case_request, corpus_cases, requests
 __all__ = ["FAMILY", "LIMITS", "claims", "generate"]
 
 generate = corpus_cases  # the corpus as case dicts (tests, explain)
-
-
-def claims(case) -> list:
-    """The value claims our fast path makes on one case dict (through the request adapter)."""
-    return [c for s in answer(case_request("track/case", case)).steps for c in s.claims]
+claims = adapter_claims("track", case_request, answer)
 
 
 FAMILY = Family(
