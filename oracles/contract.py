@@ -193,13 +193,22 @@ def _plant_status(c: Claim) -> Claim:
     return Claim(c.row, c.guarantee, {"status": wrong}, c.inputs, c.model)
 
 
-_EXPECT = S.obj(required={"class": S.enum(["success", "failure", "ambiguous", "either"], doc=(
-    "The status class the spec demands: success, failure (one of statuses), ambiguous (spec 004: Ambiguous), "
-    "either (any of statuses)."))},
-                optional={"statuses": S.array(S.string(), min_items=1, doc=(
-                    "failure: the statuses that meet it; either: every acceptable status (Success among them "
-                    "when success is allowed).")),
-                          "why": S.string(doc="The demand's source: a spec sentence or a decision.")},
+_EXPECT_FIELDS = {
+    "required": {"class": S.enum(["success", "failure", "ambiguous", "either"], doc=(
+        "The status class the spec demands: success, failure (one of statuses), ambiguous (spec 004: Ambiguous), "
+        "either (any of statuses)."))},
+    "optional": {"statuses": S.array(S.string(), min_items=1, doc=(
+        "failure: the statuses that meet it; either: every acceptable status (Success among them when success is "
+        "allowed).")),
+                 "why": S.string(doc="The demand's source: a spec sentence or a decision.")},
+}
+_EXPECT = S.obj(required=_EXPECT_FIELDS["required"],
+                optional={**_EXPECT_FIELDS["optional"],
+                          "decision": S.string(doc=(
+                              "Where the demand rests on a decision of ours beyond the spec: its rule id; it binds "
+                              "only a claim that opts in (decisions: true).")),
+                          "spec": S.obj(required=_EXPECT_FIELDS["required"], optional=_EXPECT_FIELDS["optional"],
+                                        doc="With decision: what the spec's text alone demands of the step.")},
                 doc="Given: the step's expect, copied from the request file.")
 
 STATUS_CONTRACT = RowContract(

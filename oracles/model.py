@@ -41,6 +41,8 @@ __all__ = [
     "dec_array",
     "dec_q",
     "enc",
+    "is_finite_number",
+    "is_integer",
     "number_as",
     "oracle_fault",
     "parse_number",
@@ -180,6 +182,19 @@ def parse_number(x: Any):
             raise NumberError(f"{_short(x)}: exponent too large")
         return Fraction(x)
     raise NumberError(f"{_short(x)} is not a number (hex floats need 0x, rationals are p/q)")
+
+
+def is_integer(v: Any) -> bool:
+    """A JSON integer (a Python int that is not a bool): counts, indices, revisions."""
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def is_finite_number(x: Any) -> bool:
+    """Whether ``x`` reads (:func:`parse_number`) as a finite exact number."""
+    try:
+        return isinstance(parse_number(x), Fraction)
+    except (ValueError, TypeError):
+        return False
 
 
 def _negative_zero_text(x: Any) -> bool:

@@ -43,6 +43,7 @@ from fractions import Fraction
 import numpy as np
 
 from ...model import NumberError, enc, number_as, parse_number
+from ...model import is_integer as _is_int
 from ...request import Expect, Request, Rule, Step, decided, failure, success
 from .checks import ROW, STATUS_NAMES
 from .corpus import NAMED, case_at, mesh_fan, mesh_grid, named_cases
@@ -103,9 +104,6 @@ def partition_inputs(positions, indices) -> dict:
 
 # --- what the spec demands ---------------------------------------------------------------------
 
-
-def _is_int(v) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
 
 
 def _coordinate_defect(x) -> str | None:

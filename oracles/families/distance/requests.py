@@ -48,6 +48,7 @@ from interval.narrowing import replay_narrowing
 from reference.status import LIMIT_RANGES
 
 from ...model import dec_array, enc, parse_number
+from ...model import is_integer as _is_int
 from ...request import (
     ANY_FAILURE, ANY_OUTCOME, Expect, Request, Rule, Step, decided, decided_by_kinds, either, failure, interleaved,
     success,
@@ -177,9 +178,6 @@ def _with_path_failure(path_expect: Expect) -> Expect:
 
 # --- TryBuildDistanceMap -----------------------------------------------------------------------
 
-
-def _is_int(v) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
 
 
 def expected_build(inp: dict, held: Held | None) -> Expect:

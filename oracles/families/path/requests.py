@@ -52,6 +52,7 @@ from interval.narrowing import replay_narrowing, replay_position_floor, round_ne
 from reference.status import LIMIT_RANGES, TOLERANCE_RANGES, BoundaryPolicy, SpanSide, ToleranceProfile
 
 from ...model import dec, dec_array, enc, parse_number
+from ...model import is_integer as _is_int, is_finite_number as _finite
 from ...request import Expect, Request, Rule, Step, decided, decided_by_kinds, either, failure, interleaved, success
 from .checks import PATH_POLICIES, REQUEST_STATUS, SOURCE_STATUS, degenerate_decision, exact_request_point
 from .checks_conversions import first_coincident_pair
@@ -122,15 +123,6 @@ def prepare_inputs(source, widths, origin, closed: bool, tol: ToleranceProfile, 
             "tolerance": enc_tolerance(tol), "limits": enc_limits(limits)}
 
 
-def _is_int(v) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
-
-
-def _finite(x) -> bool:
-    try:
-        return isinstance(parse_number(x), Fraction)
-    except (ValueError, TypeError):
-        return False
 
 
 def _finite_array(raw, shape) -> np.ndarray | None:

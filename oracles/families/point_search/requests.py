@@ -41,6 +41,7 @@ import numpy as np
 from reference.point_search import MAX_POINT_NEIGHBORS, MAX_POINT_SEARCH_COORDINATE, MAX_POINT_SEARCH_POINTS
 
 from ...model import NumberError, enc, number_as, parse_number
+from ...model import is_integer as _is_int
 from ...request import ANY_FAILURE, ANY_OUTCOME, Expect, Request, Rule, Step, decided, failure, success
 from .checks import STATUS_NAME
 from .corpus import NAMED, case_at
@@ -102,9 +103,6 @@ def find_inputs(query, count: int, capacity: int | None = None) -> dict:
 
 # --- what the spec demands ---------------------------------------------------------------------
 
-
-def _is_int(v) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
 
 
 def _coordinate_defect(x) -> str | None:

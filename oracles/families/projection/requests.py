@@ -47,6 +47,7 @@ from interval.narrowing import replay_narrowing
 from interval.projection import enclose_min_distance, exact_squared_distance
 
 from ...model import dec_array, enc, parse_number
+from ...model import is_integer as _is_int
 from ...request import (
     ANY_FAILURE, ANY_OUTCOME, Expect, Request, Rule, Step, decided, either, failure, interleaved, success,
 )
@@ -107,9 +108,6 @@ def _held(inp: dict):
     return e, Held(replay_narrowing(src, origin), origin, bool(inp["is_closed"]),
                    float(parse_number(inp["tolerance"]["projection_gap"])))
 
-
-def _is_int(v) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
 
 
 def _q(held: Held, point) -> list:

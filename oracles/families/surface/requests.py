@@ -56,7 +56,10 @@ from reference.status import LIMIT_RANGES, TOLERANCE_RANGES, ToleranceProfile, W
 from reference.surface import decision_errors
 
 from ...model import dec, enc, number_as, parse_number
-from ...request import Expect, Request, Rule, Step, collect_defects, decided, decided_by_kinds, either, failure, success
+from ...model import is_integer as _is_int, is_finite_number as _finite
+from ...request import (
+    Expect, Request, Rule, Step, collect_defects, decided, decided_by_kinds, either, failure, interleaved, success,
+)
 from ..path.requests import range_defects
 from .checks import EDGE_PARAMETER_STATUS, POINT_STATUS, SOURCE_STATUS
 from . import corpus as SC
@@ -138,15 +141,6 @@ def prepare_inputs(case: dict, limits: WorkLimits = SC.LIMITS, revision: int = 1
 # --- What the spec demands: TryPrepareSurface --------------------------------------------------
 
 
-def _is_int(v) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
-
-
-def _finite(x) -> bool:
-    try:
-        return isinstance(parse_number(x), Fraction)
-    except (ValueError, TypeError):
-        return False
 
 
 def _finite_array(raw, shape) -> np.ndarray | None:
@@ -580,14 +574,9 @@ STATUS_REQUESTS = 36  # len(status_requests()): the module docstring's count (a 
 
 
 def request_at(seed: int, k: int) -> Request:
-    """Request ``k`` of the corpus of ``seed``: a named network, a status contract, or a random
-    grid; ids ``surface/NNNNN``."""
-    rid = f"surface/{k:05d}"
-    named = status_requests()
-    if SC.NAMED <= k < SC.NAMED + len(named):
-        name, steps, rules = named[k - SC.NAMED]
-        return Request(rid, "surface", name, steps, rules)
-    return case_request(rid, SC.corpus_case(seed, k))
+    """Request ``k`` of the corpus of ``seed`` (:func:`requests`); ids ``surface/NNNNN``."""
+    return interleaved("surface", k, k + 1, SC.NAMED, status_requests(),
+                       lambda rid, j, _s: case_request(rid, SC.corpus_case(seed, j)))[0]
 
 
 def requests(seed: int, n: int, lo: int = 0, hi: int | None = None) -> list[Request]:
@@ -596,4 +585,5 @@ def requests(seed: int, n: int, lo: int = 0, hi: int | None = None) -> list[Requ
     ``requests(seed, n)[lo:hi]``, the others' expectations not decided (``oracles.distributed``
     judges the corpus in such ranges)."""
     hi = n if hi is None else min(hi, n)
-    return [request_at(seed, k) for k in range(lo, hi)]
+    return interleaved("surface", lo, hi, SC.NAMED, status_requests(),
+                       lambda rid, j, _s: case_request(rid, SC.corpus_case(seed, j)))

@@ -49,7 +49,8 @@ from interval.narrowing import replay_position_floor
 from interval.surface import exact_partials
 
 from ...model import enc, parse_number
-from ...request import Expect, Request, Rule, Step, decided_by_kinds, either, failure, success
+from ...model import is_integer as _is_int
+from ...request import Expect, Request, Rule, Step, decided_by_kinds, either, failure, interleaved, success
 from .checks import STATUS_NAMES
 from ..surface import corpus as SC
 from ..surface.requests import Prepared, expected_prepare, normal_statuses, prepare_inputs
@@ -129,9 +130,6 @@ def case_inputs(case: dict) -> tuple[dict, dict]:
 
 # --- What the spec demands ---------------------------------------------------------------------
 
-
-def _is_int(v) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
 
 
 def _number(v):
@@ -506,14 +504,9 @@ STATUS_REQUESTS = 41  # len(status_requests()): the module docstring's count (a 
 
 
 def request_at(seed: int, k: int) -> Request:
-    """Request ``k`` of the corpus of ``seed``: a named case, a status contract, or a random
-    grid; ids ``tessellation/NNNNN``."""
-    rid = f"tessellation/{k:05d}"
-    named = status_requests()
-    if TC.NAMED <= k < TC.NAMED + len(named):
-        name, steps, rules = named[k - TC.NAMED]
-        return Request(rid, "tessellation", name, steps, rules)
-    return case_request(rid, TC.corpus_case(seed, k))
+    """Request ``k`` of the corpus of ``seed`` (:func:`requests`); ids ``tessellation/NNNNN``."""
+    return interleaved("tessellation", k, k + 1, TC.NAMED, status_requests(),
+                       lambda rid, j, _s: case_request(rid, TC.corpus_case(seed, j)))[0]
 
 
 def requests(seed: int, n: int, lo: int = 0, hi: int | None = None) -> list[Request]:
@@ -522,4 +515,5 @@ def requests(seed: int, n: int, lo: int = 0, hi: int | None = None) -> list[Requ
     ``requests(seed, n)[lo:hi]``, the others' expectations not decided (``oracles.distributed``
     judges the corpus in such ranges)."""
     hi = n if hi is None else min(hi, n)
-    return [request_at(seed, k) for k in range(lo, hi)]
+    return interleaved("tessellation", lo, hi, TC.NAMED, status_requests(),
+                       lambda rid, j, _s: case_request(rid, TC.corpus_case(seed, j)))
