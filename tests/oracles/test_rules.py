@@ -240,7 +240,9 @@ def test_our_own_ledger_run_opts_in_and_a_case_file_of_ours_says_so(tmp_path):
     led = run_corpus(seed=3, cases=12, only=["triangle"], progress=False)
     t = led.tallies["triangle.first_hit"]
     assert t.claims and t.opted_in == t.claims and t.violated == 0
-    assert led.tallies["triangle.statuses"].opted_in == 0  # status claims are the judge's own
+    # Status claims carry the answer's opt-in: our answers opt in, so decided demands bind them.
+    st = led.tallies["triangle.statuses"]
+    assert st.claims and st.opted_in == st.claims
     out = tmp_path / "ours.json"
     assert cli(["claims", "--family", "triangle", "--cases", "3", "--out", str(out)]) == 0
     assert all(c["decisions"] is True for c in json.loads(out.read_text())["claims"])
