@@ -179,8 +179,8 @@ FAULTS = {
         "interval.dd", "surely_positive([gap_up, -H, m1, -L, m2, -rad])", "surely_positive([gap_up, -H, m1, -L, m2])",
         "ratios"),
     "radius dropped above the lower midpoint": (
-        "interval.dd", "surely_positive([H, -m1, L, -m2, -rad, gap_down])", "surely_positive([H, -m1, L, -m2, gap_down])",
-        "ratios"),
+        "interval.dd", "surely_positive([H, -m1, L, -m2, -rad, gap_down])",
+        "surely_positive([H, -m1, L, -m2, gap_down])", "ratios"),
 }
 
 
