@@ -217,7 +217,7 @@ def main(argv=None) -> int:
     ps.add_argument("--out", default=None, help="write the schema here (oracles/casefile.schema.json ships it)")
     ps.add_argument("--docs", default=None, metavar="MD",
                     help="rewrite the generated sections of this Markdown file "
-                         "(docs/casefile-rows.md, docs/requests.md)")
+                         "(docs/casefile.md)")
     sub.add_parser("surface-queries", help="print spec 004's nine example query records")
     pe = sub.add_parser("explain", help="explain one claim: exact inputs, ulps, the shadow trace, the floor")
     pe.add_argument("file", nargs="?", help="a case file (with --claim N)")

@@ -1,7 +1,7 @@
-"""The generated references an integrator reads: ``docs/casefile-rows.md`` (every row's fields
-with unit and meaning, a claim the checker verifies and one it refutes) and ``docs/requests.md``
-(the ``requests/1`` and ``answers/1`` fields, each family's operations, and a worked request per
-family with our answer and ``check``'s verdicts).
+"""The generated reference parts of ``docs/casefile.md`` an integrator reads: every row's fields
+with unit and meaning, a claim the checker verifies and one it refutes (ROW FIELDS); the
+``requests/1`` and ``answers/1`` fields (REQUEST FORMATS); each family's operations, and a worked
+request per family with our answer and ``check``'s verdicts (REQUEST FAMILIES).
 
 Every generated section sits between ``<!-- BEGIN name -->`` and ``<!-- END name -->``. The
 field tables come from the schemas (each field's ``description``, written where the schema is
@@ -15,7 +15,7 @@ shown; missing or broken ones are chosen anew from the corpus (``refresh`` choos
     python -m oracles.casedoc [--refresh]          # rewrite every generated document
     python -m oracles schema --docs FILE           # rewrite the generated sections of FILE
 
-Long on purpose: the two documents share the reading, judging, number formatting and the
+Long on purpose: the three generated parts share the reading, judging, number formatting and the
 keep-while-still-judged logic of their examples; split, each half would import the other's
 privates.
 """
@@ -57,7 +57,7 @@ __all__ = [
 
 SEED = 1  # the corpus seed every example is drawn from
 ROOT = Path(__file__).resolve().parents[1]
-DOCS = (ROOT / "docs" / "casefile-rows.md", ROOT / "docs" / "requests.md")
+DOCS = (ROOT / "docs" / "casefile.md",)
 _COMMAND = "python -m oracles.casedoc"
 
 _FORMATS = {"f64": "float64", "f32": "float32", "rational": "exact rational"}
@@ -921,7 +921,7 @@ def main(argv=None) -> int:
     import argparse
 
     p = argparse.ArgumentParser(prog="python -m oracles.casedoc", description=__doc__.split("\n\n")[0])
-    p.add_argument("files", nargs="*", help="documents to rewrite (default: docs/casefile-rows.md, docs/requests.md)")
+    p.add_argument("files", nargs="*", help="documents to rewrite (default: docs/casefile.md)")
     p.add_argument("--refresh", action="store_true", help="choose every example anew from the corpus")
     args = p.parse_args(argv)
     for f in args.files or [d.relative_to(Path.cwd()) if d.is_relative_to(Path.cwd()) else d for d in DOCS]:

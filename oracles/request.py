@@ -1,6 +1,6 @@
 """Requests and answers: the whole behaviour of an implementation, asked for and given.
 
-A **request** (format ``requests/1``, ``docs/requests.md``) is a self-contained input of one
+A **request** (format ``requests/1``, ``docs/casefile.md``, Requests and answers) is a self-contained input of one
 spec operation, or a short *scenario* of them (prepare, then evaluate; build A, rebuild with
 bad input, query again). Every step carries the status class the spec demands of it, decided
 by the oracle from the spec's text (never from our fast path):
@@ -533,8 +533,8 @@ _STATUS = {"type": "string", "pattern": "^[A-Z][A-Za-z]*$"}
 
 def requests_schema() -> dict:
     """The JSON Schema of ``requests/1`` (shipped as ``oracles/requests.schema.json``), every field
-    described (``docs/requests.md`` renders them). Step inputs are family-defined objects (each
-    family documents its ops in ``docs/requests.md``)."""
+    described (``docs/casefile.md`` renders them). Step inputs are family-defined objects (each
+    family documents its ops in ``docs/casefile.md``, Requests and answers)."""
     expect = {"type": "object", "required": ["class"], "additionalProperties": False,
               "description": "The status class the spec demands of the step, and why.",
               "properties": {"class": {"enum": list(EXPECT_KINDS), "description": (
@@ -615,7 +615,7 @@ def answers_schema() -> dict:
                                "The GeometryStatus the operation returned (Success, InvalidArgument, Ambiguous, ...), "
                                "spelled as the spec names it.")},
                            "claims": {"type": "array", "items": {"type": "object"}, "description": (
-                               "On success, claims/1 claim objects of the rows the step names (docs/casefile-rows.md), "
+                               "On success, claims/1 claim objects of the rows the step names (docs/casefile.md, Rows and their fields), "
                                "each with its own inputs, judged by the row's checker.")},
                            "output": {"description": (
                                "Where a rule compares it: the owner's observable state after the step, in the op's "

@@ -17,7 +17,7 @@ Building blocks for contracts: :func:`f64`, :func:`f32`, :func:`rational`, :func
 :func:`obj`, :func:`any_of`, :func:`const`, and :data:`MODEL` (the declared error model of a
 Rounded claim). Each takes ``doc=``: what the field means for an integrator (unit, squared or
 not, given or computed), published as the field's JSON Schema ``description`` and rendered into
-``docs/casefile-rows.md``; :func:`described` adds one to a schema built elsewhere. Annotations
+``docs/casefile.md``; :func:`described` adds one to a schema built elsewhere. Annotations
 (``description``, ``title``, ``examples``, ``$comment``) never constrain: the validator and the
 compiled fast path ignore them.
 """

@@ -1,13 +1,15 @@
 """The integrator's documents are what the code does.
 
-* ``docs/casefile-rows.md``: every field of every row has a description (unit, meaning, given or
-  computed), every row has a claim the checker verifies and the row's planted false claim, which
-  it refutes, each judged here as the document shows it; the generated section is current.
-* ``docs/requests.md``: every field of ``requests/1`` and ``answers/1`` is described, every family
-  documents the ops its requests use and has a worked request whose answer ``check`` judges as
-  shown (and a wrong answer it refutes); the generated sections are current.
-* ``docs/casefile.md``: every worked case file is schema-valid and ``check`` returns the exit
-  status and verdicts stated after it.
+``docs/casefile.md`` (issue 25 item 2 and issue 24: one document for claims/1 and requests/1):
+
+* Rows and their fields (generated): every field of every row has a description (unit, meaning,
+  given or computed), every row has a claim the checker verifies and the row's planted false
+  claim, which it refutes, each judged here as the document shows it; the section is current.
+* Requests and answers (generated parts): every field of ``requests/1`` and ``answers/1`` is
+  described, every family documents the ops its requests use and has a worked request whose
+  answer ``check`` judges as shown (and a wrong answer it refutes); the sections are current.
+* Every worked case file is schema-valid and ``check`` returns the exit status and verdicts
+  stated after it.
 * The shipped JSON Schemas are current, and their descriptions never stop the compiled fast path.
 """
 
@@ -42,7 +44,8 @@ from oracles.schema_fast import compile_schema
 
 ROOT = Path(__file__).resolve().parents[2]
 CASEFILE = ROOT / "docs" / "casefile.md"
-ROWS_DOC, REQUESTS_DOC = DOCS
+ROWS_DOC = REQUESTS_DOC = CASEFILE
+assert DOCS == (CASEFILE,)
 REGENERATE = "run: python -m oracles.casedoc"
 
 CHECKED_ROWS = [r.id for r in ROWS if contract_for(r.id) is not None]
@@ -79,9 +82,12 @@ def test_worked_case_file_is_judged_as_documented(tmp_path, i):
     assert got == verdicts
 
 
-def test_casefile_links_the_generated_references():
+def test_casefile_holds_the_generated_references_and_links_them():
     text = CASEFILE.read_text()
-    assert "(casefile-rows.md)" in text and "(requests.md)" in text
+    for section in ("ROW FIELDS", "REQUEST FORMATS", "REQUEST FAMILIES"):
+        assert f"<!-- BEGIN {section} -->" in text and f"<!-- END {section} -->" in text
+    assert "(#rows-and-their-fields)" in text and "(#requests-and-answers)" in text
+    assert "## Rows and their fields" in text and "## Requests and answers" in text
 
 
 # --- The shipped schemas ---------------------------------------------------------------------------
@@ -173,7 +179,7 @@ def test_every_request_and_answer_field_is_described(which):
     assert [r.path for r in field_rows(schema, "") if not r.doc] == []
 
 
-# --- docs/casefile-rows.md ---------------------------------------------------------------------------
+# --- docs/casefile.md: rows ---------------------------------------------------------------------------
 
 def test_rows_section_is_current():
     text = ROWS_DOC.read_text()
@@ -216,7 +222,7 @@ def test_distance_estimates_says_what_an_estimate_only_producer_submits():
     assert "only an estimate" in variant[0].caption
 
 
-# --- docs/requests.md ---------------------------------------------------------------------------------
+# --- docs/casefile.md: requests ---------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("name", ["REQUEST FORMATS", "REQUEST FAMILIES"])
 def test_requests_sections_are_current(name):
@@ -250,4 +256,4 @@ def test_worked_request_is_judged_as_shown(family):
 
 def test_readme_links_the_references():
     text = (ROOT / "README.md").read_text()
-    assert "docs/casefile-rows.md" in text and "docs/requests.md" in text
+    assert "docs/casefile.md" in text and "Requests and answers" in text

@@ -23,7 +23,7 @@ here on the exact inputs (exact float32 membership of every coordinate), never b
 fast path. Where a step has several defects every defect's status is accepted: the spec orders
 no checks.
 
-Step inputs (``docs/requests.md``, requests/1):
+Step inputs (``docs/casefile.md``, Requests and answers; requests/1):
 
 * ``TryPartitionConvexPolygons``: ``positions`` ``[[x, y, z], ...]`` (the mesh-space float32
   view: every number a float32 value; a number that is not one, or a point that is not three

@@ -17,7 +17,7 @@ a bound by the path's domain rules (``oracles.families.path.requests.expected_ev
 resolution by its arguments, the map the owner holds, and the true length L of its path (the
 arc-length oracle): TotalEstimate lies in ``[L - DistanceError, L + DistanceError]``.
 
-Step inputs (``docs/requests.md``, requests/1). The path owner is replaced by every step that
+Step inputs (``docs/casefile.md``, Requests and answers; requests/1). The path owner is replaced by every step that
 carries ``path`` (a ``TryPreparePath`` of those inputs, which the request makes valid); the map
 owner only by a successful build.
 

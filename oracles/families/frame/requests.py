@@ -20,7 +20,7 @@ oracle (exact derivative boxes, the spec's step difference at 113 bits, true arc
 gives the depth, splits, samples and bytes a build needs; an evaluation by the exact speed at the
 point it names and the exact derivative boxes of the grid intervals ``2^-MaxDepth`` wide around it.
 
-Step inputs (``docs/requests.md``, requests/1):
+Step inputs (``docs/casefile.md``, Requests and answers; requests/1):
 
 * ``TryBuildFrames``: ``path`` (the path source as ``TryPreparePath`` takes it: ``spans``
   ``[{"controls": 4 x 3 f64, "domain_width": f64}, ...]``, ``revision``, ``is_closed``, ``origin``

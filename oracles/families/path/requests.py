@@ -19,7 +19,7 @@ waypoints as exact rational distances, the point a request names by
 ``checks.exact_request_point``, and a tangent's Degenerate by the exact squared speed against
 the caller's speed and its rounding band (``checks.degenerate_decision``).
 
-Step inputs (``docs/requests.md``, requests/1):
+Step inputs (``docs/casefile.md``, Requests and answers; requests/1):
 
 * ``TryPreparePath``: ``spans`` ``[{"controls": 4 x 3 f64, "domain_width": f64}, ...]``,
   ``revision`` (integer), ``is_closed``, ``origin`` (3 f64, the chunk origin), ``tolerance``

@@ -17,7 +17,7 @@ path. The spec names no status for point search; ours are the decisions': every 
 input is ``InvalidArgument``, an output shorter than the count ``CapacityExceeded``. Where a
 step has several defects every defect's status is accepted (the spec orders no checks).
 
-Step inputs (``docs/requests.md``, requests/1):
+Step inputs (``docs/casefile.md``, Requests and answers; requests/1):
 
 * ``PointSearchTree::Build``: ``positions`` ``[[x, y, z], ...]`` (float32 values; a point is
   three numbers); output: the tree the owner holds after the step, read from the tree object:

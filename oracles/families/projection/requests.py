@@ -21,7 +21,7 @@ bound the minimum within ProjectionGap of a candidate, widened by a rounding all
 ``A = 2^-30 (max |q_c| + max E_c)``; ``either`` otherwise (the spec fixes the search, not how
 tight an implementation's certified bounds are, so how many splits meet the gap is its own).
 
-Step inputs (``docs/requests.md``, requests/1). The path owner is replaced by a step that
+Step inputs (``docs/casefile.md``, Requests and answers; requests/1). The path owner is replaced by a step that
 carries ``path``; the result is one caller-owned ``ProjectionResult`` per request, which every
 step writes into (only on success); a step's scratch is reserved afresh with its capacity.
 

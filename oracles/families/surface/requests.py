@@ -18,7 +18,7 @@ by the exact replay of ``interval.narrowing``, the topology by ``interval.surfac
 (the oracle of ``surface.shared_edges``), the normal decision on exact partials with the rounding
 band of "Surfaces: decision bands" (``checks_evaluation.exact_normal``, ``decision_in_band``).
 
-Step inputs (``docs/requests.md``, requests/1):
+Step inputs (``docs/casefile.md``, Requests and answers; requests/1):
 
 * ``TryPrepareSurface``: ``patches`` ``[{"id": integer (u64), "control": 4 x 4 x 3 f64}, ...]``,
   ``adjacency`` ``[{"first_patch", "first_side", "second_patch", "second_side", "is_reversed"},

@@ -16,7 +16,7 @@ the oracle's sagitta enclosures, ring counts where exact geometry fixes them (st
 named case's plan by its statement (docs/decisions.md "Frames and sweeps: named corpus cases state
 their outcome"), and the frames a plan needs by the frame family's demands.
 
-Step inputs (``docs/requests.md``, requests/1):
+Step inputs (``docs/casefile.md``, Requests and answers; requests/1):
 
 * ``TryPlanSweepMesh``: ``path`` (the path source, as the frame family's ``TryBuildFrames`` takes
   it), ``map`` (the distance map passed to planning: ``{"limits"}`` built for the path, ``{"built":

@@ -21,7 +21,7 @@ positions by exact corner records and exact surface points. Where the oracle can
 Visual normal angle, whose Estimated sampling it does not restate; a refinement decision inside
 the implementation's allowance) the expectation is ``either``, and says why.
 
-Step inputs (``docs/requests.md``, requests/1):
+Step inputs (``docs/casefile.md``, Requests and answers; requests/1):
 
 * ``TryPrepareSurface``: as in the surface family; output: none (the surface family's rows).
 * ``TryBuildSurfaceMesh``: ``precision`` (``Strict``/``Visual``), ``position_error`` (f64),

@@ -15,7 +15,7 @@ and preparation", "Tracks: Step spans, span sides and policies"), decided here o
 inputs (``interval.track`` says which times Reject leaves without a value), never by running
 the fast path.
 
-Step inputs (``docs/requests.md``, requests/1):
+Step inputs (``docs/casefile.md``, Requests and answers; requests/1):
 
 * ``TryPrepareTrack``: ``keys`` ``[[time f64, value f32, in_slope f32, out_slope f32,
   interpolation], ...]`` and ``limits`` (every ``WorkLimits`` field); output: ``{"keys": the

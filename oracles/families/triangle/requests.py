@@ -18,7 +18,7 @@ tolerance of parallel, a facet forced into a band), must succeed where no facet 
 a band even with the model widened eightfold, and may do either in between (spec 004: "The
 policy can conservatively reject queries that stronger predicates resolve").
 
-Step inputs (``docs/requests.md``, requests/1):
+Step inputs (``docs/casefile.md``, Requests and answers; requests/1):
 
 * ``TriangleSurface::new``: ``vertices`` ``[[x, y, z], ...]`` (f64), ``triangles`` ``[[a, b, c],
   ...]`` (vertex indices), ``stamp`` ``{"identity", "version"}`` (integers; the caller's) and
