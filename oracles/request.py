@@ -615,8 +615,8 @@ def answers_schema() -> dict:
                                "The GeometryStatus the operation returned (Success, InvalidArgument, Ambiguous, ...), "
                                "spelled as the spec names it.")},
                            "claims": {"type": "array", "items": {"type": "object"}, "description": (
-                               "On success, claims/1 claim objects of the rows the step names (docs/casefile.md, Rows and their fields), "
-                               "each with its own inputs, judged by the row's checker.")},
+                               "On success, claims/1 claim objects of the rows the step names (docs/casefile.md, "
+                               "Rows and their fields), each with its own inputs, judged by the row's checker.")},
                            "output": {"description": (
                                "Where a rule compares it: the owner's observable state after the step, in the op's "
                                "output form (the family's section); any JSON, numbers compared by exact value.")}}}
