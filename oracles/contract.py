@@ -41,6 +41,7 @@ __all__ = [
     "STATUS_CONTRACT",
     "Unanswered",
     "answer_claims",
+    "answer_scope",
     "canonical_output",
     "check_status",
     "judge_answer",
@@ -330,6 +331,31 @@ def check_families(requests: Iterable[Request]) -> list[str]:
     return list(dict.fromkeys(r.family for r in requests))
 
 
+def answer_scope(requests: list, header: dict, answers: list, malformed: list) -> tuple[list, dict]:
+    """``(scope, answers by request id)`` of an answer file: the families it declares (or every
+    family of the request set), and its answers by the request they name. Declared families the
+    request set lacks, answers to unknown requests and repeated answers are appended to
+    ``malformed`` (FieldErrors), in that order."""
+    from .schema import FieldError
+
+    known = check_families(requests)
+    declared = header.get("families")
+    for f in declared or ():
+        if f not in known:
+            malformed.append(FieldError("families", f"declares {f!r}, which the request set does not ask about"))
+    scope = list(declared) if declared is not None else known
+    req_ids = {r.id for r in requests}
+    by_id: dict = {}
+    for i, a in enumerate(answers):
+        if a.request not in req_ids:
+            malformed.append(FieldError(f"answers[{i}].request", f"{a.request!r} is not a request of the request set"))
+        elif a.request in by_id:
+            malformed.append(FieldError(f"answers[{i}].request", f"a second answer to {a.request!r}"))
+        else:
+            by_id[a.request] = a
+    return scope, by_id
+
+
 def judge_answer_file(requests: list, header: dict, answers: list, ledger, malformed: list,
                       on_verdict=None, progress=None) -> dict:
     """Judge an ``answers/1`` file against the request set it answers, into ``ledger``.
@@ -343,22 +369,7 @@ def judge_answer_file(requests: list, header: dict, answers: list, ledger, malfo
     from .batch import MALFORMED_ERRORS, check_claim
     from .schema import FieldError
 
-    known = check_families(requests)
-    declared = header.get("families")
-    if declared is not None:
-        for f in declared:
-            if f not in known:
-                malformed.append(FieldError("families", f"declares {f!r}, which the request set does not ask about"))
-    scope = list(declared) if declared is not None else known
-    by_id: dict = {}
-    req_ids = {r.id for r in requests}
-    for i, a in enumerate(answers):
-        if a.request not in req_ids:
-            malformed.append(FieldError(f"answers[{i}].request", f"{a.request!r} is not a request of the request set"))
-        elif a.request in by_id:
-            malformed.append(FieldError(f"answers[{i}].request", f"a second answer to {a.request!r}"))
-        else:
-            by_id[a.request] = a
+    scope, by_id = answer_scope(requests, header, answers, malformed)
     index = 0
     not_covered: dict = {}
     for req in requests:

@@ -280,24 +280,9 @@ def check_answers_distributed(client, requests: list, header: dict, answers: lis
     request set lacks, answers to unknown requests, repeated answers: malformed, in that order);
     the requests in scope are cut into ranges of ``chunk`` in file order and shipped with their
     answers; the ranges' tallies are merged in file order, their malformed claims appended in it."""
-    from .contract import check_families
-    from .schema import FieldError
+    from .contract import answer_scope
 
-    known = check_families(requests)
-    declared = header.get("families")
-    for f in declared or ():
-        if f not in known:
-            malformed.append(FieldError("families", f"declares {f!r}, which the request set does not ask about"))
-    scope = list(declared) if declared is not None else known
-    req_ids = {r.id for r in requests}
-    by_id: dict = {}
-    for i, a in enumerate(answers):
-        if a.request not in req_ids:
-            malformed.append(FieldError(f"answers[{i}].request", f"{a.request!r} is not a request of the request set"))
-        elif a.request in by_id:
-            malformed.append(FieldError(f"answers[{i}].request", f"a second answer to {a.request!r}"))
-        else:
-            by_id[a.request] = a
+    scope, by_id = answer_scope(requests, header, answers, malformed)
     chunk = chunk or CHUNK_REQUESTS
     not_covered: dict = {}
     mine = []

@@ -50,8 +50,8 @@ from reference.status import LIMIT_RANGES
 from ...model import dec_array, enc, parse_number
 from ...model import is_integer as _is_int
 from ...request import (
-    ANY_FAILURE, ANY_OUTCOME, Expect, Request, Rule, Step, decided, decided_by_kinds, either, failure, interleaved,
-    success,
+    ANY_FAILURE, ANY_OUTCOME, Expect, Request, Rule, Step, collect_defects, decided, decided_by_kinds, either,
+    failure, interleaved, success,
 )
 from .checks import REQUEST_STATUS
 from ..path.requests import enc_limits, expected_evaluate, expected_prepare, prepare_inputs
@@ -255,13 +255,8 @@ def expected_resolve(path: Held, dmap: Held | None, q: dict) -> Expect:
     then the target against ``[0, TotalEstimate]`` with TotalEstimate known to lie within
     DistanceError of the true length; inside, success unless the residual does not fit
     (either), a bisection needed with too few iterations (BudgetExceeded)."""
-    found, why, kinds = [], [], []
-
-    def defect(status, reason, kind="spec"):
-        if status not in found:
-            found.append(status)
-        why.append(reason)
-        kinds.append(kind)
+    found, why, defect = collect_defects()  # defect(status, reason, kind="spec")
+    kinds = defect.kinds
 
     bad = _map_defect(path, dmap)
     if bad is not None:

@@ -53,7 +53,9 @@ from reference.status import LIMIT_RANGES, TOLERANCE_RANGES, BoundaryPolicy, Spa
 
 from ...model import dec, dec_array, enc, parse_number
 from ...model import is_integer as _is_int, is_finite_number as _finite
-from ...request import Expect, Request, Rule, Step, decided, decided_by_kinds, either, failure, interleaved, success
+from ...request import (
+    Expect, Request, Rule, Step, collect_defects, decided, decided_by_kinds, either, failure, interleaved, success,
+)
 from .checks import PATH_POLICIES, REQUEST_STATUS, SOURCE_STATUS, degenerate_decision, exact_request_point
 from .checks_conversions import first_coincident_pair
 from .corpus import LIMITS, NAMED, corpus_cases, stored_thresholds, tolerance
@@ -180,16 +182,9 @@ def expected_prepare(inp: dict) -> Expect:
 def _expect_prepare(inp: dict):
     """``(Expect, narrowed)``: the expectation and the exact narrowed controls (None where the
     source has no finite narrowing)."""
-    found, why, kinds = [], [], []
+    found, why, defect = collect_defects()  # defect(status, reason, kind="spec")
+    kinds = defect.kinds
     narrowed = None
-
-    def defect(status, reason, kind="spec"):
-        """``kind``: ``oracles.request.DEFECT_KINDS`` ("ours": only ``checks.SOURCE_STATUS``
-        fails the input; ranges and limits are defaults, whose statuses bind everyone)."""
-        if status not in found:
-            found.append(status)
-        why.append(reason)
-        kinds.append(kind)
 
     tol, limits = range_defects(inp, defect)
     if not _is_int(inp.get("revision")) or inp["revision"] < 0:

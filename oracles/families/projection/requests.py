@@ -49,7 +49,8 @@ from interval.projection import enclose_min_distance, exact_squared_distance
 from ...model import dec_array, enc, parse_number
 from ...model import is_integer as _is_int
 from ...request import (
-    ANY_FAILURE, ANY_OUTCOME, Expect, Request, Rule, Step, decided, either, failure, interleaved, success,
+    ANY_FAILURE, ANY_OUTCOME, Expect, Request, Rule, Step, collect_defects, decided, either, failure, interleaved,
+    success,
 )
 from .checks import REQUEST_STATUS
 from ..path.requests import expected_prepare, prepare_inputs
@@ -204,15 +205,8 @@ def _certainly_unmet(held: Held, point, max_iterations: int) -> bool:
 
 def expected_projection(op: str, held: Held, inp: dict) -> Expect:
     """The statuses ``op`` (TryProjectPoint or ProjectPointApproximate) must end in."""
-    found, why, kinds = [], [], []
-
-    def defect(status, reason, kind="spec"):
-        """``kind``: "spec" (the spec names the status), "named" (the spec demands the failure,
-        our decision names its status), "ours" (only our decision fails the input)."""
-        if status not in found:
-            found.append(status)
-        why.append(reason)
-        kinds.append(kind)
+    found, why, defect = collect_defects()  # defect(status, reason, kind="spec")
+    kinds = defect.kinds
 
     raw = inp.get("point")
     point = None

@@ -172,15 +172,8 @@ def expected_prepare(inp: dict) -> tuple[Expect, Prepared | None]:
     """``(Expect, Prepared or None)``: the statuses TryPrepareSurface must end in for these
     (encoded) inputs (every defect's status: the spec orders no checks), and on success the
     surface it must hold."""
-    found, why, kinds = [], [], []
-
-    def defect(status, reason, kind="spec"):
-        """``kind``: "spec" (the spec or a default names the status), "named" (the spec demands
-        the failure, our decision names its status), "ours" (only our decision fails it)."""
-        if status not in found:
-            found.append(status)
-        why.append(reason)
-        kinds.append(kind)
+    found, why, defect = collect_defects()  # defect(status, reason, kind="spec")
+    kinds = defect.kinds
 
     tol, limits = range_defects(inp, defect)
     if not _is_int(inp.get("revision")) or inp["revision"] < 0:

@@ -50,7 +50,9 @@ from interval.surface import exact_partials
 
 from ...model import enc, parse_number
 from ...model import is_integer as _is_int
-from ...request import Expect, Request, Rule, Step, decided_by_kinds, either, failure, interleaved, success
+from ...request import (
+    Expect, Request, Rule, Step, collect_defects, decided_by_kinds, either, failure, interleaved, success,
+)
 from .checks import STATUS_NAMES
 from ..surface import corpus as SC
 from ..surface.requests import Prepared, expected_prepare, normal_statuses, prepare_inputs
@@ -164,20 +166,7 @@ def mesh_counts(topo, levels) -> dict:
     return {"positions": positions, "vertices": vertices, "triangles": triangles, "bytes": size}
 
 
-def _collect():
-    """``(found, why, defect)``; ``defect.kinds`` the kind of each defect: "spec" (the spec or a
-    default names the status), "named" (the spec demands the failure, our decision names its
-    status), "ours" (only our decision fails the input)."""
-    found, why, kinds = [], [], []
-
-    def defect(status, reason, kind="spec"):
-        if status not in found:
-            found.append(status)
-        why.append(reason)
-        kinds.append(kind)
-
-    defect.kinds = kinds
-    return found, why, defect
+_collect = collect_defects  # (found, why, defect), defect.kinds: oracles.request.DEFECT_KINDS
 
 
 
