@@ -57,3 +57,12 @@ def test_no_module_is_long_without_a_stated_reason(path):
 def test_the_named_import_circles_are_broken(a, b):
     ia, ib = _imports(ORACLES / f"{a}.py"), _imports(ORACLES / f"{b}.py")
     assert not (f"oracles.{b}" in ia and f"oracles.{a}" in ib), f"{a} and {b} import each other"
+
+
+def test_every_status_row_is_listed_in_the_api_map():
+    """Issue 24: the new status rows are listed in docs/api.md."""
+    from oracles.rows import ROWS
+
+    api = (ROOT / "docs" / "api.md").read_text()
+    missing = [r.id for r in ROWS if r.id.endswith(".statuses") and f"`{r.id}`" not in api]
+    assert not missing, missing
