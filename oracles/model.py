@@ -44,6 +44,7 @@ __all__ = [
     "is_finite_number",
     "is_integer",
     "number_as",
+    "number_or_text",
     "oracle_fault",
     "parse_number",
     "read_number",
@@ -429,6 +430,16 @@ def dec(s: Any) -> float:
     """A float64 from a claim number (:func:`enc`'s hex text, ``p/q``, decimal text, a JSON
     number, ``nan``/``inf``); raises :class:`NumberError` unless it is exactly a float64."""
     return number_as(s, "f64")
+
+
+def number_or_text(x: Any) -> Any:
+    """A float64 from a request number (:func:`dec`); anything that is not one passes through
+    unchanged (an adapter hands it to the fast path, which must refuse it as it would refuse a
+    caller's bad value)."""
+    try:
+        return dec(x)
+    except (NumberError, TypeError):
+        return x
 
 
 def _f64_nested(s: Any):

@@ -26,20 +26,14 @@ import numpy as np
 from reference.convex_polygon import ConvexPolygonPartition, try_partition_convex_polygons
 from reference.status import GuaranteeClass as G
 
-from ...model import Claim, NumberError, dec, enc, number_as
+from ...model import Claim, NumberError, enc, number_as, number_or_text
 from ...request import Answer, Request, StepAnswer
 from .requests import OP, ROW
 
 __all__ = ["answer", "partition_state"]
 
 
-def _number(x):
-    """A float64 from a request number; text that is not one passes through unchanged (the fast
-    path must then refuse it, as it would refuse a caller's bad value)."""
-    try:
-        return dec(x)
-    except (NumberError, TypeError):
-        return x
+_number = number_or_text  # request numbers to float64; other text for the fast path to refuse
 
 
 def _is_f32(x) -> bool:

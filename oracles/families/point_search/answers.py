@@ -24,7 +24,7 @@ import numpy as np
 from reference.point_search import MAX_POINT_NEIGHBORS, PointSearchTree
 from reference.status import GuaranteeClass as G
 
-from ...model import Claim, NumberError, dec, enc, number_as
+from ...model import Claim, NumberError, enc, number_as, number_or_text
 from ...request import Answer, Request, StepAnswer
 from .requests import BUILD, FIND, NEAREST
 
@@ -33,13 +33,7 @@ __all__ = ["answer", "tree_state"]
 _PROBE = np.zeros(3)
 
 
-def _number(x):
-    """A float64 from a request number; text that is not one passes through unchanged (the fast
-    path must then refuse it, as it would refuse a caller's bad value)."""
-    try:
-        return dec(x)
-    except (NumberError, TypeError):
-        return x
+_number = number_or_text  # request numbers to float64; other text for the fast path to refuse
 
 
 def _points(raw) -> np.ndarray:

@@ -40,7 +40,7 @@ from reference.triangle_surface import G_SLACK, MAX_COORDINATE, NORMAL_K, TINY, 
 
 from ...model import dec
 
-__all__ = ["Analysis", "FacetModel", "analyse", "exactness_clause", "f64", "facet_model", "models_at"]
+__all__ = ["Analysis", "FacetModel", "analyse", "band_possible", "exactness_clause", "f64", "facet_model", "models_at"]
 
 _mpq = gmpy2.mpq
 _U_Q = _mpq(U)
@@ -480,6 +480,21 @@ def exactness_clause(md: FacetModel) -> float | None:
     return md.exact_t
 
 
+def band_possible(quantities, widen, tol) -> bool:
+    """Whether some boundary quantity may be computed inside its band widened ``widen``-fold and
+    none is certainly outside it: a quantity the exactness clause pins (``computed``) is judged
+    on that value (an exact 0 is accepted), any other on its exact value and rounding bound."""
+    forced_out = possible = False
+    for q in quantities:
+        if q.computed is not None:  # pinned by the exactness clause: an exact 0 is accepted
+            forced_out |= q.computed < -widen * (tol + q.bound)
+            possible |= q.computed != 0 and abs(q.computed) <= widen * (tol + q.bound)
+        else:
+            forced_out |= q.exact + q.bound < -widen * (tol + q.bound)
+            possible |= abs(q.exact) <= widen * (tol + q.bound) + q.bound
+    return possible and not forced_out
+
+
 def _quantities(an: Analysis, j: int, models=None, ratio=1, pin=exactness_clause) -> list | None:
     """Facet ``j``'s boundary quantities with their error bounds (the models ``models``, default
     the reference, scaled by ``ratio``), or None when the model bounds them not. ``pin(model)``
@@ -561,13 +576,5 @@ def _justified(an: Analysis, j: int, widen: int, pin=exactness_clause) -> bool:
         return True  # the near-parallel branch is reachable (it may report an overlap)
     if md.r_l is None or max(md.r_l) * 2 * widen > 1:
         return True  # the weights' bound may exceed 1/2
-    forced_out = possible = False
-    for q in _quantities(an, j, pin=pin):
-        if q.computed is not None:  # pinned by the exactness clause: an exact 0 is accepted
-            forced_out |= q.computed < -widen * (tol + q.bound)
-            possible |= q.computed != 0 and abs(q.computed) <= widen * (tol + q.bound)
-        else:
-            forced_out |= q.exact + q.bound < -widen * (tol + q.bound)
-            possible |= abs(q.exact) <= widen * (tol + q.bound) + q.bound
-    return possible and not forced_out
+    return band_possible(_quantities(an, j, pin=pin), widen, tol)
 

@@ -24,7 +24,7 @@ import gmpy2
 from interval.triangle import facet_of_points, sqrt_up
 from reference.triangle_surface import U
 
-from .analysis import _U_Q, Analysis, _forced, _near_parallel_overlap, _quantities
+from .analysis import _U_Q, Analysis, _forced, _near_parallel_overlap, _quantities, band_possible
 
 __all__ = ["WIDEN", "admission_conditioning", "may_be_ambiguous", "must_be_ambiguous", "query_expectation"]
 
@@ -72,15 +72,7 @@ def may_be_ambiguous(an: Analysis, j: int, widen: int = WIDEN) -> bool:
         return False
     if md.r_l is None or max(md.r_l) * 2 * widen > 1:
         return True  # the weights' bound may exceed 1/2 (ambiguous), or a far offset may be ambiguous
-    forced_out = possible = False
-    for q in _quantities(an, j):
-        if q.computed is not None:  # pinned by the exactness clause: an exact 0 is accepted
-            forced_out |= q.computed < -widen * (tol + q.bound)
-            possible |= q.computed != 0 and abs(q.computed) <= widen * (tol + q.bound)
-        else:
-            forced_out |= q.exact + q.bound < -widen * (tol + q.bound)
-            possible |= abs(q.exact) <= widen * (tol + q.bound) + q.bound
-    return possible and not forced_out
+    return band_possible(_quantities(an, j), widen, tol)
 
 
 def must_be_ambiguous(an: Analysis) -> tuple | None:
