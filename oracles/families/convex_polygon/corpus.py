@@ -118,6 +118,19 @@ CAVEAT_FAN = [(_X, _X, 0.0)] + [(_X + dx, _X + dy, 0.0) for dx, dy in
                                 ((40, 2), (20, 36), (-20, 35), (-40, 1), (-20, -32), (20, -31))]
 
 
+def _split_seam(p, i, x: float):
+    """A grid ``(p, i)`` split along its column at ``x``: the column's vertices copied at the end,
+    the triangles right of it using the copies. Returns ``(positions, indices)``."""
+    seam = [k for k in range(len(p)) if p[k][0] == x]
+    copy = {k: len(p) + n for n, k in enumerate(seam)}
+    right = [t for t in range(len(i) // 3) if max(p[i[3 * t + j]][0] for j in range(3)) > x]
+    i2 = list(i)
+    for t in right:
+        for j in range(3):
+            i2[3 * t + j] = copy.get(i2[3 * t + j], i2[3 * t + j])
+    return np.concatenate([p, p[seam]]), i2
+
+
 def named_cases() -> list:
     """The named cases, in corpus order."""
     out = []
@@ -134,15 +147,8 @@ def named_cases() -> list:
     p, i = mesh_grid(3, 3)
     out.append(case_of("ring around a hole", p, i[:24] + i[30:]))
     # Seam: the column x = 2 is split into two copies; the right half uses the copies.
-    p, i = mesh_grid(4, 2)
-    seam = [k for k in range(len(p)) if p[k][0] == 2.0]
-    copy = {k: len(p) + n for n, k in enumerate(seam)}
-    right = [t for t in range(len(i) // 3) if max(p[i[3 * t + j]][0] for j in range(3)) > 2.0]
-    i2 = list(i)
-    for t in right:
-        for j in range(3):
-            i2[3 * t + j] = copy.get(i2[3 * t + j], i2[3 * t + j])
-    out.append(case_of("seam with split vertices", np.concatenate([p, p[seam]]), i2))
+    split, i2 = _split_seam(*mesh_grid(4, 2), 2.0)
+    out.append(case_of("seam with split vertices", split, i2))
     p, i = mesh_grid(2, 1)
     extra = [(0.5, 0.0, 0.0), (2.0, 0.5, 0.0)]
     p = np.concatenate([p, extra])
@@ -151,14 +157,8 @@ def named_cases() -> list:
     # Signed zeros: split seam copies whose z is -0.0 still match (by value), and a grid whose
     # every z is -0.0 must keep those bits in its corners.
     p, i = mesh_grid(2, 1)
-    seam = [k for k in range(len(p)) if p[k][0] == 1.0]
-    copy = {k: len(p) + n for n, k in enumerate(seam)}
-    right = [t for t in range(len(i) // 3) if max(p[i[3 * t + j]][0] for j in range(3)) > 1.0]
-    i2 = list(i)
-    for t in right:
-        for j in range(3):
-            i2[3 * t + j] = copy.get(i2[3 * t + j], i2[3 * t + j])
-    split = np.concatenate([p, p[seam]]).astype(np.float32)
+    split, i2 = _split_seam(p, i, 1.0)
+    split = split.astype(np.float32)
     split[len(p):, 2] = np.float32(-0.0)
     out.append(case_of("seam split with signed zeros", split, i2))
     p, i = mesh_grid(2, 2)
