@@ -187,11 +187,6 @@ def _bad_input(inp: dict, defect) -> None:
         defect("StaleRevision", f"the distance map was built for another revision of the path ({_WHY_BAD})")
 
 
-_collect = collect_defects  # (found, why, defect), defect.kinds: oracles.request.DEFECT_KINDS
-
-
-
-
 def _decided(e: Expect, kinds: list) -> Expect:
     """:func:`oracles.request.decided_by_kinds` resting on ``frame:request_status``."""
     return decided_by_kinds(e, kinds, REQUEST_STATUS)
@@ -200,7 +195,7 @@ def _decided(e: Expect, kinds: list) -> Expect:
 def expected_build(inp: dict, statement=None) -> Expect:
     """The statuses TryBuildFrames must end in: bad input first (every defect's status), then a
     named case's statement, else the partition rule replayed (:func:`_replayed`)."""
-    found, why, defect = _collect()
+    found, why, defect = collect_defects()
     _bad_input(inp, defect)
     if found:
         return _decided(failure(*found, why="; ".join(why)), defect.kinds)
@@ -287,7 +282,7 @@ def expected_evaluate(held, ev: dict) -> Expect:
     # Every evaluation failure but Degenerate inside a singular range is the spec's failure with our
     # status (kind "named"): a roll or u naming nothing, a point outside the domain (the spec's
     # SegmentParameter domain; evaluation takes no policy), frames that are not the path's.
-    found, why, defect = _collect()
+    found, why, defect = collect_defects()
     roll = parse_number(ev["roll"])
     if isinstance(roll, float):
         defect("InvalidArgument", "a nonfinite roll (docs/decisions.md 'Frames: how the twist is interpolated, "

@@ -235,15 +235,10 @@ def expected_prepare(inp: dict) -> tuple[Expect, Prepared | None]:
                     held = Prepared(narrowed, tuple(ids), topo, dec(tol["normal_min_derivative_length"]),
                                     dec(tol["normal_min_sin_angle"]), floor)
     if found:
-        return _decided(failure(*found, why="; ".join(why)), kinds, SOURCE_STATUS), None
+        return decided_by_kinds(failure(*found, why="; ".join(why)), kinds, SOURCE_STATUS), None
     return success("a valid source within every limit (spec 002 Surfaces, Precision)"), held
 
 
-
-
-def _decided(e: Expect, kinds: list, rule) -> Expect:
-    """:func:`oracles.request.decided_by_kinds` resting on ``rule``."""
-    return decided_by_kinds(e, kinds, rule)
 
 
 # --- What the spec demands: queries on the held surface ----------------------------------------
@@ -265,13 +260,10 @@ def _point_defects(held: Prepared, inp: dict, defect) -> None:
             defect("InvalidDomain", f"{name} outside [0, 1] ({_WHY_POINT})")
 
 
-_collect = collect_defects  # (found, why, defect), defect.kinds: oracles.request.DEFECT_KINDS
-
-
 def expected_evaluate(held: Prepared, inp: dict) -> Expect:
     """TryEvaluateSurface on the held surface: InvalidArgument for a bad patch index or a NaN
     parameter, InvalidDomain for a parameter outside [0, 1], else success."""
-    found, why, defect = _collect()
+    found, why, defect = collect_defects()
     _point_defects(held, inp, defect)
     if found:  # no point of the surface: the spec's failure, our status
         return decided(failure(*found, why="; ".join(why)), POINT_STATUS)
@@ -315,7 +307,7 @@ def expected_normal(held: Prepared, inp: dict) -> Expect:
     """TryEvaluateSurfaceNormal on the held surface: the argument statuses as for
     TryEvaluateSurface; then the exact decision and every other decision within its rounding
     band (:func:`normal_statuses`)."""
-    found, why, defect = _collect()
+    found, why, defect = collect_defects()
     _point_defects(held, inp, defect)
     if found:  # no point of the surface: the spec's failure, our status
         return decided(failure(*found, why="; ".join(why)), POINT_STATUS)
@@ -335,7 +327,7 @@ def expected_normal(held: Prepared, inp: dict) -> Expect:
 def expected_map(held: Prepared, inp: dict) -> Expect:
     """TryMapEdgeParameter on the held surface: InvalidArgument for an edge id the surface does
     not have or a NaN s, InvalidDomain for s outside [0, 1], else success."""
-    found, why, defect = _collect()
+    found, why, defect = collect_defects()
     edge = inp.get("edge")
     ids = {(e["id"][0], e["id"][1]) for e in held.topo.edges}
     if not (isinstance(edge, list) and len(edge) == 2 and tuple(edge) in ids):

@@ -106,11 +106,6 @@ def plan_inputs(case: dict, *, map_=None, frames=None, fcase=None, **changes) ->
 # --- What the spec demands ---------------------------------------------------------------------
 
 
-_collect = collect_defects  # (found, why, defect), defect.kinds: oracles.request.DEFECT_KINDS
-
-
-
-
 def _decided(e: Expect, kinds: list, maybe=()) -> Expect:
     """:func:`oracles.request.decided_by_kinds` resting on ``sweep:status_names``; a possible
     defect (``maybe``) whose status is ours makes the demand decided too, never a failure the
@@ -226,7 +221,7 @@ def _periodic_profile(path: dict, req: dict, defect) -> None:
 
 def expected_plan(inp: dict, statement=None) -> Expect:
     """The statuses TryPlanSweepMesh must end in (every defect's status: the spec orders no checks)."""
-    found, why, defect = _collect()
+    found, why, defect = collect_defects()
     maybe = []
     req, path = inp["request"], inp["path"]
     _request_defects(req, defect)
@@ -293,7 +288,7 @@ def expected_plan(inp: dict, statement=None) -> Expect:
 def expected_emit(plan, arrays: dict, ev: dict) -> Expect:
     """The statuses TryEmitSweepMesh must end in: ``plan`` ``(plan inputs, expectation, counts or
     None)`` of the held plan; ``arrays`` the caller's arrays so far ``{name: (counts or None, slacks)}``."""
-    found, why, defect = _collect()
+    found, why, defect = collect_defects()
     inp, pexp, counts = plan
     if ev.get("path_revision", inp["path"]["revision"]) != inp["path"]["revision"]:
         defect("StaleRevision", "spec 002 Sweeps: 'TryEmitSweepMesh checks the pinned path revision (StaleRevision)'")

@@ -166,11 +166,6 @@ def mesh_counts(topo, levels) -> dict:
     return {"positions": positions, "vertices": vertices, "triangles": triangles, "bytes": size}
 
 
-_collect = collect_defects  # (found, why, defect), defect.kinds: oracles.request.DEFECT_KINDS
-
-
-
-
 def _decided(e: Expect, kinds: list) -> Expect:
     """:func:`oracles.request.decided_by_kinds` resting on ``tessellation:status_names``."""
     return decided_by_kinds(e, kinds, STATUS_NAMES)
@@ -261,7 +256,7 @@ def expected_build(held: Prepared, inp: dict) -> Expect:
     profile's defects; else the refinement rule's budget failures, the counts' and Reject's
     (every defect's status: the spec orders no checks); a defect the oracle can only show
     possible makes the expectation ``either`` (with success) or widens a failure."""
-    found, why, defect = _collect()
+    found, why, defect = collect_defects()
     _profile_defects(held, inp, defect)
     if found:
         return _decided(failure(*found, why="; ".join(why)), defect.kinds)

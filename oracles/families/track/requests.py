@@ -288,13 +288,8 @@ def expected_prepare(keys: list, limits: dict) -> Expect:
                 defect("OutOfRange", f"span {i}: scale beyond 2^1000 (docs/decisions.md, evaluation could overflow)",
                        "ours")
     if found:
-        return _decided_by_kinds(failure(*found, why="; ".join(why)), kinds, INPUT_STATUS)
+        return decided_by_kinds(failure(*found, why="; ".join(why)), kinds, INPUT_STATUS)
     return success("valid keys within every limit (spec 002 Tracks)")
-
-
-def _decided_by_kinds(e: Expect, kinds: list, rule) -> Expect:
-    """:func:`oracles.request.decided_by_kinds` (kept under this name for the callers here)."""
-    return decided_by_kinds(e, kinds, rule)
 
 
 def expected_evaluate(keys: list, time, policy: str, side: str) -> Expect:
