@@ -4,6 +4,7 @@ outputs and fake Lean executables (no Lean needed)."""
 from __future__ import annotations
 
 import os
+import shutil
 import stat
 import subprocess
 import sys
@@ -412,3 +413,36 @@ cat {tmp_path}/audit.txt
     size = len(fixture("same_file_clean.txt").encode())
     assert "lean: run FacetSelectionAudit.lean: status 0, " in proc.stdout
     assert f"{size} bytes of output" in proc.stdout
+
+
+def test_the_checker_runs_with_the_small_heap_settings_and_keeps_the_callers(tmp_path):
+    """docs/decisions.md, "Lean: the checker's memory, lowered from outside": the checker's
+    environment carries the glibc tunables and a NODE_OPTIONS that preloads node_small_heap.js;
+    a caller's own NODE_OPTIONS and malloc settings are kept, and the run's output is unchanged."""
+    audit = load_audit()
+    env = audit.checker_env({"PATH": "/usr/bin:/bin"})
+    assert env["MALLOC_ARENA_MAX"] == "1" and env["MALLOC_TRIM_THRESHOLD_"] == "0"
+    assert f'--require "{audit.SMALL_HEAP_PRELOAD}"' in env["NODE_OPTIONS"]
+    assert "--max-semi-space-size=1" in env["NODE_OPTIONS"]
+    assert audit.SMALL_HEAP_PRELOAD.is_file() and "--optimize-for-size" in audit.SMALL_HEAP_PRELOAD.read_text()
+    mine = audit.checker_env({"NODE_OPTIONS": "--stack-trace-limit=5", "MALLOC_ARENA_MAX": "4"})
+    assert mine["NODE_OPTIONS"].startswith("--stack-trace-limit=5 --require ") and mine["MALLOC_ARENA_MAX"] == "4"
+    # a real child sees them (a stand-in checker that prints its environment)
+    fake = tmp_path / "lean"
+    fake.write_text("#!/bin/sh\necho \"arena=$MALLOC_ARENA_MAX node=$NODE_OPTIONS\"\n")
+    fake.chmod(0o755)
+    rc, out = audit.run_lean_command([str(fake), "f.lean"], tmp_path)
+    assert rc == 0 and "arena=1" in out and "node_small_heap.js" in out
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="no Node.js on PATH")
+def test_node_accepts_the_small_heap_options():
+    """Node refuses a V8 flag that NODE_OPTIONS does not allow (``--optimize-for-size`` is one,
+    hence the preload); the options the checker gets load cleanly."""
+    audit = load_audit()
+    code = ["node", "-e", "console.log(typeof require('v8').setFlagsFromString)"]
+    p = subprocess.run(code, env=audit.checker_env(), capture_output=True, text=True, timeout=60)
+    assert (p.returncode, p.stdout.strip(), p.stderr) == (0, "function", "")
+    refused = subprocess.run(code, env={**os.environ, "NODE_OPTIONS": "--optimize-for-size"},
+                             capture_output=True, text=True, timeout=60)
+    assert refused.returncode != 0 and "not allowed in NODE_OPTIONS" in refused.stderr
