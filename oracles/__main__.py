@@ -297,8 +297,9 @@ def main(argv=None) -> int:
             if dask is not None:
                 from .distributed import run_corpus_distributed
 
-                with dask as client:
-                    ledger = run_corpus_distributed(client, args.seed, args.cases, args.family, scale=args.scale)
+                dask.background = True  # this process judges the corpus's last chunks while it starts
+                with dask as starting:
+                    ledger = run_corpus_distributed(starting, args.seed, args.cases, args.family, scale=args.scale)
             else:
                 ledger = run_corpus(args.seed, args.cases, args.family, on_verdict=on_verdict, scale=args.scale)
         finally:

@@ -15,6 +15,11 @@ made and returns per-row :class:`~oracles.ledger.RowTally` summaries with claim 
 to the chunk, and its claim count. No claim or request leaves the worker, so memory holds the
 tallies (a few witnesses per row), not the claims.
 
+Start. A LocalCluster takes seconds to start (worker processes spawned, imports); with
+``cluster(..., background=True)`` it starts on a thread while the client judges chunks itself, from the
+corpus's end, until it is up; the workers then take the chunks before those. The chunks and
+their merge order are the same, so nothing in the ledger depends on who judged a chunk.
+
 Merge. The client merges the chunk tallies in corpus order (family order, then case order),
 offsetting each chunk's claim indices by the claims before it (``RowTally.merge``), exactly what
 the serial run would have added one verdict at a time: counts add, the first witnesses are the
@@ -31,6 +36,8 @@ Needs the ``dask`` extra (``pip install -e .[dask]``); without it the CLI says s
 
 from __future__ import annotations
 
+import itertools
+import threading
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -40,6 +47,7 @@ __all__ = [
     "CHUNK_PARTS",
     "CHUNK_REQUESTS",
     "DaskUnavailable",
+    "Starting",
     "check_answers_distributed",
     "check_claims_distributed",
     "chunk_cases",
@@ -70,17 +78,19 @@ def require_dask():
 
 class cluster:
     """A Dask client: ``with cluster(workers=2) as client`` (a LocalCluster of single-threaded
-    worker processes) or ``with cluster(scheduler="tcp://host:8786") as client``."""
+    worker processes) or ``with cluster(scheduler="tcp://host:8786") as client``. With
+    ``background=True`` the ``with`` does not wait: it gives a :class:`Starting` handle while the
+    cluster starts on a thread (``run_corpus_distributed`` works meanwhile)."""
 
-    def __init__(self, workers: int | None = None, scheduler: str | None = None):
+    def __init__(self, workers: int | None = None, scheduler: str | None = None, background: bool = False):
         if (workers is None) == (scheduler is None):
             raise ValueError("give exactly one of workers and scheduler")
         if workers is not None and workers < 1:
             raise ValueError("workers must be >= 1")
-        self.workers, self.scheduler = workers, scheduler
-        self._cluster = self.client = None
+        self.workers, self.scheduler, self.background = workers, scheduler, background
+        self._cluster = self.client = self._thread = None
 
-    def __enter__(self):
+    def _start(self):
         distributed = require_dask()
         if self.scheduler is not None:
             self.client = distributed.Client(self.scheduler)
@@ -91,12 +101,49 @@ class cluster:
             self.client = distributed.Client(self._cluster)
         return self.client
 
+    def __enter__(self):
+        if not self.background:
+            return self._start()
+        handle = Starting()
+
+        def start():
+            try:
+                handle._client = self._start()
+            except BaseException as e:  # handed to get(): the caller sees it
+                handle._error = e
+            finally:
+                handle._done.set()
+
+        self._thread = threading.Thread(target=start, name="dask-cluster-start", daemon=True)
+        self._thread.start()
+        return handle
+
     def __exit__(self, *exc):
+        if self._thread is not None:
+            self._thread.join()
         if self.client is not None:
             self.client.close()
         if self._cluster is not None:
             self._cluster.close()
         return False
+
+
+class Starting:
+    """A cluster being started on a thread (``cluster(..., background=True)``)."""
+
+    def __init__(self):
+        self._done, self._client, self._error = threading.Event(), None, None
+
+    def ready(self) -> bool:
+        """True once the start has ended (with a client or with an error)."""
+        return self._done.is_set()
+
+    def get(self):
+        """The client, once the cluster is up; the start's exception if it failed."""
+        self._done.wait()
+        if self._error is not None:
+            raise self._error
+        return self._client
 
 
 @dataclass(frozen=True)
@@ -202,13 +249,23 @@ def _ordered_results(client, fn, items):
 
 def run_corpus_distributed(client, seed: int, cases: int | None = None, only: Iterable[str] = (),
                            scale: int = 1):
-    """``run_corpus`` on a Dask client: the same Ledger (timings apart: worker CPU seconds)."""
+    """``run_corpus`` on a Dask client: the same Ledger (timings apart: worker CPU seconds).
+    ``client`` may be a :class:`Starting` cluster: until it is up, this process judges chunks
+    from the corpus's end (leaving the workers at least the first)."""
     from .ledger import Ledger, corpus_run, select_families
 
     fams = select_families(only)
     chunks = corpus_chunks(seed, cases, fams, scale=scale)
     ledger = Ledger(seed=seed, run=corpus_run(seed, cases, fams, scale))
-    _merge(ledger, _ordered_results(client, _judge_chunk, chunks), [c.family for c in chunks])
+    first_local = len(chunks)
+    local = []  # results of chunks[first_local:], judged here while the cluster starts
+    if isinstance(client, Starting):
+        while first_local > 1 and not client.ready():
+            first_local -= 1
+            local.insert(0, _judge_chunk(chunks[first_local]))
+        client = client.get()
+    remote = _ordered_results(client, _judge_chunk, chunks[:first_local])
+    _merge(ledger, itertools.chain(remote, local), [c.family for c in chunks])
     return ledger
 
 

@@ -19,7 +19,7 @@ import sys
 import pytest
 
 from oracles.__main__ import main
-from oracles.distributed import Chunk, _chunk_cases, chunk_cases, corpus_chunks, ranged
+from oracles.distributed import Chunk, Starting, _chunk_cases, chunk_cases, corpus_chunks, ranged
 from oracles.families import families
 from oracles.ledger import RowTally, check_claim, select_families
 
@@ -179,3 +179,59 @@ def test_workers_and_scheduler_are_exclusive(tmp_path, capsys):
                  "--workers", "2", "--scheduler", "tcp://127.0.0.1:1"])
     assert code == 2
     assert "not both" in capsys.readouterr().err
+
+
+class _LocalFuture:
+    def __init__(self, value):
+        self.value = value
+
+    def result(self):
+        return self.value
+
+    def release(self):
+        pass
+
+
+class _LocalClient:
+    """A stand-in Dask client that runs each task here and records which chunks it was given."""
+
+    def __init__(self):
+        self.given = []
+
+    def map(self, fn, items, pure=True):
+        self.given += list(items)
+        return [_LocalFuture(fn(x)) for x in items]
+
+
+class _SlowStart(Starting):
+    """A cluster that reports itself up only after ``polls`` calls of ready()."""
+
+    def __init__(self, polls: int, client):
+        super().__init__()
+        self.polls, self._client = polls, client
+
+    def ready(self):
+        self.polls -= 1
+        return self.polls < 0
+
+    def get(self):
+        return self._client
+
+
+@pytest.mark.parametrize("polls", [0, 3, 10_000])
+def test_chunks_judged_here_while_the_cluster_starts_change_nothing(polls):
+    """The client judges chunks from the corpus's end until the cluster is up (never the first:
+    the workers get at least one); the ledger is the serial run's, byte for byte."""
+    from oracles.distributed import run_corpus_distributed
+    from oracles.ledger import run_corpus
+
+    serial = run_corpus(5, 12, ["track", "convex_polygon"])
+    client = _LocalClient()
+    got = run_corpus_distributed(_SlowStart(polls, client), 5, 12, ["track", "convex_polygon"])
+    chunks = corpus_chunks(5, 12, select_families(["track", "convex_polygon"]))
+    here = len(chunks) - len(client.given)
+    assert client.given == chunks[:len(client.given)]
+    assert here == (0 if polls == 0 else min(polls, len(chunks) - 1))
+    assert json.dumps(got.to_json(timings=False), sort_keys=True) == \
+        json.dumps(serial.to_json(timings=False), sort_keys=True)
+    assert got.judged > 50
