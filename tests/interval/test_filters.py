@@ -1,6 +1,7 @@
-"""The float64 filters (``interval.filters``) enclose the exact values they stand for: every
-operation against exact rationals on random and nasty inputs (subnormals, far magnitudes,
-cancellation), and the decisions never contradict exact arithmetic."""
+"""The float64 filters (``interval.filters``): wherever they say a residual's expansion is exact,
+its terms sum, in rationals, to exactly ``claimed - truth`` (position, first and second
+derivative), on random and nasty inputs (subnormals, far magnitudes, cancellation, u at and near
+0 and 1); and they say so on ordinary inputs, so that the filter decides something."""
 
 from __future__ import annotations
 
@@ -38,60 +39,59 @@ def _second(P, u):
     return [6 * ((1 - u) * D[0][d] + u * D[1][d]) for d in range(len(P[0]))]
 
 
-def _inside(iv, k, exact):
-    for d, t in enumerate(exact):
-        assert Fraction(float(iv.lo[k, d])) <= t <= Fraction(float(iv.hi[k, d])), (k, d, iv.lo[k, d], t, iv.hi[k, d])
+_TRUTH = {"point": _bern, "first": _deriv, "second": _second}
+
+
+def _exact_where_said(P, u, claimed, which):
+    """Components the filter called exact, each checked against rational arithmetic."""
+    terms, ok = FL.cubic_residuals(P, u, claimed, which)
+    n = 0
+    for k, d in zip(*np.nonzero(ok)):
+        total = sum(Fraction(float(t[k, d])) for t in terms)
+        truth = _TRUTH[which](P[k], float(u[k]))[d]
+        assert total == Fraction(float(claimed[k, d])) - truth, (which, k, d)
+        n += 1
+    return n
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.lists(f32, min_size=3, max_size=3), min_size=4, max_size=4), unit)
-def test_cubic_enclosures_hold_the_exact_values(P, u):
-    P = np.array(P, dtype=np.float32).astype(np.float64)[None]
-    uu = np.array([u])
-    for fn, exact in ((FL.cubic_bernstein, _bern), (FL.cubic_derivative, _deriv),
-                      (FL.cubic_second_derivative, _second)):
-        iv = fn(P, uu)
-        if np.all(iv.finite):
-            _inside(iv, 0, exact(P[0], u))
+@given(st.lists(st.lists(f32, min_size=3, max_size=3), min_size=4, max_size=4), unit,
+       st.lists(st.floats(allow_nan=False, allow_infinity=False, width=64), min_size=3, max_size=3))
+def test_an_expansion_called_exact_is_exactly_the_residual(P, u, c):
+    P = np.array([P], dtype=np.float64)
+    for which in _TRUTH:
+        _exact_where_said(P, np.array([u]), np.array([c]), which)
 
 
-def test_enclosures_are_tight_on_ordinary_inputs():
-    rng = np.random.default_rng(4)
-    P = rng.normal(size=(500, 4, 3)).astype(np.float32).astype(np.float64)
-    u = rng.random(500)
-    iv = FL.cubic_bernstein(P, u)
-    width = (iv.hi - iv.lo) / np.max(np.abs(P), axis=(1, 2))[:, None]
-    assert np.max(width) < 2.0**-48  # a few dozen ulps of the magnitude
-    for k in range(0, 500, 50):
-        _inside(iv, k, _bern(P[k], u[k]))
+def test_nasty_inputs_are_exact_where_said():
+    rng = np.random.default_rng(7)
+    Ps, us = [], []
+    for scale in (1e-40, 1e-30, 1.0, 1e20, 1e37):
+        for u in (0.0, 1.0, 2.0**-30, 1.0 - 2.0**-53, 5e-324, 0.5, float(rng.random())):
+            base = rng.normal(size=3)
+            near = base + rng.normal(size=(4, 3)) * 2.0**-20  # controls agreeing in their leading bits
+            for P in (rng.normal(size=(4, 3)) * scale, near * scale):
+                Ps.append(np.asarray(P, dtype=np.float32).astype(np.float64))
+                us.append(u)
+    P, u = np.array(Ps), np.array(us)
+    assert np.isfinite(P).all()
+    c = P[:, 0] * (1.0 + 2.0**-40)
+    assert sum(_exact_where_said(P, u, c, which) for which in _TRUTH) > 0
+    # a control or a claimed value that is not finite is never called exact
+    P[0, 1, 0], c[1, 2] = np.inf, np.nan
+    for which in _TRUTH:
+        _, ok = FL.cubic_residuals(P, u, c, which)
+        assert not ok[0, 0] and not ok[1, 2]
 
 
-def test_subnormal_and_huge_controls_stay_enclosed_or_undecided():
-    P = np.array([[[2.0**-149, -(2.0**-149), 0.0], [3e38, 1.0, -3e38], [-3e38, 2.0**-140, 1.0],
-                   [1.0, 3e38, -(2.0**-149)]]])
-    for u in (0.0, 2.0**-1074, 0.5, 1.0 - 2.0**-53, 1.0, 1.0 / 3.0):
-        iv = FL.cubic_bernstein(P, np.array([u]))
-        fin = iv.finite[0]
-        exact = _bern(P[0], u)
-        for d in range(3):
-            if fin[d]:
-                assert Fraction(float(iv.lo[0, d])) <= exact[d] <= Fraction(float(iv.hi[0, d]))
-
-
-@settings(max_examples=300, deadline=None)
-@given(st.floats(-1e300, 1e300), st.floats(-1e300, 1e300), st.floats(0, 1e300))
-def test_abs_dist_encloses_the_distance_to_every_point_of_the_interval(c, a, w):
-    lo, hi = min(a, a + w), max(a, a + w)
-    if not np.isfinite(hi):
-        return
-    d = FL.abs_dist(np.array([c]), FL.Iv(np.array([lo]), np.array([hi])))
-    for t in (lo, hi, (lo + hi) / 2):
-        e = abs(Fraction(c) - Fraction(t))
-        assert Fraction(float(d.lo[0])) <= e <= Fraction(float(d.hi[0]))
-
-
-def test_decide_never_guesses():
-    err = FL.Iv(np.array([0.0, 1.0, 0.5, np.nan, 0.0]), np.array([1.0, 2.0, 0.6, 1.0, np.inf]))
-    bound = FL.Iv(np.array([1.0, 0.5, 0.55, 2.0, 2.0]), np.array([1.0, 0.9, 0.55, 2.0, 2.0]))
-    # certain, certainly over, overlapping, NaN, unbounded
-    assert FL.decide_at_most(err, bound).tolist() == [1, -1, 0, 0, 0]
+def test_ordinary_inputs_are_exact_and_decided():
+    """Not vacuous: float32 controls of one magnitude and any u give exact expansions, and the
+    ratio to a bound far from the residual is pinned."""
+    rng = np.random.default_rng(1)
+    P = rng.normal(size=(200, 4, 3)).astype(np.float32).astype(np.float64)
+    u = rng.random(200)
+    for which in _TRUTH:
+        _, ok = FL.cubic_residuals(P, u, P[:, 0], which)
+        assert ok.all()
+    ratio, pinned = FL.residual_ratios(P, u, P[:, 0] + 1e-9, np.full(200, 1.0), "point")
+    assert pinned.mean() > 0.95 and np.all(ratio[pinned] > 0)
