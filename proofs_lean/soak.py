@@ -4,7 +4,7 @@ its peak memory and wall time, and every abort (stdlib only; Linux ``/proc``).
 
 Issue 27's acceptance: twenty consecutive runs on a fresh clone under a concurrent load, no
 abort, every process's peak at most 2.5 GB. This script runs them and says whether that holds;
-the figures go in ``docs/decisions.md`` ("Lean: the checker's abort was a full output pipe").
+the figures go in ``docs/decisions.md`` ("Lean: measured peaks").
 
 Measured per checker process (a ``node .../lean.js FILE`` process, the WebAssembly checker):
 the peak resident set size (``VmHWM`` of ``/proc/PID/status``, polled every 0.2 s while the
