@@ -6,12 +6,19 @@ in plain Python, an order of magnitude faster than the validator; any other clai
 decimal to read, a keyword this compiler does not know) takes the validator's path, which alone
 writes messages and readings. A predicate may only say True where the validator finds no error
 and no reading (``tests/oracles/test_schema_fast.py`` holds it to that on every row).
+
+A whole file's claims are read in one batch (:func:`deferred`): the predicates then check each
+number's shape at once and set the hex text aside, and the texts of every number field are
+parsed and checked together, in bulk, at the end (canonical ``float.hex`` text, float32 range
+and exactness, sign). A claim any of whose numbers fails takes the validator's path, as a claim
+whose predicate said False. Deferring can only send more claims to the validator, never fewer: a
+number set aside by a branch of ``anyOf`` that failed still counts against its claim.
 """
 
 from __future__ import annotations
 
 
-__all__ = ["ANNOTATIONS", "NUMBER_TYPES", "WORDS", "compile_schema"]
+__all__ = ["ANNOTATIONS", "NUMBER_TYPES", "WORDS", "Deferred", "compile_schema", "deferred"]
 
 NUMBER_TYPES = ["string", "number"]  # the JSON types of a claim number
 WORDS = {"nan", "inf", "+inf", "-inf"}  # the nonfinite words of the claim number grammar
@@ -21,12 +28,83 @@ ANNOTATIONS = frozenset({"description", "title", "examples", "$comment"})
 _F32_MAX = 3.4028234663852886e38
 
 
+class Deferred:
+    """The number texts the predicates set aside while a batch of claims is read: per number
+    field's kind ``(format, positive, nonnegative)``, the texts and the index of the claim each
+    came from (``claim``, set by the caller before each claim)."""
+
+    def __init__(self):
+        self.claim = 0
+        self.texts: dict = {}
+
+    def add(self, kind: tuple, text: str) -> None:
+        texts, owners = self.texts.setdefault(kind, ([], []))
+        texts.append(text)
+        owners.append(self.claim)
+
+    def failed(self) -> set:
+        """The claims any of whose set-aside numbers is not what the validator would pass
+        without reading: ``float.hex``'s own text of a float of the field's format and sign."""
+        import numpy as np
+
+        bad: set = set()
+        for (fmt, positive, nonnegative), (texts, owners) in self.texts.items():
+            try:
+                vals = list(map(float.fromhex, texts))
+            except (ValueError, OverflowError):  # find the texts that do not parse, one by one
+                vals = []
+                for t, o in zip(texts, owners):
+                    try:
+                        vals.append(float.fromhex(t))
+                    except (ValueError, OverflowError):
+                        vals.append(0.0)
+                        bad.add(o)
+            hexes = list(map(float.hex, vals))
+            if hexes != texts:
+                bad.update(o for h, t, o in zip(hexes, texts, owners) if h != t)
+            a = np.array(vals, dtype=np.float64)
+            wrong = np.zeros(a.shape, dtype=bool)
+            if fmt == "f32":
+                with np.errstate(over="ignore"):
+                    wrong |= a.astype(np.float32).astype(np.float64) != a  # outside float32, or rounds
+            if positive:
+                wrong |= ~(a > 0)
+            if nonnegative:
+                wrong |= ~(a >= 0)
+            if wrong.any():
+                bad.update(owners[i] for i in np.nonzero(wrong)[0])
+        return bad
+
+
+_DEFERRED: Deferred | None = None  # set by deferred(): numbers are then checked in bulk
+
+
+class deferred:
+    """``with deferred() as d:`` the compiled predicates set number texts aside in ``d``
+    (set ``d.claim`` before each claim); ``d.failed()`` then names the claims whose numbers fail.
+    Outside it every number is checked where it is met."""
+
+    def __enter__(self) -> Deferred:
+        global _DEFERRED
+        if _DEFERRED is not None:
+            raise RuntimeError("deferred() does not nest")
+        _DEFERRED = Deferred()
+        return _DEFERRED
+
+    def __exit__(self, *exc):
+        global _DEFERRED
+        _DEFERRED = None
+        return False
+
+
 def _number_predicate(spec: dict):
     fmt, finite = spec.get("format", "f64"), spec.get("finite", True)
     positive, nonnegative = spec.get("positive", False), spec.get("nonnegative", False)
     if fmt not in ("f64", "f32"):
         return None
     import numpy as np
+
+    kind = (fmt, positive, nonnegative)
 
     def ok(x):
         if type(x) is not str:
@@ -36,6 +114,9 @@ def _number_predicate(spec: dict):
                 and x != "+inf"
         if not x.startswith(("0x", "-0x")):
             return False
+        if _DEFERRED is not None:
+            _DEFERRED.add(kind, x)
+            return True
         try:
             v = float.fromhex(x)
         except (ValueError, OverflowError):
