@@ -7,12 +7,13 @@ decimal to read, a keyword this compiler does not know) takes the validator's pa
 writes messages and readings. A predicate may only say True where the validator finds no error
 and no reading (``tests/oracles/test_schema_fast.py`` holds it to that on every row).
 
-A whole file's claims are read in one batch (:func:`deferred`): the predicates then check each
-number's shape at once and set the hex text aside, and the texts of every number field are
-parsed and checked together, in bulk, at the end (canonical ``float.hex`` text, float32 range
-and exactness, sign). A claim any of whose numbers fails takes the validator's path, as a claim
-whose predicate said False. Deferring can only send more claims to the validator, never fewer: a
-number set aside by a branch of ``anyOf`` that failed still counts against its claim.
+Claims are read in batches (:func:`deferred`; one claim is a batch of one): the predicates check
+each number's shape where they meet it and set its hex text aside, and the texts of every
+number field are parsed and checked together, in bulk, at the end (canonical ``float.hex``
+text, float32 range and exactness, sign: :meth:`Deferred.failed`, the one place these rules are
+written). A claim any of whose numbers fails takes the validator's path, as a claim whose
+predicate said False. A number set aside by a branch of ``anyOf`` that failed still counts
+against its claim, which can only send a claim to the validator, never pass one.
 """
 
 from __future__ import annotations
@@ -24,9 +25,6 @@ NUMBER_TYPES = ["string", "number"]  # the JSON types of a claim number
 WORDS = {"nan", "inf", "+inf", "-inf"}  # the nonfinite words of the claim number grammar
 # Keywords that annotate and never constrain: ignored by the compiled predicate.
 ANNOTATIONS = frozenset({"description", "title", "examples", "$comment"})
-
-_F32_MAX = 3.4028234663852886e38
-
 
 class Deferred:
     """The number texts the predicates set aside while a batch of claims is read: per number
@@ -76,13 +74,13 @@ class Deferred:
         return bad
 
 
-_DEFERRED: Deferred | None = None  # set by deferred(): numbers are then checked in bulk
+_DEFERRED: Deferred | None = None  # the batch being read (deferred()); predicates run only inside one
 
 
 class deferred:
     """``with deferred() as d:`` the compiled predicates set number texts aside in ``d``
     (set ``d.claim`` before each claim); ``d.failed()`` then names the claims whose numbers fail.
-    Outside it every number is checked where it is met."""
+    A compiled predicate is only ever called inside it."""
 
     def __enter__(self) -> Deferred:
         global _DEFERRED
@@ -102,8 +100,6 @@ def _number_predicate(spec: dict):
     positive, nonnegative = spec.get("positive", False), spec.get("nonnegative", False)
     if fmt not in ("f64", "f32"):
         return None
-    import numpy as np
-
     kind = (fmt, positive, nonnegative)
 
     def ok(x):
@@ -114,21 +110,7 @@ def _number_predicate(spec: dict):
                 and x != "+inf"
         if not x.startswith(("0x", "-0x")):
             return False
-        if _DEFERRED is not None:
-            _DEFERRED.add(kind, x)
-            return True
-        try:
-            v = float.fromhex(x)
-        except (ValueError, OverflowError):
-            return False
-        if v.hex() != x:
-            return False
-        if fmt == "f32" and (abs(v) > _F32_MAX or float(np.float32(v)) != v):
-            return False
-        if positive and not v > 0:
-            return False
-        if nonnegative and not v >= 0:
-            return False
+        _DEFERRED.add(kind, x)  # checked with the batch's other numbers (Deferred.failed)
         return True
 
     return ok
@@ -146,10 +128,28 @@ def _exact_required(sub) -> tuple | None:
     return None
 
 
-def compile_schema(schema, defs: dict, depth: int = 0):
+def compile_schema(schema, defs: dict):
     """A predicate ``valid(instance) -> bool`` (True only when certainly valid with nothing to
     read), or None when the schema uses a keyword this compiler does not know. A schema is the
-    conjunction of its keywords, each applied as JSON Schema applies it."""
+    conjunction of its keywords, each applied as JSON Schema applies it. Called inside
+    :func:`deferred` it sets its numbers aside in that batch; called alone it is a batch of one."""
+    pred = _compile(schema, defs)
+    if pred is None:
+        return None
+
+    def valid(x) -> bool:
+        if _DEFERRED is not None:
+            return pred(x)
+        with deferred() as d:
+            ok = pred(x)
+        return ok and not d.failed()
+
+    return valid
+
+
+def _compile(schema, defs: dict, depth: int = 0):
+    """:func:`compile_schema`'s predicate before it is wrapped: its numbers go to the active
+    batch (:func:`deferred`), so it may only be called inside one."""
     if depth > 60:
         return None
     if schema is True or (isinstance(schema, dict) and not set(schema) - ANNOTATIONS):
@@ -164,7 +164,7 @@ def compile_schema(schema, defs: dict, depth: int = 0):
     if "$ref" in keys:
         ref = schema["$ref"]
         target = defs.get(ref[len("#/$defs/"):]) if ref.startswith("#/$defs/") else None
-        sub = compile_schema(target, defs, depth + 1) if target is not None else None
+        sub = _compile(target, defs, depth + 1) if target is not None else None
         if sub is None:
             return None
         checks.append(sub)
@@ -192,9 +192,9 @@ def compile_schema(schema, defs: dict, depth: int = 0):
         keys -= {"minLength", "maxLength"}
     if keys & {"items", "prefixItems", "minItems", "maxItems"}:
         lo, hi = schema.get("minItems", 0), schema.get("maxItems")
-        prefix = [compile_schema(q, defs, depth + 1) for q in schema.get("prefixItems", ())]
+        prefix = [_compile(q, defs, depth + 1) for q in schema.get("prefixItems", ())]
         items = schema.get("items", True)
-        rest = (lambda x: False) if items is False else compile_schema(items, defs, depth + 1)
+        rest = (lambda x: False) if items is False else _compile(items, defs, depth + 1)
         if rest is None or any(q is None for q in prefix):
             return None
         n = len(prefix)
@@ -215,7 +215,7 @@ def compile_schema(schema, defs: dict, depth: int = 0):
         extra = schema.get("additionalProperties", True)
         if extra not in (True, False):
             return None
-        props = {k: compile_schema(v, defs, depth + 1) for k, v in schema.get("properties", {}).items()}
+        props = {k: _compile(v, defs, depth + 1) for k, v in schema.get("properties", {}).items()}
         if any(v is None for v in props.values()):
             return None
         required = tuple(schema.get("required", ()))
@@ -242,7 +242,7 @@ def compile_schema(schema, defs: dict, depth: int = 0):
         checks.append(object_ok)
         keys -= {"properties", "required", "additionalProperties", "dependentRequired"}
     if "anyOf" in keys:
-        branches = [compile_schema(b, defs, depth + 1) for b in schema["anyOf"]]
+        branches = [_compile(b, defs, depth + 1) for b in schema["anyOf"]]
         if any(b is None for b in branches):
             return None
         checks.append(lambda x: any(b(x) for b in branches))
