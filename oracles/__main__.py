@@ -135,9 +135,10 @@ def _ci_options(p) -> None:
                    help="send every claim to the exact stage (no float64 filters; the same verdicts, slower)")
 
 
-def _dask_cluster(args):
+def _dask_cluster(args, background: bool = False):
     """The Dask cluster asked for by --workers / --scheduler (oracles.distributed), None when
-    neither is given, or an error message."""
+    neither is given, or an error message; ``background``: entering it does not wait for the
+    cluster (``oracles.distributed.cluster``)."""
     if args.workers is None and args.scheduler is None:
         return None
     if args.workers is not None and args.scheduler is not None:
@@ -152,7 +153,7 @@ def _dask_cluster(args):
         require_dask()
     except DaskUnavailable as e:
         return str(e)
-    return cluster(workers=args.workers, scheduler=args.scheduler)
+    return cluster(workers=args.workers, scheduler=args.scheduler, background=background)
 
 
 def _positive(text: str) -> int:
@@ -288,7 +289,7 @@ def main(argv=None) -> int:
             if args.plots:
                 measured.append((v.claim.row, v.measure, v.measured, v.kind.value))
 
-        dask = _dask_cluster(args)
+        dask = _dask_cluster(args, background=True)  # this process judges the last chunks while it starts
         if isinstance(dask, str):
             lines.close()
             print(f"error: {dask}", file=sys.stderr)
@@ -297,7 +298,6 @@ def main(argv=None) -> int:
             if dask is not None:
                 from .distributed import run_corpus_distributed
 
-                dask.background = True  # this process judges the corpus's last chunks while it starts
                 with dask as starting:
                     ledger = run_corpus_distributed(starting, args.seed, args.cases, args.family, scale=args.scale)
             else:
