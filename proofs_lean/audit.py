@@ -478,8 +478,9 @@ SMALL_HEAP_PRELOAD = HERE / "node_small_heap.js"
 def checker_env(base: dict | None = None) -> dict:
     """The environment a checker command runs in: ``base`` (default ``os.environ``) with the
     small-heap settings of docs/decisions.md ("Lean: the checker's memory, lowered from
-    outside"): the glibc tunables above, and ``NODE_OPTIONS`` extended (never replaced) with
-    the preload and a 1 MiB young generation. Settings already in ``base`` win. They lower the
+    outside"): the glibc tunables above unless ``base`` sets them, and ``NODE_OPTIONS``
+    extended (never replaced: ``base``'s options first) with the preload and a 1 MiB young
+    generation. They lower the
     WebAssembly checker's peak from about 3.1 to 2.1 GB on a one-line file and change nothing
     it prints; ``lake`` and a native ``lean`` ignore them."""
     env = dict(os.environ if base is None else base)
