@@ -12,6 +12,7 @@ addition at a time by a wrapper around :func:`interval.dd.rounding_term`.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import math
 import sys
@@ -216,21 +217,30 @@ def _contains(terms) -> bool:
     return abs(sum(Fraction(x) for x in terms) - Fraction(float(s[0]))) <= Fraction(float(rad[0]))
 
 
+@contextlib.contextmanager
+def _dropping(k: int | None):
+    """``interval.dd.rounding_term`` with its k-th call (1-based; None: no call) answering 0 while
+    the block runs; yields the list whose one element counts the calls."""
+    real, calls = dd.rounding_term, [0]
+
+    def rounding(s):
+        calls[0] += 1
+        return real(s) * 0.0 if calls[0] == k else real(s)
+
+    dd.rounding_term = rounding
+    try:
+        yield calls
+    finally:
+        dd.rounding_term = real
+
+
 @pytest.mark.parametrize("n", [3, 6, 15])
-def test_every_additions_rounding_term_is_needed(n, monkeypatch):
-    real = dd.rounding_term
+def test_every_additions_rounding_term_is_needed(n):
     for k in range(1, n):
         terms = _tie_terms(n, k)
         assert _contains(terms)
-        calls = [0]
-
-        def dropped(s, k=k):
-            calls[0] += 1
-            return real(s) * 0.0 if calls[0] == k else real(s)
-
-        monkeypatch.setattr(dd, "rounding_term", dropped)
-        assert not _contains(terms), f"dropping addition {k}'s term of {n - 1} went unnoticed"
-        monkeypatch.setattr(dd, "rounding_term", real)
+        with _dropping(k):
+            assert not _contains(terms), f"dropping addition {k}'s term of {n - 1} went unnoticed"
 
 
 def test_the_tie_cases_are_what_they_say():
@@ -257,18 +267,8 @@ def _claim_enclosures_missing_truth(drop: int | None) -> int:
     for which, c in (("point", B), ("first", D)):
         terms, ok = FL.cubic_residuals(P, u, c, which)
         n_add = len(terms) - 2  # enclose_sum keeps hi apart: len - 1 terms, len - 2 additions
-        real = dd.rounding_term
-        calls = [0]
-
-        def rounding(s, real=real, n_add=n_add):
-            calls[0] += 1
-            return real(s) * 0.0 if drop is not None and calls[0] == n_add + 1 - drop else real(s)
-
-        dd.rounding_term = rounding
-        try:
+        with _dropping(None if drop is None else n_add + 1 - drop) as calls:
             hi, lo, rad = dd.enclose_sum(terms)
-        finally:
-            dd.rounding_term = real
         assert drop is None or calls[0] == n_add
         for k, d in zip(*np.nonzero(ok)):
             truth = sum(Fraction(float(t[k, d])) for t in terms)
