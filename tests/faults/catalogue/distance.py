@@ -27,30 +27,23 @@ _STATUSES = _CHK + "::test_our_fast_path_meets_every_status_request"
 _TAY = "tests/interval/test_arclength.py"
 _ARB = "tests/interval/test_arb_arclength.py"
 
+# The split loop's limit checks, unchanged by the fault; it changes which leaf is taken and how.
+_SPLIT_LIMITS = ('        key = (top[1], top[2], top[3])\n'
+                 '        depth = leaves.depth[key]\n'
+                 '        if splits >= limits.max_subdivisions:\n'
+                 '            return exhausted("max_subdivisions", limits.max_subdivisions)\n'
+                 '        if m + 1 > limits.max_leaves:\n'
+                 '            return exhausted("max_leaves", limits.max_leaves)\n'
+                 '        if depth >= limits.max_depth:\n'
+                 '            return exhausted("max_depth", limits.max_depth)\n'
+                 '        if distance_map_bytes(m + 1, n) > limits.max_prepared_bytes:\n'
+                 '            return exhausted("max_prepared_bytes", limits.max_prepared_bytes)\n')
 _SPLIT_OLD = ('        top = leaves.heap[0]\n'
-              '        key = (top[1], top[2], top[3])\n'
-              '        depth = leaves.depth[key]\n'
-              '        if splits >= limits.max_subdivisions:\n'
-              '            return exhausted("max_subdivisions", limits.max_subdivisions)\n'
-              '        if m + 1 > limits.max_leaves:\n'
-              '            return exhausted("max_leaves", limits.max_leaves)\n'
-              '        if depth >= limits.max_depth:\n'
-              '            return exhausted("max_depth", limits.max_depth)\n'
-              '        if distance_map_bytes(m + 1, n) > limits.max_prepared_bytes:\n'
-              '            return exhausted("max_prepared_bytes", limits.max_prepared_bytes)\n'
-              '        key, depth = leaves.pop()\n')
+              + _SPLIT_LIMITS
+              + '        key, depth = leaves.pop()\n')
 _SPLIT_NEW = ('        top = max((h for h in leaves.heap if h[0] == leaves.heap[0][0]), key=lambda h: h[1:])\n'
-              '        key = (top[1], top[2], top[3])\n'
-              '        depth = leaves.depth[key]\n'
-              '        if splits >= limits.max_subdivisions:\n'
-              '            return exhausted("max_subdivisions", limits.max_subdivisions)\n'
-              '        if m + 1 > limits.max_leaves:\n'
-              '            return exhausted("max_leaves", limits.max_leaves)\n'
-              '        if depth >= limits.max_depth:\n'
-              '            return exhausted("max_depth", limits.max_depth)\n'
-              '        if distance_map_bytes(m + 1, n) > limits.max_prepared_bytes:\n'
-              '            return exhausted("max_prepared_bytes", limits.max_prepared_bytes)\n'
-              '        leaves.heap.remove(top)  # the later of tied leaves, taken out of the heap by hand\n'
+              + _SPLIT_LIMITS
+              + '        leaves.heap.remove(top)  # the later of tied leaves, taken out of the heap by hand\n'
               '        heapq.heapify(leaves.heap)\n'
               '        leaves.running_gap += top[0]\n'
               '        depth = leaves.depth.pop(key)\n')
