@@ -54,17 +54,10 @@ DEFAULT_BASELINE = "10b987f"  # issue 26's starting commit
 # are compared apart from the rest of the line.
 NEW_FIELDS = ("rule", "unmet")
 
-# Judging one row at a time in one process (this tree's filters as ORACLE_FILTERS says); prints
-# {row: [claims timed, cpu seconds, decided by the filter]}. Each row's first claim is judged
-# untimed first: the family's imports and first-use costs (loading compiled kernels) are start-up,
-# not judging, and this tree imports families per row where the baseline imports them all at once.
-_PER_ROW = r"""
-import json, os, sys, time
-from oracles.casefile import load_case_file
-cf = load_case_file(sys.argv[1])
-rows = {}
-for _, c in cf.claims:
-    rows.setdefault(c.row, []).append(c)
+# How a child process judges a list of claims in either tree: this tree's batches (as the
+# serial ``check`` does, 2,000 at a time) or the baseline's one by one. ``check_claims`` returns
+# a checker's exception as the claim's result, so the baseline's are caught alike.
+_JUDGE = r"""
 # not an import test: an editable install would find this tree's module from the baseline's tree
 batched = os.path.exists(os.path.join("oracles", "batch.py"))
 if batched:
@@ -82,6 +75,20 @@ else:
                 check_claim(c)
             except Exception:
                 pass
+"""
+
+# Judging one row at a time in one process (this tree's filters as ORACLE_FILTERS says); prints
+# {row: [claims timed, cpu seconds, decided by the filter]}. Each row's first claim is judged
+# untimed first: the family's imports and first-use costs (loading compiled kernels) are start-up,
+# not judging, and this tree imports families per row where the baseline imports them all at once.
+_PER_ROW = r"""
+import json, os, sys, time
+from oracles.casefile import load_case_file
+cf = load_case_file(sys.argv[1])
+rows = {}
+for _, c in cf.claims:
+    rows.setdefault(c.row, []).append(c)
+""" + _JUDGE + r"""
 out = {}
 for rid, cl in sorted(rows.items()):
     judge(cl[:1])
@@ -101,18 +108,7 @@ _BREAKDOWN = r"""
 import json, os, sys, time
 t0 = time.process_time()
 from oracles.casefile import load_case_file
-if os.path.exists(os.path.join("oracles", "batch.py")):
-    from oracles.batch import check_claims
-
-    def judge(cl):
-        for lo in range(0, len(cl), 2000):
-            check_claims(cl[lo:lo + 2000])
-else:
-    from oracles.ledger import check_claim
-
-    def judge(cl):
-        for c in cl:
-            check_claim(c)
+""" + _JUDGE + r"""
 t1 = time.process_time()
 claims = [c for _, c in load_case_file(sys.argv[1]).claims]
 t2 = time.process_time()
