@@ -1,4 +1,6 @@
-import Lean
+module
+
+public meta import Lean.Elab.Command
 
 /-!
 # A same-file axiom audit for a checker that sees only public imports
@@ -6,7 +8,8 @@ import Lean
 The WebAssembly Lean checker (`../shared/tools/lean-wasm/lean`) imports `Init`, `Std` and
 `Lean` at their exported level and treats the checked file as a `module`. There `#print axioms`
 refuses to run, and an imported theorem carries no proof. `audit.py --mode same-file` therefore
-writes one file: this fragment's `import` line, `set_option Elab.async false`,
+writes one file: this fragment's header (`module`, then the one import, which a module may use
+at compile time only as a `meta import`), `set_option Elab.async false`,
 `FacetSelection.lean`, `FirstHit.lean`, `Culling.lean` (their project imports dropped), this
 fragment, one `noncomputable def` referencing each audited name, and one `#audit_axioms_all`
 command naming every declaration of the `#print axioms` lines of `AxiomAudit.lean`. The audited declarations
@@ -43,7 +46,10 @@ adds. The helpers are written without library
 functions whose compiled code the exported import level omits (`Name.toString`, folds, list
 append), which the interpreter would otherwise fail to find. `Elab.async false` matters for
 memory, not correctness: with `import Lean`, elaborating the theorems as concurrent tasks took
-13 GB in the WebAssembly checker, one after another 3.4 GB, at the same CPU time.
+13 GB in the WebAssembly checker, one after another 3.4 GB, at the same CPU time. The import is
+`Lean.Elab.Command` (what `elab` and the command monad need), not all of `Lean`, also for
+memory: the checker holds every imported module in its memory (see `docs/decisions.md`, "Lean:
+the audit imports Lean.Elab.Command, not Lean").
 -/
 
 open Lean Elab Command

@@ -330,8 +330,8 @@ def check_audit_list(audit_source: str) -> list[str]:
 
 
 #: The Lean files the same-file audit file is made of, in order (the first three are also
-#: standalone modules that import only ``Init``; SameFileAudit.lean, which imports ``Lean``, is
-#: only a fragment).
+#: standalone modules that import only ``Init``; SameFileAudit.lean, a ``module`` that imports
+#: ``Lean.Elab.Command``, is only a fragment).
 SAME_FILE_FRAGMENTS = ("FacetSelection.lean", "FirstHit.lean", "Culling.lean", "SameFileAudit.lean")
 
 #: The kernel axioms the compact same-file report lists by name wherever they are reached.
@@ -342,20 +342,36 @@ def project_imports(source: str, project: Path = HERE) -> list[str]:
     """The modules of this project that a Lean source imports."""
     local_modules = {p.stem for p in project.glob("*.lean")}
     imports, _ = _split_imports(source)
-    return [i.split()[1] for i in imports if i.split()[1] in local_modules]
+    return [_imported(i) for i in imports if _imported(i) in local_modules]
+
+
+#: A header line of a Lean file: ``module``, or an import with its optional ``public``/``meta``.
+_HEADER_LINE = re.compile(r"module|(?:public )?(?:meta )?import \S+")
+
+
+def _imported(header_line: str) -> str | None:
+    """The module an ``import`` header line names (None for ``module``)."""
+    return header_line.split()[-1] if header_line != "module" else None
 
 
 def _split_imports(source: str) -> tuple[list[str], str]:
-    """Separates the leading ``import`` lines of a Lean file from the rest."""
+    """Separates the leading header lines (``module`` and the imports) of a Lean file from the
+    rest."""
     imports, body = [], []
     for line in source.splitlines():
-        if line.startswith("import ") and not body:
+        if not body and _HEADER_LINE.fullmatch(line.strip()):
             imports.append(line.strip())
         elif line.strip() == "" and not body:
             continue
         else:
             body.append(line)
     return imports, "\n".join(body) + "\n"
+
+
+def _join_headers(headers: list[str]) -> str:
+    """Header lines as one block, ``module`` (which Lean accepts only as the first token) first."""
+    ordered = [h for h in headers if h == "module"] + [h for h in headers if h != "module"]
+    return "\n".join(ordered) + "\n\n" if ordered else ""
 
 
 def concatenated_source(file: str, project: Path = HERE, extra: str = "") -> str:
@@ -375,8 +391,8 @@ def concatenated_source(file: str, project: Path = HERE, extra: str = "") -> str
             raise ValueError(f"import cycle: {' -> '.join(trail + (name,))}")
         imps, _ = _split_imports((project / f"{name}.lean").read_text(encoding="utf-8"))
         for i in imps:
-            if i.split()[1] in local_modules:
-                visit(i.split()[1], trail + (name,))
+            if _imported(i) in local_modules:
+                visit(_imported(i), trail + (name,))
         order.append(name)
 
     visit(Path(file).stem, ())
@@ -384,10 +400,9 @@ def concatenated_source(file: str, project: Path = HERE, extra: str = "") -> str
     bodies: list[str] = []
     for name in order:
         imps, body = _split_imports((project / f"{name}.lean").read_text(encoding="utf-8"))
-        imports += [i for i in imps if i.split()[1] not in local_modules and i not in imports]
+        imports += [i for i in imps if _imported(i) not in local_modules and i not in imports]
         bodies.append(f"-- from {name}.lean\n{body}")
-    head = "\n".join(imports) + "\n\n" if imports else ""
-    return head + SERIAL_ELABORATION + "\n" + "\n".join(bodies) + extra
+    return _join_headers(imports) + SERIAL_ELABORATION + "\n" + "\n".join(bodies) + extra
 
 
 def same_file_source(project: Path = HERE) -> str:
@@ -397,7 +412,7 @@ def same_file_source(project: Path = HERE) -> str:
     bodies: list[str] = []
     for fragment in SAME_FILE_FRAGMENTS:
         imps, body = _split_imports((project / fragment).read_text(encoding="utf-8"))
-        imports += [i for i in imps if i.split()[1] not in local_modules and i not in imports]
+        imports += [i for i in imps if _imported(i) not in local_modules and i not in imports]
         bodies.append(f"-- from {fragment}\n{body}")
     names = audited_names((project / "AxiomAudit.lean").read_text(encoding="utf-8"))
     # A named declaration referencing each name realizes generated equation lemmas where a
@@ -407,7 +422,7 @@ def same_file_source(project: Path = HERE) -> str:
     audit_lines = ("#audit_axioms_all\n" + "\n".join(f"  {n}" for n in names)
                    + "\n  watching " + " ".join(WATCHED_AXIOMS))
     return (
-        "\n".join(imports) + "\n\n" + SERIAL_ELABORATION + "\n" + "\n".join(bodies)
+        _join_headers(imports) + SERIAL_ELABORATION + "\n" + "\n".join(bodies)
         + "\n-- references, then the names of the #print axioms lines of AxiomAudit.lean\n"
         + refs + "\n" + audit_lines + "\n"
     )
@@ -418,7 +433,7 @@ def same_file_source(project: Path = HERE) -> str:
 #: (measured on the audit file, which imports Lean: 3.4 GB instead of 13 GB, same CPU time).
 SERIAL_ELABORATION = "set_option Elab.async false\n"
 
-#: Lean runs of these tools take this lock in turn: one WebAssembly check needs about 3 GB.
+#: Lean runs of these tools take this lock in turn: one WebAssembly check needs about 2 GB.
 LOCK_PATH = Path(tempfile.gettempdir()) / "proofs_lean-check.lock"
 
 
@@ -471,7 +486,8 @@ def run_lean_command(cmd: list[str], cwd: Path, timeout: float = 1800) -> tuple[
 #: thread and four pthread workers each took one) and freed memory given back at once.
 SMALL_HEAP_MALLOC = {"MALLOC_ARENA_MAX": "1", "MALLOC_TRIM_THRESHOLD_": "0", "MALLOC_MMAP_THRESHOLD_": "131072"}
 
-#: Preloaded into every Node.js process of the checker (sets V8's ``--optimize-for-size``).
+#: Preloaded into every Node.js process of the checker (sets V8's ``--optimize-for-size``, and
+#: empties the pre-started pthread pool of ``lean.js``).
 SMALL_HEAP_PRELOAD = HERE / "node_small_heap.js"
 
 
@@ -480,9 +496,10 @@ def checker_env(base: dict | None = None) -> dict:
     small-heap settings of docs/decisions.md ("Lean: the checker's memory, lowered from
     outside"): the glibc tunables above unless ``base`` sets them, and ``NODE_OPTIONS``
     extended (never replaced: ``base``'s options first) with the preload and a 1 MiB young
-    generation. They lower the
-    WebAssembly checker's peak from about 3.1 to 2.1 GB on a one-line file and change nothing
-    it prints; ``lake`` and a native ``lean`` ignore them."""
+    generation; the preload also starts the checker's pthread workers on demand instead of a
+    pool of four ("Lean: pthread workers on demand"). Together they lower the WebAssembly
+    checker's peak from about 3.1 to 1.1 GB on a one-line file and change nothing it prints;
+    ``lake`` and a native ``lean`` ignore them."""
     env = dict(os.environ if base is None else base)
     for k, v in SMALL_HEAP_MALLOC.items():
         env.setdefault(k, v)

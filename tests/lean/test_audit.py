@@ -4,6 +4,7 @@ outputs and fake Lean executables (no Lean needed)."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -179,9 +180,11 @@ def test_dropping_or_doubling_an_audit_line_is_reported():
 def test_same_file_source_has_imports_first_and_audits_every_name():
     src = audit.same_file_source()
     lines = src.splitlines()
-    assert lines[0] == "import Lean"
-    assert [l for l in lines if l.startswith("import ")] == ["import Lean"]
-    assert "set_option Elab.async false" in lines[:4]
+    # Lean accepts `module` only as the file's first token; the one import is the small one.
+    assert lines[0] == "module"
+    assert [l for l in lines if re.match(r"(public )?(meta )?import ", l)] == [
+        "public meta import Lean.Elab.Command"]
+    assert "set_option Elab.async false" in lines[:5]
     assert not [l for l in lines if l.startswith("#print axioms")]
     listed, watched = src.split("#audit_axioms_all\n", 1)[1].split("watching", 1)
     assert listed.split() == list(audit.EXPECTED_DECLARATIONS)
@@ -199,6 +202,18 @@ def test_concatenated_source_inlines_project_imports_in_order():
     assert src.index("-- from FacetSelection.lean") < src.index("-- from FirstHit.lean") < src.index("-- tail")
     assert src.count("namespace FacetSelection") == 1
     assert audit.concatenated_source("FacetSelection.lean").count("-- from ") == 1
+
+
+def test_header_lines_are_kept_in_front_with_module_first(tmp_path):
+    # A project import written as a `public import` is still inlined; `module` leads the file.
+    (tmp_path / "A.lean").write_text("def a := 1\n")
+    (tmp_path / "B.lean").write_text("import Std.Data\npublic import A\ndef b := a\n")
+    (tmp_path / "C.lean").write_text("module\n\npublic meta import Lean.Elab.Command\nimport B\ndef c := b\n")
+    assert audit.project_imports((tmp_path / "C.lean").read_text(), project=tmp_path) == ["B"]
+    src = audit.concatenated_source("C.lean", project=tmp_path)
+    assert src.splitlines()[:3] == ["module", "import Std.Data", "public meta import Lean.Elab.Command"]
+    assert src.index("def a") < src.index("def b") < src.index("def c")
+    assert "import A" not in src and "import B" not in src
 
 
 def test_concatenated_source_rejects_an_import_cycle(tmp_path):
@@ -446,3 +461,24 @@ def test_node_accepts_the_small_heap_options():
     refused = subprocess.run(code, env={**os.environ, "NODE_OPTIONS": "--optimize-for-size"},
                              capture_output=True, text=True, timeout=60)
     assert refused.returncode != 0 and "not allowed in NODE_OPTIONS" in refused.stderr
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="no Node.js on PATH")
+def test_the_preload_empties_the_pthread_pool_of_lean_js_only(tmp_path):
+    """docs/decisions.md, "Lean: pthread workers on demand": under the checker's options a main
+    script named lean.js that declares the pool gets a pool of 0; another script, or a lean.js
+    without exactly one such declaration, runs as written (and the second says so on stderr)."""
+    audit = load_audit()
+    line = "var pthreadPoolSize=4;console.log(pthreadPoolSize)\n"
+    cases = {("a", "lean.js"): line, ("b", "other.js"): line, ("c", "lean.js"): line + line,
+             ("d", "lean.js"): "console.log('no pool')\n"}
+    out = {}
+    for (sub, name), text in cases.items():
+        (tmp_path / sub).mkdir()
+        (tmp_path / sub / name).write_text(text)
+        p = subprocess.run(["node", str(tmp_path / sub / name)], env=audit.checker_env(),
+                           capture_output=True, text=True, timeout=60)
+        assert p.returncode == 0, p.stderr
+        out[sub] = (p.stdout.split(), "pthread pool is left as it is" in p.stderr)
+    assert out == {"a": (["0"], False), "b": (["4"], False), "c": (["4", "4"], True),
+                   "d": (["no", "pool"], True)}
