@@ -2,7 +2,9 @@
 
 ``python -m oracles ledger --workers N`` starts a ``distributed.LocalCluster`` of N single-
 threaded worker processes on this machine; ``--scheduler ADDRESS`` uses an existing Dask
-cluster instead. ``check FILE`` takes the same options. Dask schedules; nothing here does.
+cluster instead. ``check FILE`` takes the same options. Dask schedules; the corpus run only
+says which worker each family's chunks prefer (:func:`lanes`), so that a worker warms up only
+the families it judges, and Dask's work stealing still moves chunks to an idle worker.
 
 Partition. The corpus is cut into chunks of requests, ``(family, first, last)``, whose
 boundaries depend only on the corpus (each family's case count and :func:`chunk_cases`, a
@@ -46,6 +48,7 @@ __all__ = [
     "CHUNK_CLAIMS",
     "CHUNK_PARTS",
     "CHUNK_REQUESTS",
+    "COST_HINT",
     "DaskUnavailable",
     "Starting",
     "check_answers_distributed",
@@ -53,6 +56,7 @@ __all__ = [
     "chunk_cases",
     "cluster",
     "corpus_chunks",
+    "lanes",
     "ranged",
     "require_dask",
     "run_corpus_distributed",
@@ -239,9 +243,55 @@ def _merge(ledger, parts: Iterable, timing_key) -> None:
         ledger.timings[key] = ledger.timings.get(key, 0.0) + seconds
 
 
-def _ordered_results(client, fn, items):
-    """Each item's result, in item order, releasing each future once it is read."""
-    futures = client.map(fn, items, pure=False)
+#: Scheduling hints: CPU seconds of each family's default corpus in the serial ledger (the
+#: ``seconds`` of docs/evidence/ledger.json at 34c9f9d, rounded). They only place whole families
+#: on workers (:func:`lanes`); a wrong or missing hint costs balance, never a verdict.
+COST_HINT = {"convex_polygon": 0.5, "distance": 8.0, "frame": 6.4, "path": 3.7, "point_search": 0.5,
+             "projection": 3.7, "surface": 1.4, "sweep": 2.6, "tessellation": 4.0, "track": 1.1,
+             "triangle": 2.2}
+
+
+def lanes(chunks: list[Chunk], n: int, default_cases: dict) -> list[int]:
+    """The lane (0 .. n - 1) of each chunk: whole families go to lanes, the costliest family first,
+    each to the lane with the least estimated cost so far (longest processing time first), ties
+    to the lower lane. A family's estimate is :data:`COST_HINT` (1 s when unknown) times its
+    case count over ``default_cases[family]``. Deterministic: it reads nothing but its arguments.
+
+    Why: a worker process pays each family's first chunk once (imports, compiled kernels
+    loaded, caches filled: up to 2 s for ``distance``); with chunks dealt round the workers,
+    every worker pays it for every family."""
+    if n < 1:
+        raise ValueError("n must be >= 1")
+    cost: dict = {}
+    for c in chunks:
+        share = (c.last - c.first) / max(1, default_cases.get(c.family, 1))
+        cost[c.family] = cost.get(c.family, 0.0) + COST_HINT.get(c.family, 1.0) * share
+    load = [0.0] * n
+    lane_of = {}
+    for fam in sorted(cost, key=lambda f: (-cost[f], f)):
+        k = min(range(n), key=lambda i: (load[i], i))
+        lane_of[fam] = k
+        load[k] += cost[fam]
+    return [lane_of[c.family] for c in chunks]
+
+
+def _ordered_results(client, fn, items, lane_of=None):
+    """Each item's result, in item order, releasing each future once it is read. With
+    ``lane_of`` (each item's lane, see :func:`lanes`; lane k is the k-th worker in address
+    order), an item is submitted to its lane's worker as a loose restriction: an idle worker
+    still steals it (Dask's work stealing), so the lanes place work but never hold it back."""
+    workers = sorted(client.scheduler_info()["workers"]) if lane_of is not None else []
+    if len(workers) < 2:
+        futures = client.map(fn, items, pure=False)
+    else:
+        futures = [None] * len(items)
+        for k, address in enumerate(workers):
+            mine = [i for i, lane in enumerate(lane_of) if lane % len(workers) == k]
+            if mine:
+                fs = client.map(fn, [items[i] for i in mine], pure=False, workers=[address],
+                                allow_other_workers=True)
+                for i, f in zip(mine, fs):
+                    futures[i] = f
     for fut in futures:
         yield fut.result()
         fut.release()
@@ -264,7 +314,10 @@ def run_corpus_distributed(client, seed: int, cases: int | None = None, only: It
             first_local -= 1
             local.insert(0, _judge_chunk(chunks[first_local]))
         client = client.get()
-    remote = _ordered_results(client, _judge_chunk, chunks[:first_local])
+    workers = max(1, len(client.scheduler_info()["workers"]))
+    mine = chunks[:first_local]
+    lane_of = lanes(mine, workers, {f.name: f.default_cases for f in fams})
+    remote = _ordered_results(client, _judge_chunk, mine, lane_of)
     _merge(ledger, itertools.chain(remote, local), [c.family for c in chunks])
     return ledger
 

@@ -193,13 +193,19 @@ class _LocalFuture:
 
 
 class _LocalClient:
-    """A stand-in Dask client that runs each task here and records which chunks it was given."""
+    """A stand-in Dask client that runs each task here and records which chunks it was given,
+    and which workers each was restricted to (None: any)."""
 
-    def __init__(self):
-        self.given = []
+    def __init__(self, workers=("tcp://w0",)):
+        self.given, self.placed, self.workers = [], [], workers
 
-    def map(self, fn, items, pure=True):
+    def scheduler_info(self):
+        return {"workers": {w: {} for w in self.workers}}
+
+    def map(self, fn, items, pure=True, workers=None, allow_other_workers=False):
+        assert workers is None or allow_other_workers  # a lane must never hold work back
         self.given += list(items)
+        self.placed += [(x, workers) for x in items]
         return [_LocalFuture(fn(x)) for x in items]
 
 
@@ -235,3 +241,46 @@ def test_chunks_judged_here_while_the_cluster_starts_change_nothing(polls):
     assert json.dumps(got.to_json(timings=False), sort_keys=True) == \
         json.dumps(serial.to_json(timings=False), sort_keys=True)
     assert got.judged > 50
+
+
+def test_lanes_put_whole_families_on_workers_costliest_first():
+    """The rule of oracles.distributed.lanes, worked by hand: hints distance 8.0, frame 6.4,
+    tessellation 4.0, path 3.7 (default corpora); two lanes: distance -> 0 (0 vs 0, lower
+    lane), frame -> 1, tessellation -> 1 (6.4 < 8.0), path -> 0 (8.0 < 10.4)."""
+    from oracles.distributed import COST_HINT, lanes
+
+    assert (COST_HINT["distance"], COST_HINT["frame"], COST_HINT["tessellation"], COST_HINT["path"]) == \
+        (8.0, 6.4, 4.0, 3.7)
+    default = {"distance": 10, "frame": 10, "tessellation": 10, "path": 10}
+    chunks = [Chunk(f, 0, 10, k, k + 5) for f in ("path", "frame", "distance", "tessellation") for k in (0, 5)]
+    assert lanes(chunks, 2, default) == [0, 0, 1, 1, 0, 0, 1, 1]
+    assert lanes(chunks, 1, default) == [0] * 8
+    # a family twice its default size counts twice: path (7.4) now outweighs frame (6.4)
+    doubled = [Chunk("path", 0, 20, 0, 20), Chunk("frame", 0, 10, 0, 10), Chunk("distance", 0, 10, 0, 10)]
+    assert lanes(doubled, 2, default) == [1, 1, 0]
+    # an unknown family is estimated at 1 s, above convex_polygon's 0.5
+    assert lanes([Chunk("new", 0, 1, 0, 1), Chunk("convex_polygon", 0, 1, 0, 1)], 2, {"new": 1,
+                                                                                      "convex_polygon": 1}) == [0, 1]
+    with pytest.raises(ValueError):
+        lanes(chunks, 0, default)
+
+
+def test_on_two_workers_each_family_prefers_one_worker_and_nothing_changes():
+    """With two workers every chunk is submitted to its family's lane (a loose restriction), the
+    families are split between the workers, and the ledger is the serial run's, byte for byte."""
+    from oracles.distributed import run_corpus_distributed
+    from oracles.ledger import run_corpus
+
+    only = ["track", "convex_polygon", "point_search"]
+    serial = run_corpus(5, 12, only)
+    client = _LocalClient(workers=("tcp://b", "tcp://a"))
+    got = run_corpus_distributed(client, 5, 12, only)
+    where: dict = {}
+    for chunk, workers in client.placed:
+        assert workers is not None and len(workers) == 1
+        where.setdefault(chunk.family, set()).update(workers)
+    assert all(len(w) == 1 for w in where.values()) and set(where) == set(only)
+    assert set().union(*where.values()) == {"tcp://a", "tcp://b"}
+    assert client.given == corpus_chunks(5, 12, select_families(only))
+    assert json.dumps(got.to_json(timings=False), sort_keys=True) == \
+        json.dumps(serial.to_json(timings=False), sort_keys=True)
