@@ -41,6 +41,7 @@ __all__ = [
     "dec_array",
     "dec_q",
     "enc",
+    "int_array",
     "is_finite_number",
     "is_integer",
     "number_as",
@@ -462,6 +463,16 @@ def dec_array(s: Any, dtype=np.float64) -> np.ndarray:
     if not np.array_equal(out.astype(np.float64), arr, equal_nan=True):
         raise NumberError(f"value not exactly representable as {np.dtype(dtype).name}")
     return out
+
+
+def int_array(s: Any) -> np.ndarray:
+    """A numpy int64 array from (nested lists of) claim integers: the indices, counts and codes
+    of a claimed mesh. An integer that int64 cannot hold raises NumberError, so the claim is
+    malformed (no index or count of the spec comes near 2^63), never a checker fault."""
+    try:
+        return np.asarray(s, dtype=np.int64)
+    except OverflowError:
+        raise NumberError("an integer outside the int64 range") from None
 
 
 def dec_q(s: Any):

@@ -17,7 +17,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from oracles.__main__ import main
 from oracles.families import contract_for, families
 from oracles.ledger import check_claim
-from oracles.model import VerdictKind
+from oracles.batch import MALFORMED_ERRORS
+from oracles.model import Claim, VerdictKind
 
 from ..profiles import examples
 
@@ -595,3 +596,38 @@ def test_a_bad_id_is_malformed(tmp_path, capsys, track_claims, label):
     d = {"id": label, **_json(track_claims[0])}
     code, _ = _run(tmp_path, _doc([d]))
     assert code == 2 and "claims[0].id" in capsys.readouterr().err
+
+
+def _integer_paths(x, path):
+    """Paths of the integers (not booleans) in ``x``; of a list, only its first and last item."""
+    if isinstance(x, dict):
+        for k, v in x.items():
+            yield from _integer_paths(v, path + (k,))
+    elif isinstance(x, list):
+        for i in sorted({0, len(x) - 1}) if x else ():
+            yield from _integer_paths(x[i], path + (i,))
+    elif isinstance(x, int) and not isinstance(x, bool):
+        yield path
+
+
+def test_integers_beyond_int64_are_malformed_or_judged_never_a_checker_fault(mutation_pool):
+    """Every integer field of one claim of every checked row, set to 2^63 (one past int64) and to
+    2^70: the claim is judged or malformed (an index or count that large is no answer the spec
+    allows), never a checker fault (found by test_mutated_documents_never_raise on a claimed
+    sweep mesh's indices, which went into numpy's int64 unchecked)."""
+    faults, tried = [], 0
+    for claim in mutation_pool:
+        d = json.loads(json.dumps(claim.to_json()))
+        for path in list(_integer_paths(d["inputs"], ("inputs",))) + list(_integer_paths(d["value"], ("value",))):
+            for big in (2**63, 2**70):
+                m = json.loads(json.dumps(d))
+                _set(m, path, big)
+                tried += 1
+                try:
+                    v = check_claim(Claim.from_json(m))
+                except MALFORMED_ERRORS:
+                    continue  # malformed: what the check command reports as such
+                if v.kind in (VerdictKind.CheckerError, VerdictKind.OracleFault):
+                    faults.append((d["row"], path, big, v.witness))
+    assert tried > 50  # not vacuous: the pool has integer fields (indices, counts, codes)
+    assert faults == []

@@ -26,10 +26,10 @@ from reference.fp import U64
 from reference.sweep import SWEEP_VERTEX_K, VERTEX_WIDTH
 
 from ...errormodel import ratio, resolve
-from ...model import Claim, dec, dec_array, enc, verified, violated
+from ...model import Claim, dec, dec_array, enc, int_array, verified, violated
 from ...rules import decision, declare, default, spec
 
-__all__ = ["RULES", "check_rings", "decode_mesh", "mesh_counts"]
+__all__ = ["RULES", "check_rings", "decode_mesh", "mesh_counts", "ring_span"]
 
 _S = "spec 002 Sweeps: "
 COUNTS = spec("sweep:counts", _S + "'A tube ring repeats its first vertex with U = 1 as an explicit UV seam. "
@@ -73,8 +73,17 @@ _mpq = gmpy2.mpq
 
 def decode_mesh(claim):
     V = dec_array(claim.value["vertices"]).reshape(-1, VERTEX_WIDTH)
-    I = np.asarray(claim.value["indices"], dtype=np.int64)
+    I = int_array(claim.value["indices"])
     return V, I
+
+
+def ring_span(ring, nspans: int) -> int:
+    """The span index of a claimed ring (its first entry), checked against the path's ``nspans``
+    spans: any other value makes the claim malformed (IndexError), whatever its size."""
+    k = int(ring[0])
+    if not 0 <= k < nspans:
+        raise IndexError(f"ring span index {k} outside the path's {nspans} spans")
+    return k
 
 
 def _rings_reference(E, M, Smax):
@@ -131,7 +140,7 @@ def check_rings(claim: Claim):
     if prof is not None and (not prof or any(len(k) != 3 for k in prof)
                              or any(prof[i + 1][0] <= prof[i][0] for i in range(len(prof) - 1))):
         raise ValueError("profile keys are [distance, scale, roll] with increasing distances")
-    E = max(EM.span_magnitude(C[int(x[0])]) for x in rings)
+    E = max(EM.span_magnitude(C[ring_span(x, len(C))]) for x in rings)
     M = max(float(np.max(np.abs(dec_array(x[4])))) for x in rings)
     Smax = max(dec(x[3]) for x in rings)
     res = resolve(claim, _rings_reference(E, M, Smax), constant=SWEEP_VERTEX_K)
@@ -141,7 +150,7 @@ def check_rings(claim: Claim):
     one = _mpq(1)
     ribbon = section == "Ribbon"
     for i, ring in enumerate(rings):
-        k, u, Vd, sc = int(ring[0]), dec(ring[1]), dec(ring[2]), dec(ring[3])
+        k, u, Vd, sc = ring_span(ring, len(C)), dec(ring[1]), dec(ring[2]), dec(ring[3])
         x, t, n, b = (dec_array(ring[j]) for j in (4, 5, 6, 7))
         last_copy = inp["closed"] and i == r - 1
         if prof is not None and not last_copy:

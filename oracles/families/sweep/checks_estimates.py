@@ -28,7 +28,7 @@ from reference.fp import U64
 from ...errormodel import ratio
 from ...model import Claim, dec, dec_array, enc, undecided, verified, violated
 from ...rules import declare, default, spec
-from .checks import decode_mesh
+from .checks import decode_mesh, ring_span
 
 __all__ = ["ACCEPTANCE_FACTOR", "RISK_BAND", "RULES", "check_error_estimates", "distance_shares", "sagitta_iv"]
 
@@ -90,7 +90,7 @@ def _deviation(C, inp, V, I, twist_of):
     distribute over the path from the loop's true residual twist."""
     m = _FINE
     nseg, ribbon = int(inp["segments"]), inp["section"] == "Ribbon"
-    rings = [(int(x[0]), dec(x[1]), dec(x[2])) for x in inp["rings"]]
+    rings = [(ring_span(x, len(C)), dec(x[1]), dec(x[2])) for x in inp["rings"]]
     prof = [[dec(v) for v in k] for k in inp["profile"]]
     L = dec(inp["total"])
     if ribbon:
@@ -209,7 +209,7 @@ def check_error_estimates(claim: Claim):
         return violated(claim, {"why": "an error estimate outside [0, requested error]",
                                 "longitudinal": val["longitudinal"], "cross_section": val["cross_section"]},
                         rule=ESTIMATES_WITHIN.id)
-    rings = [(int(x[0]), dec(x[1]), dec(x[2])) for x in inp["rings"]]
+    rings = [(ring_span(x, len(C)), dec(x[1]), dec(x[2])) for x in inp["rings"]]
     prof = [[dec(v) for v in k] for k in inp["profile"]]
     bad = _section_rule(claim, prof, cest)
     if bad is not None:

@@ -21,7 +21,7 @@ import numpy as np
 from interval.context import to_mpq
 from interval.surface import SIDE_NAMES, TopologyFailure, exact_topology
 
-from ...model import Claim, dec, enc, undecided, verified, violated
+from ...model import Claim, dec, enc, int_array, undecided, verified, violated
 from ...rules import declare, default, spec
 from ..surface.checks import array, network
 from .refinement import Ambiguous, replay_levels
@@ -82,10 +82,10 @@ def check_shared_positions(claim: Claim):
         raise ValueError("levels: one [level_u, level_v] in [0, 24] per patch")
     positions = array(v["positions"], np.float32).reshape(-1, 3)
     vpos = array(v["vertex_positions"], np.float32).reshape(-1, 3)
-    vidx = np.asarray(v["vertex_position_index"], dtype=np.int64)
-    vpatch = np.asarray(v["vertex_patch"], dtype=np.int64)
+    vidx = int_array(v["vertex_position_index"])
+    vpatch = int_array(v["vertex_patch"])
     vpar = array(v["vertex_parameters"], np.float32).reshape(-1, 2)
-    tris = np.asarray(v["indices"], dtype=np.int64).reshape(-1, 3)
+    tris = int_array(v["indices"]).reshape(-1, 3)
     nvert = vpos.shape[0]
     if not (vidx.shape == (nvert,) and vpatch.shape == (nvert,) and vpar.shape == (nvert, 2)):
         raise ValueError("vertex arrays of unequal lengths")
@@ -213,7 +213,7 @@ def check_shared_positions(claim: Claim):
                         rule=DEGENERACY.id)
     singular = None
     if "vertex_status" in v:
-        status = np.asarray(v["vertex_status"], dtype=np.int64)
+        status = int_array(v["vertex_status"])
         if status.shape != (nvert,) or np.any((status < 0) | (status > 2)):
             raise ValueError("vertex_status: one code 0 (OK), 1 (Degenerate) or 2 (IllConditioned) per vertex")
         singular = int(np.count_nonzero(status))
