@@ -18,6 +18,7 @@ import contextlib
 import os
 from collections.abc import Callable, Iterable
 
+from .errormodel import VacuousModel
 from .families import batch_checker_for, checker_for, contract_for
 from .model import Claim, NumberError, Verdict, VerdictKind, checker_error, undecided, violated
 from .rows import row
@@ -123,9 +124,17 @@ def check_claim(claim: Claim) -> Verdict:
         v = checker_for(claim.row)(claim)
     except MALFORMED_ERRORS:
         raise
+    except VacuousModel as e:
+        return _vacuous(claim, e)
     except Exception as e:
         return checker_error(claim, e)
     return _postcheck(claim, v)
+
+
+def _vacuous(claim: Claim, e: VacuousModel) -> Verdict:
+    """The Undecided verdict of a claim whose row's error model has no finite bound here."""
+    return undecided(claim, None, note=f"{e}: the documented error model gives no finite bound, so there is "
+                                       "nothing to judge the claim against")
 
 
 def judge(claim: Claim) -> Verdict:
@@ -167,7 +176,9 @@ def check_claims(claims: list) -> list:
         except Exception as e:
             results = [checker_error(claims[i], e, note="the row's batch checker raised") for i in idx]
         for i, r in zip(idx, results):
-            if isinstance(r, BaseException) and not isinstance(r, MALFORMED_ERRORS):
+            if isinstance(r, VacuousModel):
+                r = _vacuous(claims[i], r)
+            elif isinstance(r, BaseException) and not isinstance(r, MALFORMED_ERRORS):
                 r = checker_error(claims[i], r)
             out[i] = r if isinstance(r, BaseException) else _postcheck(claims[i], r)
     return out
@@ -178,6 +189,8 @@ def _single(fn, claim) -> Result:
         return _postcheck(claim, fn(claim))
     except MALFORMED_ERRORS as e:
         return e
+    except VacuousModel as e:
+        return _vacuous(claim, e)
     except Exception as e:
         return checker_error(claim, e)
 

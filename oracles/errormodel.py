@@ -22,16 +22,25 @@ from fractions import Fraction
 from typing import Any
 from collections.abc import Callable
 
+import math
+
 import gmpy2
 
 from reference.fp import U64
 
 from .model import Claim, NumberError, dec, dec_q
 
-__all__ = ["ETA_OF_U", "Resolved", "ratio", "resolve"]
+__all__ = ["ETA_OF_U", "Resolved", "VacuousModel", "ratio", "resolve"]
 
 # Unit roundoff of a binary format -> its smallest subnormal.
 ETA_OF_U = {2.0**-53: 2.0**-1074, 2.0**-24: 2.0**-149, 2.0**-11: 2.0**-24}
+
+
+class VacuousModel(ArithmeticError):
+    """The row's error model gives no finite bound at the claim's inputs (a component is +inf
+    or NaN, e.g. a subnormal domain width or a magnitude near float64's largest): there is
+    nothing to judge the claim against, so its verdict is Undecided (``oracles.batch``), never
+    Verified against an infinite bound and never a checker fault."""
 
 
 def _q(x) -> gmpy2.mpq:
@@ -41,6 +50,8 @@ def _q(x) -> gmpy2.mpq:
         raise TypeError("scalar expected")
     if isinstance(x, Fraction):
         return gmpy2.mpq(x.numerator, x.denominator)
+    if isinstance(x, float) and not math.isfinite(x):
+        raise VacuousModel(f"the error model's bound is {x!r} at these inputs")
     return gmpy2.mpq(x)  # int, float (exact), numpy float via float()
 
 

@@ -18,7 +18,7 @@ from oracles.__main__ import main
 from oracles.families import contract_for, families
 from oracles.ledger import check_claim
 from oracles.batch import MALFORMED_ERRORS
-from oracles.model import Claim, VerdictKind
+from oracles.model import VerdictKind
 
 from ..profiles import examples
 
@@ -253,8 +253,9 @@ def test_a_model_on_a_row_without_one_is_malformed(tmp_path, capsys, track_claim
 
 # --- mutation: never a traceback ---------------------------------------------------------------
 
-_BAD_VALUES = st.sampled_from(["0.1", "1e400", "0x", "nan", "-inf", True, None, [], {}, "Degenerate",
-                               "0x1p99999", "1/0", -1, 2**70, "", "x", [["0x1p0"]]])
+_BAD = ["0.1", "1e400", "0x", "nan", "-inf", True, None, [], {}, "Degenerate", "0x1p99999", "1/0", -1, 2**70, "",
+        "x", [["0x1p0"]]]
+_BAD_VALUES = st.sampled_from(_BAD)
 
 
 @st.composite
@@ -598,36 +599,70 @@ def test_a_bad_id_is_malformed(tmp_path, capsys, track_claims, label):
     assert code == 2 and "claims[0].id" in capsys.readouterr().err
 
 
-def _integer_paths(x, path):
-    """Paths of the integers (not booleans) in ``x``; of a list, only its first and last item."""
+
+# Values that a case file may hold where a number, an index or a flag is expected: the mutation
+# test's values, plus the edges of float64 and of int64 that a checker's own arithmetic meets.
+_EDGE_VALUES = [*_BAD, 0, 2**63, "0x1p-1074", "-0x0p+0", "0x1.fffffffffffffp+1023", 1e308]
+
+
+def _leaf_paths(x, path):
+    """Every path into ``x``; of a list, only into its first and last item."""
     if isinstance(x, dict):
         for k, v in x.items():
-            yield from _integer_paths(v, path + (k,))
+            yield path + (k,)
+            yield from _leaf_paths(v, path + (k,))
     elif isinstance(x, list):
         for i in sorted({0, len(x) - 1}) if x else ():
-            yield from _integer_paths(x[i], path + (i,))
-    elif isinstance(x, int) and not isinstance(x, bool):
-        yield path
+            yield path + (i,)
+            yield from _leaf_paths(x[i], path + (i,))
 
 
-def test_integers_beyond_int64_are_malformed_or_judged_never_a_checker_fault(mutation_pool):
-    """Every integer field of one claim of every checked row, set to 2^63 (one past int64) and to
-    2^70: the claim is judged or malformed (an index or count that large is no answer the spec
-    allows), never a checker fault (found by test_mutated_documents_never_raise on a claimed
-    sweep mesh's indices, which went into numpy's int64 unchecked)."""
-    faults, tried = [], 0
+def test_edge_values_anywhere_are_judged_or_malformed_never_a_checker_fault(mutation_pool):
+    """Every field of one claim of every checked row (of a list, its first and last item), set to
+    each of _EDGE_VALUES, read as `check` reads a case file: a claim the schema admits is
+    judged (Verified, Violated or Undecided) or found malformed by its checker, never a checker
+    or oracle fault. The exhaustive form of test_mutated_documents_never_raise, which found a
+    claimed sweep index of 2^70 reaching numpy's int64; this one found four more (a zero sample
+    normal, a subnormal domain width and a magnitude near float64's largest in an error model,
+    a subnormal ProjectionGap): docs/decisions.md, "Claims: an integer beyond int64 is
+    malformed" and "Error models: a bound that is not finite leaves the claim Undecided"."""
+    from oracles.casefile import CaseFileError, parse_case_text
+
+    faults, judged = [], 0
     for claim in mutation_pool:
         d = json.loads(json.dumps(claim.to_json()))
-        for path in list(_integer_paths(d["inputs"], ("inputs",))) + list(_integer_paths(d["value"], ("value",))):
-            for big in (2**63, 2**70):
+        for path in list(_leaf_paths(d["inputs"], ("inputs",))) + list(_leaf_paths(d["value"], ("value",))):
+            for value in _EDGE_VALUES:
                 m = json.loads(json.dumps(d))
-                _set(m, path, big)
-                tried += 1
+                _set(m, path, value)
                 try:
-                    v = check_claim(Claim.from_json(m))
+                    cf = parse_case_text(json.dumps({"format": "claims/1", "claims": [m]}).encode())
+                except CaseFileError:
+                    continue
+                if not cf.claims:
+                    continue  # the schema refused it: malformed before any checker
+                judged += 1
+                try:
+                    v = check_claim(cf.claims[0][1])
                 except MALFORMED_ERRORS:
-                    continue  # malformed: what the check command reports as such
+                    continue
                 if v.kind in (VerdictKind.CheckerError, VerdictKind.OracleFault):
-                    faults.append((d["row"], path, big, v.witness))
-    assert tried > 50  # not vacuous: the pool has integer fields (indices, counts, codes)
+                    faults.append((d["row"], path, value, v.witness))
+    assert judged > 1000  # not vacuous: most edge values pass the schema somewhere
     assert faults == []
+
+
+def test_a_claim_whose_error_model_has_no_finite_bound_is_undecided(mutation_pool):
+    """docs/decisions.md, "Error models: a bound that is not finite leaves the claim Undecided":
+    a domain width of 2^-1074 squares to 0 in the continuity row's second-derivative bound; the
+    claim is Undecided (loudly, with the reason), never Verified against +inf nor a fault, the
+    same through the one-claim and the batched entry points."""
+    from oracles.batch import check_claims
+    from oracles.casefile import parse_case_text
+
+    d = json.loads(json.dumps(next(c for c in mutation_pool if c.row == "path.continuity_values").to_json()))
+    d["inputs"]["w_in"] = "0x1p-1074"
+    claim = parse_case_text(json.dumps({"format": "claims/1", "claims": [d]}).encode()).claims[0][1]
+    for v in (check_claim(claim), check_claims([claim])[0]):
+        assert v.kind is VerdictKind.Undecided
+        assert "no finite bound" in v.note and "inf" in v.note

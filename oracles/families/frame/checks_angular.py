@@ -137,7 +137,7 @@ def check_angular_error(claim: Claim):
         ri, k, u, nrm = entry
         if not (isinstance(ri, int) and 0 <= ri < len(runs) and isinstance(k, int) and 0 <= k < n):
             raise ValueError("samples are [run, span, u, normal] with valid indices")
-        by_run.setdefault(ri, []).append((k, dec(u), dec_array(nrm)))
+        by_run.setdefault(ri, []).append((k, dec(u), _direction(nrm, "samples")))
     arcs = Arcs(C)
     bad = _run_structure(claim, C, runs)
     if bad is not None:
@@ -420,7 +420,7 @@ def _evaluations(claim: Claim, n: int, runs: int) -> list:
     for (k, u, roll), (ri, nrm) in zip(req, got):
         if not (isinstance(k, int) and 0 <= k < n and isinstance(ri, int) and 0 <= ri < runs):
             raise ValueError("evaluations are [span, u, roll] and [run, normal] with valid indices")
-        out.append((ri, k, dec(u), dec(roll), dec_array(nrm)))
+        out.append((ri, k, dec(u), dec(roll), _direction(nrm, "evaluated")))
     return out
 
 
@@ -442,6 +442,15 @@ def twist_expected(claim: Claim, C, arcs: Arcs, k: int, u: float, total: float, 
     if not L > d:
         return total * s / L if L > 0 else 0.0, abs(total) + rounding  # the estimates say nothing
     return total * s / L, abs(total) * d * (L + s) / (L * (L - d)) + rounding
+
+
+def _direction(nrm, field: str) -> np.ndarray:
+    """A claimed normal as an array; a zero vector has no direction to compare, so the claim
+    is malformed (ValueError), as a sample with an invalid index is."""
+    a = dec_array(nrm)
+    if a.shape != (3,) or not np.any(a != 0):
+        raise ValueError(f"{field}: a normal is three numbers, not all zero")
+    return a
 
 
 def _unit_mp(a):

@@ -79,7 +79,8 @@ def _continuity_reference(claimed, E_in, E_out, w_in, w_out, sum_norm):
     where no direction exists: the angle must then be NaN and its bound is unused)."""
     def ref(u, eta):
         dbound = float(up(EM.difference_bound(6 * E_in / w_in, 6 * E_out / w_out, u, eta=eta) * (1 + 1e-12)))
-        sbound = float(up(EM.difference_bound(24 * E_in / (w_in * w_in), 24 * E_out / (w_out * w_out), u,
+        # divided twice, not by w * w: a subnormal width squares to 0, its bound is +inf (vacuous)
+        sbound = float(up(EM.difference_bound(24 * E_in / w_in / w_in, 24 * E_out / w_out / w_out, u,
                                               eta=eta) * (1 + 1e-12)))
         ab = _VACUOUS if sum_norm is None else min(EM.angle_bound(sum_norm, u), _VACUOUS)
         return [EM.gap_bound(claimed["position_gap"], u, eta=eta), ab, dbound,

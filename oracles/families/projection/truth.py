@@ -56,7 +56,7 @@ def truth(d) -> Truth:
     except _ORACLE_ERRORS as exc:
         return Truth(None, ARB_BUDGET[0], None, None, None, {"arb_root_isolation": f"raised {exc!r}"[:300]}, 0)
     try:
-        b = enclose_min_distance(d.controls, d.origin, d.point, BUDGET[0], target=d.gap / 16,
+        b = enclose_min_distance(d.controls, d.origin, d.point, BUDGET[0], target=_target(d.gap),
                                  max_splits=SPLITS[BUDGET[0]])
         bb = None
         if holds is None:  # the branch and bound decides what the balls could not (or reports)
@@ -82,6 +82,12 @@ def truth(d) -> Truth:
     return Truth(holds, a.prec if bb is None else bb.prec, lo, hi, witness, None, b.splits)
 
 
+def _target(gap: float) -> float:
+    """The branch and bound's enclosure width: a sixteenth of the requested gap, and never 0 (a
+    gap below 2^-1070 would round it to 0, which the search refuses): the smallest subnormal."""
+    return max(gap / 16, 2.0**-1074)
+
+
 # What an oracle may raise on a well-formed claim only if it is broken (inputs are validated
 # before): an oracle fault, never a malformed claim.
 _ORACLE_ERRORS = (ValueError, ArithmeticError, TypeError, IndexError, KeyError)
@@ -94,7 +100,7 @@ def decide_lower_bound(controls, origin, point, gap, lb) -> Decision:
 
     def at(prec):
         e = enclose_min_distance(controls, origin, point, prec, threshold=max(lb, 0.0),
-                                 target=gap / 16, max_splits=SPLITS[prec])
+                                 target=_target(gap), max_splits=SPLITS[prec])
         return Decision(e.decided, prec, e)
 
     return refine(at, BUDGET)
@@ -102,7 +108,7 @@ def decide_lower_bound(controls, origin, point, gap, lb) -> Decision:
 
 def _bb_at(d, prec: int) -> Decision:
     e = enclose_min_distance(d.controls, d.origin, d.point, prec, threshold=max(d.nums["lower_bound"], 0.0),
-                             target=d.gap / 16, max_splits=SPLITS[prec])
+                             target=_target(d.gap), max_splits=SPLITS[prec])
     return Decision(e.decided, prec, e)
 
 
