@@ -122,19 +122,25 @@ def check_claim(claim: Claim) -> Verdict:
         return pre
     try:
         v = checker_for(claim.row)(claim)
-    except MALFORMED_ERRORS:
-        raise
-    except VacuousModel as e:
-        return _vacuous(claim, e)
     except Exception as e:
-        return checker_error(claim, e)
+        r = _outcome(claim, e)
+        if isinstance(r, BaseException):
+            raise
+        return r
     return _postcheck(claim, v)
 
 
-def _vacuous(claim: Claim, e: VacuousModel) -> Verdict:
-    """The Undecided verdict of a claim whose row's error model has no finite bound here."""
-    return undecided(claim, None, note=f"{e}: the documented error model gives no finite bound, so there is "
-                                       "nothing to judge the claim against")
+def _outcome(claim: Claim, e: BaseException) -> Result:
+    """What a checker's exception means for its claim, the one place this is decided: one of
+    :data:`MALFORMED_ERRORS` is returned as it is (the claim is malformed); a
+    :class:`~oracles.errormodel.VacuousModel` (no finite bound in the row's error model) is an
+    Undecided verdict saying so; anything else is a ``CheckerError``."""
+    if isinstance(e, MALFORMED_ERRORS):
+        return e
+    if isinstance(e, VacuousModel):
+        return undecided(claim, None, note=f"{e}: the documented error model gives no finite bound, so there is "
+                                           "nothing to judge the claim against")
+    return checker_error(claim, e)
 
 
 def judge(claim: Claim) -> Verdict:
@@ -176,10 +182,8 @@ def check_claims(claims: list) -> list:
         except Exception as e:
             results = [checker_error(claims[i], e, note="the row's batch checker raised") for i in idx]
         for i, r in zip(idx, results):
-            if isinstance(r, VacuousModel):
-                r = _vacuous(claims[i], r)
-            elif isinstance(r, BaseException) and not isinstance(r, MALFORMED_ERRORS):
-                r = checker_error(claims[i], r)
+            if isinstance(r, BaseException):
+                r = _outcome(claims[i], r)
             out[i] = r if isinstance(r, BaseException) else _postcheck(claims[i], r)
     return out
 
@@ -187,12 +191,8 @@ def check_claims(claims: list) -> list:
 def _single(fn, claim) -> Result:
     try:
         return _postcheck(claim, fn(claim))
-    except MALFORMED_ERRORS as e:
-        return e
-    except VacuousModel as e:
-        return _vacuous(claim, e)
     except Exception as e:
-        return checker_error(claim, e)
+        return _outcome(claim, e)
 
 
 def judge_claims(claims: list) -> list[Verdict]:

@@ -275,18 +275,17 @@ def lanes(chunks: list[Chunk], n: int, default_cases: dict) -> list[int]:
     return [lane_of[c.family] for c in chunks]
 
 
-def _ordered_results(client, fn, items, lane_of=None):
-    """Each item's result, in item order, releasing each future once it is read. With
-    ``lane_of`` (each item's lane, see :func:`lanes`; lane k is the k-th worker in address
-    order), an item is submitted to its lane's worker as a loose restriction: an idle worker
-    still steals it (Dask's work stealing), so the lanes place work but never hold it back."""
-    workers = sorted(client.scheduler_info()["workers"]) if lane_of is not None else []
+def _ordered_results(client, fn, items, workers=(), lane_of=None):
+    """Each item's result, in item order, releasing each future once it is read. With two or
+    more ``workers`` (addresses) and ``lane_of`` (each item's lane, see :func:`lanes`), an item
+    is submitted to ``workers[lane]`` as a loose restriction: an idle worker still steals it
+    (Dask's work stealing), so the lanes place work but never hold it back."""
     if len(workers) < 2:
         futures = client.map(fn, items, pure=False)
     else:
         futures = [None] * len(items)
         for k, address in enumerate(workers):
-            mine = [i for i, lane in enumerate(lane_of) if lane % len(workers) == k]
+            mine = [i for i, lane in enumerate(lane_of) if lane == k]
             if mine:
                 fs = client.map(fn, [items[i] for i in mine], pure=False, workers=[address],
                                 allow_other_workers=True)
@@ -314,10 +313,10 @@ def run_corpus_distributed(client, seed: int, cases: int | None = None, only: It
             first_local -= 1
             local.insert(0, _judge_chunk(chunks[first_local]))
         client = client.get()
-    workers = max(1, len(client.scheduler_info()["workers"]))
+    workers = sorted(client.scheduler_info()["workers"])  # lane k is the k-th worker in address order
     mine = chunks[:first_local]
-    lane_of = lanes(mine, workers, {f.name: f.default_cases for f in fams})
-    remote = _ordered_results(client, _judge_chunk, mine, lane_of)
+    lane_of = lanes(mine, max(1, len(workers)), {f.name: f.default_cases for f in fams})
+    remote = _ordered_results(client, _judge_chunk, mine, workers, lane_of)
     _merge(ledger, itertools.chain(remote, local), [c.family for c in chunks])
     return ledger
 

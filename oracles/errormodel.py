@@ -17,12 +17,11 @@ it showing. ``name`` is free text and is ignored.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 from collections.abc import Callable
-
-import math
 
 import gmpy2
 
