@@ -471,9 +471,9 @@ def _shape(contract, claim: dict) -> int:
 
 
 def _fits(schema, x) -> bool:
-    from .schema import NumberRead, _Validator
+    from .schema_validate import NumberRead, Validator
 
-    return not any(not isinstance(e, NumberRead) for e in _Validator(schema).iter_errors(x))
+    return not any(not isinstance(e, NumberRead) for e in Validator(schema).iter_errors(x))
 
 
 _MAX_FORMS = 3  # success examples per row: one per form of its value, at most

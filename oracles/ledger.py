@@ -6,7 +6,10 @@ formula, counts of claims and of cases, the worst measured value, the declared e
 ratio to the project's reference model, and every Violated row's first witnesses with the
 truth in decimal. A row with no checker yet is listed with status ``pending``; a row whose
 family was not selected (``--family``) has status ``not run``; a row whose property no oracle
-can refute has status ``unrefutable`` and counts none of its claims as verified.
+can refute has status ``unrefutable`` and counts none of its claims as verified. A case file's
+ledger names the rows it has no claims of as ``not run``, with ``checks`` null: describing them
+would import every family for a one-row file (docs/decisions.md, "A case file's ledger imports
+only its rows' families").
 
 ``cases`` counts corpus cases (a ledger run) or distinct ``inputs`` objects (a case file);
 ``claims`` counts claims.
@@ -29,6 +32,7 @@ from collections.abc import Iterable
 from .batch import MALFORMED_ERRORS, Pending, check_claim, deferred, judge, resolve_pending
 from .families import checker_for, contract_for, families
 from .model import (NumberError, Verdict, VerdictKind, error_summary, parse_number)
+from .reports import SORTED_JSON
 from .rows import ROWS, row
 
 __all__ = [
@@ -236,7 +240,7 @@ class RowTally:
 
     def add(self, v: Verdict, index: int | None = None, case_key: Any = None) -> None:
         self.claims += 1
-        self._cases.add(case_key if case_key is not None else json.dumps(v.claim.inputs, sort_keys=True))
+        self._cases.add(case_key if case_key is not None else SORTED_JSON(v.claim.inputs))
         self._add_rules(v, index)
         if v.kind is VerdictKind.Verified:
             self.verified += 1
@@ -347,7 +351,11 @@ class RowTally:
         self.unmet_claims += [None if i is None else i + offset
                               for i in other.unmet_claims[:max(0, 4 * WITNESSES_KEPT - len(self.unmet_claims))]]
 
-    def status(self) -> str:
+    def status(self, describe: bool = True) -> str:
+        """``describe=False``: a case file's ledger naming a row it has no claims of, which it
+        need not import the row's family to name (``not run``)."""
+        if not describe and not self.claims and not self.unanswered:
+            return "not run"
         c = contract_for(self.id)
         if c is not None and not c.refutable:
             return "unrefutable"
@@ -355,14 +363,17 @@ class RowTally:
             return "unanswered"
         return "evidenced" if self.claims else "not run" if checker_for(self.id) else "pending"  # "not run": no claims
 
-    def to_json(self) -> dict:
-        spec, c = row(self.id), contract_for(self.id)
+    def to_json(self, describe: bool = True) -> dict:
+        """The row's JSON; ``describe=False`` (see :meth:`status`) leaves ``checks`` null for a
+        row without claims or unanswered requests."""
+        describe = describe or bool(self.claims or self.unanswered)
+        spec, c = row(self.id), contract_for(self.id) if describe else None
         out = {
             "id": self.id,
             "spec_row": spec.spec_row,
             "guarantee": spec.guarantee.value,
             "checks": c.checks if c is not None else None,
-            "status": self.status(),
+            "status": self.status(describe),
             "claims": self.claims,
             "cases": self.cases,
             "verified": self.verified,
@@ -436,9 +447,11 @@ def _rules_lines(t: RowTally) -> list:
 
 
 def _empty_text(row_id: str, corpus: bool = True) -> str:
+    if not corpus:
+        return "no claims"  # a case file's ledger does not import the families it has no claims of
     if not checker_for(row_id):
         return "pending (no checker yet)"
-    return "not run (family not selected)" if corpus else "no claims"
+    return "not run (family not selected)"
 
 
 def _worst_text(t: RowTally) -> str:
@@ -530,7 +543,7 @@ class Ledger:
                                 if (c := contract_for(r.id)) is not None and c.oracles}},
             "totals": {"claims": self.judged, "violated": self.violated, "undecided": self.undecided,
                        "faults": self.faults, "malformed": len(self.malformed), "unanswered": self.unanswered},
-            "rows": [self.tallies[r.id].to_json() for r in ROWS],
+            "rows": [self.tallies[r.id].to_json(self.seed is not None) for r in ROWS],
             "rules": self.rules_table(),
         }
         if self.numbers is not None:
@@ -608,7 +621,8 @@ class Ledger:
             worst = "-" if t.claims else _empty_text(r.id, self.seed is not None)
             if t.claims and t.worst:
                 worst = f"[{_worst_text(t)}](#{r.id.replace('.', '-')})"
-            out.append(f"| `{r.id}` | {r.guarantee.value} | {t.status()} | {t.claims} | {t.cases} | "
+            status = t.status(self.seed is not None)
+            out.append(f"| `{r.id}` | {r.guarantee.value} | {status} | {t.claims} | {t.cases} | "
                        f"{t.verified} | {t.violated} | {t.undecided} | {t.faults} | {t.unanswered} | "
                        f"{_use_text(t)} | {worst} |")
         if self.producer_errors:
@@ -632,9 +646,9 @@ class Ledger:
                 out.append(f"- ... and {len(self.malformed) - 50} more (see ledger.json)")
         for r in ROWS:
             t = self.tallies[r.id]
-            c = contract_for(r.id)
             if not t.claims and not t.unanswered:
                 continue
+            c = contract_for(r.id)
             out += ["", f'<a id="{r.id.replace(".", "-")}"></a>', f"## {r.id}", "",
                     f"*{r.spec_row}* ({r.guarantee.value}).", ""]
             if c is not None:

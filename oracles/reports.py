@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import json
 
-__all__ = ["Labels", "VerdictLines", "write_junit"]
+# json.dumps(x, sort_keys=True) with one kept encoder (dumps builds one per call): the same text.
+SORTED_JSON = json.JSONEncoder(sort_keys=True).encode
+
+__all__ = ["SORTED_JSON", "Labels", "VerdictLines", "write_junit"]
 
 
 class VerdictLines:
@@ -37,14 +40,14 @@ class VerdictLines:
             rec["rule"] = v.rule  # the rule that refuted it
         if v.unmet:
             rec["unmet"] = list(v.unmet)  # decisions of ours it does not meet (not binding it)
-        self.f.write(json.dumps(rec, sort_keys=True) + "\n")
+        self.f.write(SORTED_JSON(rec) + "\n")
 
     def malformed(self, err) -> None:
         if self.f is not None:
             rec = {"claim": err.claim, "verdict": "Malformed", "path": err.path, "message": err.message}
             if getattr(err, "id", None) is not None:
                 rec["id"] = err.id
-            self.f.write(json.dumps(rec, sort_keys=True) + "\n")
+            self.f.write(SORTED_JSON(rec) + "\n")
 
     def close(self) -> None:
         if self.f is not None:

@@ -33,10 +33,7 @@ from pathlib import Path
 from typing import Any
 from collections.abc import Iterable
 
-from jsonschema import Draft202012Validator, ValidationError, validators
-
-from .model import NumberError, _hex, _short, parse_number, read_number
-from .schema_fast import ANNOTATIONS, NUMBER_TYPES, WORDS, compile_schema
+from .schema_fast import ANNOTATIONS, NUMBER_TYPES, compile_schema
 
 __all__ = [
     "ANNOTATIONS",
@@ -45,7 +42,6 @@ __all__ = [
     "SCHEMA_PATH",
     "DocumentReading",
     "FieldError",
-    "NumberRead",
     "any_of",
     "array",
     "boolean",
@@ -240,104 +236,6 @@ DECISIONS: dict = {"type": "boolean",
 _EXACT_NUMBERS = contextvars.ContextVar("exact_numbers", default=False)
 
 
-class NumberRead(ValidationError):
-    """Not an error: decimals read into float fields, reported through the validator so that
-    they carry the fields' paths. ``entries``: per decimal, ``(path below this error's path, hex
-    text of the value read, rounded, short)`` (``rounded`` and ``short`` as in
-    :class:`oracles.model.Reading`); an array of numbers reports all its decimals in one. A
-    subschema whose only "errors" are these holds."""
-
-    def __init__(self, entries: list):
-        super().__init__(f"{len(entries)} decimals read")
-        self.entries = entries
-
-
-def _is_decimal_form(x) -> bool:
-    """A JSON number, or text that is neither hex, ``p/q`` nor a word: a decimal."""
-    if not isinstance(x, str):
-        return True
-    return not x.lstrip("+-").startswith(("0x", "0X")) and "/" not in x and x not in _WORDS
-
-
-_WORDS = WORDS
-
-
-def _claim_number(validator, spec, instance, schema):
-    if not isinstance(instance, str) and not validator.is_type(instance, "number"):
-        return  # "type" reports it
-    fmt = spec.get("format", "f64")
-    read = None
-    try:
-        if fmt == "rational":
-            q = parse_number(instance)
-            if isinstance(q, float):
-                raise NumberError(f"{_short(instance)} is not finite")
-        else:
-            read = read_number(instance, fmt, finite=spec.get("finite", True), exact=_EXACT_NUMBERS.get())
-            q = None if read.value != read.value else read.value  # NaN compares with nothing
-    except NumberError as e:
-        yield ValidationError(str(e))
-        return
-    if q is not None:
-        if spec.get("positive") and not q > 0:
-            yield ValidationError(f"{_short(instance)} must be positive")
-            return
-        if spec.get("nonnegative") and not q >= 0:
-            yield ValidationError(f"{_short(instance)} must be nonnegative")
-            return
-    # Every decimal becomes the hex text of the value read (exact or rounded), so that checkers,
-    # witnesses and reports see one spelling whatever the producer wrote.
-    if read is not None and (read.rounded or _is_decimal_form(instance)):
-        yield NumberRead([((), _hex(read.value, "f64"), read.rounded, read.short)])
-
-
-def _any_of(validator, any_of, instance, schema):
-    """``anyOf`` as jsonschema's, except that a branch whose only "errors" are
-    :class:`NumberRead` holds (and its readings are kept: they are the ones that count)."""
-    all_errors = []
-    for index, subschema in enumerate(any_of):
-        errs = list(validator.descend(instance, subschema, schema_path=index))
-        if all(isinstance(e, NumberRead) for e in errs):
-            yield from errs
-            return
-        all_errors.extend(errs)
-    yield ValidationError(f"{_json_text(instance)} is not valid under any of the given schemas",
-                          context=all_errors)
-
-
-def _items(validator, items, instance, schema):
-    """``items``, with arrays of plain claim numbers checked in one loop instead of one
-    validator per number (most of a case file is such arrays). Same errors: an item that is a
-    string or a number can fail only ``claimNumber``; any other item takes the general path."""
-    if (isinstance(instance, list) and isinstance(items, dict)
-            and (items.keys() == _PLAIN_NUMBER or items.keys() - ANNOTATIONS == _PLAIN_NUMBER)
-            and items["type"] == _NUMBER_TYPES and "prefixItems" not in schema):
-        spec = items["claimNumber"]
-        read: list = []  # the array's decimals, reported as one NumberRead (cheaper to carry up)
-        for index, x in enumerate(instance):
-            if isinstance(x, str) or validator.is_type(x, "number"):
-                for err in _claim_number(validator, spec, x, items):
-                    if isinstance(err, NumberRead):
-                        read += [((index, *below), *rest) for below, *rest in err.entries]
-                        continue
-                    err._set(validator="claimNumber", validator_value=spec, instance=x, schema=items)
-                    err.schema_path.appendleft("claimNumber")
-                    err.path.appendleft(index)
-                    yield err
-            else:
-                yield from validator.descend(x, items, path=index)
-        if read:
-            yield NumberRead(read)
-        return
-    yield from _ITEMS(validator, items, instance, schema)
-
-
-_PLAIN_NUMBER = {"type", "claimNumber"}
-_ITEMS = Draft202012Validator.VALIDATORS["items"]
-_KEYWORDS = {"claimNumber": _claim_number, "anyOf": _any_of}  # the published schema's meaning
-_Validator = validators.extend(Draft202012Validator, {**_KEYWORDS, "items": _items})
-
-
 class FieldError(ValueError):
     """One schema violation: ``path`` names the field (``claims[3].inputs.u``); ``claim`` the
     claim's index and ``id`` its label (when the claim has a readable one)."""
@@ -406,39 +304,6 @@ def schema_text() -> str:
     return json.dumps(case_file_schema(), indent=1, sort_keys=True) + "\n"
 
 
-def _leaf_errors(err: ValidationError):
-    """The most specific errors: inside ``allOf``/``if-then``/``$ref`` the causes, not the
-    wrapper; of an ``anyOf`` that nothing fits, the errors of its best alternative only (one
-    bad number is one error, not one per alternative)."""
-    if err.context:
-        subs = err.context
-        if err.validator in ("anyOf", "oneOf"):
-            subs = _best_branch(subs)
-        for sub in subs:
-            yield from _leaf_errors(sub)
-    elif not isinstance(err, NumberRead):
-        yield err
-
-
-def _best_branch(context: list) -> list:
-    """The errors of the alternative the instance came closest to: the one whose errors lie
-    deepest in the instance (it matched the most structure), then the one that is not a type
-    mismatch of the whole value, then the fewest errors, then the first."""
-    branches: dict = {}
-    for e in context:
-        branches.setdefault(e.relative_schema_path[0] if e.relative_schema_path else 0, []).append(e)
-
-    def score(item):
-        index, errs = item
-        leaves = [leaf for e in errs for leaf in _leaf_errors(e)]
-        depth = max((len(leaf.absolute_path) for leaf in leaves), default=0)
-        base = min((len(e.absolute_path) for e in errs if not isinstance(e, NumberRead)), default=0)
-        mismatch = all(leaf.validator == "type" and len(leaf.absolute_path) == base for leaf in leaves)
-        return (-depth, mismatch, len(leaves), index)
-
-    return min(branches.items(), key=score)[1]
-
-
 _DECIMAL_REPR = re.compile(r"Decimal\('([^']*)'\)")
 
 
@@ -470,7 +335,7 @@ def _json_text(x: Any, limit: int = 60) -> str:
     return t if len(t) <= limit else t[:limit - 3] + "..."
 
 
-def error_message(err: ValidationError) -> str:
+def error_message(err) -> str:
     """The message of one leaf error, the value shown as JSON text (never a Python repr)."""
     v, x = err.validator, err.instance
     if v == "type":
@@ -527,13 +392,19 @@ def fast_valid(claim: Any) -> bool:
 def _slow_claims(claims: list) -> list:
     """The indices of the claims :func:`fast_valid` would not pass, found in one batch: the
     structure claim by claim, every number field's texts in bulk (``oracles.schema_fast``)."""
+    from .rows import _BY_ID
     from .schema_fast import deferred
 
     slow = []
+    preds: dict = {}  # row id -> its compiled function (None: the validator's)
     with deferred() as d:
+        slots = d.slots
         for i, c in enumerate(claims):
-            d.claim = i
-            if not fast_valid(c):
+            rid = c.get("row") if type(c) is dict else None
+            pred = preds.get(rid, False) if type(rid) is str else None
+            if pred is False:
+                pred = preds[rid] = getattr(_row_predicate(rid), "raw", None) if rid in _BY_ID else None
+            if pred is None or not pred(c, i, slots):
                 slow.append(i)
     bad = d.failed()
     return sorted(bad.union(slow)) if bad else slow
@@ -547,8 +418,10 @@ def _validators() -> tuple:
     schema = case_file_schema()
     defs = schema["$defs"]
     envelope = defs["claim"]["allOf"][0]
-    rows = {rid: _Validator({"$ref": f"#/$defs/{rid}", "$defs": defs}) for rid in defs if rid != "claim"}
-    return _Validator({**schema, "$defs": {**defs, "claim": envelope}}), rows
+    from .schema_validate import Validator
+
+    rows = {rid: Validator({"$ref": f"#/$defs/{rid}", "$defs": defs}) for rid in defs if rid != "claim"}
+    return Validator({**schema, "$defs": {**defs, "claim": envelope}}), rows
 
 
 def _dispatched_errors(doc: Any):
@@ -562,11 +435,12 @@ def _dispatched_errors(doc: Any):
         yield from envelope.iter_errors(doc)
         return
     slow = _slow_claims(claims)
-    yield from _top_validator().iter_errors(doc)
+    if not _top_fast()(doc):  # the validator only where it has something to say
+        yield from _top_validator().iter_errors(doc)
     if not slow:
         return  # no claim needs the validator, nor any family's schema but its own row's
     envelope, rows = _validators()
-    claim_envelope = _Validator({"$ref": "#/$defs/claim", "$defs": envelope.schema["$defs"]})
+    claim_envelope = type(envelope)({"$ref": "#/$defs/claim", "$defs": envelope.schema["$defs"]})
     for i in slow:
         c = claims[i]
         for err in claim_envelope.iter_errors(c):
@@ -579,13 +453,23 @@ def _dispatched_errors(doc: Any):
                 yield err
 
 
+def _top_schema() -> dict:
+    """The case file's own fields (not its claims): the format, the producer, a claims list."""
+    return {"type": "object", "required": ["format", "claims"],
+            "properties": {"format": const(FORMAT), "producer": string(), "claims": {"type": "array"}},
+            "additionalProperties": False}
+
+
 @cache
 def _top_validator():
-    """The case file's own fields (not its claims): the format, the producer, a claims list."""
+    from .schema_validate import Validator
 
-    return _Validator({"type": "object", "required": ["format", "claims"],
-                       "properties": {"format": const(FORMAT), "producer": string(), "claims": {"type": "array"}},
-                       "additionalProperties": False})
+    return Validator(_top_schema())
+
+
+@cache
+def _top_fast():
+    return compile_schema(_top_schema(), {})
 
 
 def read_document(doc: Any, *, exact_numbers: bool = False) -> DocumentReading:
@@ -596,11 +480,13 @@ def read_document(doc: Any, *, exact_numbers: bool = False) -> DocumentReading:
     token = _EXACT_NUMBERS.set(exact_numbers)
     try:
         for err in _dispatched_errors(doc):
+            from .schema_validate import NumberRead, leaf_errors  # an error means the validator ran
+
             if isinstance(err, NumberRead):
                 at = tuple(err.absolute_path)
                 readings += [(at + below, text, rounded, short) for below, text, rounded, short in err.entries]
                 continue
-            for leaf in _leaf_errors(err):
+            for leaf in leaf_errors(err):
                 parts = list(leaf.absolute_path)
                 path = field_path(parts)
                 message = error_message(leaf)

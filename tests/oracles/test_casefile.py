@@ -384,12 +384,13 @@ def _published_schema_errors(doc) -> set:
     with the one-loop ``items`` that ``validate_document`` runs."""
     from jsonschema import Draft202012Validator, validators
 
-    from oracles.schema import _KEYWORDS, SCHEMA_PATH, _leaf_errors, error_message, field_path
+    from oracles.schema import SCHEMA_PATH, error_message, field_path
+    from oracles.schema_validate import _KEYWORDS, leaf_errors
 
     plain = validators.extend(Draft202012Validator, _KEYWORDS)  # claimNumber and its anyOf, not items
     v = plain(json.loads(SCHEMA_PATH.read_text()))
     return {(field_path(leaf.absolute_path), error_message(leaf)) for err in v.iter_errors(doc)
-            for leaf in _leaf_errors(err)}
+            for leaf in leaf_errors(err)}
 
 
 def test_dispatched_validation_finds_the_published_schemas_errors(mutation_pool):

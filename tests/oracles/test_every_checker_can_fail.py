@@ -12,7 +12,8 @@ from oracles.families import families
 from oracles.ledger import check_claim
 from oracles import rules
 from oracles.model import VerdictKind
-from oracles.schema import _Validator, _claim_schema
+from oracles.schema import _claim_schema
+from oracles.schema_validate import Validator
 
 ROWS = [(fam, rid) for fam in families() for rid in sorted(fam.checkers)]
 MAX_CASES = 60  # corpus cases scanned per family for an honest claim of each row
@@ -53,7 +54,7 @@ def test_a_planted_false_claim_is_violated_and_an_honest_one_verified(fam, rid):
         pytest.fail(f"{rid}: no contract")
     claim = honest(fam).get(rid)
     assert claim is not None, f"{rid}: no honest claim Verified in {MAX_CASES} corpus cases"
-    validator = _Validator(_claim_schema(rid, contract))
+    validator = Validator(_claim_schema(rid, contract))
     assert not list(validator.iter_errors(claim.to_json())), f"{rid}: the honest claim is not schema-valid"
     planted = contract.plant(claim)
     assert planted.to_json() != claim.to_json(), f"{rid}: plant changed nothing"

@@ -202,3 +202,29 @@ def test_ratios_below_one_never_print_as_one():
     for x in (1 + 2**-52, 1.00004):
         assert float(fmt_measure(x)) > 1, x
     assert fmt_measure(1.0) == "1" and float(fmt_measure(1e-300)) > 0
+
+
+def test_a_one_row_check_imports_only_its_rows_family(tmp_path):
+    """Issue 26's start-up: judging a file of one row's claims imports that row's family and no
+    other (the ledger names the rows it has no claims of without asking their families), and
+    its ledger says so: those rows are ``not run`` with ``checks`` null, the judged row keeps
+    its contract's text. Run in a fresh interpreter, where nothing else has imported them."""
+    from oracles.families import contract_for, family_named
+
+    path = family_named("path")
+    claim = next(c for case in path.generate(3, 4) for c in path.claims(case) if c.row == "path.stored_endpoints")
+    f = tmp_path / "one.json"
+    write_claims(f, [claim], "test")
+    probe = ("import runpy, sys\n"
+             f"sys.argv = ['oracles', 'check', {str(f)!r}, '--out', {str(tmp_path / 'out')!r}]\n"
+             "try:\n    runpy.run_module('oracles', run_name='__main__')\nexcept SystemExit:\n    pass\n"
+             "print(sorted({m.split('.')[2] for m in sys.modules if m.startswith('oracles.families.')}))\n")
+    r = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines()[-1] == "['path']", r.stdout
+    doc = json.loads((tmp_path / "out" / "ledger.json").read_text())
+    rows = {x["id"]: x for x in doc["rows"]}
+    judged = rows.pop("path.stored_endpoints")
+    assert judged["claims"] == judged["verified"] == 1
+    assert judged["checks"] == contract_for("path.stored_endpoints").checks
+    assert all(x["status"] == "not run" and x["checks"] is None and x["claims"] == 0 for x in rows.values())

@@ -17,7 +17,8 @@ import pytest
 from hypothesis import given, strategies as st
 
 from oracles.model import NumberError, dec, dec_array, dec_q, enc, number_as, parse_number, read_number
-from oracles.schema import NumberRead, _Validator, array, f32, f64, obj, rational, validate_document
+from oracles.schema import array, f32, f64, obj, rational, validate_document
+from oracles.schema_validate import NumberRead, Validator, leaf_errors
 
 
 @pytest.mark.parametrize("text, exact", [
@@ -109,7 +110,7 @@ def test_decimal_repr_of_a_float64_reads_back_exactly(x):
 
 
 def test_schema_messages_name_the_field_and_the_reason():
-    v = _Validator(obj({"u": f64(), "p": f32(nonnegative=True)}, {"r": rational(), "w": f64()}))
+    v = Validator(obj({"u": f64(), "p": f32(nonnegative=True)}, {"r": rational(), "w": f64()}))
     found = list(v.iter_errors({"u": "0.1", "p": "-0x1p0", "r": "1/0", "w": "1/3", "x": 1}))
     errs = {tuple(e.absolute_path): e.message for e in found if not isinstance(e, NumberRead)}
     reads = {tuple(e.absolute_path) + below: (text, rounded) for e in found if isinstance(e, NumberRead)
@@ -328,10 +329,10 @@ def test_one_bad_number_is_one_error_with_its_json_text():
     from oracles import schema as S
 
     doc_claim = {"value": [Decimal("1.116"), "0x1p0", "0x1p1"]}
-    v = S._Validator(schema)
+    v = Validator(schema)
     token = S._EXACT_NUMBERS.set(True)
     try:
-        leaves = [leaf for err in v.iter_errors(doc_claim) for leaf in S._leaf_errors(err)]
+        leaves = [leaf for err in v.iter_errors(doc_claim) for leaf in leaf_errors(err)]
     finally:
         S._EXACT_NUMBERS.reset(token)
     assert [list(leaf.absolute_path) for leaf in leaves] == [["value", 0]]
@@ -339,7 +340,7 @@ def test_one_bad_number_is_one_error_with_its_json_text():
     assert msg.startswith("1.116 is not exactly representable as float64") and "Decimal" not in msg
     # Another bad number ("nan" where a finite one is demanded): one error, at its own path.
     doc_claim["value"][0], doc_claim["value"][2] = Decimal("1.5"), "nan"
-    leaves = [leaf for err in v.iter_errors(doc_claim) for leaf in S._leaf_errors(err)]
+    leaves = [leaf for err in v.iter_errors(doc_claim) for leaf in leaf_errors(err)]
     assert [list(leaf.absolute_path) for leaf in leaves] == [["value", 2]]
 
 

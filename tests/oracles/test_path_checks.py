@@ -200,7 +200,8 @@ def test_undecidable_at_the_budget_is_undecided_never_verified(monkeypatch):
 
 # --- Contracts: schemas of the case-file fields, planted false claims --------------------------
 
-from oracles.schema import _Validator, _claim_schema  # noqa: E402
+from oracles.schema import _claim_schema  # noqa: E402
+from oracles.schema_validate import Validator  # noqa: E402
 
 ROWS = ("path.stored_endpoints", "path.control_boxes", "path.position_floor", "path.interior_positions",
         "path.derivatives", "path.tangents", "path.conversions", "path.continuity_values")
@@ -208,7 +209,7 @@ ROWS = ("path.stored_endpoints", "path.control_boxes", "path.position_floor", "p
 
 def _schema_errors(claim):
     contract = path_checks.FAMILY.contracts[claim.row]
-    return [e.message for e in _Validator(_claim_schema(claim.row, contract)).iter_errors(claim.to_json())]
+    return [e.message for e in Validator(_claim_schema(claim.row, contract)).iter_errors(claim.to_json())]
 
 
 def test_every_row_has_a_contract_and_rounded_rows_a_model():

@@ -12,7 +12,8 @@ import random
 import pytest
 
 from oracles.families import contract_for, families
-from oracles.schema import _claim_schema, _Validator, fast_valid
+from oracles.schema import _claim_schema, fast_valid
+from oracles.schema_validate import Validator
 
 
 def _slow_clean(claim) -> bool:
@@ -20,7 +21,7 @@ def _slow_clean(claim) -> bool:
     read is a ``NumberRead``). Not ``read_document``: that skips the validator for every claim
     the fast path passes, so it would hold the fast path to itself."""
     contract = contract_for(claim["row"])
-    return not any(True for _ in _Validator(_claim_schema(claim["row"], contract)).iter_errors(claim))
+    return not any(True for _ in Validator(_claim_schema(claim["row"], contract)).iter_errors(claim))
 
 
 def _corpus():

@@ -122,12 +122,13 @@ def test_malformed_inputs_raise(honest, mutate):
 
 # --- Contracts: schemas of the case-file fields, planted false claims --------------------------
 
-from oracles.schema import _Validator, _claim_schema  # noqa: E402
+from oracles.schema import _claim_schema  # noqa: E402
+from oracles.schema_validate import Validator  # noqa: E402
 
 
 def _schema_errors(claim):
     contract = T.FAMILY.contracts[claim.row]
-    return [e.message for e in _Validator(_claim_schema(claim.row, contract)).iter_errors(claim.to_json())]
+    return [e.message for e in Validator(_claim_schema(claim.row, contract)).iter_errors(claim.to_json())]
 
 
 def test_both_rows_have_contracts_and_values_a_model():
