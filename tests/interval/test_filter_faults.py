@@ -7,7 +7,12 @@ condition removed (each such mutant must be refuted by some case).
 
 A mutant is the module's own source with one exact text replaced, executed as a separate module
 (the tree is never touched); rounding terms of :func:`interval.dd.sum_with_bound` are dropped one
-addition at a time by a wrapper around :func:`interval.dd.rounding_term`.
+addition at a time by a wrapper around :func:`interval.dd.rounding_term`. Every addition's term is
+refuted on hand-made tie sums; on claims' own residuals (the remainder of a position residual
+has 14 additions, counted from the end) the last addition's term is refuted by the adversarial
+corpus and the 5th and 6th from the end by claims at a triple root (:func:`_cancelling_claims`);
+the other additions' terms, and every term of a first-derivative residual's remainder, are
+refuted by the tie sums alone.
 """
 
 from __future__ import annotations
@@ -98,15 +103,19 @@ def _claims(seed: int = 3):
     return P, u, B, bound, exact, D, dexact
 
 
-def _exact_errors(P, u, c, first=False):
+def _exact_truth(P, u, first=False):
+    """B(u) (or B'(u)) of one claim's controls P (4, 3), per component, in exact rationals."""
     uq = Fraction(float(u))
     Pq = [[Fraction(float(x)) for x in row] for row in P]
     if first:
         b = [(1 - uq) ** 2, 2 * uq * (1 - uq), uq * uq]
-        truth = [3 * sum(b[i] * (Pq[i + 1][d] - Pq[i][d]) for i in range(3)) for d in range(3)]
-    else:
-        b = [(1 - uq) ** 3, 3 * uq * (1 - uq) ** 2, 3 * uq * uq * (1 - uq), uq**3]
-        truth = [sum(b[i] * Pq[i][d] for i in range(4)) for d in range(3)]
+        return [3 * sum(b[i] * (Pq[i + 1][d] - Pq[i][d]) for i in range(3)) for d in range(3)]
+    b = [(1 - uq) ** 3, 3 * uq * (1 - uq) ** 2, 3 * uq * uq * (1 - uq), uq**3]
+    return [sum(b[i] * Pq[i][d] for i in range(4)) for d in range(3)]
+
+
+def _exact_errors(P, u, c, first=False):
+    truth = _exact_truth(P, u, first)
     return [abs(Fraction(float(c[d])) - truth[d]) for d in range(3)]
 
 
@@ -256,13 +265,16 @@ def test_the_tie_cases_are_what_they_say():
 # --- the same rounding terms, on the adversarial claims' own residuals ---------------------------
 
 
-def _claim_enclosures_missing_truth(drop: int | None) -> int:
-    """Claim components (positions and first derivatives of the adversarial claims) whose
-    filter enclosure of the residual, ``hi + lo + [-rad, rad]`` of ``interval.dd.enclose_sum``,
-    misses the exact residual (what the exact stage computes in rationals); ``drop`` counts the
-    additions of the remainder's sum from the end (1: the last) and drops that one's rounding
-    term."""
-    P, u, B, _bound, _exact, D, _dexact = _cases()
+def _claim_enclosures_missing_truth(drop: int | None, claims=None) -> int:
+    """Claim components (positions and first derivatives of the adversarial claims, or of
+    ``claims`` = (P, u, B, D)) whose filter enclosure of the residual, ``hi + lo + [-rad, rad]``
+    of ``interval.dd.enclose_sum``, misses the exact residual (what the exact stage computes in
+    rationals); ``drop`` counts the additions of the remainder's sum from the end (1: the last)
+    and drops that one's rounding term."""
+    if claims is None:
+        P, u, B, _bound, _exact, D, _dexact = _cases()
+    else:
+        P, u, B, D = claims
     missed = 0
     for which, c in (("point", B), ("first", D)):
         terms, ok = FL.cubic_residuals(P, u, c, which)
@@ -282,6 +294,64 @@ def test_the_remainders_last_rounding_term_is_needed_on_claims():
     """The last addition of the remainder's sum has the largest rounding term (half an ulp of the
     largest partial sum); dropped, the filter's enclosure misses the exact residual of some of the
     adversarial claims. The earlier additions' terms are each dominated by that last one on every
-    claim of this corpus, so only the tie sums above refute them (docs/performance.md, issue 26)."""
+    claim of this corpus: there the remainder's partial sums never cancel, so the last partial sum
+    is the largest. The 5th and 6th from the end are refuted on the triple-root claims below, the
+    others only by the tie sums above (docs/performance.md, issue 26)."""
     assert _claim_enclosures_missing_truth(None) == 0
     assert _claim_enclosures_missing_truth(1) > 0
+
+
+# (p, q, s, m): controls s [-p^3, p^2 (q-p), -p (q-p)^2, (q-p)^3], the Bezier form of
+# s (q u - p)^3, at u = fl(p/q) + m ulps; the addition (from the end) whose term it refutes.
+_CANCELLING = {
+    (55, 59, -81920, 1): 5,  # q u - p = 2^-47.8: B(u) about 2^-143 s, power terms up to 2^19 s
+    (37, 78, Fraction(1, 1024), 1): 5,  # q u - p = 2^-48.4: B(u) 2^-145 s, terms 2^17 s
+    (124, 127, -(2**26), -1): 5,  # q u - p = -2^-46.7 (q - p = 3): B(u) 2^-140 s, terms 2^22 s
+    (150, 209, -4, 1): 6,  # q u - p = 2^-45.7: B(u) 2^-137 s, terms 2^23 s
+    (25, 76, 224, -1): 6,  # q u - p = -2^-48.5: B(u) 2^-146 s, terms 2^16 s (q - p = 51)
+    (45, 293, Fraction(1, 2**17), -1): 6,  # q u - p = -2^-47.4, u < 1/4: B(u) 2^-142 s, terms 2^18 s
+}
+
+
+def _cancelling_claims():
+    """(P, u, B, D) of position (and derivative) claims whose residual's expansion cancels far
+    beyond what 3 VecSum passes condense, one claim per entry of ``_CANCELLING``:
+    the cubic has a triple root at p/q, so the controls are float32 integers times s and exact;
+    q is not a power of two, so u near p/q has a full 53-bit significand and the Horner products
+    are inexact (their error terms, and the errors of those, fill the expansion);
+    u lies an ulp from the root, so B(u) = s (q u - p)^3 is about 2^-160 of the power terms
+    (about s p^3): the expansion's condition is about 2^210 with a residual of an ulp of B(u);
+    after the passes the remainder still holds a pair +-X beside a smaller term y, fl(y - X)
+    rounds and +X cancels, so that addition's rounding term outweighs all the later ones.
+    The three components claim the float above fl(B(u)) (B(u) rounded exactly), fl(B(u)) and
+    the float below: the two neighbours are the witnesses (a residual of about an ulp of B(u)),
+    fl(B(u)) is not; the derivative claims are fl(B'(u)) (a double root: no miss, but held to enclosure)."""
+    Ps, us, Bs, Ds = [], [], [], []
+    for p, q, s, m in _CANCELLING:
+        col = [Fraction(s) * x for x in (-(p**3), p * p * (q - p), -p * (q - p) ** 2, (q - p) ** 3)]
+        P = np.array([[float(x)] * 3 for x in col])
+        assert all(Fraction(float(x)) == x for x in col) and np.all(_f32(P) == P)
+        u = p / q + m * math.ulp(p / q)
+        near = float(_exact_truth(P, u)[0])
+        B = [float(np.nextafter(near, math.inf)), near, float(np.nextafter(near, -math.inf))]
+        D = [float(x) for x in _exact_truth(P, u, first=True)]
+        Ps.append(P)
+        us.append(u)
+        Bs.append(B)
+        Ds.append(D)
+    return np.array(Ps), np.array(us), np.array(Bs), np.array(Ds)
+
+
+@pytest.mark.parametrize("drop", sorted(set(_CANCELLING.values())))
+def test_earlier_rounding_terms_are_needed_on_cancelling_claims(drop):
+    """Dropping the rounding term of the given addition (from the end) of the remainder's sum
+    makes the enclosure miss the exact residual of a triple-root claim; the filter as it is
+    encloses it on every component of these claims."""
+    claims = _cancelling_claims()
+    assert _claim_enclosures_missing_truth(None, claims) == 0
+    assert _claim_enclosures_missing_truth(drop, claims) > 0
+    # each claim reveals just the drop it is listed with, on its two neighbours of fl(B(u))
+    P, u, B, D = claims
+    for i, want in enumerate(_CANCELLING.values()):
+        one = (P[i : i + 1], u[i : i + 1], B[i : i + 1], D[i : i + 1])
+        assert _claim_enclosures_missing_truth(drop, one) == (2 if want == drop else 0)
