@@ -373,39 +373,37 @@ def _row_predicate(row_id: str):
     return compile_schema(_claim_schema(row_id, c), {})
 
 
+def _predicate_of(claim: Any):
+    """The compiled predicate of the claim's row (``oracles.schema_fast.compile_schema``), or None:
+    not an object, no known row, or a schema the compiler does not know."""
+    if type(claim) is not dict:
+        return None
+    rid = claim.get("row")
+    if type(rid) is not str:
+        return None
+    from .rows import _BY_ID
+
+    return _row_predicate(rid) if rid in _BY_ID else None
+
+
 def fast_valid(claim: Any) -> bool:
     """True when ``claim`` is certainly a valid claim of its row with every number in canonical
     hex (the validator would find no error and read nothing); False means "ask the validator"."""
-    if type(claim) is not dict:
-        return False
-    rid = claim.get("row")
-    if type(rid) is not str:
-        return False
-    from .rows import _BY_ID
-
-    if rid not in _BY_ID:
-        return False
-    pred = _row_predicate(rid)
+    pred = _predicate_of(claim)
     return pred is not None and pred(claim)
 
 
 def _slow_claims(claims: list) -> list:
     """The indices of the claims :func:`fast_valid` would not pass, found in one batch: the
     structure claim by claim, every number field's texts in bulk (``oracles.schema_fast``)."""
-    from .rows import _BY_ID
-    from .schema_fast import deferred
+    from .schema_fast import Deferred
 
+    d = Deferred()
     slow = []
-    preds: dict = {}  # row id -> its compiled function (None: the validator's)
-    with deferred() as d:
-        slots = d.slots
-        for i, c in enumerate(claims):
-            rid = c.get("row") if type(c) is dict else None
-            pred = preds.get(rid, False) if type(rid) is str else None
-            if pred is False:
-                pred = preds[rid] = getattr(_row_predicate(rid), "raw", None) if rid in _BY_ID else None
-            if pred is None or not pred(c, i, slots):
-                slow.append(i)
+    for i, c in enumerate(claims):
+        pred = _predicate_of(c)
+        if pred is None or not pred.raw(c, i, d.slots):
+            slow.append(i)
     bad = d.failed()
     return sorted(bad.union(slow)) if bad else slow
 
@@ -440,7 +438,9 @@ def _dispatched_errors(doc: Any):
     if not slow:
         return  # no claim needs the validator, nor any family's schema but its own row's
     envelope, rows = _validators()
-    claim_envelope = type(envelope)({"$ref": "#/$defs/claim", "$defs": envelope.schema["$defs"]})
+    from .schema_validate import Validator
+
+    claim_envelope = Validator({"$ref": "#/$defs/claim", "$defs": envelope.schema["$defs"]})
     for i in slow:
         c = claims[i]
         for err in claim_envelope.iter_errors(c):

@@ -7,8 +7,8 @@ decimal to read, a keyword this compiler does not know) takes the validator's pa
 writes messages and readings. A predicate may only say True where the validator finds no error
 and no reading (``tests/oracles/test_schema_fast.py`` holds it to that on every row).
 
-Claims are read in batches (:func:`deferred`; one claim is a batch of one): the predicates check
-each number's shape where they meet it and set its hex text aside, and the texts of every
+Claims are read in batches (a :class:`Deferred`; one claim is a batch of one): the predicates
+check each number's shape where they meet it and set its hex text aside, and the texts of every
 number field are parsed and checked together, in bulk, at the end (canonical ``float.hex``
 text, float32 range and exactness, sign: :meth:`Deferred.failed`, the one place these rules are
 written). A claim any of whose numbers fails takes the validator's path, as a claim whose
@@ -19,7 +19,7 @@ against its claim, which can only send a claim to the validator, never pass one.
 from __future__ import annotations
 
 
-__all__ = ["ANNOTATIONS", "NUMBER_TYPES", "WORDS", "Deferred", "compile_schema", "deferred"]
+__all__ = ["ANNOTATIONS", "KINDS", "NUMBER_TYPES", "WORDS", "Deferred", "compile_schema"]
 
 NUMBER_TYPES = ["string", "number"]  # the JSON types of a claim number
 WORDS = {"nan", "inf", "+inf", "-inf"}  # the nonfinite words of the claim number grammar
@@ -33,19 +33,12 @@ _SLOT = {k: 2 * i for i, k in enumerate(KINDS)}
 
 
 class Deferred:
-    """The number texts the predicates set aside while a batch of claims is read: per number
-    field's kind (:data:`KINDS`), the texts and the index of the claim each came from
-    (``claim``, set by the caller before each claim; ``slots`` is what compiled predicates
-    append to)."""
+    """The number texts compiled predicates set aside while a batch of claims is read: per number
+    field's kind (:data:`KINDS`), in ``slots``, the texts and the index of the claim each came
+    from (the predicate's ``c``)."""
 
     def __init__(self):
-        self.claim = 0
         self.slots: list = [[] for _ in range(2 * len(KINDS))]
-
-    def add(self, kind: tuple, text: str) -> None:
-        s = _SLOT[kind]
-        self.slots[s].append(text)
-        self.slots[s + 1].append(self.claim)
 
     def failed(self) -> set:
         """The claims any of whose set-aside numbers is not what the validator would pass
@@ -82,27 +75,6 @@ class Deferred:
             if wrong.any():
                 bad.update(owners[i] for i in np.nonzero(wrong)[0])
         return bad
-
-
-_DEFERRED: Deferred | None = None  # the batch being read (deferred()); predicates run only inside one
-
-
-class deferred:
-    """``with deferred() as d:`` the compiled predicates set number texts aside in ``d``
-    (set ``d.claim`` before each claim); ``d.failed()`` then names the claims whose numbers fail.
-    A compiled predicate is only ever called inside it."""
-
-    def __enter__(self) -> Deferred:
-        global _DEFERRED
-        if _DEFERRED is not None:
-            raise RuntimeError("deferred() does not nest")
-        _DEFERRED = Deferred()
-        return _DEFERRED
-
-    def __exit__(self, *exc):
-        global _DEFERRED
-        _DEFERRED = None
-        return False
 
 
 def _word_ok(word: str, finite: bool, positive: bool, nonnegative: bool) -> bool:
@@ -296,9 +268,9 @@ class _Compiler:
 def compile_schema(schema, defs: dict):
     """A predicate ``valid(instance) -> bool`` (True only when certainly valid with nothing to
     read), or None when the schema uses a keyword this compiler does not know. A schema is the
-    conjunction of its keywords, each applied as JSON Schema applies it. Called inside
-    :func:`deferred` it sets its numbers aside in that batch; called alone it is a batch of one.
-    ``valid.raw(instance, claim, slots)`` is the compiled function itself, for batch readers."""
+    conjunction of its keywords, each applied as JSON Schema applies it; each call is a batch of
+    one. ``valid.raw(instance, claim, slots)`` is the compiled function itself, for batch readers:
+    it sets the instance's numbers aside in a :class:`Deferred`'s ``slots`` under ``claim``."""
     comp = _Compiler()
     try:
         top = comp.function(schema, defs, 0)
@@ -309,12 +281,8 @@ def compile_schema(schema, defs: dict):
     pred = namespace[top]
 
     def valid(x) -> bool:
-        d = _DEFERRED
-        if d is not None:
-            return pred(x, d.claim, d.slots)
-        with deferred() as d:
-            ok = pred(x, 0, d.slots)
-        return ok and not d.failed()
+        d = Deferred()
+        return pred(x, 0, d.slots) and not d.failed()
 
     valid.raw = pred
     return valid
