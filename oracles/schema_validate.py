@@ -33,10 +33,8 @@ def _is_decimal_form(x) -> bool:
     """A JSON number, or text that is neither hex, ``p/q`` nor a word: a decimal."""
     if not isinstance(x, str):
         return True
-    return not x.lstrip("+-").startswith(("0x", "0X")) and "/" not in x and x not in _WORDS
+    return not x.lstrip("+-").startswith(("0x", "0X")) and "/" not in x and x not in WORDS
 
-
-_WORDS = WORDS
 
 
 def _claim_number(validator, spec, instance, schema):

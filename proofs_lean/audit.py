@@ -396,24 +396,24 @@ def concatenated_source(file: str, project: Path = HERE, extra: str = "") -> str
         order.append(name)
 
     visit(Path(file).stem, ())
+    return _inlined([f"{name}.lean" for name in order], project) + extra
+
+
+def _inlined(files: list[str], project: Path) -> str:
+    """``files`` of ``project`` as one Lean file: their non-project header lines (deduplicated,
+    ``module`` first), serial elaboration, then each file's body after a ``-- from`` line."""
+    local_modules = {p.stem for p in project.glob("*.lean")}
     imports: list[str] = []
     bodies: list[str] = []
-    for name in order:
-        imps, body = _split_imports((project / f"{name}.lean").read_text(encoding="utf-8"))
+    for name in files:
+        imps, body = _split_imports((project / name).read_text(encoding="utf-8"))
         imports += [i for i in imps if _imported(i) not in local_modules and i not in imports]
-        bodies.append(f"-- from {name}.lean\n{body}")
-    return _join_headers(imports) + SERIAL_ELABORATION + "\n" + "\n".join(bodies) + extra
+        bodies.append(f"-- from {name}\n{body}")
+    return _join_headers(imports) + SERIAL_ELABORATION + "\n" + "\n".join(bodies)
 
 
 def same_file_source(project: Path = HERE) -> str:
     """The single Lean file that same-file mode checks (see the module docstring)."""
-    local_modules = {p.stem for p in project.glob("*.lean")}
-    imports: list[str] = []
-    bodies: list[str] = []
-    for fragment in SAME_FILE_FRAGMENTS:
-        imps, body = _split_imports((project / fragment).read_text(encoding="utf-8"))
-        imports += [i for i in imps if _imported(i) not in local_modules and i not in imports]
-        bodies.append(f"-- from {fragment}\n{body}")
     names = audited_names((project / "AxiomAudit.lean").read_text(encoding="utf-8"))
     # A named declaration referencing each name realizes generated equation lemmas where a
     # later command can look them up (see SameFileAudit.lean).
@@ -422,7 +422,7 @@ def same_file_source(project: Path = HERE) -> str:
     audit_lines = ("#audit_axioms_all\n" + "\n".join(f"  {n}" for n in names)
                    + "\n  watching " + " ".join(WATCHED_AXIOMS))
     return (
-        _join_headers(imports) + SERIAL_ELABORATION + "\n" + "\n".join(bodies)
+        _inlined(list(SAME_FILE_FRAGMENTS), project)
         + "\n-- references, then the names of the #print axioms lines of AxiomAudit.lean\n"
         + refs + "\n" + audit_lines + "\n"
     )

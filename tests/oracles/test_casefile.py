@@ -601,7 +601,6 @@ def test_a_bad_id_is_malformed(tmp_path, capsys, track_claims, label):
     assert code == 2 and "claims[0].id" in capsys.readouterr().err
 
 
-
 # Values that a case file may hold where a number, an index or a flag is expected: the mutation
 # test's values, plus the edges of float64 and of int64 that a checker's own arithmetic meets.
 _EDGE_VALUES = [*_BAD, 0, 2**63, "0x1p-1074", "-0x0p+0", "0x1.fffffffffffffp+1023", 1e308]
