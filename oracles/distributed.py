@@ -49,6 +49,7 @@ __all__ = [
     "CHUNK_PARTS",
     "CHUNK_REQUESTS",
     "COST_HINT",
+    "WORKER_CONFIG",
     "DaskUnavailable",
     "Starting",
     "check_answers_distributed",
@@ -63,6 +64,9 @@ __all__ = [
 ]
 
 CHUNK_PARTS = 16  # chunks per family at the default corpus: about 0.1-1 s each, so two workers end together
+# Dask settings for the workers of the LocalCluster that ``--workers N`` starts (docs/decisions.md,
+# "Ledger on Dask": the workers' profiler); a cluster named by ``--scheduler`` keeps its own.
+WORKER_CONFIG = {"distributed.worker.profile.enabled": False}
 CHUNK_CLAIMS = 2000  # claim indices per case-file task: the serial check's block (oracles.__main__.CHECK_BLOCK)
 
 
@@ -99,9 +103,15 @@ class cluster:
         if self.scheduler is not None:
             self.client = distributed.Client(self.scheduler)
         else:
-            self._cluster = distributed.LocalCluster(n_workers=self.workers, threads_per_worker=1,
-                                                     processes=True, dashboard_address=None,
-                                                     silence_logs=40)
+            import dask
+
+            # Each Nanny copies the config it is made under into its worker process. The workers'
+            # statistical profiler (a stack sample every 10 ms, each taking the GIL from the
+            # judging thread) feeds only the dashboard, which is off: about 5% of their CPU.
+            with dask.config.set(WORKER_CONFIG):
+                self._cluster = distributed.LocalCluster(n_workers=self.workers, threads_per_worker=1,
+                                                         processes=True, dashboard_address=None,
+                                                         silence_logs=40)
             self.client = distributed.Client(self._cluster)
         return self.client
 

@@ -284,3 +284,29 @@ def test_on_two_workers_each_family_prefers_one_worker_and_nothing_changes():
     assert client.given == corpus_chunks(5, 12, select_families(only))
     assert json.dumps(got.to_json(timings=False), sort_keys=True) == \
         json.dumps(serial.to_json(timings=False), sort_keys=True)
+
+
+def _worker_profiling(dask_worker):
+    """On a worker: whether its config enables the profiler, and whether its sampling callback
+    is scheduled."""
+    import dask
+
+    return dask.config.get("distributed.worker.profile.enabled"), "profile" in dask_worker.periodic_callbacks
+
+
+@needs_dask
+def test_the_started_clusters_workers_run_without_the_profiler():
+    """``--workers N`` starts workers without Dask's statistical profiler (WORKER_CONFIG: a stack
+    sample every 10 ms, taking the GIL from the judging thread, for a dashboard that is off); the
+    client's own config is left as it was."""
+    import dask
+    import distributed  # noqa: F401  (loads Dask's distributed config)
+
+    from oracles.distributed import WORKER_CONFIG, cluster
+
+    before = dask.config.get("distributed.worker.profile.enabled")
+    with cluster(workers=1) as client:
+        seen = client.run(_worker_profiling)
+    assert WORKER_CONFIG["distributed.worker.profile.enabled"] is False
+    assert list(seen.values()) == [(False, False)]
+    assert dask.config.get("distributed.worker.profile.enabled") == before
