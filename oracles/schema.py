@@ -33,7 +33,8 @@ from pathlib import Path
 from typing import Any
 from collections.abc import Iterable
 
-from .schema_fast import ANNOTATIONS, NUMBER_TYPES, compile_schema
+from .model import NumberError, _short, parse_number, read_number
+from .schema_fast import ANNOTATIONS, NUMBER_TYPES, WORDS, compile_schema
 
 __all__ = [
     "ANNOTATIONS",
@@ -58,6 +59,7 @@ __all__ = [
     "model",
     "obj",
     "rational",
+    "read_claim_number",
     "read_document",
     "string",
     "tuple_",
@@ -236,6 +238,39 @@ DECISIONS: dict = {"type": "boolean",
 _EXACT_NUMBERS = contextvars.ContextVar("exact_numbers", default=False)
 
 
+def _is_decimal_form(x) -> bool:
+    """A JSON number, or text that is neither hex, ``p/q`` nor a word: a decimal."""
+    if not isinstance(x, str):
+        return True
+    return not x.lstrip("+-").startswith(("0x", "0X")) and "/" not in x and x not in WORDS
+
+
+def read_claim_number(instance: Any, spec: dict):
+    """What the keyword ``claimNumber`` (``spec``: format, finite, positive, nonnegative) makes of
+    a claim number: the :class:`oracles.model.Reading` to report (a decimal read, or any value
+    read by rounding; the field then holds its hex text), or None (read exactly, as written).
+    Raises :class:`oracles.model.NumberError` with the field's message. The one statement of
+    the rule, for the validator and for the compiled reader of decimals
+    (``oracles.schema_fast``). Exact (hex and ``p/q``) or Rounded (a decimal, to nearest)."""
+    fmt = spec.get("format", "f64")
+    read = None
+    if fmt == "rational":
+        q = parse_number(instance)
+        if isinstance(q, float):
+            raise NumberError(f"{_short(instance)} is not finite")
+    else:
+        read = read_number(instance, fmt, finite=spec.get("finite", True), exact=_EXACT_NUMBERS.get())
+        q = None if read.value != read.value else read.value  # NaN compares with nothing
+    if q is not None:
+        if spec.get("positive") and not q > 0:
+            raise NumberError(f"{_short(instance)} must be positive")
+        if spec.get("nonnegative") and not q >= 0:
+            raise NumberError(f"{_short(instance)} must be nonnegative")
+    # Every decimal becomes the hex text of the value read (exact or rounded), so that checkers,
+    # witnesses and reports see one spelling whatever the producer wrote.
+    return read if read is not None and (read.rounded or _is_decimal_form(instance)) else None
+
+
 class FieldError(ValueError):
     """One schema violation: ``path`` names the field (``claims[3].inputs.u``); ``claim`` the
     claim's index and ``id`` its label (when the claim has a readable one)."""
@@ -356,7 +391,8 @@ def error_message(err) -> str:
 class DocumentReading:
     """What :func:`read_document` found: ``errors`` (one :class:`FieldError` per field, ordered
     by path) and ``readings``: per decimal read into a float field, ``(path parts, hex text of
-    the value read, rounded, short)``, in document order."""
+    the value read, rounded, short)``, ordered by path (object keys as text, array indices as
+    numbers)."""
 
     errors: list
     readings: list
@@ -408,6 +444,28 @@ def _slow_claims(claims: list) -> list:
     return sorted(bad.union(slow)) if bad else slow
 
 
+def _read_claims(claims: list, indices: list) -> tuple[list, list]:
+    """Of the claims at ``indices`` (those :func:`_slow_claims` named), the ones that are valid
+    once their numbers are read (decimals, integers, decimal text: the reading predicates of
+    ``oracles.schema_fast``, the numbers read in one batch by the validator's rule) and their
+    readings ``(path from the document's root, hex text, rounded, short)``; returns ``(still
+    slow, readings)``: the validator judges the rest, and alone writes messages."""
+    from .schema_fast import Deferred
+
+    d = Deferred()
+    tried = []
+    for i in indices:
+        pred = _predicate_of(claims[i])
+        if pred is not None and pred.read(claims[i], i, d.slots, ()):
+            tried.append(i)
+    if not tried:
+        return indices, []
+    bad, read = d.read()
+    ok = set(tried) - bad - d.failed()
+    readings = [(("claims", c, *path), text, rounded, short) for c, path, text, rounded, short in read if c in ok]
+    return [i for i in indices if i not in ok], readings
+
+
 @cache
 def _validators() -> tuple:
     """The validators :func:`validate_document` dispatches to, from one :func:`case_file_schema`:
@@ -422,17 +480,22 @@ def _validators() -> tuple:
     return Validator({**schema, "$defs": {**defs, "claim": envelope}}), rows
 
 
-def _dispatched_errors(doc: Any):
+def _dispatched_errors(doc: Any, readings: list):
     """The errors of the whole schema on ``doc``, found faster: the envelope pass, then each
     claim against its own row's schema only, instead of asking every claim the ``if row == R``
-    of every row (three quarters of the time of reading a large case file). The published
-    schema is unchanged; ``tests/oracles/test_casefile.py`` holds the two to the same errors."""
+    of every row (three quarters of the time of reading a large case file); and the readings of
+    the claims whose numbers the compiled readers read (:func:`_read_claims`), appended to
+    ``readings``. The published schema is unchanged; ``tests/oracles/test_casefile.py`` holds
+    the two to the same errors, ``tests/oracles/test_schema_fast.py`` to the same readings."""
     claims = doc.get("claims") if isinstance(doc, dict) else None
     if not isinstance(claims, list):
         envelope, _ = _validators()
         yield from envelope.iter_errors(doc)
         return
     slow = _slow_claims(claims)
+    if slow:
+        slow, read = _read_claims(claims, slow)
+        readings += read
     if not _top_fast()(doc):  # the validator only where it has something to say
         yield from _top_validator().iter_errors(doc)
     if not slow:
@@ -479,7 +542,7 @@ def read_document(doc: Any, *, exact_numbers: bool = False) -> DocumentReading:
     out, seen, readings = [], set(), []
     token = _EXACT_NUMBERS.set(exact_numbers)
     try:
-        for err in _dispatched_errors(doc):
+        for err in _dispatched_errors(doc, readings):
             from .schema_validate import NumberRead, leaf_errors  # an error means the validator ran
 
             if isinstance(err, NumberRead):
@@ -499,7 +562,14 @@ def read_document(doc: Any, *, exact_numbers: bool = False) -> DocumentReading:
     finally:
         _EXACT_NUMBERS.reset(token)
     out.sort(key=lambda e: (e.claim if e.claim is not None else -1, e.path))
+    readings.sort(key=_path_order)  # one order, whichever reader read a claim
     return DocumentReading(out, readings)
+
+
+def _path_order(reading) -> tuple:
+    """A reading's path as a sort key: paths of one document differ first where both name a key
+    of the same object (text) or an index of the same array (integer), so they compare."""
+    return reading[0]
 
 
 def validate_document(doc: Any, *, exact_numbers: bool = False) -> list[FieldError]:

@@ -2,24 +2,28 @@
 
 Most claims of a case file are well formed and spell every number as float.hex writes it.
 For those, a predicate compiled from the row's JSON Schema answers "valid, and nothing to read"
-in plain Python, an order of magnitude faster than the validator; any other claim (an error, a
-decimal to read, a keyword this compiler does not know) takes the validator's path, which alone
-writes messages and readings. A predicate may only say True where the validator finds no error
-and no reading (``tests/oracles/test_schema_fast.py`` holds it to that on every row).
+in plain Python, an order of magnitude faster than the validator. A claim it refuses is asked
+again by the row's reading predicate, compiled from the same schema, which also takes numbers to
+read (decimals as JSON numbers or text, integers) and sets each aside with its path; they are
+read in one batch by the validator's own rule (``oracles.schema.read_claim_number``). Any other
+claim (an error, a keyword this compiler does not know) takes the validator's path, which alone
+writes messages. A predicate may only say True where the validator finds no error and, for the
+reading predicate, the same readings (``tests/oracles/test_schema_fast.py`` holds both to that).
 
 Claims are read in batches (a :class:`Deferred`; one claim is a batch of one): the predicates
 check each number's shape where they meet it and set its hex text aside, and the texts of every
 number field are parsed and checked together, in bulk, at the end (canonical ``float.hex``
 text, float32 range and exactness, sign: :meth:`Deferred.failed`, the one place these rules are
-written). A claim any of whose numbers fails takes the validator's path, as a claim whose
-predicate said False. A number set aside by a branch of ``anyOf`` that failed still counts
-against its claim, which can only send a claim to the validator, never pass one.
+written for hex text). A claim any of whose numbers fails takes the validator's path, as a claim
+whose predicate said False. A hex text set aside by a branch of ``anyOf`` that failed still
+counts against its claim, which can only send a claim to the validator, never pass one; a
+number to read set aside by a failed branch is dropped (it would be read into the document).
 """
 
 from __future__ import annotations
 
 
-__all__ = ["ANNOTATIONS", "KINDS", "NUMBER_TYPES", "WORDS", "Deferred", "compile_schema"]
+__all__ = ["ANNOTATIONS", "KINDS", "NUMBER_TYPES", "READ", "WORDS", "Deferred", "compile_schema"]
 
 NUMBER_TYPES = ["string", "number"]  # the JSON types of a claim number
 WORDS = {"nan", "inf", "+inf", "-inf"}  # the nonfinite words of the claim number grammar
@@ -30,6 +34,8 @@ ANNOTATIONS = frozenset({"description", "title", "examples", "$comment"})
 # each hex text it sets aside to its kind's slot of the batch (texts at 2k, claim indices at 2k+1).
 KINDS = tuple((fmt, pos, nonneg) for fmt in ("f64", "f32") for pos in (False, True) for nonneg in (False, True))
 _SLOT = {k: 2 * i for i, k in enumerate(KINDS)}
+# The slot where a reading predicate sets aside each number to read: ``(claim, path, value, spec)``.
+READ = 2 * len(KINDS)
 
 
 class Deferred:
@@ -38,7 +44,27 @@ class Deferred:
     from (the predicate's ``c``)."""
 
     def __init__(self):
-        self.slots: list = [[] for _ in range(2 * len(KINDS))]
+        self.slots: list = [[] for _ in range(2 * len(KINDS) + 1)]
+
+    def read(self) -> tuple[set, list]:
+        """The numbers a reading predicate set aside, read as the validator reads them
+        (``oracles.schema.read_claim_number``, the one statement of the rule): the claims any
+        of whose numbers the validator would refuse, and per number to report, ``(claim, path
+        below the claim, hex text of the value read, rounded, short)``."""
+        from .model import NumberError, _hex
+        from .schema import read_claim_number
+
+        bad: set = set()
+        out: list = []
+        for c, path, x, spec in self.slots[READ]:
+            try:
+                r = read_claim_number(x, spec)
+            except NumberError:
+                bad.add(c)
+                continue
+            if r is not None:
+                out.append((c, path, _hex(r.value, "f64"), r.rounded, r.short))
+        return bad, out
 
     def failed(self) -> set:
         """The claims any of whose set-aside numbers is not what the validator would pass
@@ -103,12 +129,19 @@ class _Compiler:
     """Compiles a schema into Python source: one function ``(x, c, t)`` (the value, its claim's
     index, the batch's slots) that returns False at the first keyword the value fails and
     True at its end, with a function of its own per ``anyOf`` branch. Generated source instead of
-    nested closures: a claim is read in straight-line code, several times faster."""
+    nested closures: a claim is read in straight-line code, several times faster.
 
-    def __init__(self):
+    ``reading=True`` compiles the reading predicate instead: functions ``(x, c, t, p)`` (``p``
+    the value's path below the claim) that set aside every number that is not hex text or an
+    admitted word (a decimal, an integer, any other text) with its path and its field's
+    ``claimNumber`` spec in ``t[READ]``, where a plain predicate says False, and drop what a
+    failed ``anyOf`` branch set aside there."""
+
+    def __init__(self, reading: bool = False):
         self.functions: list[str] = []
         self.names: dict = {}  # constants the source refers to
         self.counter = 0
+        self.reading = reading
 
     def fresh(self, stem: str) -> str:
         self.counter += 1
@@ -121,12 +154,14 @@ class _Compiler:
 
     def function(self, schema, defs: dict, depth: int) -> str:
         name = self.fresh("f")
-        body = self.emit(schema, defs, "x", 1, depth)
-        self.functions.append("\n".join([f"def {name}(x, c, t):", *body, "    return True"]))
+        body = self.emit(schema, defs, "x", 1, depth, ())
+        args = "x, c, t, p" if self.reading else "x, c, t"
+        self.functions.append("\n".join([f"def {name}({args}):", *body, "    return True"]))
         return name
 
-    def emit(self, schema, defs: dict, v: str, level: int, depth: int) -> list[str]:
-        """Statements (indented ``level`` steps) that return False unless ``v`` passes ``schema``."""
+    def emit(self, schema, defs: dict, v: str, level: int, depth: int, at: tuple) -> list[str]:
+        """Statements (indented ``level`` steps) that return False unless ``v`` passes ``schema``;
+        ``at``: the expressions of ``v``'s path below the function's ``p`` (reading predicates)."""
         if depth > 60:
             raise _Unknown("nested too deeply")
         pad = "    " * level
@@ -137,14 +172,14 @@ class _Compiler:
         defs = {**defs, **schema.get("$defs", {})}
         keys = set(schema) - {"$defs"} - ANNOTATIONS  # annotations describe, never constrain
         if keys == {"type", "claimNumber"} and schema["type"] == NUMBER_TYPES:
-            return self.number(schema["claimNumber"], v, pad)
+            return self.number(schema["claimNumber"], v, pad, at)
         out: list[str] = []
         if "$ref" in keys:
             ref = schema["$ref"]
             target = defs.get(ref[len("#/$defs/"):]) if ref.startswith("#/$defs/") else None
             if target is None:
                 raise _Unknown(ref)
-            out += self.emit(target, defs, v, level, depth + 1)
+            out += self.emit(target, defs, v, level, depth + 1, at)
             keys.discard("$ref")
         if "type" in keys:
             types = schema["type"] if isinstance(schema["type"], list) else [schema["type"]]
@@ -174,10 +209,10 @@ class _Compiler:
             out.append(f"{pad}if type({v}) is str and ({' or '.join(tests)}): return False")
             keys -= {"minLength", "maxLength"}
         if keys & {"items", "prefixItems", "minItems", "maxItems"}:
-            out += self.array(schema, defs, v, level, depth)
+            out += self.array(schema, defs, v, level, depth, at)
             keys -= {"items", "prefixItems", "minItems", "maxItems"}
         if keys & {"properties", "required", "additionalProperties", "dependentRequired"}:
-            out += self.object(schema, defs, v, level, depth)
+            out += self.object(schema, defs, v, level, depth, at)
             keys -= {"properties", "required", "additionalProperties", "dependentRequired"}
         if "anyOf" in keys:
             tests = []
@@ -185,6 +220,8 @@ class _Compiler:
                 req = _exact_required(b)
                 if req is not None:  # inline: ``required`` holds of every value but an object
                     tests.append(f"(type({v}) is not dict or ({self.all_in(req, v)}))")
+                elif self.reading:  # what a failed branch set aside to read is dropped
+                    tests.append(f"BRANCH({self.function(b, defs, depth + 1)}, {v}, c, t, {self.path(at)})")
                 else:
                     tests.append(f"{self.function(b, defs, depth + 1)}({v}, c, t)")
             out.append(f"{pad}if not ({' or '.join(tests) or 'False'}): return False")
@@ -204,7 +241,12 @@ class _Compiler:
         """An expression: every one of ``keys`` is a key of ``v`` (True when there are none)."""
         return " and ".join(f"{k!r} in {v}" for k in keys) or "True"
 
-    def number(self, spec: dict, v: str, pad: str) -> list[str]:
+    @staticmethod
+    def path(at: tuple) -> str:
+        """The expression of a path: the function's ``p`` and the steps below it."""
+        return f"p + ({''.join(a + ', ' for a in at)})" if at else "p"
+
+    def number(self, spec: dict, v: str, pad: str, at: tuple) -> list[str]:
         fmt, finite = spec.get("format", "f64"), spec.get("finite", True)
         positive, nonnegative = spec.get("positive", False), spec.get("nonnegative", False)
         if fmt not in ("f64", "f32"):
@@ -212,11 +254,17 @@ class _Compiler:
         slot = _SLOT[(fmt, positive, nonnegative)]
         words = self.const(frozenset(w for w in WORDS if _word_ok(w, finite, positive, nonnegative)))
         # A hex text is set aside, with its claim, for the batch's bulk check (Deferred.failed).
-        return [f"{pad}if type({v}) is not str: return False",
-                f"{pad}if {v}.startswith(HEX): t[{slot}].append({v}); t[{slot + 1}].append(c)",
-                f"{pad}elif {v} not in {words}: return False"]
+        hex_aside = f"{pad}if {v}.startswith(HEX): t[{slot}].append({v}); t[{slot + 1}].append(c)"
+        if not self.reading:
+            return [f"{pad}if type({v}) is not str: return False", hex_aside,
+                    f"{pad}elif {v} not in {words}: return False"]
+        read_aside = f"t[{READ}].append((c, {self.path(at)}, {v}, {self.const(spec)}))"
+        return [f"{pad}if type({v}) is str:", "    " + hex_aside,
+                f"{pad}    elif {v} not in {words}: {read_aside}",
+                f"{pad}elif type({v}) in READABLE: {read_aside}",
+                f"{pad}else: return False"]
 
-    def array(self, schema, defs, v, level, depth) -> list[str]:
+    def array(self, schema, defs, v, level, depth, at) -> list[str]:
         pad, inner = "    " * level, "    " * (level + 1)
         lo, hi = schema.get("minItems", 0), schema.get("maxItems")
         prefix = schema.get("prefixItems", ())
@@ -231,18 +279,19 @@ class _Compiler:
             out.append(f"{inner}if {n} > {len(prefix)}: return False")
         for i, q in enumerate(prefix):
             w = self.fresh("w")
-            body = self.emit(q, defs, w, level + 2, depth + 1)
+            body = self.emit(q, defs, w, level + 2, depth + 1, (*at, str(i)))
             if body:
                 out += [f"{inner}if {n} > {i}:", f"{inner}    {w} = {v}[{i}]", *body]
         if items is not False:
-            w = self.fresh("w")
-            body = self.emit(items, defs, w, level + 2, depth + 1)
+            w, j = self.fresh("w"), self.fresh("j")
+            body = self.emit(items, defs, w, level + 2, depth + 1, (*at, j))
             if body:
                 source = f"{v}[{len(prefix)}:]" if prefix else v
-                out += [f"{inner}for {w} in {source}:", *body]
+                loop = f"{j}, {w} in enumerate({source}, {len(prefix)})" if self.reading else f"{w} in {source}"
+                out += [f"{inner}for {loop}:", *body]
         return out
 
-    def object(self, schema, defs, v, level, depth) -> list[str]:
+    def object(self, schema, defs, v, level, depth, at) -> list[str]:
         pad, inner = "    " * level, "    " * (level + 1)
         extra = schema.get("additionalProperties", True)
         if extra not in (True, False):
@@ -259,10 +308,29 @@ class _Compiler:
             out.append(f"{inner}    if {k} not in {self.const(frozenset(props))}: return False")
         for key, sub in props.items():
             w = self.fresh("w")
-            body = self.emit(sub, defs, w, level + 2, depth + 1)
+            body = self.emit(sub, defs, w, level + 2, depth + 1, (*at, repr(key)))
             if body:
                 out += [f"{inner}if {key!r} in {v}:", f"{inner}    {w} = {v}[{key!r}]", *body]
         return out if len(out) > 1 else []
+
+
+def _branch(fn, x, c, t, p) -> bool:
+    """A reading predicate's ``anyOf`` branch: what it set aside to read is dropped if it fails
+    (the validator keeps the readings of the branch that holds, and only those)."""
+    n = len(t[READ])
+    if fn(x, c, t, p):
+        return True
+    del t[READ][n:]
+    return False
+
+
+def _compiled(comp: _Compiler, schema, defs: dict):
+    top = comp.function(schema, defs, 0)
+    from decimal import Decimal
+
+    namespace = {"HEX": ("0x", "-0x"), "READABLE": (Decimal, int, float), "BRANCH": _branch, **comp.names}
+    exec(compile("\n\n".join(comp.functions), "<compiled schema>", "exec"), namespace)
+    return namespace[top]
 
 
 def compile_schema(schema, defs: dict):
@@ -270,19 +338,20 @@ def compile_schema(schema, defs: dict):
     read), or None when the schema uses a keyword this compiler does not know. A schema is the
     conjunction of its keywords, each applied as JSON Schema applies it; each call is a batch of
     one. ``valid.raw(instance, claim, slots)`` is the compiled function itself, for batch readers:
-    it sets the instance's numbers aside in a :class:`Deferred`'s ``slots`` under ``claim``."""
-    comp = _Compiler()
+    it sets the instance's numbers aside in a :class:`Deferred`'s ``slots`` under ``claim``.
+    ``valid.read(instance, claim, slots, ())`` is the reading predicate (:class:`_Compiler`),
+    for instances ``raw`` refused: it also sets aside the numbers to read
+    (:meth:`Deferred.read`)."""
     try:
-        top = comp.function(schema, defs, 0)
+        pred = _compiled(_Compiler(), schema, defs)
+        reader = _compiled(_Compiler(reading=True), schema, defs)
     except _Unknown:
         return None
-    namespace = {"HEX": ("0x", "-0x"), **comp.names}
-    exec(compile("\n\n".join(comp.functions), "<compiled schema>", "exec"), namespace)
-    pred = namespace[top]
 
     def valid(x) -> bool:
         d = Deferred()
         return pred(x, 0, d.slots) and not d.failed()
 
     valid.raw = pred
+    valid.read = reader
     return valid

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from jsonschema import Draft202012Validator, ValidationError, validators
 
-from .model import NumberError, _hex, _short, parse_number, read_number
-from .schema import _EXACT_NUMBERS, _json_text
-from .schema_fast import ANNOTATIONS, NUMBER_TYPES, WORDS
+from .model import NumberError, _hex
+from .schema import _json_text, read_claim_number
+from .schema_fast import ANNOTATIONS, NUMBER_TYPES
 
 __all__ = ["NumberRead", "Validator", "leaf_errors"]
 
@@ -29,40 +29,15 @@ class NumberRead(ValidationError):
         self.entries = entries
 
 
-def _is_decimal_form(x) -> bool:
-    """A JSON number, or text that is neither hex, ``p/q`` nor a word: a decimal."""
-    if not isinstance(x, str):
-        return True
-    return not x.lstrip("+-").startswith(("0x", "0X")) and "/" not in x and x not in WORDS
-
-
-
 def _claim_number(validator, spec, instance, schema):
     if not isinstance(instance, str) and not validator.is_type(instance, "number"):
         return  # "type" reports it
-    fmt = spec.get("format", "f64")
-    read = None
     try:
-        if fmt == "rational":
-            q = parse_number(instance)
-            if isinstance(q, float):
-                raise NumberError(f"{_short(instance)} is not finite")
-        else:
-            read = read_number(instance, fmt, finite=spec.get("finite", True), exact=_EXACT_NUMBERS.get())
-            q = None if read.value != read.value else read.value  # NaN compares with nothing
+        read = read_claim_number(instance, spec)
     except NumberError as e:
         yield ValidationError(str(e))
         return
-    if q is not None:
-        if spec.get("positive") and not q > 0:
-            yield ValidationError(f"{_short(instance)} must be positive")
-            return
-        if spec.get("nonnegative") and not q >= 0:
-            yield ValidationError(f"{_short(instance)} must be nonnegative")
-            return
-    # Every decimal becomes the hex text of the value read (exact or rounded), so that checkers,
-    # witnesses and reports see one spelling whatever the producer wrote.
-    if read is not None and (read.rounded or _is_decimal_form(instance)):
+    if read is not None:
         yield NumberRead([((), _hex(read.value, "f64"), read.rounded, read.short)])
 
 

@@ -136,3 +136,147 @@ def test_every_number_field_keeps_its_sign_format_and_text_rules():
                 if fast_valid(m):
                     assert _slow_clean(m), (rid, p, text)
     assert tried > 500
+
+
+# Numbers to read, in place of a hex number of a corpus claim: a decimal as JSON reads it (the
+# shortest decimal of its value, and one with too few digits to name a float64), an integer,
+# decimal text, a decimal beyond float64, a negative one, a word, and a bare Python float.
+def _readable_replacements(text: str) -> list:
+    from decimal import Decimal
+
+    v = float.fromhex(text)
+    return [Decimal(repr(v)), Decimal(f"{v:.6g}"), Decimal(f"{-abs(v):.17g}"), int(v) if abs(v) < 2**62 else 7,
+            f"{v:.9g}", Decimal("1e400"), Decimal("-0.0"), "inf", v, Decimal("3.4028235677973366e38")]
+
+
+def _validator_reading(claim):
+    """The row validator's verdict on ``claim`` alone: (errors found, readings sorted by path)."""
+    from oracles.schema_validate import NumberRead
+
+    errors, readings = False, []
+    contract = contract_for(claim["row"])
+    for e in Validator(_claim_schema(claim["row"], contract)).iter_errors(claim):
+        if isinstance(e, NumberRead):
+            readings += [(tuple(e.absolute_path) + below, *rest) for below, *rest in e.entries]
+        else:
+            errors = True
+    return errors, sorted(readings)
+
+
+def _decimal_mutants():
+    """Per row, its first corpus claim with numbers replaced by numbers to read: each number
+    alone by each replacement, and every number at once by its shortest decimal."""
+    from decimal import Decimal
+
+    for rid in sorted(CORPUS):
+        c = CORPUS[rid][0]
+        hexes = [p for p in _paths(c) if p and isinstance(_get(c, p), str) and _get(c, p).startswith(("0x", "-0x"))]
+        whole = copy.deepcopy(c)
+        for p in hexes:
+            _set(whole, p, Decimal(repr(float.fromhex(_get(c, p)))))
+            for r in _readable_replacements(_get(c, p)):
+                m = copy.deepcopy(c)
+                _set(m, p, r)
+                yield m
+        yield whole
+
+
+def test_the_compiled_reader_reads_decimals_as_the_validator_does():
+    """Where the reading predicates pass a claim (``oracles.schema._read_claims``), the row's
+    validator finds no error and reports the same readings (path, hex text, rounded, short);
+    where they leave it to the validator, it finds an error or reads a number the compiled
+    reader does not take. Both read through ``read_claim_number``, but the traversal, the paths,
+    the anyOf branches and the sign rules are the compiler's own."""
+    from oracles.schema import _read_claims
+
+    passed = refused = 0
+    for m in _decimal_mutants():
+        slow, readings = _read_claims([m], [0])
+        errors, expected = _validator_reading(m)
+        if not slow:
+            passed += 1
+            assert not errors, m
+            assert sorted((p[2:], *rest) for p, *rest in readings) == expected, m
+        else:
+            refused += 1
+            assert readings == []
+    assert passed > 300 and refused > 100, (passed, refused)
+
+
+def test_exact_numbers_leave_every_inexact_decimal_to_the_validator():
+    """Under ``--exact-numbers`` a decimal that is not a value of its field is an error, which
+    only the validator writes: the compiled reader passes no such claim."""
+    from decimal import Decimal
+
+    from oracles.schema import _EXACT_NUMBERS, _read_claims
+
+    c = copy.deepcopy(CORPUS["path.interior_positions"][0])
+    c["value"][0] = Decimal("0.1")
+    assert _read_claims([c], [0])[0] == []
+    token = _EXACT_NUMBERS.set(True)
+    try:
+        assert _read_claims([c], [0])[0] == [0]
+        c["value"][0] = Decimal("0.5")  # exact: read, and reported as a decimal read
+        slow, readings = _read_claims([c], [0])
+        assert slow == [] and readings == [(("claims", 0, "value", 0), "0x1.0000000000000p-1", False, False)]
+    finally:
+        _EXACT_NUMBERS.reset(token)
+
+
+def test_a_case_file_of_decimals_reads_the_same_with_and_without_the_compiled_reader(monkeypatch):
+    """A case file whose claims spell their numbers as Python's json.dump writes them (and some
+    malformed): the same claims, errors and number report (counts and the first short paths)
+    whether the compiled reader or the validator reads them."""
+    import oracles.schema as schema
+    from oracles.casefile import parse_case_text
+
+    def as_floats(x):
+        if isinstance(x, str) and x.startswith(("0x", "-0x")):
+            return float.fromhex(x)
+        if isinstance(x, list):
+            return [as_floats(v) for v in x]
+        return {k: as_floats(v) for k, v in x.items()} if isinstance(x, dict) else x
+
+    docs = [as_floats(c) for rid in sorted(CORPUS) for c in CORPUS[rid]]
+    docs[3]["inputs"] = {"spn": 1}  # malformed
+    # Valid, but left to the validator by a non-canonical hex (the compiled reader reads the
+    # claims after it first), with a short decimal (0.1): the report's order, which names the
+    # first short decimals, must not depend on which reader read a claim.
+    first = next(d for d in docs if d["row"] == "path.interior_positions")
+    first["inputs"]["u"] = "0x2.0p-2"
+    first["value"][0] = 0.1
+    docs.remove(first)
+    docs.insert(0, first)
+    text = json.dumps({"format": "claims/1", "claims": docs}).replace("[0.0, ", "[0, ", 5).encode()
+
+    def summary():
+        cf = parse_case_text(text)
+        return ([(i, c.to_json()) for i, c in cf.claims], [(e.path, e.message) for e in cf.malformed], cf.numbers)
+
+    fast = summary()
+    monkeypatch.setattr(schema, "_read_claims", lambda claims, indices: (indices, []))
+    slow = summary()
+    assert fast == slow
+    assert len(fast[0]) > 50 and fast[1] and fast[2].rounded > 0
+    assert fast[2].first_short[0] == "claims[0].value[0]"
+
+
+def test_a_failed_anyof_branch_leaves_nothing_to_read():
+    """``anyOf`` whose first branch sets a decimal aside and then fails: only the readings of the
+    branch that holds count, as in the validator (which reports each decimal once)."""
+    from decimal import Decimal
+
+    from oracles.schema import f64
+    from oracles.schema_fast import Deferred, compile_schema
+    from oracles.schema_validate import NumberRead
+
+    branch = {"type": "object", "properties": {"a": f64(), "b": {"const": "x"}}}
+    schema = {"anyOf": [branch, {"type": "object", "properties": {"a": f64(), "b": f64()}}]}
+    x = {"a": Decimal("0.1"), "b": Decimal("0.25")}
+    d = Deferred()
+    assert compile_schema(schema, {}).read(x, 0, d.slots, ())
+    bad, read = d.read()
+    expected = [(tuple(e.absolute_path) + below, *rest)
+                for e in Validator(schema).iter_errors(x) if isinstance(e, NumberRead) for below, *rest in e.entries]
+    assert not bad and sorted((p, *rest) for _, p, *rest in read) == sorted(expected)
+    assert len(read) == 2
