@@ -23,6 +23,7 @@ import enum
 import math
 import re
 from dataclasses import dataclass, field
+from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
@@ -135,8 +136,6 @@ def parse_number(x: Any):
     Accepts hex-float text with ``0x``, ``p/q`` text, decimal text, ints, ``Decimal`` and
     ``float``. Raises :class:`NumberError` for anything else (a boolean, ``"0.5x"``, ...).
     """
-    from decimal import Decimal
-
     if isinstance(x, (bool, np.bool_)):
         raise NumberError("a boolean is not a number")
     if isinstance(x, (int, np.integer)):
@@ -338,8 +337,6 @@ def _is_short(d, v: float, fmt: str) -> bool:
 def _as_decimal(x: Any):
     """A decimal of the claim grammar (a JSON number, an int, decimal text) as a ``Decimal``
     within the size caps, else None."""
-    from decimal import Decimal
-
     if isinstance(x, (bool, np.bool_)):
         return None
     if isinstance(x, Decimal):
@@ -362,8 +359,6 @@ def _read_decimal(d, fmt: str) -> Reading | None:
     float64: ``float`` of a decimal is correctly rounded (ties to even, subnormals included);
     float32: MPFR reads the digits in binary32's precision and range (never through a float64,
     which would round twice)."""
-    from decimal import Decimal
-
     if fmt == "f64":
         v = float(d)
     else:
@@ -411,8 +406,6 @@ def read_number(x: Any, fmt: str = "f64", *, finite: bool = False, exact: bool =
 def _short(x: Any) -> str:
     """``x`` as the JSON text a case file holds (a JSON number for ``Decimal`` and ints, a
     quoted string for text), cut at 40 characters."""
-    from decimal import Decimal
-
     if isinstance(x, (Decimal, int, np.integer)) and not isinstance(x, (bool, np.bool_)):
         t = str(x)
     elif isinstance(x, (float, np.floating)):
