@@ -503,6 +503,29 @@ def test_the_replayed_leaf_count_agrees_with_a_float_replay_of_the_rule(E):
     assert needed_leaves(arc, E) == _float_greedy(arc[0].astype(np.float64), E)
 
 
+def test_the_candidate_heap_drops_split_leaves_and_keeps_the_tie_rule():
+    """``_State.candidates``: every leaf whose widened upper gap reaches the largest lower gap, in
+    key order (span, then parameter), whatever was split before; a split leaf's heap entry,
+    whose gap was among the largest, is dropped when met, so later calls do not pop and push it
+    back again (what made the distance requests' expected statuses cost 5.6 s of the ledger)."""
+    from fractions import Fraction
+
+    from oracles.families.distance.leaves import _State
+
+    st = _State()
+    for key, lo, hi in (((0, 0.0, 1.0), 10, 12), ((1, 0.0, 1.0), 9, 11), ((2, 0.0, 1.0), 1, 2)):
+        st.add(key, Fraction(lo), Fraction(hi), 0)
+    assert st.candidates() == [(0, 0.0, 1.0), (1, 0.0, 1.0)]
+    st.remove((0, 0.0, 1.0))  # split: two halves with small gaps
+    st.add((0, 0.0, 0.5), Fraction(3), Fraction(4), 1)
+    st.add((0, 0.5, 1.0), Fraction(3), Fraction(9), 1)
+    assert st.candidates() == [(0, 0.5, 1.0), (1, 0.0, 1.0)]  # 9 reaches the largest lower, 9
+    assert (-12, (0, 0.0, 1.0)) not in st.hhi  # met once, gone
+    st.remove((1, 0.0, 1.0))
+    assert st.candidates() == [(0, 0.0, 0.5), (0, 0.5, 1.0)]  # 4 and 9 reach the largest lower, 3
+    assert all(key in st.leaves for _, key in st.hhi if -_ >= 3)
+
+
 def test_a_straight_line_needs_one_leaf_and_limits_decide_the_build():
     line = np.array([[[0, 0, 0], [1, 0, 0], [2, 0, 0], [3, 0, 0]]], dtype=np.float32)
     assert needed_leaves(line, 1e-6) == (1, 0, 0)

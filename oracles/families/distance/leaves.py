@@ -149,9 +149,12 @@ class _State:
         out, seen = [], []
         while self.hhi and -self.hhi[0][0] >= top:
             item = heapq.heappop(self.hhi)
-            seen.append(item)
             if item[1] in self.leaves:
                 out.append(item[1])
+                seen.append(item)
+            # else a split leaf's entry, dropped for good: a split leaf never returns to this
+            # state, and its entry (a gap among the largest, or it would not have been split)
+            # would otherwise be popped and pushed back by every later call
         for item in seen:
             heapq.heappush(self.hhi, item)
         return sorted(set(out))
