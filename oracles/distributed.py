@@ -253,12 +253,15 @@ def _merge(ledger, parts: Iterable, timing_key) -> None:
         ledger.timings[key] = ledger.timings.get(key, 0.0) + seconds
 
 
-#: Scheduling hints: CPU seconds of each family's default corpus in the serial ledger (the
-#: ``seconds`` of docs/evidence/ledger.json at 34c9f9d, rounded). They only place whole families
-#: on workers (:func:`lanes`); a wrong or missing hint costs balance, never a verdict.
-COST_HINT = {"convex_polygon": 0.5, "distance": 8.0, "frame": 6.4, "path": 3.7, "point_search": 0.5,
-             "projection": 3.7, "surface": 1.4, "sweep": 2.6, "tessellation": 4.0, "track": 1.1,
-             "triangle": 2.2}
+#: Scheduling hints: CPU seconds of each family's default corpus in the serial ledger, all of
+#: what a worker does for it (making the requests with their expected statuses, answering,
+#: judging): ``python benchmarks/ledger_split.py``, its "CPU s" column, at 6a089b1 (2026-12-05
+#: 21:58 UTC), rounded. Not the ``seconds`` of ledger.json, which count judging alone and so
+#: under-weighted the families whose requests cost most (distance). They only place whole
+#: families on workers (:func:`lanes`); a wrong or missing hint costs balance, never a verdict.
+COST_HINT = {"convex_polygon": 0.6, "distance": 11.5, "frame": 7.1, "path": 5.1, "point_search": 0.9,
+             "projection": 5.5, "surface": 2.3, "sweep": 2.9, "tessellation": 4.6, "track": 2.0,
+             "triangle": 5.0}
 
 
 def lanes(chunks: list[Chunk], n: int, default_cases: dict) -> list[int]:
