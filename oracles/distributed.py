@@ -49,6 +49,7 @@ __all__ = [
     "CHUNK_PARTS",
     "CHUNK_REQUESTS",
     "COST_HINT",
+    "START_GRACE",
     "WORKER_CONFIG",
     "DaskUnavailable",
     "Starting",
@@ -67,6 +68,11 @@ CHUNK_PARTS = 16  # chunks per family at the default corpus: about 0.1-1 s each,
 # Dask settings for the workers of the LocalCluster that ``--workers N`` starts (docs/decisions.md,
 # "Ledger on Dask": the workers' profiler); a cluster named by ``--scheduler`` keeps its own.
 WORKER_CONFIG = {"distributed.worker.profile.enabled": False}
+# Seconds the corpus run waits for a starting cluster before it judges chunks itself: a chunk
+# judged here pays its family's warm-up (imports, compiled kernels loaded) a second time, beside
+# two starting workers, which costs more than it saves when the cluster is up in half a second
+# (docs/decisions.md, "Ledger on Dask": start).
+START_GRACE = 1.0
 CHUNK_CLAIMS = 2000  # claim indices per case-file task: the serial check's block (oracles.__main__.CHECK_BLOCK)
 
 
@@ -151,6 +157,10 @@ class Starting:
     def ready(self) -> bool:
         """True once the start has ended (with a client or with an error)."""
         return self._done.is_set()
+
+    def wait(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` seconds for the start to end; True if it has."""
+        return self._done.wait(timeout)
 
     def get(self):
         """The client, once the cluster is up; the start's exception if it failed."""
@@ -310,10 +320,11 @@ def _ordered_results(client, fn, items, workers=(), lane_of=None):
 
 
 def run_corpus_distributed(client, seed: int, cases: int | None = None, only: Iterable[str] = (),
-                           scale: int = 1):
+                           scale: int = 1, grace: float = START_GRACE):
     """``run_corpus`` on a Dask client: the same Ledger (timings apart: worker CPU seconds).
-    ``client`` may be a :class:`Starting` cluster: until it is up, this process judges chunks
-    from the corpus's end (leaving the workers at least the first)."""
+    ``client`` may be a :class:`Starting` cluster: if it is not up within ``grace`` seconds,
+    this process judges chunks from the corpus's end until it is (leaving the workers at least
+    the first)."""
     from .ledger import Ledger, corpus_run, select_families
 
     fams = select_families(only)
@@ -322,6 +333,7 @@ def run_corpus_distributed(client, seed: int, cases: int | None = None, only: It
     first_local = len(chunks)
     local = []  # results of chunks[first_local:], judged here while the cluster starts
     if isinstance(client, Starting):
+        client.wait(grace)
         while first_local > 1 and not client.ready():
             first_local -= 1
             local.insert(0, _judge_chunk(chunks[first_local]))

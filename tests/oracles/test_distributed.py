@@ -233,7 +233,7 @@ def test_chunks_judged_here_while_the_cluster_starts_change_nothing(polls):
 
     serial = run_corpus(5, 12, ["track", "convex_polygon"])
     client = _LocalClient()
-    got = run_corpus_distributed(_SlowStart(polls, client), 5, 12, ["track", "convex_polygon"])
+    got = run_corpus_distributed(_SlowStart(polls, client), 5, 12, ["track", "convex_polygon"], grace=0.0)
     chunks = corpus_chunks(5, 12, select_families(["track", "convex_polygon"]))
     here = len(chunks) - len(client.given)
     assert client.given == chunks[:len(client.given)]
@@ -241,6 +241,28 @@ def test_chunks_judged_here_while_the_cluster_starts_change_nothing(polls):
     assert json.dumps(got.to_json(timings=False), sort_keys=True) == \
         json.dumps(serial.to_json(timings=False), sort_keys=True)
     assert got.judged > 50
+
+
+def test_a_cluster_up_within_the_grace_gets_every_chunk():
+    """A cluster that is up within ``grace`` seconds gets every chunk: none is judged here (each
+    would pay its family's warm-up twice); the ledger is the serial run's."""
+    import threading
+
+    from oracles.distributed import run_corpus_distributed
+    from oracles.ledger import run_corpus
+
+    only = ["track", "convex_polygon"]
+    client, starting = _LocalClient(), Starting()
+
+    def up():
+        starting._client = client
+        starting._done.set()
+
+    threading.Timer(0.05, up).start()
+    got = run_corpus_distributed(starting, 5, 12, only, grace=5.0)
+    assert client.given == corpus_chunks(5, 12, select_families(only))
+    assert json.dumps(got.to_json(timings=False), sort_keys=True) == \
+        json.dumps(run_corpus(5, 12, only).to_json(timings=False), sort_keys=True)
 
 
 def test_lanes_put_whole_families_on_workers_costliest_first(monkeypatch):
