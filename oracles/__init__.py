@@ -17,14 +17,26 @@ from collections.abc import Iterable, Mapping
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from .model import Claim, Verdict, VerdictKind
-
 __version__ = "0.1.0"
 
 __all__ = ["Claim", "MalformedClaims", "Verdict", "VerdictKind", "__version__", "judge"]
 
 if TYPE_CHECKING:
+    from .model import Claim, Verdict, VerdictKind
     from .schema import FieldError
+
+# Read from oracles.model on first use: importing the package imports no numpy, so that
+# ``python -m oracles`` can choose numpy's BLAS threads before numpy loads (oracles/__main__.py).
+_FROM_MODEL = frozenset({"Claim", "Verdict", "VerdictKind"})
+
+
+def __getattr__(name: str):
+    if name in _FROM_MODEL:
+        from . import model
+
+        value = globals()[name] = getattr(model, name)
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class MalformedClaims(ValueError):
@@ -108,6 +120,7 @@ def judge(claims: Iterable[Claim | Mapping[str, Any]], *, exact_numbers: bool = 
     """
     from .batch import check_claims
     from .casefile import FORMAT, read_claims
+    from .model import Claim
     from .schema import FieldError
 
     items = [_plain(c.to_json() if isinstance(c, Claim) else c) for c in claims]

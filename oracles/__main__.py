@@ -34,9 +34,17 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
+
+# One BLAS thread, chosen before anything loads numpy (docs/decisions.md "One BLAS thread"): the
+# oracle scales out by processes (Dask), and Dask's nanny starts its workers with these same
+# three; OpenBLAS's own threads only spin on the other core. A value the user set is kept.
+BLAS_THREADS = {"OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
+for _name, _value in BLAS_THREADS.items():
+    os.environ.setdefault(_name, _value)
 
 from .reports import Labels, VerdictLines, write_junit
 
@@ -249,8 +257,6 @@ def main(argv=None) -> int:
     pm.add_argument("--split", action="store_true", help="per-vertex normals and parameters (seams visible)")
     args = p.parse_args(argv)
     if getattr(args, "no_filters", False):
-        import os
-
         from .batch import set_filters
 
         os.environ["ORACLE_FILTERS"] = "0"  # Dask workers started from here inherit it

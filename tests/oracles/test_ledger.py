@@ -4,6 +4,7 @@ inputs, and no row ever reported Verified without a checker."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -228,3 +229,39 @@ def test_a_one_row_check_imports_only_its_rows_family(tmp_path):
     assert judged["claims"] == judged["verified"] == 1
     assert judged["checks"] == contract_for("path.stored_endpoints").checks
     assert all(x["status"] == "not run" and x["checks"] is None and x["claims"] == 0 for x in rows.values())
+
+
+_BLAS_VARS = ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OMP_NUM_THREADS")
+_THREADS_PROBE = ("import json, os, runpy, sys\n"
+                  "import oracles\n"
+                  "early = 'numpy' in sys.modules\n"
+                  "sys.argv = ['oracles', 'schema', '--out', sys.argv[1]]\n"
+                  "try:\n    runpy.run_module('oracles', run_name='__main__')\nexcept SystemExit:\n    pass\n"
+                  "import numpy\n"
+                  "print(json.dumps({'early': early, 'threads': len(os.listdir('/proc/self/task')),\n"
+                  f"                  'env': [os.environ.get(k) for k in {_BLAS_VARS!r}]}}))\n")
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="counts threads through Linux's /proc")
+def test_the_command_line_gives_numpy_one_blas_thread(tmp_path):
+    """docs/decisions.md "One BLAS thread": ``python -m oracles`` sets the three thread counts
+    Dask's nanny gives its workers before numpy loads (importing the package loads no numpy), so
+    OpenBLAS starts no thread of its own; a count the user set is kept. The control, a plain
+    ``import numpy`` under the same environment, shows the probe can see OpenBLAS's threads."""
+    env = {k: v for k, v in os.environ.items() if k not in _BLAS_VARS}
+
+    def probe(extra: dict) -> dict:
+        r = subprocess.run([sys.executable, "-c", _THREADS_PROBE, str(tmp_path / "s.json")], capture_output=True,
+                           text=True, cwd=ROOT, env={**env, **extra}, timeout=300)
+        assert r.returncode == 0, r.stderr
+        return json.loads(r.stdout.splitlines()[-1])
+
+    ours = probe({})
+    assert ours["early"] is False and ours["env"] == ["1", "1", "1"]
+    theirs = probe({"OPENBLAS_NUM_THREADS": "2"})
+    assert theirs["env"] == ["2", "1", "1"]
+    control = subprocess.run([sys.executable, "-c", "import numpy, os; print(len(os.listdir('/proc/self/task')))"],
+                             capture_output=True, text=True, env=env, timeout=300)
+    if int(control.stdout) > 1:  # OpenBLAS starts threads here (more than one core)
+        assert ours["threads"] == 1
+        assert theirs["threads"] == 2
