@@ -13,30 +13,40 @@ from __future__ import annotations
 
 import enum
 import math
+import os
+import sys
 from collections.abc import Iterable, Mapping
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
+
+# ``python -m oracles``: one BLAS thread, chosen before .model loads numpy (docs/decisions.md
+# "One BLAS thread"): the oracle scales out by processes, Dask's nanny starts its workers with
+# these same three, and OpenBLAS's own threads only spin on the other core. Only the command
+# line (``-m`` naming this package or a module of it) sets them, never a program that imports
+# oracles; a value already set is kept.
+BLAS_THREADS = {"OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
+
+
+def _run_as_command() -> bool:
+    """Whether Python is importing this package to run ``python -m oracles[.module]``: then
+    sys.argv[0] is "-m" (the module is being located) and the module follows ``-m``."""
+    argv = sys.orig_argv
+    return (sys.argv[:1] == ["-m"] and "-m" in argv[:-1]
+            and argv[argv.index("-m") + 1].split(".")[0] == __name__)
+
+
+if _run_as_command():
+    for _name, _value in BLAS_THREADS.items():
+        os.environ.setdefault(_name, _value)
+
+from .model import Claim, Verdict, VerdictKind  # noqa: E402  (after the BLAS threads are chosen)
 
 __version__ = "0.1.0"
 
 __all__ = ["Claim", "MalformedClaims", "Verdict", "VerdictKind", "__version__", "judge"]
 
 if TYPE_CHECKING:
-    from .model import Claim, Verdict, VerdictKind
     from .schema import FieldError
-
-# Read from oracles.model on first use: importing the package imports no numpy, so that
-# ``python -m oracles`` can choose numpy's BLAS threads before numpy loads (oracles/__main__.py).
-_FROM_MODEL = frozenset({"Claim", "Verdict", "VerdictKind"})
-
-
-def __getattr__(name: str):
-    if name in _FROM_MODEL:
-        from . import model
-
-        value = globals()[name] = getattr(model, name)
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class MalformedClaims(ValueError):
@@ -120,7 +130,6 @@ def judge(claims: Iterable[Claim | Mapping[str, Any]], *, exact_numbers: bool = 
     """
     from .batch import check_claims
     from .casefile import FORMAT, read_claims
-    from .model import Claim
     from .schema import FieldError
 
     items = [_plain(c.to_json() if isinstance(c, Claim) else c) for c in claims]

@@ -39,13 +39,6 @@ import sys
 import time
 from pathlib import Path
 
-# One BLAS thread, chosen before anything loads numpy (docs/decisions.md "One BLAS thread"): the
-# oracle scales out by processes (Dask), and Dask's nanny starts its workers with these same
-# three; OpenBLAS's own threads only spin on the other core. A value the user set is kept.
-BLAS_THREADS = {"OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
-for _name, _value in BLAS_THREADS.items():
-    os.environ.setdefault(_name, _value)
-
 from .reports import Labels, VerdictLines, write_junit
 
 EXIT_OK, EXIT_VIOLATED, EXIT_MALFORMED, EXIT_INCOMPLETE, EXIT_FAULT = 0, 1, 2, 3, 4
