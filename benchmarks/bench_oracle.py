@@ -354,6 +354,7 @@ def against_baseline(baseline: str, work: Path) -> list:
     same = [r["verdict"] for r in t[baseline][2]] == [r["verdict"] for r in t["here"][2]]
     same_lines = [{k: v for k, v in r.items() if k not in NEW_FIELDS} for r in t["here"][2]] == t[baseline][2]
     same_off = t["here"][2] == v10_off
+    dec_lines = "identical to" if v10_dec == t["here"][2] else "DIFFER from"
     total = t[baseline][0] / t["here"][0]
     marg_old = (t[baseline][0] - t[baseline][1]) / 9999
     marg_new = (t["here"][0] - t["here"][1]) / 9999
@@ -369,7 +370,7 @@ def against_baseline(baseline: str, work: Path) -> list:
           f"{'identical' if same_off else 'DIFFER'}")
     print(f"  the same claims as json.dump writes them (shortest decimals, read by rounding): {c10_dec:.2f} s CPU "
           f"here ({10000 / c10_dec:.0f} claims/CPU-s); verdict lines "
-          f"{'identical to' if v10_dec == t['here'][2] else 'DIFFER from'} the hex file's ({baseline} refuses "
+          f"{dec_lines} the hex file's ({baseline} refuses "
           f"such decimals: not exactly float64 values)")
     for name, (imp, read, first, rest) in parts.items():
         print(f"  where the CPU goes ({name}, one process): imports {imp:.2f} s, reading the file (JSON, schema, "
@@ -385,7 +386,7 @@ def against_baseline(baseline: str, work: Path) -> list:
                      "peer": 1 / marg_old, "ratio": marg_old / marg_new, "target": ">= 10x",
                      "met": marg_old / marg_new >= 10})
     rows_out.append({"bench": "oracle", "case": "the 10,000 positions written with json.dump's decimals (this tree; "
-                     f"verdicts {'identical to' if v10_dec == t['here'][2] else 'DIFFER from'} the hex file's)",
+                     f"verdicts {dec_lines} the hex file's)",
                      "metric": "claims per CPU-s", "ours": 10000 / c10_dec, "peer_name": "the hex file, this tree",
                      "peer": 10000 / t["here"][0], "ratio": t["here"][0] / c10_dec, "target": "-", "met": None})
     return rows_out
