@@ -13,11 +13,12 @@ reading predicate, the same readings (``tests/oracles/test_schema_fast.py`` hold
 Claims are read in batches (a :class:`Deferred`; one claim is a batch of one): the predicates
 check each number's shape where they meet it and set its hex text aside, and the texts of every
 number field are parsed and checked together, in bulk, at the end (canonical ``float.hex``
-text, float32 range and exactness, sign: :meth:`Deferred.failed`, the one place these rules are
-written for hex text). A claim any of whose numbers fails takes the validator's path, as a claim
-whose predicate said False. A hex text set aside by a branch of ``anyOf`` that failed still
-counts against its claim, which can only send a claim to the validator, never pass one; a
-number to read set aside by a failed branch is dropped (it would be read into the document).
+text, read by ``oracles.hexfloat``; float32 range and exactness, sign: :meth:`Deferred.failed`,
+the one place these rules are written for hex text). A claim any of whose numbers fails takes
+the validator's path, as a claim whose predicate said False. A hex text set aside by a branch
+of ``anyOf`` that failed still counts against its claim, which can only send a claim to the
+validator, never pass one; a number to read set aside by a failed branch is dropped (it would
+be read into the document).
 """
 
 from __future__ import annotations
@@ -71,25 +72,16 @@ class Deferred:
         without reading: ``float.hex``'s own text of a float of the field's format and sign."""
         import numpy as np
 
+        from .hexfloat import canonical_values
+
         bad: set = set()
         for (fmt, positive, nonnegative), s in _SLOT.items():
             texts, owners = self.slots[s], self.slots[s + 1]
             if not texts:
                 continue
-            try:
-                vals = list(map(float.fromhex, texts))
-            except (ValueError, OverflowError):  # find the texts that do not parse, one by one
-                vals = []
-                for t, o in zip(texts, owners):
-                    try:
-                        vals.append(float.fromhex(t))
-                    except (ValueError, OverflowError):
-                        vals.append(0.0)
-                        bad.add(o)
-            hexes = list(map(float.hex, vals))
-            if hexes != texts:
-                bad.update(o for h, t, o in zip(hexes, texts, owners) if h != t)
-            a = np.array(vals, dtype=np.float64)
+            a, canonical = canonical_values(texts)  # float.hex's own text, read in bulk
+            if not canonical.all():
+                bad.update(owners[i] for i in np.flatnonzero(~canonical).tolist())
             wrong = np.zeros(a.shape, dtype=bool)
             if fmt == "f32":
                 with np.errstate(over="ignore"):

@@ -23,6 +23,7 @@ from reference import error_model as EM
 from reference.fp import U64
 
 from ...errormodel import ETA_OF_U
+from ...hexfloat import canonical_values
 from ...model import Claim, verified
 from .checks import _evaluation_point, _resolve
 
@@ -38,31 +39,24 @@ def one(batch, claim: Claim):
     return r
 
 
-def _hex_floats(texts: list):
-    """The float64 values of claim numbers that are all ``float.hex``'s canonical text, else None
-    (the exact stage then reads them one by one, with its own errors)."""
-    try:
-        vals = list(map(float.fromhex, texts))
-    except (TypeError, ValueError, OverflowError):
-        return None
-    return vals if list(map(float.hex, vals)) == texts else None
+_REQUEST_FILLER = ["0x0.0p+0"] * 13  # in place of the texts of a request's controls and u
+_PLAIN_KEYS = frozenset({"controls", "u", "minimum_speed"})  # the inputs of a claim without a request
 
 
 def _plain_inputs(claim: Claim):
     """The 12 control texts and u's text of a claim without a request, or None when its inputs
     have another shape (the exact stage reads those)."""
     inp = claim.inputs
-    if "request" in inp or inp.keys() - {"controls", "u", "minimum_speed"}:
+    if not inp.keys() <= _PLAIN_KEYS:
         return None
     ctl, u = inp.get("controls"), inp.get("u")
     if type(ctl) is not list or len(ctl) != 4 or type(u) is not str:
         return None
-    flat = []
-    for row_ in ctl:
-        if type(row_) is not list or len(row_) != 3:
-            return None
-        flat += row_
-    return flat + [u]
+    c0, c1, c2, c3 = ctl
+    if not (type(c0) is list and type(c1) is list and type(c2) is list and type(c3) is list
+            and len(c0) == len(c1) == len(c2) == len(c3) == 3):
+        return None
+    return [*c0, *c1, *c2, *c3, u]
 
 
 def position_value(claim: Claim):
@@ -131,7 +125,7 @@ def _run_filter(claims: list, out: list, value_of, reference, truths: tuple) -> 
     write the Verified verdicts it decides into ``out``; every other claim stays None (the exact
     stage's). A request the exact point decides alone (a status) is that same verdict."""
     n_val = 3 * len(truths)
-    idx, Ps, us, texts = [], [], [], []
+    idx, Ps, us, texts = [], [], [], []  # texts: each claim's 13 input texts and its values', flat
     for i, c in enumerate(claims):
         vals = value_of(c)
         if vals is None:
@@ -141,7 +135,8 @@ def _run_filter(claims: list, out: list, value_of, reference, truths: tuple) -> 
             idx.append(i)
             Ps.append(None)
             us.append(None)
-            texts.append(plain + vals)
+            texts += plain
+            texts += vals
             continue
         if "request" not in c.inputs:
             continue
@@ -154,18 +149,20 @@ def _run_filter(claims: list, out: list, value_of, reference, truths: tuple) -> 
         idx.append(i)
         Ps.append(P)
         us.append(u)
-        texts.append(["0x0.0p+0"] * 13 + vals)  # the controls and u come from the request
+        texts += _REQUEST_FILLER  # the controls and u come from the request
+        texts += vals
     if len(idx) < MIN_FILTER_BATCH:
         return
-    nums = _hex_floats([t for row_ in texts for t in row_])
-    if nums is None:  # some claim spells a number otherwise: read claim by claim, keep the rest
-        kept = [(j, _hex_floats(row_)) for j, row_ in enumerate(texts)]
-        kept = [(j, v) for j, v in kept if v is not None]
-        idx, Ps, us = [idx[j] for j, _ in kept], [Ps[j] for j, _ in kept], [us[j] for j, _ in kept]
-        nums = [x for _, v in kept for x in v]
+    # Every number in float.hex's own text, read in bulk; a claim that spells one otherwise
+    # goes to the exact stage, which reads it with its own errors.
+    nums, canonical = canonical_values(texts)
+    a = nums.reshape(len(idx), 13 + n_val)
+    keep = canonical.reshape(a.shape).all(axis=1)
+    if not keep.all():
+        kept = np.flatnonzero(keep).tolist()
+        idx, Ps, us, a = [idx[j] for j in kept], [Ps[j] for j in kept], [us[j] for j in kept], a[keep]
         if not idx:
             return
-    a = np.array(nums, dtype=np.float64).reshape(len(idx), 13 + n_val)
     for j, (P, u) in enumerate(zip(Ps, us)):
         if P is not None:
             a[j, :12] = np.asarray(P, dtype=np.float64).ravel()
