@@ -109,11 +109,13 @@ class CaseFile:
 
 
 def _no_duplicates(pairs):
-    out = {}
-    for k, v in pairs:
-        if k in out:
-            raise CaseFileError(f"duplicate key {k!r} in a JSON object")
-        out[k] = v
+    out = dict(pairs)
+    if len(out) != len(pairs):  # some key twice: name the first one repeated
+        seen = set()
+        for k, _ in pairs:
+            if k in seen:
+                raise CaseFileError(f"duplicate key {k!r} in a JSON object")
+            seen.add(k)
     return out
 
 
