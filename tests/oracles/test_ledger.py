@@ -235,21 +235,23 @@ def test_a_one_row_check_imports_only_its_rows_family(tmp_path):
 _BLAS_VARS = ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OMP_NUM_THREADS")
 # A sitecustomize that reports, as the interpreter exits, the process's threads and the three
 # variables: it watches ``python -m oracles`` from outside the package.
-_THREADS_PROBE = ("import atexit, json, os, sys\n"
+_THREADS_PROBE = ("import atexit, gc, json, os, sys\n"
                   "def _report():\n"
                   "    with open(os.environ['PROBE_OUT'], 'w') as f:\n"
                   "        json.dump({'numpy': 'numpy' in sys.modules, 'threads': len(os.listdir('/proc/self/task')),\n"
-                  f"                   'env': [os.environ.get(k) for k in {_BLAS_VARS!r}]}}, f)\n"
+                  f"                   'env': [os.environ.get(k) for k in {_BLAS_VARS!r}],\n"
+                  "                   'gc': list(gc.get_threshold())}, f)\n"
                   "atexit.register(_report)\n")
 
 
 @pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="counts threads through Linux's /proc")
-def test_the_command_line_gives_numpy_one_blas_thread(tmp_path):
+def test_the_command_line_runs_one_blas_thread_and_few_collections(tmp_path):
     """docs/decisions.md "One BLAS thread": ``python -m oracles`` sets the three thread counts
     Dask's nanny gives its workers before numpy loads, so OpenBLAS starts no thread of its own;
     a count the user set is kept, and a program that imports oracles keeps its environment. The
     control, ``OPENBLAS_NUM_THREADS=2`` given by the user, shows the probe sees OpenBLAS's
-    threads (where this numpy's BLAS starts any)."""
+    threads (where this numpy's BLAS starts any). docs/decisions.md "Few collections": the
+    command line's collector thresholds are (1,000,000, 20, 100); a program keeps CPython's."""
     (tmp_path / "site").mkdir()
     (tmp_path / "site" / "sitecustomize.py").write_text(_THREADS_PROBE)
     env = {k: v for k, v in os.environ.items() if k not in _BLAS_VARS}
@@ -272,5 +274,7 @@ def test_the_command_line_gives_numpy_one_blas_thread(tmp_path):
     assert theirs["numpy"] and theirs["env"] == ["2", "1", "1"]
     program = probe(["-c", "import oracles, numpy"], {})
     assert program["numpy"] and program["env"] == [None, None, None]
+    assert ours["gc"] == theirs["gc"] == [1_000_000, 20, 100]
+    assert program["gc"] == probe(["-c", "pass"], {})["gc"]  # the interpreter's own
     if (os.cpu_count() or 1) > 1 and theirs["threads"] > 1:  # this BLAS starts threads of its own
         assert ours["threads"] == 1
