@@ -24,9 +24,33 @@ from functools import cache
 
 import gmpy2
 import numpy as np
-from mpmath import iv, libmp
 
 from reference.context import UNKNOWN, Context
+
+
+class _LazyMpmath:
+    """mpmath's ``iv`` or ``libmp``, imported on first use, when this module's globals become
+    the modules themselves: its import is 15 ms of the start of a ``check`` whose claims the
+    float64 filters decide without ever asking ``IV`` (issue 26, "imports are lazy")."""
+
+    def __init__(self, name: str):
+        object.__setattr__(self, "_name", name)
+
+    def _load(self):
+        import mpmath
+
+        g = globals()
+        g["iv"], g["libmp"] = mpmath.iv, mpmath.libmp
+        return g[self._name]
+
+    def __getattr__(self, attr):
+        return getattr(self._load(), attr)
+
+    def __setattr__(self, attr, value):  # ``iv.prec = p`` sets mpmath's precision, never the proxy's
+        setattr(self._load(), attr, value)
+
+
+iv, libmp = _LazyMpmath("iv"), _LazyMpmath("libmp")
 
 
 class _LazySympy:
