@@ -478,6 +478,9 @@ def dec_q(s: Any):
     return gmpy2.mpq(q.numerator, q.denominator)
 
 
+_GUARANTEE_OF = {g.value: g for g in GuaranteeClass}  # a claim's "guarantee" text -> its class
+
+
 @dataclass(frozen=True)
 class Claim:
     """One assertion of an implementation about one guarantee row.
@@ -530,8 +533,10 @@ class Claim:
         decisions = d.get("decisions", False)
         if not isinstance(decisions, bool):
             raise ValueError("claim decisions must be true or false")
-        return Claim(str(d["row"]), GuaranteeClass(d["guarantee"]), d["value"], d["inputs"],
-                     d.get("model"), label, decisions)
+        g = _GUARANTEE_OF.get(d["guarantee"]) if type(d["guarantee"]) is str else None
+        if g is None:  # not a class's name: the enum's own error
+            g = GuaranteeClass(d["guarantee"])
+        return Claim(str(d["row"]), g, d["value"], d["inputs"], d.get("model"), label, decisions)
 
 
 @dataclass(frozen=True)

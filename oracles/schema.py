@@ -436,8 +436,15 @@ def _slow_claims(claims: list) -> list:
 
     d = Deferred()
     slow = []
+    known: dict = {}  # row id -> its predicate (or None), found once per row
     for i, c in enumerate(claims):
-        pred = _predicate_of(c)
+        rid = c.get("row") if type(c) is dict else None
+        if type(rid) is not str:
+            slow.append(i)
+            continue
+        pred = known.get(rid, known)
+        if pred is known:
+            pred = known[rid] = _predicate_of(c)
         if pred is None or not pred.raw(c, i, d.slots):
             slow.append(i)
     bad = d.failed()
