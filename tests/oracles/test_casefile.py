@@ -223,6 +223,7 @@ def test_malformed_numbers_name_the_field(tmp_path, capsys, track_claims, kind):
     ('{"format": "claims/1", "claims": [{"row": "track.values", "guarantee": "Rounded", "value": 1e308, '
      '"inputs": {}}]}', "claims[0]"),
     ('{"format": "claims/1", "claims": [], "claims": []}', "duplicate key"),
+    ('{"format": "claims/1", "claims": [{"a": 1, "b": 2, "a": 3, "b": 4}]}', "duplicate key 'a'"),  # the first
     ('{"format": "claims/1", "claims": [NaN]}', "not JSON"),
     ('{"format": "claims/1", "claims": [1]}', "claims[0]"),
     ('{"format": "claims/2", "claims": []}', "format"),

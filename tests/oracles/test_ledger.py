@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from oracles.__main__ import main
 from oracles.casefile import CaseFileError, load_claims, write_claims
@@ -278,3 +279,18 @@ def test_the_command_line_runs_one_blas_thread_and_few_collections(tmp_path):
     assert program["gc"] == probe(["-c", "pass"], {})["gc"]  # the interpreter's own
     if (os.cpu_count() or 1) > 1 and theirs["threads"] > 1:  # this BLAS starts threads of its own
         assert ours["threads"] == 1
+
+
+_JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
+                     lambda kids: st.lists(kids, max_size=4) | st.dictionaries(st.text(max_size=5), kids, max_size=4),
+                     max_leaves=20)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_JSON)
+def test_sorted_json_writes_what_json_dumps_writes(x):
+    """Verdict lines and case keys (``oracles.reports.SORTED_JSON``, json's C encoder kept
+    between calls) are the text of ``json.dumps(x, sort_keys=True)``, NaN and infinities included."""
+    from oracles.reports import SORTED_JSON
+
+    assert SORTED_JSON(x) == json.dumps(x, sort_keys=True)
