@@ -22,10 +22,11 @@ import math
 from fractions import Fraction
 from functools import cache
 
-import gmpy2
 import numpy as np
 
 from reference.context import UNKNOWN, Context
+
+from .lazy import gmpy2, sympy
 
 
 class _LazyMpmath:
@@ -52,19 +53,6 @@ class _LazyMpmath:
 
 iv, libmp = _LazyMpmath("iv"), _LazyMpmath("libmp")
 
-
-class _LazySympy:
-    """SymPy for ``SYM`` (kernel-formula tests), imported on first use: it costs about a
-    quarter second, which a command that never uses ``SYM`` should not pay (issue 26)."""
-
-    def __getattr__(self, name):
-        import sympy
-
-        return getattr(sympy, name)
-
-
-sympy = _LazySympy()
-
 __all__ = [
     "IV",
     "QQ",
@@ -85,30 +73,24 @@ __all__ = [
     "width",
 ]
 
-_mpq = gmpy2.mpq
-
-
-_MPQ = type(_mpq(0))
-
-
 def to_mpq(x) -> gmpy2.mpq:
     """Exact rational value of a float, numpy float, int, Fraction or mpq (nonfinite raises)."""
-    if isinstance(x, _MPQ):
+    if isinstance(x, gmpy2.mpq):
         return x
     if type(x) is float:  # the common case, without numpy's scalar machinery
         if not math.isfinite(x):
             raise ValueError(f"nonfinite value {x!r} has no rational value")
-        return _mpq(x)
+        return gmpy2.mpq(x)
     if isinstance(x, (np.floating, float)):
         if not np.isfinite(x):
             raise ValueError(f"nonfinite value {x!r} has no rational value")
-        return _mpq(float(x))  # float32 -> float64 is exact; mpq(float) is exact
+        return gmpy2.mpq(float(x))  # float32 -> float64 is exact; mpq(float) is exact
     if isinstance(x, Fraction):
-        return _mpq(x.numerator, x.denominator)
+        return gmpy2.mpq(x.numerator, x.denominator)
     if isinstance(x, (int, np.integer)):
-        return _mpq(int(x))
+        return gmpy2.mpq(int(x))
     if isinstance(x, str):
-        return _mpq(Fraction(x).numerator, Fraction(x).denominator)
+        return gmpy2.mpq(Fraction(x).numerator, Fraction(x).denominator)
     raise TypeError(f"cannot make an exact rational from {type(x).__name__}")
 
 
@@ -117,8 +99,8 @@ def _mpf_tuple_to_mpq(t) -> gmpy2.mpq:
     if not man:
         if bc:  # mpmath encodes nan and +-inf as a zero mantissa with a nonzero bit count
             raise ValueError("interval endpoint is not finite")
-        return _mpq(0)
-    v = _mpq(int(man)) * (_mpq(2) ** exp if exp >= 0 else _mpq(1, 2 ** (-exp)))
+        return gmpy2.mpq(0)
+    v = gmpy2.mpq(int(man)) * (gmpy2.mpq(2) ** exp if exp >= 0 else gmpy2.mpq(1, 2 ** (-exp)))
     return -v if sign else v
 
 
@@ -319,7 +301,7 @@ def _iv_const(prec: int, s: str):
     # A 0-d object array, not a bare iv.mpf: ``ivmpf * ndarray`` raises inside mpmath instead
     # of deferring to numpy, while ``ndarray * ndarray`` is elementwise.
     q = Fraction(s)
-    return np.array(iv_from_mpq(_mpq(q.numerator, q.denominator), prec), dtype=object)
+    return np.array(iv_from_mpq(gmpy2.mpq(q.numerator, q.denominator), prec), dtype=object)
 
 
 def _qq_sqrt1(q):
@@ -328,7 +310,7 @@ def _qq_sqrt1(q):
         raise ArithmeticError("QQ: square root of a negative number")
     n, d = q.numerator, q.denominator
     if gmpy2.is_square(n) and gmpy2.is_square(d):
-        return _mpq(gmpy2.isqrt(n), gmpy2.isqrt(d))
+        return gmpy2.mpq(gmpy2.isqrt(n), gmpy2.isqrt(d))
     raise ArithmeticError(f"QQ: sqrt({q}) is irrational; use IV")
 
 
@@ -350,7 +332,7 @@ class RationalContext(Context):
 
     def const(self, s: str):
         q = Fraction(s)
-        return np.array(_mpq(q.numerator, q.denominator), dtype=object)
+        return np.array(gmpy2.mpq(q.numerator, q.denominator), dtype=object)
 
     def sqrt(self, x):
         return self._sqrt(x)

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import math
 
-import gmpy2
 import numpy as np
 
 from .context import to_mpq
+from .lazy import gmpy2
 
 __all__ = [
     "exact_ulp32",

@@ -23,8 +23,7 @@ from fractions import Fraction
 from typing import Any
 from collections.abc import Callable
 
-import gmpy2
-
+from interval.lazy import gmpy2
 from reference.fp import U64
 
 from .model import Claim, NumberError, dec, dec_q

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -143,13 +144,20 @@ def fmt_measure(x: float | None) -> str:
     return repr(x)
 
 
-def _decimal17(q) -> str:
-    import gmpy2
+_MAX_F64 = Fraction(sys.float_info.max)
 
+
+def _decimal17(q) -> str:
     if isinstance(q, float):
         return repr(q)
     if q == 0:
         return "0"
+    if q.denominator & (q.denominator - 1) == 0 and abs(q) <= _MAX_F64:  # maybe a float64 value
+        x = float(q)
+        if x == q:  # it is: Python's own correctly rounded 17 digits, no gmpy2 import for it
+            return format(x, ".17g")
+    import gmpy2
+
     return format(gmpy2.mpfr(gmpy2.mpq(q.numerator, q.denominator), 80), ".17g")
 
 

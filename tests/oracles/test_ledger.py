@@ -241,7 +241,8 @@ _THREADS_PROBE = ("import atexit, gc, json, os, sys\n"
                   "    with open(os.environ['PROBE_OUT'], 'w') as f:\n"
                   "        json.dump({'numpy': 'numpy' in sys.modules, 'threads': len(os.listdir('/proc/self/task')),\n"
                   f"                   'env': [os.environ.get(k) for k in {_BLAS_VARS!r}],\n"
-                  "                   'gc': list(gc.get_threshold())}, f)\n"
+                  "                   'gc': list(gc.get_threshold()),\n"
+                  "                   'loaded': [m for m in ('gmpy2', 'mpmath', 'sympy') if m in sys.modules]}, f)\n"
                   "atexit.register(_report)\n")
 
 
@@ -279,6 +280,46 @@ def test_the_command_line_runs_one_blas_thread_and_few_collections(tmp_path):
     assert program["gc"] == probe(["-c", "pass"], {})["gc"]  # the interpreter's own
     if (os.cpu_count() or 1) > 1 and theirs["threads"] > 1:  # this BLAS starts threads of its own
         assert ours["threads"] == 1
+
+
+def _bernstein_claims(n: int, wrong: int | None = None) -> dict:
+    """n path.interior_positions claims as numpy evaluates a cubic (float64 Bernstein sums of
+    float32 controls), the claim at index ``wrong`` moved far off its value."""
+    import numpy as np
+
+    rng = np.random.default_rng(3)
+    claims = []
+    for i in range(n):
+        P = (rng.normal(size=(4, 3)) * 10.0 ** rng.uniform(-2, 3)).astype(np.float32).astype(np.float64)
+        u = float(rng.random())
+        s = 1 - u
+        B = s**3 * P[0] + 3 * u * s * s * P[1] + 3 * u * u * s * P[2] + u**3 * P[3]
+        if i == wrong:
+            B = B * 2 + 1
+        claims.append({"row": "path.interior_positions", "guarantee": "Rounded", "value": [float(x).hex() for x in B],
+                       "inputs": {"controls": [[float(x).hex() for x in p] for p in P], "u": u.hex()}})
+    return {"format": "claims/1", "producer": "test", "claims": claims}
+
+
+def test_a_check_the_filters_decide_loads_neither_gmpy2_nor_mpmath(tmp_path):
+    """Issue 26, "imports are lazy where a command does not need them": judging claims the
+    float64 filters decide, then writing the ledger, imports neither gmpy2 nor mpmath (about
+    35 ms of a process's start); one claim the filter leaves to the exact stage (a Violated one,
+    whose witness is exact) does load gmpy2, so the probe can see it."""
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site" / "sitecustomize.py").write_text(_THREADS_PROBE)
+    env = {**os.environ, "PYTHONPATH": str(tmp_path / "site"), "PROBE_OUT": str(tmp_path / "probe.json")}
+
+    def loaded(doc: dict, code: int) -> list:
+        (tmp_path / "c.json").write_text(json.dumps(doc))
+        r = subprocess.run([sys.executable, "-m", "oracles", "check", str(tmp_path / "c.json"), "--out",
+                            str(tmp_path / "out"), "--force"], capture_output=True, text=True, cwd=ROOT, env=env,
+                           timeout=300)
+        assert r.returncode == code, r.stderr
+        return json.loads((tmp_path / "probe.json").read_text())["loaded"]
+
+    assert loaded(_bernstein_claims(40), 0) == []
+    assert "gmpy2" in loaded(_bernstein_claims(40, wrong=7), 1)
 
 
 _JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(),

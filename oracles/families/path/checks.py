@@ -26,9 +26,9 @@ import math
 from fractions import Fraction
 from functools import lru_cache
 
-import gmpy2
 import numpy as np
 
+from interval.lazy import gmpy2
 from interval.context import IV, QQ, to_mpq
 from interval.narrowing import replay_narrowing, replay_position_floor, round_nearest_f64
 from reference import error_model as EM

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import math
 
-import gmpy2
 import numpy as np
 
+from interval.lazy import gmpy2
 from interval.context import IV, lower, lower_float, to_mpq, upper, upper_float
 from reference import error_model as EM
 from reference import kernel as K

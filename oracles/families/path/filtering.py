@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import math
 
-import gmpy2
 import numpy as np
 
+from interval.lazy import gmpy2
 from reference import error_model as EM
 from reference.fp import U64
 
