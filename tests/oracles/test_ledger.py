@@ -241,7 +241,7 @@ _THREADS_PROBE = ("import atexit, gc, json, os, sys\n"
                   "    with open(os.environ['PROBE_OUT'], 'w') as f:\n"
                   "        json.dump({'numpy': 'numpy' in sys.modules, 'threads': len(os.listdir('/proc/self/task')),\n"
                   f"                   'env': [os.environ.get(k) for k in {_BLAS_VARS!r}],\n"
-                  "                   'gc': list(gc.get_threshold()),\n"
+                  "                   'gc': list(gc.get_threshold()), 'frozen': gc.get_freeze_count(),\n"
                   "                   'loaded': [m for m in ('gmpy2', 'mpmath', 'sympy') if m in sys.modules]}, f)\n"
                   "atexit.register(_report)\n")
 
@@ -253,7 +253,8 @@ def test_the_command_line_runs_one_blas_thread_and_few_collections(tmp_path):
     a count the user set is kept, and a program that imports oracles keeps its environment. The
     control, ``OPENBLAS_NUM_THREADS=2`` given by the user, shows the probe sees OpenBLAS's
     threads (where this numpy's BLAS starts any). docs/decisions.md "Few collections": the
-    command line's collector thresholds are (1,000,000, 20, 100); a program keeps CPython's."""
+    command line's collector thresholds are (1,000,000, 20, 100), and it freezes its objects before
+it exits (no last full collection); a program keeps CPython's thresholds and freezes nothing."""
     (tmp_path / "site").mkdir()
     (tmp_path / "site" / "sitecustomize.py").write_text(_THREADS_PROBE)
     env = {k: v for k, v in os.environ.items() if k not in _BLAS_VARS}
@@ -278,6 +279,7 @@ def test_the_command_line_runs_one_blas_thread_and_few_collections(tmp_path):
     assert program["numpy"] and program["env"] == [None, None, None]
     assert ours["gc"] == theirs["gc"] == [1_000_000, 20, 100]
     assert program["gc"] == probe(["-c", "pass"], {})["gc"]  # the interpreter's own
+    assert ours["frozen"] > 0 and program["frozen"] == 0  # the run's objects skip the last collection
     if (os.cpu_count() or 1) > 1 and theirs["threads"] > 1:  # this BLAS starts threads of its own
         assert ours["threads"] == 1
 
