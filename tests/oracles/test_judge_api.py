@@ -168,3 +168,35 @@ def test_the_documented_pytest_snippet_passes_and_fails(mixed):
     scope["test_control_boxes"](honest)
     with pytest.raises(AssertionError):
         scope["test_control_boxes"](honest + planted[:1])
+
+
+def test_the_verdicts_hand_written_init_takes_exactly_its_fields():
+    """``oracles.Verdict.__init__`` is written by hand (one dict update instead of a frozen
+    dataclass's setattr per field): its parameters must be the dataclass's fields, in order,
+    with their defaults, and a verdict built from them must equal one built field by field."""
+    import dataclasses
+    import inspect
+
+    from oracles.model import Claim, Verdict, VerdictKind
+    from reference.status import GuaranteeClass
+
+    params = list(inspect.signature(Verdict.__init__).parameters.values())[1:]
+    fields = dataclasses.fields(Verdict)
+    assert [p.name for p in params] == [f.name for f in fields]
+    for p, f in zip(params, fields):
+        if f.default is not dataclasses.MISSING:
+            assert p.default == f.default, f.name
+        elif f.default_factory is not dataclasses.MISSING:
+            assert p.default is None, f.name  # None stands for a fresh default_factory() value
+        else:
+            assert p.default is inspect.Parameter.empty, f.name
+    c = Claim("path.control_boxes", GuaranteeClass.Exact, 1, {})
+    v = Verdict(VerdictKind.Verified, c)
+    assert all(getattr(v, f.name) == (f.default if f.default is not dataclasses.MISSING else
+                                      f.default_factory() if f.default_factory is not dataclasses.MISSING else
+                                      getattr(v, f.name)) for f in fields)
+    assert v.extra == {} and v.extra is not Verdict(VerdictKind.Verified, c).extra  # not shared
+    w = dataclasses.replace(v, rule="x", unmet=("d",))
+    assert (w.rule, w.unmet, w.claim, w.kind) == ("x", ("d",), c, VerdictKind.Verified)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        v.note = "changed"
