@@ -38,11 +38,14 @@ Needs the ``dask`` extra (``pip install -e .[dask]``); without it the CLI says s
 
 from __future__ import annotations
 
+import gc
 import itertools
 import threading
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
+
+from . import GC_THRESHOLDS
 
 __all__ = [
     "CHUNK_CLAIMS",
@@ -119,6 +122,9 @@ class cluster:
                                                          processes=True, dashboard_address=None,
                                                          silence_logs=40)
             self.client = distributed.Client(self._cluster)
+            # The workers collect garbage as the command line does (docs/decisions.md "Few
+            # collections"), so that both sides of a serial/workers comparison run alike.
+            self.client.run(gc.set_threshold, *GC_THRESHOLDS)
         return self.client
 
     def __enter__(self):

@@ -321,7 +321,7 @@ def _worker_profiling(dask_worker):
 
 
 @needs_dask
-def test_the_started_clusters_workers_run_without_the_profiler():
+def test_the_started_clusters_workers_run_without_the_profiler_and_collect_rarely():
     """``--workers N`` starts workers without Dask's statistical profiler (WORKER_CONFIG: a stack
     sample every 10 ms, taking the GIL from the judging thread, for a dashboard that is off); the
     client's own config is left as it was."""
@@ -330,9 +330,14 @@ def test_the_started_clusters_workers_run_without_the_profiler():
 
     from oracles.distributed import WORKER_CONFIG, cluster
 
-    before = dask.config.get("distributed.worker.profile.enabled")
+    import gc
+
+    before = dask.config.get("distributed.worker.profile.enabled"), gc.get_threshold()
     with cluster(workers=1) as client:
         seen = client.run(_worker_profiling)
+        thresholds = client.run(gc.get_threshold)
     assert WORKER_CONFIG["distributed.worker.profile.enabled"] is False
     assert list(seen.values()) == [(False, False)]
-    assert dask.config.get("distributed.worker.profile.enabled") == before
+    # and collect garbage as the command line does (docs/decisions.md "Few collections")
+    assert list(thresholds.values()) == [(1_000_000, 20, 100)]
+    assert (dask.config.get("distributed.worker.profile.enabled"), gc.get_threshold()) == before
