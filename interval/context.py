@@ -26,32 +26,8 @@ import numpy as np
 
 from reference.context import UNKNOWN, Context
 
-from .lazy import gmpy2, sympy
+from .lazy import gmpy2, mpmath, sympy
 
-
-class _LazyMpmath:
-    """mpmath's ``iv`` or ``libmp``, imported on first use, when this module's globals become
-    the modules themselves: its import is 15 ms of the start of a ``check`` whose claims the
-    float64 filters decide without ever asking ``IV`` (issue 26, "imports are lazy")."""
-
-    def __init__(self, name: str):
-        object.__setattr__(self, "_name", name)
-
-    def _load(self):
-        import mpmath
-
-        g = globals()
-        g["iv"], g["libmp"] = mpmath.iv, mpmath.libmp
-        return g[self._name]
-
-    def __getattr__(self, attr):
-        return getattr(self._load(), attr)
-
-    def __setattr__(self, attr, value):  # ``iv.prec = p`` sets mpmath's precision, never the proxy's
-        setattr(self._load(), attr, value)
-
-
-iv, libmp = _LazyMpmath("iv"), _LazyMpmath("libmp")
 
 __all__ = [
     "IV",
@@ -119,7 +95,7 @@ def _directed_float(t, rnd) -> float:
     # and overflows to inf or underflows to 0 whatever the direction; MPFR in a binary64
     # context rounds the exact endpoint once, in the asked direction, subnormals included.
     if not t[1] and t[3]:  # +-inf or nan: already a float
-        return libmp.to_float(t)
+        return mpmath.libmp.to_float(t)
     ctx = gmpy2.ieee(64)
     ctx.round = rnd
     with gmpy2.context(ctx):
@@ -163,8 +139,8 @@ def iv_from_mpq(q, prec: int):
     with _ivprec(prec):
         num, den = int(q.numerator), int(q.denominator)
         if den == 1:
-            return iv.mpf(num)
-        return iv.mpf(num) / iv.mpf(den)
+            return mpmath.iv.mpf(num)
+        return mpmath.iv.mpf(num) / mpmath.iv.mpf(den)
 
 
 def iv_hull(a, b):
@@ -174,12 +150,12 @@ def iv_hull(a, b):
 
 @contextlib.contextmanager
 def _ivprec(prec: int):
-    saved = iv.prec
-    iv.prec = prec
+    saved = mpmath.iv.prec
+    mpmath.iv.prec = prec
     try:
         yield
     finally:
-        iv.prec = saved
+        mpmath.iv.prec = saved
 
 
 def _elementwise(fn):
@@ -220,10 +196,10 @@ class IntervalContext(Context):
         return _ivprec(self.prec)
 
     def _to_iv1(self, x):
-        if isinstance(x, type(iv.mpf(0))):
+        if isinstance(x, type(mpmath.iv.mpf(0))):
             return x
         if isinstance(x, (float, np.floating, int, np.integer)):
-            return iv.mpf(float(x)) if isinstance(x, (float, np.floating)) else iv.mpf(int(x))
+            return mpmath.iv.mpf(float(x)) if isinstance(x, (float, np.floating)) else mpmath.iv.mpf(int(x))
         return iv_from_mpq(to_mpq(x), self.prec)
 
     def asarray(self, x):
@@ -239,8 +215,8 @@ class IntervalContext(Context):
         # an enclosure of one may dip below zero, and [a, b] meet [0, inf) still encloses it.
         lo, hi = x._mpi_
         if lo[0] and lo[1]:  # a negative lower endpoint
-            x = iv.make_mpf((libmp.fzero, hi))
-        return iv.sqrt(x)
+            x = mpmath.iv.make_mpf((mpmath.libmp.fzero, hi))
+        return mpmath.iv.sqrt(x)
 
     def sqrt(self, x):
         with self.scope():
@@ -253,23 +229,23 @@ class IntervalContext(Context):
     @staticmethod
     def _min1(a, b):
         (alo, ahi), (blo, bhi) = a._mpi_, b._mpi_
-        lo = alo if libmp.mpf_cmp(alo, blo) <= 0 else blo
-        hi = ahi if libmp.mpf_cmp(ahi, bhi) <= 0 else bhi
-        return iv.make_mpf((lo, hi))
+        lo = alo if mpmath.libmp.mpf_cmp(alo, blo) <= 0 else blo
+        hi = ahi if mpmath.libmp.mpf_cmp(ahi, bhi) <= 0 else bhi
+        return mpmath.iv.make_mpf((lo, hi))
 
     @staticmethod
     def _hull1(a, b):
         (alo, ahi), (blo, bhi) = a._mpi_, b._mpi_
-        lo = alo if libmp.mpf_cmp(alo, blo) <= 0 else blo
-        hi = ahi if libmp.mpf_cmp(ahi, bhi) >= 0 else bhi
-        return iv.make_mpf((lo, hi))
+        lo = alo if mpmath.libmp.mpf_cmp(alo, blo) <= 0 else blo
+        hi = ahi if mpmath.libmp.mpf_cmp(ahi, bhi) >= 0 else bhi
+        return mpmath.iv.make_mpf((lo, hi))
 
     @staticmethod
     def _max1(a, b):
         (alo, ahi), (blo, bhi) = a._mpi_, b._mpi_
-        lo = alo if libmp.mpf_cmp(alo, blo) >= 0 else blo
-        hi = ahi if libmp.mpf_cmp(ahi, bhi) >= 0 else bhi
-        return iv.make_mpf((lo, hi))
+        lo = alo if mpmath.libmp.mpf_cmp(alo, blo) >= 0 else blo
+        hi = ahi if mpmath.libmp.mpf_cmp(ahi, bhi) >= 0 else bhi
+        return mpmath.iv.make_mpf((lo, hi))
 
     def minimum(self, a, b):
         with self.scope():

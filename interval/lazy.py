@@ -1,11 +1,11 @@
 """Modules imported on first use (issue 26: "imports are lazy where a command does not need them").
 
 ``gmpy2`` costs 15 ms of a process's start (its import asks ``importlib.metadata`` for its own
-version, which loads the email parser and scans the installed distributions) and SymPy a quarter
-of a second; a ``check`` whose claims the float64 filters decide needs neither. The modules on
-that path name them through the stand-ins here: a module object (PEP 562) whose first attribute
-read imports the real module and copies its namespace in, so every later read is an ordinary
-module attribute read, as fast as the real module's.
+version, which loads the email parser and scans the installed distributions), mpmath 15 ms and
+SymPy a quarter of a second; a ``check`` whose claims the float64 filters decide needs none of
+them. The modules on that path name them through the stand-ins here: a module object (PEP 562)
+whose first attribute read imports the real module and copies its namespace in, so every later
+read is an ordinary module attribute read, as fast as the real module's.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 import importlib
 import types
 
-__all__ = ["gmpy2", "lazy_module", "sympy"]
+__all__ = ["gmpy2", "lazy_module", "mpmath", "sympy"]
 
 
 def lazy_module(name: str) -> types.ModuleType:
@@ -33,4 +33,5 @@ def lazy_module(name: str) -> types.ModuleType:
 
 
 gmpy2 = lazy_module("gmpy2")
+mpmath = lazy_module("mpmath")  # ``mpmath.iv.prec = p`` sets the real context's precision
 sympy = lazy_module("sympy")
