@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from .model import Claim, Verdict
 from .rows import row
 
-__all__ = ["Family", "RowContract", "adapter_claims", "corpus_getattr"]
+__all__ = ["Family", "RowContract", "adapter_claims", "corpus_getattr", "imported_on_call"]
 
 
 @dataclass(frozen=True)
@@ -124,6 +124,32 @@ def adapter_claims(family: str, case_request: Callable, answer: Callable) -> Cal
 
     claims.__doc__ = f"The value claims our fast path makes on one {family} case dict (through the request adapter)."
     return claims
+
+
+class imported_on_call:  # a function to its callers, hence the lower-case name
+    """The function ``name`` of the module ``module``, imported on its first call: a family's
+    fast path (its ``answers`` module and the ``reference`` modules behind it) is needed only by
+    commands that answer requests, never by a ``check`` of a case file (issue 26, "imports are
+    lazy where a command does not need them"). Picklable: it travels as the two names."""
+
+    __slots__ = ("_fn", "module", "name")
+
+    def __init__(self, module: str, name: str):
+        self.module, self.name, self._fn = module, name, None
+
+    def __call__(self, *args, **kwargs):
+        fn = self._fn
+        if fn is None:
+            import importlib
+
+            fn = self._fn = getattr(importlib.import_module(self.module), self.name)
+        return fn(*args, **kwargs)
+
+    def __reduce__(self):
+        return imported_on_call, (self.module, self.name)
+
+    def __repr__(self):
+        return f"imported_on_call({self.module!r}, {self.name!r})"
 
 
 def corpus_getattr(module_name: str, corpus) -> Callable:

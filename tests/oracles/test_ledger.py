@@ -220,10 +220,13 @@ def test_a_one_row_check_imports_only_its_rows_family(tmp_path):
     probe = ("import runpy, sys\n"
              f"sys.argv = ['oracles', 'check', {str(f)!r}, '--out', {str(tmp_path / 'out')!r}]\n"
              "try:\n    runpy.run_module('oracles', run_name='__main__')\nexcept SystemExit:\n    pass\n"
-             "print(sorted({m.split('.')[2] for m in sys.modules if m.startswith('oracles.families.')}))\n")
+             "print(sorted({m.split('.')[2] for m in sys.modules if m.startswith('oracles.families.')}))\n"
+             "print(sorted(m for m in sys.modules if m.endswith('.answers') or m == 'reference.path'))\n")
     r = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert r.returncode == 0, r.stderr
-    assert r.stdout.splitlines()[-1] == "['path']", r.stdout
+    assert r.stdout.splitlines()[-2] == "['path']", r.stdout
+    # nor the family's fast path: a check answers no request (oracles.family.imported_on_call)
+    assert r.stdout.splitlines()[-1] == "[]", r.stdout
     doc = json.loads((tmp_path / "out" / "ledger.json").read_text())
     rows = {x["id"]: x for x in doc["rows"]}
     judged = rows.pop("path.stored_endpoints")
@@ -231,6 +234,41 @@ def test_a_one_row_check_imports_only_its_rows_family(tmp_path):
     assert judged["checks"] == contract_for("path.stored_endpoints").checks
     assert all(x["status"] == "not run" and x["checks"] is None and x["claims"] == 0 for x in rows.values())
 
+
+
+def test_a_familys_fast_path_is_imported_on_its_first_answer():
+    """``oracles.family.imported_on_call``: every family's ``answer`` loads its ``answers`` module
+    (the fast path) on its first call and not before, travels by pickle as its two names (Dask
+    sends it to workers), and answers what the module's own function answers. In a fresh
+    interpreter, where nothing else has imported the fast path."""
+    probe = """import pickle, sys
+from oracles.families import families
+fams = families()
+before = sorted(m for m in sys.modules if m.endswith('.answers'))
+out = []
+for f in fams:
+    if f.answer is None:
+        continue
+    again = pickle.loads(pickle.dumps(f.answer))
+    req = next(iter(f.requests(1, 5)))
+    mine, theirs = f.answer(req), getattr(sys.modules[f.answer.module], f.answer.name)(req)
+    out.append((f.name, type(again).__name__, repr(mine) == repr(theirs), repr(again(req)) == repr(mine)))
+from oracles.families import projection
+moved = pickle.loads(pickle.dumps(projection.make_claim))
+print(before)
+print(sorted(m for m in sys.modules if m.endswith('.answers')) == sorted(f.answer.module for f in fams if f.answer))
+print(out)
+print(moved.module, moved.name, moved is not projection.make_claim)
+"""
+    r = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, timeout=600)
+    assert r.returncode == 0, r.stderr
+    before, all_loaded, out, moved = r.stdout.splitlines()[-4:]
+    assert moved == "oracles.families.projection.answers make_claim True"
+    assert before == "[]", "a family imported its fast path before anything asked it for an answer"
+    assert all_loaded == "True"
+    rows = eval(out)  # a list of tuples of names and booleans, written by the probe above
+    assert len(rows) == 11
+    assert all(kind == "imported_on_call" and same and same_again for _n, kind, same, same_again in rows), rows
 
 
 _BLAS_VARS = ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OMP_NUM_THREADS")

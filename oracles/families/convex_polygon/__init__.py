@@ -14,12 +14,13 @@ several polygons, never refused, so there is nothing to meet with equality or ex
 
 from __future__ import annotations
 
-from ...family import Family
-from .answers import answer
+from ...family import Family, imported_on_call
 from .checks import ROW, check_partition_claim
 from .contract import CONTRACTS, plant_partition
 from .corpus import CAVEAT_FAN, NAMED, case_of, corpus_cases, mesh_fan, mesh_grid, mesh_lattice_fan, mesh_shuffled
 from .requests import STATUS_REQUESTS, case_request, requests
+
+answer = imported_on_call(f"{__name__}.answers", "answer")  # the fast path: loaded when a request is answered
 
 __all__ = [
     "CAVEAT_FAN",

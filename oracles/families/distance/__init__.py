@@ -11,14 +11,15 @@ adapter), ``oracle.py`` (the two arc-length oracles), ``checks.py`` (the row che
 from __future__ import annotations
 
 from ...decide import DEFAULT_BUDGET
-from ...family import Family, adapter_claims
-from .answers import answer
+from ...family import Family, adapter_claims, imported_on_call
 from .checks import (RESOLUTION, check_estimates, check_inversion_residual, check_length_bounds, check_prefix_bounds,
                      controls_of, effective_target, truth)
 from .contract import CONTRACTS, plant_bounds, plant_estimate, plant_inversion
 from .corpus import LIMITS, chain, corpus_cases, make_case, prepare, tolerance
 from .oracle import BUDGET, CROSS_CHECK, REL_WIDTH, OracleDisagreement, arc_length, prefix_length
 from .requests import case_request, requests
+
+answer = imported_on_call(f"{__name__}.answers", "answer")  # the fast path: loaded when a request is answered
 
 __all__ = [
     "BUDGET",

@@ -10,13 +10,14 @@ planted false claim)."""
 
 from __future__ import annotations
 
-from ...family import Family, adapter_claims
-from .answers import answer
+from ...family import Family, adapter_claims, imported_on_call
 from .checks import IVP, check_regularity, check_vectors
 from .checks_angular import ACCEPTANCE_FACTOR, check_angular_error
 from .contract import CONTRACTS
 from .corpus import FRAME_LIMITS, LIMITS, NAMED, build, corpus_cases, tolerance
 from .requests import STATUS_REQUESTS, case_request, requests
+
+answer = imported_on_call(f"{__name__}.answers", "answer")  # the fast path: loaded when a request is answered
 
 __all__ = [
     "ACCEPTANCE_FACTOR",

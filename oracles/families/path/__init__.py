@@ -11,8 +11,7 @@ row's case-file fields and planted false claim)."""
 from __future__ import annotations
 
 from ...decide import DEFAULT_BUDGET
-from ...family import Family, adapter_claims
-from .answers import answer
+from ...family import Family, adapter_claims, imported_on_call
 from .checks import BUDGET, check_control_boxes, check_derivatives, check_interior_positions, check_position_floor
 from .checks import check_derivatives_batch, check_interior_positions_batch
 from .checks import check_stored_endpoints, check_tangents, exact_request_point
@@ -21,6 +20,8 @@ from .checks_conversions import check_conversions
 from .contract import CONTRACTS
 from .corpus import LIMITS, corpus_cases, tolerance
 from .requests import case_request, requests
+
+answer = imported_on_call(f"{__name__}.answers", "answer")  # the fast path: loaded when a request is answered
 
 __all__ = [
     "BUDGET",

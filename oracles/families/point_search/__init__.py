@@ -9,12 +9,13 @@ false claim)."""
 
 from __future__ import annotations
 
-from ...family import Family
-from .answers import answer
+from ...family import Family, imported_on_call
 from .checks import check_nearest, model_bound
 from .contract import CONTRACTS
 from .corpus import NAMED, corpus_cases
 from .requests import RANDOM_CASES, STATUS_REQUESTS, case_request, requests
+
+answer = imported_on_call(f"{__name__}.answers", "answer")  # the fast path: loaded when a request is answered
 
 __all__ = [
     "CONTRACTS",

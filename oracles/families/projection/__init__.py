@@ -9,13 +9,16 @@ status the spec demands of each step), ``answers.py`` (our fast path's adapter),
 
 from __future__ import annotations
 
-from ...family import Family, adapter_claims
-from .answers import answer, make_claim
+from ...family import Family, adapter_claims, imported_on_call
 from .checks import EVAL_K, Decoded, check_approximate, check_strict, decode, evaluation_bound
 from .contract import CONTRACTS, plant_approximate, plant_strict
 from .corpus import corpus_cases, make_case, path_view
 from .requests import case_request, requests
 from .truth import ARB_BUDGET, BUDGET, SPLITS, decide_lower_bound
+
+# the fast path: loaded when a request is answered
+answer = imported_on_call(f"{__name__}.answers", "answer")
+make_claim = imported_on_call(f"{__name__}.answers", "make_claim")
 
 __all__ = [
     "ARB_BUDGET",

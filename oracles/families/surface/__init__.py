@@ -11,14 +11,17 @@ and planted false claim)."""
 
 from __future__ import annotations
 
-from ...family import Family, adapter_claims, corpus_getattr
+from ...family import Family, adapter_claims, corpus_getattr, imported_on_call
 from . import corpus as _corpus
-from .answers import answer, case_source
 from .checks import check_corners, check_shared_edges
 from .checks_evaluation import BUDGET, check_evaluation
 from .contract import CONTRACTS, NETWORK_SCHEMA
 from .corpus import LIMITS, RULES, auto_joins, corpus_cases, tolerance
 from .requests import case_request, requests
+
+# the fast path: loaded when a request is answered
+answer = imported_on_call(f"{__name__}.answers", "answer")
+case_source = imported_on_call(f"{__name__}.answers", "case_source")
 
 __all__ = [
     "BUDGET",

@@ -10,14 +10,15 @@ each step), ``answers.py`` (our fast path's adapter), ``checks.py`` and ``checks
 
 from __future__ import annotations
 
-from ...family import Family, adapter_claims
-from .answers import answer
+from ...family import Family, adapter_claims, imported_on_call
 from .checks import check_rings
 from .checks_estimates import ACCEPTANCE_FACTOR, RISK_BAND, check_error_estimates
 from .contract import CONTRACTS
 from .corpus import NAMED, build_sweep, corpus_cases
 from .export import export_sweep_mesh
 from .requests import STATUS_REQUESTS, case_request, requests
+
+answer = imported_on_call(f"{__name__}.answers", "answer")  # the fast path: loaded when a request is answered
 
 __all__ = [
     "ACCEPTANCE_FACTOR",

@@ -11,15 +11,18 @@ and ``contract.py`` (each row's case-file fields and planted false claim)."""
 
 from __future__ import annotations
 
-from ...family import Family, adapter_claims, corpus_getattr
+from ...family import Family, adapter_claims, corpus_getattr, imported_on_call
 from . import corpus as _corpus
-from .answers import answer, build_case
 from .checks import ACCEPTANCE_FACTOR, MAX_BOXES, check_normal_angle, check_position_bound
 from .checks_mesh import check_shared_positions
 from .contract import CONTRACTS
 from .corpus import corpus_cases
 from .refinement import CLEAR_FACTOR, replay_levels
 from .requests import case_request, requests
+
+# the fast path: loaded when a request is answered
+answer = imported_on_call(f"{__name__}.answers", "answer")
+build_case = imported_on_call(f"{__name__}.answers", "build_case")
 
 __all__ = [
     "ACCEPTANCE_FACTOR",

@@ -3,11 +3,12 @@ contracts of TryPrepareTrack and TryEvaluateTrack (``track.statuses``)."""
 
 from __future__ import annotations
 
-from ...family import Family, adapter_claims
-from .answers import answer
+from ...family import Family, adapter_claims, imported_on_call
 from .checks import check_key_values, check_values
 from .contract import CONTRACTS
 from .requests import LIMITS, case_request, corpus_cases, requests
+
+answer = imported_on_call(f"{__name__}.answers", "answer")  # the fast path: loaded when a request is answered
 
 __all__ = ["FAMILY", "LIMITS", "claims", "generate"]
 

@@ -9,10 +9,9 @@ checkers) and :mod:`.contract` (the rows' case-file fields and planted false cla
 
 from __future__ import annotations
 
-from ...family import Family
+from ...family import Family, imported_on_call
 from .analysis import Analysis, FacetModel, analyse, facet_model, models_at
 from .demands import query_expectation
-from .answers import answer
 from .checks import check_ambiguity, check_barycentric, check_first_hit, check_normal_facing
 from .contract import CONTRACTS
 from .corpus import (
@@ -27,6 +26,8 @@ from .corpus import (
     segment_through,
 )
 from .requests import case_request, requests
+
+answer = imported_on_call(f"{__name__}.answers", "answer")  # the fast path: loaded when a request is answered
 
 __all__ = [
     "CONTRACTS",
