@@ -106,10 +106,13 @@ print(json.dumps(out))
 # Where a check's CPU goes, in one process: imports, reading the case file (JSON, schema
 # validation, numbers), the first claim, judging the rest; prints the four CPU seconds.
 _BREAKDOWN = r"""
-import json, os, sys, time
+import gc, json, os, sys, time
 t0 = time.process_time()
 from oracles.casefile import load_case_file
 """ + _JUDGE + r"""
+import oracles
+# the collector as each tree's own command line sets it (a tree without GC_THRESHOLDS: the defaults)
+gc.set_threshold(*getattr(oracles, "GC_THRESHOLDS", gc.get_threshold()))
 t1 = time.process_time()
 claims = [c for _, c in load_case_file(sys.argv[1]).claims]
 t2 = time.process_time()
