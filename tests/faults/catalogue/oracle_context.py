@@ -25,15 +25,15 @@ FAULTS = [
           "IV.sign3 calls an interval whose lower end is 0 positive (>= instead of >).",
           (f"{_CTX}::test_sign3", _XCHECK)),
     Fault("oracle_context.minimum_lower_from_the_larger", "path", _C,
-          "        lo = alo if libmp.mpf_cmp(alo, blo) <= 0 else blo\n"
-          "        hi = ahi if libmp.mpf_cmp(ahi, bhi) <= 0 else bhi",
-          "        lo = alo if libmp.mpf_cmp(alo, blo) >= 0 else blo\n"
-          "        hi = ahi if libmp.mpf_cmp(ahi, bhi) <= 0 else bhi",
+          "        lo = alo if mpmath.libmp.mpf_cmp(alo, blo) <= 0 else blo\n"
+          "        hi = ahi if mpmath.libmp.mpf_cmp(ahi, bhi) <= 0 else bhi",
+          "        lo = alo if mpmath.libmp.mpf_cmp(alo, blo) >= 0 else blo\n"
+          "        hi = ahi if mpmath.libmp.mpf_cmp(ahi, bhi) <= 0 else bhi",
           "IV.minimum takes its lower end from the larger of the two lower ends (not an enclosure).",
           (f"{_CTX}::test_minimum_maximum_enclose", _XCHECK)),
     Fault("oracle_context.rational_rounded_to_nearest", "path", _C,
-          "        return iv.mpf(num) / iv.mpf(den)",
-          "        return iv.mpf(float(q))",
+          "        return mpmath.iv.mpf(num) / mpmath.iv.mpf(den)",
+          "        return mpmath.iv.mpf(float(q))",
           "A rational constant (1/3, 1/6) becomes the point interval of its nearest float64 instead "
           "of an enclosure at the working precision.",
           (f"{_CTX}::test_iv_const_and_iv_from_mpq_are_tight",
@@ -44,8 +44,8 @@ FAULTS = [
           "lower_float rounds the exact lower endpoint to nearest float64 instead of toward -inf.",
           (f"{_CTX}::test_lower_upper_float_are_directed",)),
     Fault("oracle_context.sqrt_of_the_magnitude_hull", "path", _C,
-          "            x = iv.make_mpf((libmp.fzero, hi))",
-          "            x = iv.make_mpf((libmp.mpf_neg(lo), hi))",
+          "            x = mpmath.iv.make_mpf((mpmath.libmp.fzero, hi))",
+          "            x = mpmath.iv.make_mpf((mpmath.libmp.mpf_neg(lo), hi))",
           "IV.sqrt of an enclosure that dips below zero takes the root from |lo| upward instead of "
           "from 0 (drops the truths between 0 and |lo|).",
           (f"{_CTX}::test_sqrt_clamps_a_slightly_negative_lower_endpoint", _XCHECK)),
