@@ -156,21 +156,29 @@ def check(tree: Path, cases: Path, out: Path, extra: tuple = ()) -> tuple[float,
     return cpu, [json.loads(line) for line in verdicts.read_text().splitlines()]
 
 
-def positions_file(path: Path, n: int) -> None:
-    """n path.interior_positions claims with controls and u: numpy's float64 Bernstein sums of
-    float32 controls at magnitudes 1e-2 .. 1e3 (seeded)."""
+def positions_doc(n: int, seed: int = 0, wrong: int | None = None) -> dict:
+    """A case file of n path.interior_positions claims with controls and u: numpy's float64
+    Bernstein sums of float32 controls at magnitudes 1e-2 .. 1e3 (seeded), the claim at index
+    ``wrong`` (if any) moved far off its value. ``tests/oracles/test_ledger.py`` uses it too."""
     import numpy as np
 
-    rng = np.random.default_rng(0)
+    rng = np.random.default_rng(seed)
     claims = []
-    for _ in range(n):
+    for i in range(n):
         P = (rng.normal(size=(4, 3)) * 10.0 ** rng.uniform(-2, 3)).astype(np.float32).astype(np.float64)
         u = float(rng.random())
         s = 1 - u
         B = s**3 * P[0] + 3 * u * s * s * P[1] + 3 * u * u * s * P[2] + u**3 * P[3]
+        if i == wrong:
+            B = B * 2 + 1
         claims.append({"row": "path.interior_positions", "guarantee": "Rounded", "value": [float(x).hex() for x in B],
                        "inputs": {"controls": [[float(x).hex() for x in p] for p in P], "u": u.hex()}})
-    path.write_text(json.dumps({"format": "claims/1", "producer": "numpy Bernstein (bezier-like)", "claims": claims}))
+    return {"format": "claims/1", "producer": "numpy Bernstein (bezier-like)", "claims": claims}
+
+
+def positions_file(path: Path, n: int) -> None:
+    """:func:`positions_doc` of n claims (seed 0), written to ``path``."""
+    path.write_text(json.dumps(positions_doc(n)))
 
 
 def decimal_twin(src: Path, dest: Path) -> None:

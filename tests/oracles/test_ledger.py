@@ -324,21 +324,15 @@ it exits (no last full collection); a program keeps CPython's thresholds and fre
 
 def _bernstein_claims(n: int, wrong: int | None = None) -> dict:
     """n path.interior_positions claims as numpy evaluates a cubic (float64 Bernstein sums of
-    float32 controls), the claim at index ``wrong`` moved far off its value."""
-    import numpy as np
+    float32 controls), the claim at index ``wrong`` moved far off its value: the generator of
+    ``benchmarks/bench_oracle.py``'s 10,000-position file (loaded from its path: benchmarks/ is
+    not a package), seeded apart."""
+    import importlib.util
 
-    rng = np.random.default_rng(3)
-    claims = []
-    for i in range(n):
-        P = (rng.normal(size=(4, 3)) * 10.0 ** rng.uniform(-2, 3)).astype(np.float32).astype(np.float64)
-        u = float(rng.random())
-        s = 1 - u
-        B = s**3 * P[0] + 3 * u * s * s * P[1] + 3 * u * u * s * P[2] + u**3 * P[3]
-        if i == wrong:
-            B = B * 2 + 1
-        claims.append({"row": "path.interior_positions", "guarantee": "Rounded", "value": [float(x).hex() for x in B],
-                       "inputs": {"controls": [[float(x).hex() for x in p] for p in P], "u": u.hex()}})
-    return {"format": "claims/1", "producer": "test", "claims": claims}
+    spec = importlib.util.spec_from_file_location("bench_oracle", ROOT / "benchmarks" / "bench_oracle.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    return bench.positions_doc(n, seed=3, wrong=wrong)
 
 
 def test_a_check_the_filters_decide_loads_neither_gmpy2_nor_mpmath(tmp_path):
