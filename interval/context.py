@@ -196,7 +196,7 @@ class IntervalContext(Context):
         return _ivprec(self.prec)
 
     def _to_iv1(self, x):
-        if isinstance(x, type(mpmath.iv.mpf(0))):
+        if isinstance(x, mpmath.iv.mpf):  # the class itself: no interval built to find it
             return x
         if isinstance(x, (float, np.floating, int, np.integer)):
             return mpmath.iv.mpf(float(x)) if isinstance(x, (float, np.floating)) else mpmath.iv.mpf(int(x))
