@@ -39,7 +39,7 @@ import sys
 import time
 from pathlib import Path
 
-from .reports import Labels, VerdictLines, write_junit
+from .reports import Labels, VerdictLines, output_file, write_junit
 
 EXIT_OK, EXIT_VIOLATED, EXIT_MALFORMED, EXIT_INCOMPLETE, EXIT_FAULT = 0, 1, 2, 3, 4
 CHECK_BLOCK = 2000  # claims of a case file judged together (a row's batch at a time)
@@ -157,6 +157,44 @@ def _dask_cluster(args, background: bool = False):
     return cluster(workers=args.workers, scheduler=args.scheduler, background=background)
 
 
+# What each command writes: directories and files (their directories made with their parents when
+# written, ``oracles.reports.output_file``). ``_output_problem`` checks them all before any work.
+_OUTPUT_DIRS = {"ledger": ("out", "plots"), "check": ("out",)}
+_OUTPUT_FILES = {"ledger": ("verdicts", "junit"), "check": ("verdicts", "junit"), "claims": ("out",),
+                 "requests": ("out",), "answer": ("out",), "schema": ("out",), "mesh-export": ("out",),
+                 "explain": ("plot",)}
+_INPUTS = ("file", "requests", "docs")
+
+
+def _output_problem(args) -> str | None:
+    """Why an output the command would write cannot be written, or None: checked before any work
+    (docs/decisions.md "Output paths checked first"), so that a bad path neither costs a whole run
+    nor changes anything. A directory option must name a directory or a path where one can be
+    made; a file option a file (not a directory) where one can be made; no output may be one of
+    the command's own input files (``check F --verdicts F`` would empty F)."""
+    inputs = [Path(v) for v in (getattr(args, k, None) for k in _INPUTS) if isinstance(v, str) and v]
+    for name in _OUTPUT_DIRS.get(args.cmd, ()) + _OUTPUT_FILES.get(args.cmd, ()):
+        value = getattr(args, name, None)
+        if not value:
+            continue
+        path, flag = Path(value), f"--{name} {value}"
+        is_dir = name in _OUTPUT_DIRS.get(args.cmd, ())
+        if path.exists():
+            if is_dir != path.is_dir():
+                return f"{flag}: " + ("exists and is not a directory" if is_dir else "is a directory; name a file")
+            if any(i.exists() and os.path.samefile(i, path) for i in inputs):
+                return f"{flag}: is an input of this command; writing it would destroy the input"
+            if not os.access(path, os.W_OK | (os.X_OK if is_dir else 0)):
+                return f"{flag}: cannot be written"
+            continue
+        where = next((a for a in path.parents if a.exists()), Path("."))  # made from here on
+        if not where.is_dir():
+            return f"{flag}: {where} is not a directory"
+        if not os.access(where, os.W_OK | os.X_OK):
+            return f"{flag}: cannot write in {where}"
+    return None
+
+
 def _positive(text: str) -> int:
     n = int(text)
     if n < 1:
@@ -180,7 +218,7 @@ def main(argv=None) -> int:
     pl.add_argument("--cases", type=_nonnegative, default=None, help="cases per family (default: each family's own)")
     pl.add_argument("--scale", type=_positive, default=1, metavar="K",
                     help="K times every family's default case count (the soak run: --scale 10)")
-    pl.add_argument("--seed", type=int, default=1)
+    pl.add_argument("--seed", type=_nonnegative, default=1)
     pl.add_argument("--out", default="ledger-out", help="directory for ledger.json and ledger.md")
     pl.add_argument("--family", action="append", default=[], help="run only these families")
     pl.add_argument("--plots", metavar="DIR", default=None,
@@ -188,14 +226,14 @@ def main(argv=None) -> int:
     _ci_options(pl)
     pc = sub.add_parser("claims", help="write the fast path's claims on the corpus as a case file")
     pc.add_argument("--cases", type=_nonnegative, default=None)
-    pc.add_argument("--seed", type=int, default=1)
+    pc.add_argument("--seed", type=_nonnegative, default=1)
     pc.add_argument("--family", action="append", default=[])
     pc.add_argument("--out", required=True)
     pr = sub.add_parser("requests", help="write the request set (requests/1): the corpus as requests, with "
                                          "the status the spec demands of each step")
     pr.add_argument("--cases", type=_nonnegative, default=None, help="requests per family (default: each family's own)")
     pr.add_argument("--scale", type=_positive, default=1, metavar="K", help="K times every family's default count")
-    pr.add_argument("--seed", type=int, default=1)
+    pr.add_argument("--seed", type=_nonnegative, default=1)
     pr.add_argument("--family", action="append", default=[], help="only these families")
     pr.add_argument("--out", required=True)
     pa = sub.add_parser("answer", help="answer a request set with our fast path (answers/1)")
@@ -226,7 +264,7 @@ def main(argv=None) -> int:
     pe.add_argument("--claim", type=_nonnegative, default=None, help="the claim's index in FILE")
     pe.add_argument("--row", default=None, help="a row of the built-in corpus (with --case, --seed, --nth)")
     pe.add_argument("--case", type=_nonnegative, default=0, help="the case index in the row's family corpus")
-    pe.add_argument("--seed", type=int, default=1)
+    pe.add_argument("--seed", type=_nonnegative, default=1)
     pe.add_argument("--nth", type=_nonnegative, default=0, help="which of the case's claims of ROW (default 0)")
     pe.add_argument("--index", type=_nonnegative, default=None, metavar="I",
                     help="claim I of a ledger run (as 'ledger' prints it; with the run's --seed, --cases, --family)")
@@ -246,9 +284,13 @@ def main(argv=None) -> int:
                     help="the corpus's case count (a ledger run's --cases; default: the family's own)")
     pm.add_argument("--out", required=True, help="the file; its suffix picks the format")
     pm.add_argument("--format", default=None, help="meshio format name (default: from the suffix)")
-    pm.add_argument("--seed", type=int, default=1)
+    pm.add_argument("--seed", type=_nonnegative, default=1)
     pm.add_argument("--split", action="store_true", help="per-vertex normals and parameters (seams visible)")
     args = p.parse_args(argv)
+    problem = _output_problem(args)
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return EXIT_MALFORMED
     if getattr(args, "no_filters", False):
         from .batch import set_filters
 
@@ -266,7 +308,11 @@ def main(argv=None) -> int:
         if args.cases is not None and args.scale != 1:
             print("error: give --cases or --scale, not both", file=sys.stderr)
             return EXIT_MALFORMED
-        run = corpus_run(args.seed, args.cases, fams, args.scale)
+        try:
+            run = corpus_run(args.seed, args.cases, fams, args.scale)
+        except ValueError as e:
+            print(f"error: {e}", file=sys.stderr)
+            return EXIT_MALFORMED
         refusal = _refuse_overwrite(Path(args.out), run, args.force)
         if refusal:
             print(f"error: {refusal}", file=sys.stderr)
@@ -314,19 +360,18 @@ def main(argv=None) -> int:
     if args.cmd == "claims":
         from . import __version__
         from .casefile import write_claims
-        from .ledger import select_families
+        from .ledger import case_count, select_families
 
         try:
             fams = select_families(args.family)
+            counts = [case_count(f, args.cases) for f in fams]
         except ValueError as e:
             print(f"error: {e}", file=sys.stderr)
             return EXIT_MALFORMED
         from .rules import ours
 
         # our fast path's claims opt in to our decisions
-        claims = (c for f in fams
-                  for case in f.generate(args.seed, f.default_cases if args.cases is None else args.cases)
-                  for c in ours(f.claims(case)))
+        claims = (c for f, n in zip(fams, counts) for case in f.generate(args.seed, n) for c in ours(f.claims(case)))
         n = write_claims(args.out, claims, f"ludus-geometry-reference {__version__} (fast path)")
         print(f"wrote {n} claims to {args.out}")
         return EXIT_OK
@@ -345,7 +390,7 @@ def main(argv=None) -> int:
             doc = requests_schema() if args.which == "requests" else answers_schema()
             text = json.dumps(doc, indent=1, sort_keys=True) + "\n"
             if args.out:
-                Path(args.out).write_text(text)
+                output_file(args.out).write_text(text)
             else:
                 sys.stdout.write(text)
             return EXIT_OK
@@ -360,7 +405,7 @@ def main(argv=None) -> int:
             print(f"{args.docs}: {'updated' if changed else 'already current'}")
             return EXIT_OK
         if args.out:
-            Path(args.out).write_text(schema_text())
+            output_file(args.out).write_text(schema_text())
         else:
             sys.stdout.write(schema_text())
         return EXIT_OK
@@ -376,7 +421,11 @@ def main(argv=None) -> int:
         from .ledger import case_count, select_families
         from .meshio_export import run_cli
 
-        n = case_count(select_families(["tessellation"])[0], args.cases)
+        try:
+            n = case_count(select_families(["tessellation"])[0], args.cases)
+        except ValueError as e:
+            print(f"error: {e}", file=sys.stderr)
+            return EXIT_MALFORMED
         if args.index >= n:
             print(f"error: case {args.index} is outside the tessellation corpus ({n} cases, 0 to {n - 1}; "
                   "--cases N names a larger run's corpus)", file=sys.stderr)

@@ -29,6 +29,7 @@ from pathlib import Path
 from collections.abc import Iterable
 
 from .model import Claim
+from .reports import output_file
 from .schema import FORMAT, field_path, read_document
 
 __all__ = [
@@ -235,7 +236,7 @@ def load_claims(path) -> list[Claim]:
 def write_claims(path, claims: Iterable[Claim], producer: str) -> int:
     """Write claims as a case file (exact hex floats); returns how many were written."""
     items = [c.to_json() for c in claims]
-    Path(path).write_text(json.dumps({"format": FORMAT, "producer": producer, "claims": items},
-                                     indent=1) + "\n")
+    output_file(path).write_text(json.dumps({"format": FORMAT, "producer": producer, "claims": items},
+                                            indent=1) + "\n")
     return len(items)
 

@@ -364,9 +364,12 @@ def claim_from_corpus(row_id: str, case: int, seed: int, nth: int = 0) -> Claim:
     fam = next((f for f in families() if row_id in f.checkers), None)
     if fam is None:
         raise ExplainError(f"no family checks {row_id}")
+    from .ledger import MAX_SCALE
+
+    if not 0 <= case < MAX_SCALE * fam.default_cases:  # a typo would make the cases up to it first
+        raise ExplainError(f"family {fam.name} has no case {case} (cases 0 to {MAX_SCALE * fam.default_cases - 1}: "
+                           f"{MAX_SCALE} times its default corpus)")
     cases = fam.generate(seed, max(case + 1, fam.default_cases))
-    if not 0 <= case < len(cases):
-        raise ExplainError(f"family {fam.name} has no case {case}")
     picked = [c for c in fam.claims(cases[case]) if c.row == row_id]
     if not picked:
         raise ExplainError(f"case {case} of family {fam.name} (seed {seed}) makes no {row_id} claim")
@@ -378,15 +381,16 @@ def claim_from_corpus(row_id: str, case: int, seed: int, nth: int = 0) -> Claim:
 def claim_from_ledger_index(index: int, seed: int, cases: int | None = None, only=()) -> Claim:
     """Claim ``index`` of a ledger run (``ledger --seed S [--cases N] [--family F ...]``
     numbers its claims in this order and prints ``violated: claim I (row)``)."""
-    from .ledger import select_families
+    from .ledger import case_count, select_families
 
     try:
         fams = select_families(only)
+        counts = [case_count(f, cases) for f in fams]
     except ValueError as e:
         raise ExplainError(str(e)) from e
     i = 0
-    for fam in fams:
-        for case in fam.generate(seed, fam.default_cases if cases is None else cases):
+    for fam, n in zip(fams, counts):
+        for case in fam.generate(seed, n):
             made = list(fam.claims(case))
             if index < i + len(made):
                 return made[index - i]

@@ -39,6 +39,7 @@ from .rows import ROWS, row
 __all__ = [
     "FORMAT",
     "MALFORMED_ERRORS",
+    "MAX_SCALE",
     "WITNESSES_KEPT",
     "Ledger",
     "ProducerError",
@@ -740,10 +741,24 @@ def select_families(only: Iterable[str] = ()) -> list:
     return [f for f in families() if not only or f.name in set(only)]
 
 
+# The most cases a family draws in one run: MAX_SCALE times its default corpus (docs/decisions.md
+# "Corpus size and seeds checked first"). A family's cases are made before they are judged, up to
+# 84 KiB each (projection), so ``--scale 100`` is already about 4 GiB in one process; a count
+# past that is a typo, refused at once rather than a run that exhausts memory or never ends.
+MAX_SCALE = 100
+
+
 def case_count(fam, cases: int | None = None, scale: int = 1) -> int:
     """How many cases ``fam`` draws: ``cases`` when given, else ``scale`` times its default
-    (``ledger --scale 10`` is the soak run: ten times the default corpus)."""
-    return fam.default_cases * scale if cases is None else cases
+    (``ledger --scale 10`` is the soak run: ten times the default corpus). A ValueError for a
+    negative count or one above ``MAX_SCALE`` times the family's default."""
+    n = fam.default_cases * scale if cases is None else cases
+    if cases is None and not 1 <= scale <= MAX_SCALE:
+        raise ValueError(f"--scale {scale}: from 1 to {MAX_SCALE} (a family's cases are made before they are judged)")
+    if not 0 <= n <= MAX_SCALE * fam.default_cases:
+        raise ValueError(f"--cases {cases}: family {fam.name} draws 0 to {MAX_SCALE * fam.default_cases} cases "
+                         f"({MAX_SCALE} times its default {fam.default_cases})")
+    return n
 
 
 def corpus_run(seed: int, cases: int | None, fams, scale: int = 1) -> dict:
@@ -759,7 +774,8 @@ def run_corpus(seed: int, cases: int | None = None, only: Iterable[str] = (),
     Args:
         seed: corpus seed (deterministic).
         cases: cases per family (default: ``scale`` times each family's ``default_cases``).
-        only: family names to run (default: all; an unknown name raises ValueError).
+        only: family names to run (default: all; an unknown name raises ValueError, and so does
+            a count past ``MAX_SCALE`` times a family's default: :func:`case_count`).
         progress: force the stderr progress bar on or off (default: when stderr is a tty).
         on_verdict: ``on_verdict(index, verdict)`` for each verdict (the CLI's ``--verdicts``).
         scale: multiplies every family's default case count (ignored when ``cases`` is given).

@@ -23,6 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .reports import output_file
+
 __all__ = ["export_surface_mesh", "mesh_of_corpus_case", "run_cli"]
 
 
@@ -61,7 +63,7 @@ def export_surface_mesh(view, path, file_format: str | None = None, *, split: bo
         data = {}
     mesh = meshio.Mesh(points, [("triangle", tris)], point_data=data)
     kwargs = {"binary": True} if fmt == "ply" else {}
-    meshio.write(str(path), mesh, file_format=fmt, **kwargs)
+    meshio.write(str(output_file(path)), mesh, file_format=fmt, **kwargs)
     return mesh
 
 

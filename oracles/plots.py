@@ -28,6 +28,8 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from .reports import output_file
+
 __all__ = [
     "NoPicture",
     "PlotsUnavailable",
@@ -364,8 +366,7 @@ def _triangle_plot(plt, claim, ex, path):
 def plot_explanation(claim, ex: dict, path) -> Path:
     """Write the picture of one explained claim to ``path`` (PNG) and return the path."""
     plt = require_matplotlib()
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path = output_file(path)
     if claim.row in ("path.interior_positions", "path.derivatives", "path.tangents"):
         if "controls" not in claim.inputs or "u" not in claim.inputs:
 

@@ -4,6 +4,7 @@ request and labels) and ``--junit`` (one test case per row, a labelled claim as 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 
 
@@ -30,14 +31,22 @@ def _sorted_json():
 
 SORTED_JSON = _sorted_json()
 
-__all__ = ["SORTED_JSON", "Labels", "VerdictLines", "write_junit"]
+__all__ = ["SORTED_JSON", "Labels", "VerdictLines", "output_file", "write_junit"]
+
+
+def output_file(path) -> Path:
+    """``path`` as a Path, its directory made (with its parents) as ``--out``'s is: every file
+    the command line writes goes through here (docs/decisions.md "Output paths checked first")."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return path
 
 
 class VerdictLines:
     """``--verdicts FILE``: one JSON object per claim (and per malformed claim)."""
 
     def __init__(self, path):
-        self.f = open(path, "w") if path else None
+        self.f = open(output_file(path), "w") if path else None
 
     def verdict(self, index, v, request=None, label=None) -> None:
         if self.f is None:
@@ -198,4 +207,4 @@ def write_junit(path, ledger, labels=None) -> None:
     suite.set("failures", str(failures))
     suite.set("errors", str(errors))
     suite.set("skipped", str(skipped))
-    ET.ElementTree(suite).write(path, encoding="utf-8", xml_declaration=True)
+    ET.ElementTree(suite).write(output_file(path), encoding="utf-8", xml_declaration=True)

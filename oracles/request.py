@@ -43,6 +43,8 @@ from collections.abc import Iterable
 
 from reference.status import GeometryStatus
 
+from .reports import output_file
+
 __all__ = [
     "ANSWERS_FORMAT",
     "ANY_FAILURE",
@@ -394,7 +396,7 @@ def write_requests(path, requests: Iterable[Request], *, seed: int | None = None
     items = [r.to_json() for r in requests]
     doc = {"format": REQUESTS_FORMAT, "generated_by": generated_by, "seed": seed,
            "corpus": corpus or {}, "requests": items}
-    Path(path).write_text(json.dumps(doc, indent=1) + "\n")
+    output_file(path).write_text(json.dumps(doc, indent=1) + "\n")
     return len(items)
 
 
@@ -443,7 +445,7 @@ def write_answers(path, answers: Iterable[Answer], *, producer: str, families: l
     if families is not None:
         doc["families"] = list(families)
     doc["answers"] = items
-    Path(path).write_text(json.dumps(doc, indent=1) + "\n")
+    output_file(path).write_text(json.dumps(doc, indent=1) + "\n")
     return len(items)
 
 
