@@ -144,11 +144,12 @@ def _dask_cluster(args, background: bool = False):
         return None
     if args.workers is not None and args.scheduler is not None:
         return "give --workers or --scheduler, not both"
-    if args.workers is not None and args.workers < 1:
-        return "--workers must be >= 1"
+    from .distributed import MAX_WORKERS, DaskUnavailable, cluster, require_dask
+
+    if args.workers is not None and not 1 <= args.workers <= MAX_WORKERS:
+        return f"--workers {args.workers}: from 1 to {MAX_WORKERS} (four per core here; --scheduler for more)"
     if getattr(args, "verdicts", None) or getattr(args, "plots", None):
         return "--verdicts and --plots are not available with --workers / --scheduler"
-    from .distributed import DaskUnavailable, cluster, require_dask
 
     try:
         require_dask()
@@ -343,8 +344,15 @@ def main(argv=None) -> int:
             if dask is not None:
                 from .distributed import run_corpus_distributed
 
-                with dask as starting:
-                    ledger = run_corpus_distributed(starting, args.seed, args.cases, args.family, scale=args.scale)
+                from .distributed import ClusterUnavailable
+
+                try:
+                    with dask as starting:
+                        ledger = run_corpus_distributed(starting, args.seed, args.cases, args.family,
+                                                        scale=args.scale)
+                except ClusterUnavailable as e:
+                    print(f"error: {e}", file=sys.stderr)
+                    return EXIT_MALFORMED
             else:
                 ledger = run_corpus(args.seed, args.cases, args.family, on_verdict=on_verdict, scale=args.scale)
         finally:
@@ -468,11 +476,15 @@ def _check(args) -> int:
         print(f"error: {dask}", file=sys.stderr)
         return EXIT_MALFORMED
     if dask is not None:
-        from .distributed import check_claims_distributed
+        from .distributed import ClusterUnavailable, check_claims_distributed
 
         ledger.malformed.extend(cf.malformed)
-        with dask as client:
-            check_claims_distributed(client, ledger, dict(cf.claims), cf.total)
+        try:
+            with dask as client:
+                check_claims_distributed(client, ledger, dict(cf.claims), cf.total)
+        except ClusterUnavailable as e:
+            print(f"error: {e}", file=sys.stderr)
+            return EXIT_MALFORMED
         ledger.malformed.sort(key=lambda e: (e.claim if e.claim is not None else -1, e.path))
         return _finish(ledger, args)
     lines = VerdictLines(args.verdicts)
@@ -617,10 +629,14 @@ def _check_answers(args) -> int:
         print(f"error: {dask}", file=sys.stderr)
         return EXIT_MALFORMED
     if dask is not None:  # request ranges judged on the workers (oracles.distributed)
-        from .distributed import check_answers_distributed
+        from .distributed import ClusterUnavailable, check_answers_distributed
 
-        with dask as client:
-            scope = check_answers_distributed(client, reqs, ah, answers, ledger, malformed)
+        try:
+            with dask as client:
+                scope = check_answers_distributed(client, reqs, ah, answers, ledger, malformed)
+        except ClusterUnavailable as e:
+            print(f"error: {e}", file=sys.stderr)
+            return EXIT_MALFORMED
         return _finish_answers(ledger, args, malformed, scope, None)
     lines = VerdictLines(args.verdicts)
     for m in malformed:

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import gc
 import itertools
+import os
 import threading
 import time
 from collections.abc import Iterable
@@ -52,8 +53,10 @@ __all__ = [
     "CHUNK_PARTS",
     "CHUNK_REQUESTS",
     "COST_HINT",
+    "MAX_WORKERS",
     "START_GRACE",
     "WORKER_CONFIG",
+    "ClusterUnavailable",
     "DaskUnavailable",
     "Starting",
     "check_answers_distributed",
@@ -67,6 +70,10 @@ __all__ = [
     "run_corpus_distributed",
 ]
 
+# The most worker processes ``--workers N`` starts: four per core of this machine (docs/decisions.md
+# "Corpus size, workers and seeds checked first"). A LocalCluster is this machine's processes, each a few
+# hundred MiB; past a core each only waits, and a typo would start thousands.
+MAX_WORKERS = 4 * (os.cpu_count() or 1)
 CHUNK_PARTS = 16  # chunks per family at the default corpus: about 0.1-1 s each, so two workers end together
 # Dask settings for the workers of the LocalCluster that ``--workers N`` starts (docs/decisions.md,
 # "Ledger on Dask": the workers' profiler); a cluster named by ``--scheduler`` keeps its own.
@@ -93,6 +100,11 @@ def require_dask():
     return distributed
 
 
+class ClusterUnavailable(RuntimeError):
+    """The Dask cluster could not be started or reached (``--scheduler`` names no scheduler that
+    answers, or the LocalCluster failed to start): nothing was judged on it."""
+
+
 class cluster:
     """A Dask client: ``with cluster(workers=2) as client`` (a LocalCluster of single-threaded
     worker processes) or ``with cluster(scheduler="tcp://host:8786") as client``. With
@@ -102,13 +114,20 @@ class cluster:
     def __init__(self, workers: int | None = None, scheduler: str | None = None, background: bool = False):
         if (workers is None) == (scheduler is None):
             raise ValueError("give exactly one of workers and scheduler")
-        if workers is not None and workers < 1:
-            raise ValueError("workers must be >= 1")
+        if workers is not None and not 1 <= workers <= MAX_WORKERS:
+            raise ValueError(f"workers must be 1 to {MAX_WORKERS} (four per core of this machine)")
         self.workers, self.scheduler, self.background = workers, scheduler, background
         self._cluster = self.client = self._thread = None
 
     def _start(self):
         distributed = require_dask()
+        try:
+            return self._connect(distributed)
+        except (OSError, TimeoutError, ValueError) as e:  # an address that answers nothing, a failed start
+            where = f"the Dask scheduler at {self.scheduler}" if self.scheduler else f"{self.workers} local workers"
+            raise ClusterUnavailable(f"cannot start or reach {where}: {type(e).__name__}: {e}") from e
+
+    def _connect(self, distributed):
         if self.scheduler is not None:
             self.client = distributed.Client(self.scheduler)
         else:

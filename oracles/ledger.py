@@ -742,7 +742,7 @@ def select_families(only: Iterable[str] = ()) -> list:
 
 
 # The most cases a family draws in one run: MAX_SCALE times its default corpus (docs/decisions.md
-# "Corpus size and seeds checked first"). A family's cases are made before they are judged, up to
+# "Corpus size, workers and seeds checked first"). A family's cases are made before they are judged, up to
 # 84 KiB each (projection), so ``--scale 100`` is already about 4 GiB in one process; a count
 # past that is a typo, refused at once rather than a run that exhausts memory or never ends.
 MAX_SCALE = 100

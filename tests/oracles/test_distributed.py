@@ -19,7 +19,7 @@ import sys
 import pytest
 
 from oracles.__main__ import main
-from oracles.distributed import Chunk, Starting, _chunk_cases, chunk_cases, corpus_chunks, ranged
+from oracles.distributed import MAX_WORKERS, Chunk, Starting, _chunk_cases, chunk_cases, cluster, corpus_chunks, ranged
 from oracles.families import families
 from oracles.ledger import RowTally, check_claim, select_families
 
@@ -179,6 +179,41 @@ def test_workers_and_scheduler_are_exclusive(tmp_path, capsys):
                  "--workers", "2", "--scheduler", "tcp://127.0.0.1:1"])
     assert code == 2
     assert "not both" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("workers", ["0", str(MAX_WORKERS + 1), "100000"])
+def test_a_worker_count_past_four_per_core_is_refused(tmp_path, capsys, workers):
+    # 100000 used to start spawning 100,000 processes.
+    code = main(["ledger", "--cases", "1", "--family", "track", "--out", str(tmp_path / "l"), "--workers", workers])
+    assert code == 2
+    assert f"--workers {workers}: from 1 to {MAX_WORKERS}" in capsys.readouterr().err
+    assert not (tmp_path / "l").exists()
+    with pytest.raises(ValueError, match="workers must be 1 to"):
+        cluster(workers=int(workers))
+    assert cluster(workers=MAX_WORKERS).workers == MAX_WORKERS  # the limit met with equality (not started)
+
+
+@needs_dask
+@pytest.mark.parametrize("command", ["ledger", "check", "answers"])
+def test_a_scheduler_that_does_not_answer_is_a_clear_error_and_nothing_is_written(tmp_path, capsys, command):
+    import dask
+    import distributed  # noqa: F401  (its config defaults loaded before the override below)
+
+    cases, req, ans = tmp_path / "c.json", tmp_path / "r.json", tmp_path / "a.json"
+    assert main(["claims", "--cases", "2", "--family", "track", "--out", str(cases)]) == 0
+    assert main(["requests", "--cases", "2", "--family", "track", "--out", str(req)]) == 0
+    assert main(["answer", str(req), "--out", str(ans)]) == 0
+    capsys.readouterr()
+    argv = {"ledger": ["ledger", "--cases", "2", "--family", "track"], "check": ["check", str(cases)],
+            "answers": ["check", str(ans), "--requests", str(req)]}[command]
+    for address in ("tcp://127.0.0.1:1", "nonsense://x"):  # nothing listens on port 1; no such scheme
+        with dask.config.set({"distributed.comm.timeouts.connect": "1s"}):
+            code = main(argv + ["--out", str(tmp_path / "out"), "--scheduler", address])
+        assert code == 2
+        err = capsys.readouterr().err
+        assert f"error: cannot start or reach the Dask scheduler at {address}: " in err
+        assert "Traceback" not in err
+        assert not (tmp_path / "out").exists()
 
 
 class _LocalFuture:
