@@ -24,7 +24,9 @@ Exit status, in this order of precedence (``docs/casefile.md``):
      oracles disagreed (``OracleFault``), or the fast path raised on a corpus case; those claims
      were not judged, everything else was, and the ledger is written;
   2  malformed input with no violation (each malformed claim listed with its index and field
-     path), an unreadable case file, bad arguments, or a refusal to overwrite another run;
+     path), an unreadable case file, bad arguments (checked before any work: an output that cannot
+     be written, a count past its limit), a Dask cluster that cannot be reached, or a refusal to
+     overwrite another run;
   3  nothing was judged (zero claims); with ``--strict`` also any Undecided claim or any claim
      of a row without a checker;
   0  otherwise.
