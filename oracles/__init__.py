@@ -134,6 +134,8 @@ def judge(claims: Iterable[Claim | Mapping[str, Any]], *, exact_numbers: bool = 
         refuted it.
 
     Raises:
+        TypeError: ``claims`` is one claim (a Claim, a mapping), a string or not iterable: a list
+            of claims is wanted (a dict would otherwise be read as its keys).
         MalformedClaims: after judging every well-formed claim, when any claim is malformed
             (fails the case-file schema, or names something its checker cannot read); the
             exception lists each problem with the claim's index, id and field path, and carries
@@ -143,6 +145,9 @@ def judge(claims: Iterable[Claim | Mapping[str, Any]], *, exact_numbers: bool = 
     from .casefile import FORMAT, read_claims
     from .schema import FieldError
 
+    if isinstance(claims, (Claim, Mapping, str, bytes)) or not isinstance(claims, Iterable):
+        raise TypeError(f"judge takes an iterable of claims, not {type(claims).__name__}: "
+                        "judge([claim]) for one claim")
     items = [_plain(c.to_json() if isinstance(c, Claim) else c) for c in claims]
     doc = {"format": FORMAT, "claims": items}
     read, errors, _ = read_claims(doc, exact_numbers=exact_numbers)

@@ -126,6 +126,17 @@ def test_malformed_claims_raise_after_the_others_are_judged(mixed):
     assert kinds == [VerdictKind.Verified, None, VerdictKind.Violated, None]
 
 
+@pytest.mark.parametrize("given", ["one claim", "one mapping", "a string", "None", "a number"])
+def test_one_claim_or_a_non_list_is_a_type_error_not_a_list_of_malformed_keys(mixed, given):
+    honest, _ = mixed
+    arg = {"one claim": honest[0], "one mapping": honest[0].to_json(), "a string": "claims.json",
+           "None": None, "a number": 5}[given]
+    with pytest.raises(TypeError, match=r"judge takes an iterable of claims, not \w+: judge\(\[claim\]\)"):
+        oracles.judge(arg)
+    assert oracles.judge([honest[0]])[0].kind is VerdictKind.Verified  # the same claim in a list
+    assert oracles.judge(iter([honest[0].to_json()]))[0].kind is VerdictKind.Verified  # any iterable
+
+
 def test_ids_ride_on_the_verdicts(mixed):
     honest, planted = mixed
     labeled = [Claim(c.row, c.guarantee, c.value, c.inputs, c.model, f"mine/{i}") for i, c in enumerate(planted[:3])]
