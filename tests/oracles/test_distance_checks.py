@@ -450,8 +450,7 @@ def _past(x):
 # --- Requests: the statuses the spec demands (issue 24) ------------------------------------------
 
 from .request_helpers import judge_request as _judge, fast_path_misses  # noqa: E402
-from oracles.families.distance.leaves import leaf_gap, needed_leaves, replay_build  # noqa: E402
-from oracles.families.distance.leaves import _Span  # noqa: E402
+from oracles.families.distance.leaves import Span, leaf_gap, needed_leaves, replay_build  # noqa: E402
 from oracles.families.distance.requests import status_requests  # noqa: E402
 from oracles.request import Answer, Request, StepAnswer  # noqa: E402
 
@@ -491,10 +490,10 @@ def _float_greedy(P, E, limit=10000):
 def test_the_exact_leaf_gap_matches_a_float_evaluation():
     P = np.array([[0, 0, 0], [1, 2, 0], [3, -1, 1], [4, 0, 0]], dtype=np.float32)
     for u0, u1 in ((0.0, 1.0), (0.25, 0.5), (0.5, 0.5 + 2.0**-20)):
-        lo, hi, poly = leaf_gap(_Span(P), u0, u1)
+        lo, hi, poly = leaf_gap(Span(P), u0, u1)
         assert lo <= hi and hi - lo <= 2.0**-70 * max(float(poly), 1e-300)
     straight = np.array([[0, 0, 0], [1, 0, 0], [2, 0, 0], [3, 0, 0]], dtype=np.float32)
-    assert leaf_gap(_Span(straight), 0.0, 1.0)[:2] == (0, 0)  # chord = polygon exactly
+    assert leaf_gap(Span(straight), 0.0, 1.0)[:2] == (0, 0)  # chord = polygon exactly
 
 
 @pytest.mark.parametrize("E", [2.0**-3, 2.0**-7, 1e-3, 1e-4])
@@ -568,3 +567,92 @@ def test_a_failed_rebuild_that_drops_the_map_is_violated(status_reqs):
         broken = [v for v in verdicts if v.kind is X]
         assert any("rule" in v.claim.inputs for v in broken), req.name
         assert any(v.witness.get("got") == "MissingCache" for v in broken if "rule" not in v.claim.inputs)
+
+
+# --- Split order at ties (docs/decisions.md "Distance maps: split order at ties and the leaves a
+# map may hold") ----------------------------------------------------------------------------------
+
+
+import oracles.families.distance.answers as DA  # noqa: E402
+from reference.distance import DistancePreparation, try_build_distance_map  # noqa: E402
+
+_NO_LIMITS = {"max_leaves": 1 << 16, "max_subdivisions": 1 << 16, "max_depth": 52, "max_prepared_bytes": 1 << 40}
+
+
+def _twin_requests(status_reqs) -> list:
+    reqs = [r for r in status_reqs if r.name.startswith("two identical spans tie")]
+    assert [r.name.split("after ")[1] for r in reqs] == ["one split, the first span's root",
+                                                         "three splits, the first span's larger child"]
+    return reqs
+
+
+def _twin_expected_leaves() -> list:
+    """The spec's rule on two identical spans, by hand: the roots tie, so the first span's root is
+    split first; after both roots, the first span's larger child (children tie with their twins).
+    The children's gaps are ordered here by a plain float64 evaluation (``_float_greedy``'s
+    sub-curve polygon), far from a tie (a 7 % difference)."""
+    from oracles.families.distance.requests import _TWIN_SPAN
+
+    P = np.array(_TWIN_SPAN, dtype=np.float64)
+    B = lambda u: (1 - u) ** 3 * P[0] + 3 * (1 - u) ** 2 * u * P[1] + 3 * (1 - u) * u * u * P[2] + u ** 3 * P[3]
+
+    def gap(a, b):
+        pts = np.array([B(a + (b - a) * s) for s in (0, 1 / 3, 2 / 3, 1)])
+        s = np.array([0, 1 / 3, 2 / 3, 1])
+        Q = np.linalg.solve(np.stack([(1 - s) ** 3, 3 * (1 - s) ** 2 * s, 3 * (1 - s) * s * s, s ** 3], axis=1), pts)
+        return np.sum(np.linalg.norm(np.diff(Q, axis=0), axis=1)) - np.linalg.norm(Q[3] - Q[0])
+
+    g0, g1 = gap(0.0, 0.5), gap(0.5, 1.0)
+    assert abs(g0 - g1) > 0.05 * g0
+    first = [(0.0, 0.25), (0.25, 0.5), (0.5, 1.0)] if g0 > g1 else [(0.0, 0.5), (0.5, 0.75), (0.75, 1.0)]
+    return [[(0, 0.0, 0.5), (0, 0.5, 1.0), (1, 0.0, 1.0)],
+            [(0, a, b) for a, b in first] + [(1, 0.0, 0.5), (1, 0.5, 1.0)]]
+
+
+def test_identical_spans_tie_and_the_earlier_span_is_split_first(status_reqs):
+    for req, want in zip(_twin_requests(status_reqs), _twin_expected_leaves()):
+        build = req.steps[0]
+        assert build.op == "TryBuildDistanceMap" and build.expect.kind == "success", req.name
+        # Our fast path's map of the build step (the answer reports outputs only where a rule needs them).
+        path = DA._prepare(build.inputs["path"]).value.view()
+        built = try_build_distance_map(path, DistancePreparation(DA._limits(build.inputs["limits"])))
+        out = DA.map_state(built.value.view())
+        assert [(r[0], dec(r[1]), dec(r[2])) for r in out["leaves"]] == want, req.name
+        r = replay_build(path.controls, dec(out["distance_error"]), _NO_LIMITS)
+        assert r.decided and sorted(r.leaves) == want and len(r.finals) == 1, req.name  # one run, no branch
+
+
+def test_a_leaf_the_split_rule_does_not_end_with_is_violated(status_reqs):
+    """The leaves of the later-span-first map (the planted fault distance.split_tie_later_span):
+    an honest leaf claim moved to the twin span keeps valid bounds (the spans are identical), so
+    only the split rule refutes it."""
+    for req, want in zip(_twin_requests(status_reqs), _twin_expected_leaves()):
+        leaves = [c for c in D.answer(req).steps[0].claims
+                  if c.row == "distance.length_bounds" and c.inputs["range"] == "leaf"]
+        assert leaves
+        for c in leaves:
+            assert check_claim(c).kind is VerdictKind.Verified
+            moved = Claim(c.row, c.guarantee, c.value, {**c.inputs, "span": 1 - c.inputs["span"]})
+            key = (moved.inputs["span"], dec(moved.inputs["u0"]), dec(moved.inputs["u1"]))
+            v = check_claim(moved)
+            if key in want:  # a leaf of the other span that the rule also ends with: still honest
+                assert v.kind is VerdictKind.Verified
+            else:
+                assert v.kind is X and v.rule == "distance:split_order", (req.name, key, v.witness)
+                assert v.witness["leaf"][0] == key[0] and [1, 0.0, 1.0] != v.witness["rule_ends_with"]
+
+
+def test_twins_are_the_only_ties_the_replay_breaks():
+    """The second span moved by (4, 0, 0): the same exact gaps (a translation, exact in float32),
+    but not the same inputs, so an implementation's roundings may order them either way and the
+    replay keeps both orders; the same spans as twins, one order."""
+    from oracles.families.distance.requests import _TWIN, _twin_errors, replay_narrowing
+
+    nar = replay_narrowing(_TWIN, np.zeros(3))
+    E = _twin_errors()[0][1]
+    assert sorted(replay_build(nar, E, _NO_LIMITS).leaves) == _twin_expected_leaves()[0]
+    moved = nar.copy()
+    moved[1] += np.float32(4.0)
+    r = replay_build(moved, E, _NO_LIMITS)
+    assert r.decided and len(r.finals) == 1  # three leaves either way
+    assert {(0, 0.0, 1.0), (1, 0.0, 1.0), (0, 0.0, 0.5), (1, 0.0, 0.5)} <= r.leaves  # either root split

@@ -7,7 +7,10 @@ Each checker recomputes the truth from ``claim.inputs`` alone with the two arc-l
 * ``distance.length_bounds`` / ``distance.prefix_bounds``: the true length (of a leaf
   ``[u0, u1]`` of one span, or the prefix ``L(span, u)``) lies in ``[lower, upper]``, and the
   total's width is at most ``distance_error`` (the build's acceptance, after its path-order
-  recheck); a leaf is a dyadic ``[j 2^-d, (j + 1) 2^-d]`` (midpoint splits). Measured
+  recheck); a leaf is a dyadic ``[j 2^-d, (j + 1) 2^-d]`` (midpoint splits), and one the
+  spec's split rule ends with: the rule replayed on the exact leaves (``leaves.replay_build``,
+  every order its precision leaves open, ties between identical spans to the earlier) must end
+  with that leaf in some run, wherever the replay decides. Measured
   ``(upper - lower) / distance_error``; bound use: how far the truth sits from the interval's
   centre towards an end (1 at an end).
 * ``distance.inversion_residual``: ``|L(parameter) - target| <= residual_bound <=
@@ -39,6 +42,7 @@ from ...errormodel import ratio
 from ...model import Claim, dec, dec_array, enc, undecided, verified, violated
 from ...rules import decision, declare, spec
 from ..path.checks import REQUEST_STATUS as PATH_REQUEST_STATUS
+from .leaves import replay_build
 from .oracle import BUDGET, Enclosure, arc_length, enc_iv, oracle_faults, prefix_length
 
 __all__ = [
@@ -70,6 +74,12 @@ RESIDUAL_FITS = spec("distance:residual_fits", _S + "'It accepts only when the C
 TARGET = spec("distance:target", _S + "'The PathDistance domain is [0, TotalEstimate]' with the boundary policies "
               "('Policies act only outside the closed domain'): the resolved distance is the query's target after "
               "its policy, within the residual bound")
+SPLIT_ORDER = spec("distance:split_order", _S + "'It splits the leaf with the largest gap at its parameter midpoint, "
+                   "with ties broken by earlier span and parameter, until the whole-path gap TotalUpper - TotalLower "
+                   "is at most the path's DistanceError': a leaf of a built map is a leaf the rule, replayed on the "
+                   "exact leaves, ends with (each gap known within the allowance of docs/decisions.md 'Distance "
+                   "maps: the leaf counts requests demand'; leaves of identical spans tie, docs/decisions.md "
+                   "'Distance maps: split order at ties and the leaves a map may hold')")
 RESOLUTION_RULES = spec("distance:resolution", _S + "'finds the leaf by monotone lookup over prefix estimates, then "
                         "bisects partial-span estimates for the earliest parameter that reaches the target ... A "
                         "target equal to a stored boundary estimate resolves to that exact boundary. Zero-length runs "
@@ -96,7 +106,7 @@ REQUEST_STATUS = decision("distance:request_status", "docs/decisions.md 'Distanc
 
 RULES = declare({
     "distance.statuses": (REQUEST_STATUS, PATH_REQUEST_STATUS),
-    "distance.length_bounds": (ENCLOSURE, TOTAL_GAP, MIDPOINT_LEAVES),
+    "distance.length_bounds": (ENCLOSURE, TOTAL_GAP, MIDPOINT_LEAVES, SPLIT_ORDER),
     "distance.prefix_bounds": (ENCLOSURE,),
     "distance.inversion_residual": (RESIDUAL_FITS, TARGET, RESOLUTION_RULES, BOUND_AT_RESULT, RESIDUAL),
     "distance.estimates": (ESTIMATE_INSIDE, ENCLOSURE),
@@ -203,11 +213,45 @@ def _dyadic(u0: float, u1: float) -> bool:
     return (to_mpq(u0) / w).denominator == 1
 
 
+# The replays of the last few maps whose leaves were judged (a build's leaf claims come together).
+_REPLAYS: dict = {}
+_REPLAYS_KEPT = 16
+_NO_LIMITS = {"max_leaves": 1 << 16, "max_subdivisions": 1 << 16, "max_depth": 52, "max_prepared_bytes": 1 << 40}
+
+
+def _rule_leaves(C: np.ndarray, distance_error: float):
+    """The split rule replayed on controls ``C`` and ``distance_error`` with no limit binding (a
+    built map's leaves do not depend on the limits: a run a limit stops fails)."""
+    key = (C.tobytes(), float(distance_error))
+    if key not in _REPLAYS:
+        if len(_REPLAYS) >= _REPLAYS_KEPT:
+            _REPLAYS.pop(next(iter(_REPLAYS)))
+        _REPLAYS[key] = replay_build(C, distance_error, _NO_LIMITS)
+    return _REPLAYS[key]
+
+
+def _split_order(claim: Claim, k: int, u0: float, u1: float):
+    """Violated when the replayed rule decides every run and none ends with the leaf; else None."""
+    E = dec(claim.inputs["distance_error"])
+    if not (math.isfinite(E) and E > 0):
+        return None  # the bounds' own check judges the claim; the rule has nothing to replay
+    r = _rule_leaves(controls_of(claim), E)
+    if not r.decided or "Success" not in r.statuses or (k, u0, u1) in r.leaves:
+        return None
+    span_leaves = sorted([a, b] for s, a, b in r.leaves if s == k)
+    return violated(claim, {"leaf": [k, claim.inputs["u0"], claim.inputs["u1"]],
+                            "rule_ends_with": [list(f) for f in sorted(r.finals)],
+                            "rule_leaves_of_span": [enc(x) for x in span_leaves[:16]]},
+                    note="no run of the spec's split rule (largest gap first, ties to the earlier span and "
+                         "parameter) ends with this leaf", rule=SPLIT_ORDER.id)
+
+
 @oracle_faults
 def check_length_bounds(claim: Claim):
     """Certified: the true length of the leaf (``range = leaf``: span, u0, u1) or of the whole
     path (``range = total``: the prefix at the path end) lies in ``[lower, upper]``; a total's
-    width is at most ``distance_error``; a leaf is a midpoint subdivision of its span."""
+    width is at most ``distance_error``; a leaf is a midpoint subdivision of its span, and a leaf
+    the spec's split rule ends with (:func:`_split_order`)."""
     if claim.inputs.get("range") not in ("leaf", "total"):
         raise ValueError("range must be 'leaf' or 'total'")
     if claim.inputs["range"] == "leaf":
@@ -216,6 +260,12 @@ def check_length_bounds(claim: Claim):
             return violated(claim, {"u0": claim.inputs["u0"], "u1": claim.inputs["u1"]},
                             note="a leaf is split at its parameter midpoint: [u0, u1] must be [j 2^-d, (j + 1) 2^-d]",
                             rule=MIDPOINT_LEAVES.id)
+        k = claim.inputs["span"]
+        if isinstance(k, int) and not isinstance(k, bool) and 0 <= k < controls_of(claim).shape[0] \
+                and 0.0 <= u0 < u1 <= 1.0:
+            bad = _split_order(claim, k, u0, u1)
+            if bad is not None:
+                return bad
     return _check_bounds(claim)
 
 

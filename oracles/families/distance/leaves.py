@@ -14,12 +14,17 @@ widening (M the span's largest float32 control magnitude; our fast path's a-prio
 is below ``2^-44 M``, docs/decisions.md "Distance maps: the leaf counts requests demand").
 
 Where the rule's choice is not decided at that precision (two leaves whose gaps may be ordered
-either way, or a total within the allowance of DistanceError), the replay follows every
-choice; a request's expected status is decided only when every run ends the same way, and is
-``either`` otherwise. The limits are checked as docs/decisions.md "Distance maps: the build"
-orders them, before each split: ``max_subdivisions`` (splits done), ``max_leaves`` (leaves
-after the split), ``max_depth`` (the chosen leaf's depth), ``max_prepared_bytes``
-(``distance_map_bytes``); ``max_leaves`` and ``max_prepared_bytes`` also before any work.
+either way, or a total within the allowance of DistanceError), the replay follows every choice,
+except between *twins*: leaves of spans whose prepared float32 controls are the same bits, over
+the same parameters. A leaf's bracket is its chord and control-polygon length, a function of the
+leaf alone, so twins have the same computed gap in any implementation, and the spec breaks that
+tie: the earlier span's leaf is split first (docs/decisions.md "Distance maps: split order at
+ties and the leaves a map may hold"). A request's expected status is decided only when every run
+ends the same way, and is ``either`` otherwise. The limits are checked as docs/decisions.md
+"Distance maps: the build" orders them, before each split: ``max_subdivisions`` (splits done),
+``max_leaves`` (leaves after the split), ``max_depth`` (the chosen leaf's depth),
+``max_prepared_bytes`` (``distance_map_bytes``); ``max_leaves`` and ``max_prepared_bytes`` also
+before any work.
 """
 
 from __future__ import annotations
@@ -29,8 +34,9 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 import gmpy2
+import numpy as np
 
-__all__ = ["ALLOWANCE", "Replay", "leaf_gap", "map_bytes", "replay_build"]
+__all__ = ["ALLOWANCE", "Replay", "Span", "leaf_gap", "map_bytes", "replay_build"]
 
 ALLOWANCE = gmpy2.mpq(1, 2**40)
 _mpq = gmpy2.mpq
@@ -59,7 +65,7 @@ def _sqrt_bounds(q):
     return lo, hi
 
 
-class _Span:
+class Span:
     """A float32 span in the power basis ``c0 + c1 u + c2 u^2 + c3 u^3`` (exact rationals)."""
 
     def __init__(self, P):
@@ -71,7 +77,7 @@ class _Span:
         self.M = max(abs(x) for r in rows for x in r)
 
 
-def leaf_gap(span: _Span, u0, u1):
+def leaf_gap(span: Span, u0, u1):
     """``(lo, hi, poly_hi)``: the exact gap ``polygon - chord`` of the sub-curve on ``[u0, u1]``
     lies in ``[lo, hi]``; ``poly_hi`` bounds its control polygon's length. The sub-curve's
     Bezier legs are ``d1 / 3``, ``(d1 + d2) / 3``, ``(d1 + 2 d2 + 3 d3) / 3`` and its chord
@@ -98,6 +104,7 @@ class Replay:
     Attributes:
         statuses: the statuses some run ends in (``Success``, ``BudgetExceeded``).
         finals: per successful run ``(leaves, splits, deepest depth)``.
+        leaves: every leaf ``(span, u0, u1)`` of some successful run's map.
         decided: False when the replay gave up (its step budget spent): then any outcome is
             possible and the expectation is ``either``.
         why: what was undecided, for the expectation's text.
@@ -105,6 +112,7 @@ class Replay:
 
     statuses: set = field(default_factory=set)
     finals: set = field(default_factory=set)
+    leaves: set = field(default_factory=set)
     decided: bool = True
     why: list = field(default_factory=list)
 
@@ -160,11 +168,23 @@ class _State:
         return sorted(set(out))
 
 
+def _earliest_twins(cands: list, twin: list) -> list:
+    """The candidates less every leaf whose twin in an earlier span is a candidate too: the
+    same computed gap, and the spec's tie goes to the earlier span. ``cands`` in key order."""
+    kept, classes = [], set()
+    for key in cands:
+        cls = (twin[key[0]], key[1], key[2])
+        if cls not in classes:
+            classes.add(cls)
+            kept.append(key)
+    return kept
+
+
 def replay_build(narrowed, distance_error: float, limits: dict, *, max_steps: int = _MAX_STEPS) -> Replay:
     """Replay the spec's build rule on the exact narrowed controls ``(n, 4, 3)`` (float32
     values) with the path's ``distance_error`` and these ``WorkLimits`` fields (valid integers;
     range checks are the caller's): every way the rule can end, within the allowance."""
-    spans = [_Span(narrowed[i]) for i in range(narrowed.shape[0])]
+    spans = [Span(narrowed[i]) for i in range(narrowed.shape[0])]
     n = len(spans)
     E = _mpq(Fraction(float(distance_error)))
     out = Replay()
@@ -172,6 +192,9 @@ def replay_build(narrowed, distance_error: float, limits: dict, *, max_steps: in
         out.statuses.add("BudgetExceeded")
         return out
     cache: dict = {}
+    # Each span's twin class: the first span with the same prepared controls, bit for bit.
+    first_of: dict = {}
+    twin = [first_of.setdefault(np.ascontiguousarray(narrowed[i], dtype=np.float32).tobytes(), i) for i in range(n)]
 
     def bounds(key):
         if key not in cache:
@@ -203,13 +226,15 @@ def replay_build(narrowed, distance_error: float, limits: dict, *, max_steps: in
             if st.sum_hi <= E:  # every implementation's total fits: the rule stops here
                 out.statuses.add("Success")
                 out.finals.add((len(st.leaves), st.splits, max(v[2] for v in st.leaves.values())))
+                out.leaves.update(st.leaves)
                 break
             if st.sum_lo <= E:  # within the allowance of DistanceError: stopping is possible too
                 out.statuses.add("Success")
                 out.finals.add((len(st.leaves), st.splits, max(v[2] for v in st.leaves.values())))
+                out.leaves.update(st.leaves)
                 out.why.append(f"at {len(st.leaves)} leaves the exact total gap lies within the rounding "
                                f"allowance of DistanceError")
-            cands = st.candidates()
+            cands = _earliest_twins(st.candidates(), twin)
             if len(cands) > _MAX_TIES:
                 out.decided = False
                 out.why.append(f"at {len(st.leaves)} leaves {len(cands)} leaves may have the largest gap")

@@ -56,7 +56,7 @@ from ...request import (
 from .checks import REQUEST_STATUS
 from ..path.requests import enc_limits, expected_evaluate, expected_prepare, prepare_inputs
 from .corpus import LIMITS, NAMED, case_queries, corpus_cases, tolerance
-from .leaves import map_bytes, needed_leaves, replay_build
+from .leaves import Span, leaf_gap, map_bytes, needed_leaves, replay_build
 from .oracle import BUDGET, prefix_length
 
 __all__ = [
@@ -407,6 +407,27 @@ _LOOP = np.array([[[0, 0, 0], [1, 1, 0], [2, 1, 0], [3, 0, 0]],
                   [[3, 0, 0], [3, -1, 1], [2, -2, 1], [1.5, -2, 0]],
                   [[1.5, -2, 0], [1, -2, -1], [-1, -1, 0], [0, 0, 0]]], dtype=np.float64)
 _ARC_ERROR = 2.0**-7  # the rule needs 11 leaves (10 splits, depth 4) on the arc
+# Two spans of the same controls (a loop, P0 = P3, with no mirror symmetry): every leaf of the
+# second has a twin in the first with the same gap, a tie the spec breaks by the earlier span.
+_TWIN_SPAN = [[0, 0, 0], [3, 2, 0], [-1, 3, 1], [0, 0, 0]]
+_TWIN = np.array([_TWIN_SPAN, _TWIN_SPAN], dtype=np.float64)
+
+
+def _twin_errors() -> list[tuple[str, float]]:
+    """DistanceErrors at which the rule on ``_TWIN`` stops after one split (the first span's
+    root: a tie at the roots) and after three (both roots, then the first span's larger child:
+    a tie among the children), each halfway between the exact total gaps before and after the
+    last split (``leaves.leaf_gap`` on the narrowed controls), rounded to float32."""
+    span = Span(replay_narrowing(_TWIN, np.zeros(3))[0])
+
+    def gap(a, b):
+        return leaf_gap(span, a, b)[0]
+
+    g, g0, g1 = gap(0.0, 1.0), gap(0.0, 0.5), gap(0.5, 1.0)
+    a, b = (0.0, 0.5) if g0 >= g1 else (0.5, 1.0)
+    after3 = 2 * (g0 + g1) - max(g0, g1) + gap(a, (a + b) / 2) + gap((a + b) / 2, b)
+    return [("one split, the first span's root", float(np.float32((2 * g + g + g0 + g1) / 2))),
+            ("three splits, the first span's larger child", float(np.float32((2 * (g0 + g1) + after3) / 2)))]
 
 
 def _path(src, error=_ARC_ERROR, revision=1, closed=False) -> dict:
@@ -450,6 +471,11 @@ def status_requests() -> list[tuple[str, tuple[Step, ...], tuple[Rule, ...]]]:
     scenario("zero max_leaves allows no work", (B, _build_inputs(arc, big, max_leaves=0)))
     scenario("max_leaves below the span count (2 spans, max_leaves = 1)",
              (B, _build_inputs(_path(_TWO), big, max_leaves=1)))
+    # --- Ties between identical spans: the earlier span's leaf is split first (the build's leaf claims).
+    for what, error in _twin_errors():
+        twin = _path(_TWIN, error=error)
+        scenario(f"two identical spans tie; the rule stops after {what}", (B, _build_inputs(twin, big)),
+                 (Q, _bound_inputs(1, 0.5, path=twin)))
     scenario("WorkLimits out of range (max_depth = 53)", (B, _build_inputs(arc, big, max_depth=53)))
     scenario("negative WorkLimits (max_leaves = -1)", (B, _build_inputs(arc, big, max_leaves=-1)))
     scenario("WorkLimits not an integer (max_subdivisions = 8.0)",
