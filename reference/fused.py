@@ -28,7 +28,7 @@ from . import kernel as K
 from .context import F64
 from .jitcache import jit_source
 
-__all__ = ["REC", "fused_sampler", "record", "row_kernel", "sample_spans"]
+__all__ = ["REC", "SAMPLED", "fused_sampler", "record", "row_kernel", "sample_spans"]
 
 
 class _Node:
@@ -168,11 +168,15 @@ def _compile(src: str, label: str):
     return jit_source(src, f"fused {label}", module=__name__, scope={"np": np}, nogil=True)
 
 
+SAMPLED = ("cubic_point", "cubic_derivative", "cubic_second_derivative")
+
+
 @cache
 def fused_sampler(name: str):
-    """The compiled sampler of kernel ``name`` (``"cubic_point"``, ``"cubic_derivative"``,
-    ``"cubic_second_derivative"``): ``f(C, ks, us, out)``, recorded here and compiled (or loaded
-    from the on-disk cache) on its first call."""
+    """The compiled sampler of kernel ``name`` (one of :data:`SAMPLED`): ``f(C, ks, us, out)``,
+    recorded here and compiled (or loaded from the on-disk cache) on its first call. Unchecked,
+    for callers that have resolved every index (``reference.path``): an index out of range or
+    a short ``out`` reads or writes outside the arrays. :func:`sample_spans` checks first."""
     with _LOCK:
         return _compile(_emit(record(getattr(K, name))), name)
 
@@ -189,7 +193,28 @@ def row_kernel(name: str, scalars: tuple):
 
 def sample_spans(name: str, controls: np.ndarray, ks: np.ndarray, us: np.ndarray, out: np.ndarray) -> None:
     """``out[:m] = kernel(F64, controls[ks].astype(float64), us)`` row by row, in one fused
-    pass (m = ``us.size``). ``controls`` float32 (n, 4, 3), ``ks`` intp with every index in
-    range (the caller resolved them), ``us`` float64, ``out`` float64 (>= m, 3). Rounded,
-    bit-identical to the numpy kernel on ``F64``."""
-    fused_sampler(name)(controls, ks, us, out)
+    pass (m = ``us.size``). ``controls`` float32 (n, 4, 3), ``ks`` integers (m,) each in
+    ``[0, n)``, ``us`` float64 (m,), ``out`` a writeable float64 (>= m, 3). Rounded,
+    bit-identical to the numpy kernel on ``F64``.
+
+    The arguments are checked first (a ValueError or TypeError naming the argument, nothing
+    written): the compiled loop itself checks no bound, and an index out of range or a short
+    ``out`` would read or write outside the arrays."""
+    if name not in SAMPLED:
+        raise ValueError(f"name must be one of {SAMPLED}, not {name!r}")
+    for arg, a, dtype, ndim in (("controls", controls, np.float32, 3), ("us", us, np.float64, 1),
+                                ("out", out, np.float64, 2)):
+        if not isinstance(a, np.ndarray) or a.dtype != dtype or a.ndim != ndim:
+            raise TypeError(f"{arg} must be a {ndim}-D {np.dtype(dtype).name} array")
+    if not isinstance(ks, np.ndarray) or ks.ndim != 1 or not np.issubdtype(ks.dtype, np.integer):
+        raise TypeError("ks must be a 1-D integer array")
+    n, m = controls.shape[0], us.shape[0]
+    if controls.shape[1:] != (4, 3):
+        raise ValueError(f"controls must be (n, 4, 3), not {controls.shape}")
+    if ks.shape[0] != m:
+        raise ValueError(f"ks and us differ in length ({ks.shape[0]} and {m})")
+    if out.shape[0] < m or out.shape[1] != 3 or not out.flags.writeable:
+        raise ValueError(f"out must be a writeable ({m} or more, 3) array, not {out.shape}")
+    if m and (int(ks.min()) < 0 or int(ks.max()) >= n):
+        raise ValueError(f"every span index must be in [0, {n}): ks holds {int(ks.min())} to {int(ks.max())}")
+    fused_sampler(name)(controls, ks.astype(np.intp, copy=False), us, out)

@@ -344,6 +344,11 @@ def _tube_segments(r_max: float, err: float, limit: int):
         return 3, r_max * (1.0 - math.cos(math.pi / 3))
     # 1 - cos(pi/N) = 2 sin^2(pi / 2N) <= err / r  ->  N >= pi / (2 asin(sqrt(err / 2r))).
     n = max(3, int(math.ceil(math.pi / (2.0 * math.asin(math.sqrt(err / (2.0 * r_max))))) - 1))
+    if n > limit + 2:
+        # The estimate is within a step of the answer wherever 1 - cos(pi / N) is computed
+        # accurately (N far below 2^20); above the limit, stepping down to it one N at a time
+        # would walk from 10^9 (or 10^150) where cos rounds to 1 (a hang, not a status).
+        return None
     while r_max * (1.0 - math.cos(math.pi / n)) > err:
         n += 1
         if n > limit:

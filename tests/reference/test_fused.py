@@ -112,3 +112,43 @@ def test_the_row_blossom_is_bit_identical_to_the_numpy_kernel(C, t):
         fused.row_kernel("cubic_blossom", ("t1", "t2", "t3"))(P, t[0], t[1], t[2], out, 1)
         want = K.cubic_blossom(F64, P, t[0], t[1], t[2])
     assert np.array_equal(_bits(out[1]), _bits(want)) and np.isnan(out[[0, 2]]).all()
+
+
+_C = np.arange(24, dtype=np.float32).reshape(2, 4, 3)
+
+
+@pytest.mark.parametrize("change, error, needle", [
+    ({"ks": np.array([2, 0])}, ValueError, "every span index must be in [0, 2): ks holds 0 to 2"),
+    ({"ks": np.array([-1, 0])}, ValueError, "every span index must be in [0, 2)"),
+    ({"ks": np.array([10**12, 0])}, ValueError, "every span index must be in [0, 2)"),  # was a segfault
+    ({"out": np.zeros((1, 3))}, ValueError, "out must be a writeable (2 or more, 3) array"),  # wrote past it
+    ({"out": np.zeros((2, 2))}, ValueError, "out must be"),
+    ({"ks": np.array([0])}, ValueError, "ks and us differ in length (1 and 2)"),
+    ({"ks": np.array([0.0, 1.0])}, TypeError, "ks must be a 1-D integer array"),
+    ({"us": np.array([0.5, 0.5], dtype=np.float32)}, TypeError, "us must be a 1-D float64 array"),
+    ({"controls": _C.astype(np.float64)}, TypeError, "controls must be a 3-D float32 array"),
+    ({"controls": _C.reshape(2, 3, 4)}, ValueError, "controls must be (n, 4, 3)"),
+    ({"name": "cubic_blossom"}, ValueError, "name must be one of"),
+])
+def test_sample_spans_checks_its_arguments_and_writes_nothing(change, error, needle):
+    args = {"name": "cubic_point", "controls": _C, "ks": np.array([1, 0]), "us": np.array([0.25, 0.5]),
+            "out": np.full((2, 3), 7.0)}
+    args.update(change)
+    guard = np.full((8, 3), 7.0)
+    if "out" in change:  # a view into a larger buffer: rows past it must stay as they are
+        guard[: change["out"].shape[0], : change["out"].shape[1]] = change["out"]
+        args["out"] = guard[: change["out"].shape[0], : change["out"].shape[1]]
+    before = args["out"].copy()
+    with pytest.raises(error) as e:
+        fused.sample_spans(args["name"], args["controls"], args["ks"], args["us"], args["out"])
+    assert needle in str(e.value)
+    assert np.array_equal(args["out"], before) and np.all(guard[2:] == 7.0)
+
+
+def test_sample_spans_takes_any_integer_index_dtype():
+    us = np.array([0.25, 0.5])
+    want = K.cubic_point(F64, _C[[1, 0]].astype(np.float64), us)
+    for dt in (np.int32, np.uint8, np.int64):
+        out = np.zeros((2, 3))
+        fused.sample_spans("cubic_point", _C, np.array([1, 0], dtype=dt), us, out)
+        assert np.array_equal(_bits(out), _bits(want))

@@ -218,3 +218,24 @@ def test_emit_checks_before_writing():
     assert try_emit_sweep_mesh(pv, stale, V, I).status is GS.StaleRevision
     assert np.all(V == 7.0)
     assert try_emit_sweep_mesh(pv, v, V.astype(np.float32), I).status is GS.InvalidArgument
+
+
+@pytest.mark.parametrize("radius, xerr, limit", [(1e5, 1e-12, 64), (1e300, 1.0, 1 << 16), (1e3, 1e-12, 1 << 16),
+                                                 (0.5, 0.5 * (1 - math.cos(math.pi / 65536)) * 0.999, 1 << 16)])
+def test_a_tube_that_needs_more_segments_than_the_limit_is_budget_exceeded_at_once(radius, xerr, limit):
+    """The fewest N with r (1 - cos(pi / N)) <= CrossSectionError is above max_section_segments:
+    BudgetExceeded, at once (N near 10^9 and 10^150 used to be counted down one at a time). The
+    last case sits one N past the largest limit: cos(pi / 65536) is still accurate there."""
+    pv, mv, fv = build(LINE)
+    req = replace(request(profile=[SweepProfileKey(0.0, radius, 0.0)]), cross_section_error=xerr,
+                  max_section_segments=limit)
+    p = try_plan_sweep_mesh(pv, mv, fv, req)
+    assert p.status is GS.BudgetExceeded and p.diagnostic.field == "max_section_segments"
+
+
+def test_the_limit_met_with_equality_still_plans():
+    """N = 64 exactly (the sagitta of a 64-gon of radius 0.5): planned with max_section_segments = 64."""
+    pv, mv, fv = build(LINE)
+    req = replace(request(), cross_section_error=0.5 * (1 - math.cos(math.pi / 64)), max_section_segments=64)
+    p = try_plan_sweep_mesh(pv, mv, fv, req)
+    assert p.ok and p.value.view().report.section_segments == 64
