@@ -302,11 +302,13 @@ def _validate(profile: SurfaceMeshProfile) -> Outcome | None:
 
 # --- Cell bounds -----------------------------------------------------------------------------
 
-def _subpatches(C: np.ndarray, lu: int, lv: int) -> np.ndarray:
-    """(NU, NV, 4, 4, 3) float64 controls of every cell of the (lu, lv) grid of ``C``."""
+def _subpatches(C: np.ndarray, lu: int, lv: int, window=None) -> np.ndarray:
+    """(NU, NV, 4, 4, 3) float64 controls of every cell of the (lu, lv) grid of ``C`` (of the
+    cells ``[i0, i1) x [j0, j1)`` with ``window``: the same values, elementwise)."""
     nu, nv = 1 << lu, 1 << lv
-    a = np.arange(nu, dtype=np.float64)
-    b = np.arange(nv, dtype=np.float64)
+    i0, i1, j0, j1 = (0, nu, 0, nv) if window is None else window
+    a = np.arange(i0, i1, dtype=np.float64)
+    b = np.arange(j0, j1, dtype=np.float64)
     # Along u: each v-index's control column is a cubic in u (axis -2 after the transpose).
     P = C.transpose(1, 0, 2)[None]  # (1, 4v, 4u, 3)
     du = K.cubic_subsegment(F64, P, (a / nu)[:, None], ((a + 1) / nu)[:, None])  # (NU, 4v, 4u', 3)
@@ -321,8 +323,9 @@ _W01 = np.outer(1 - _T, _T)
 _W11 = np.outer(_T, _T)
 
 
-def cell_bounds(C: np.ndarray, lu: int, lv: int, vertex_term) -> np.ndarray:
-    """(NU, NV) Certified cell bounds of the (lu, lv) grid of the float32 patch ``C``.
+def cell_bounds(C: np.ndarray, lu: int, lv: int, vertex_term, window=None) -> np.ndarray:
+    """(NU, NV) Certified cell bounds of the (lu, lv) grid of the float32 patch ``C`` (with
+    ``window = (i0, i1, j0, j1)``, of those cells only, bit for bit the same values).
 
     ``vertex_term`` is the third term: a scalar (an a-priori bound of every emitted vertex's
     error, used while refining) or an (NU + 1, NV + 1) array of per-vertex error bounds (the
@@ -339,7 +342,7 @@ def cell_bounds(C: np.ndarray, lu: int, lv: int, vertex_term) -> np.ndarray:
     E = float(np.max(np.abs(C64)))
     e = subpatch_error_bound(E)
     EE = float(add_hi(E, e))
-    D = _subpatches(C64, lu, lv)
+    D = _subpatches(C64, lu, lv, window)
     D00, D10, D01, D11 = D[..., 0, 0, :], D[..., 3, 0, :], D[..., 0, 3, :], D[..., 3, 3, :]
     L = (_W00[:, :, None] * D00[..., None, None, :] + _W10[:, :, None] * D10[..., None, None, :]) + (
         _W01[:, :, None] * D01[..., None, None, :] + _W11[:, :, None] * D11[..., None, None, :])
@@ -352,8 +355,30 @@ def cell_bounds(C: np.ndarray, lu: int, lv: int, vertex_term) -> np.ndarray:
         t3 = np.float64(vertex_term)
     else:
         vt = np.asarray(vertex_term, dtype=np.float64)
+        if window is not None:
+            vt = vt[window[0]:window[1] + 1, window[2]:window[3] + 1]
         t3 = np.maximum(np.maximum(vt[:-1, :-1], vt[1:, :-1]), np.maximum(vt[:-1, 1:], vt[1:, 1:]))
     return add_hi(add_hi(t1, t2), t3)
+
+
+# Cells whose bounds are computed at once while refining (about 1.5 KiB of temporaries each): a
+# grid of up to 2^48 cells (max_level 24 in both directions, max_cell_tests up to 2^40) is
+# taken in windows, so memory stays near 50 MiB whatever the limits allow.
+WINDOW_CELLS = 1 << 15
+
+
+def grid_max(fn, lu: int, lv: int) -> float:
+    """The largest value of ``fn(window)`` (an array over the window's cells) over the whole
+    (lu, lv) grid, windows of at most :data:`WINDOW_CELLS` cells: whole rows of u-cells where
+    a row fits, else pieces of one row. The same maximum as one call on the whole grid."""
+    nu, nv = 1 << lu, 1 << lv
+    rows = max(1, WINDOW_CELLS // nv)
+    cols = min(nv, WINDOW_CELLS)
+    best = -math.inf
+    for i0 in range(0, nu, rows):
+        for j0 in range(0, nv, cols):
+            best = max(best, float(np.max(fn((i0, min(nu, i0 + rows), j0, min(nv, j0 + cols))))))
+    return best
 
 
 def _apriori_vertex_term(C: np.ndarray, curves_E: float) -> float:
@@ -368,10 +393,11 @@ def _apriori_vertex_term(C: np.ndarray, curves_E: float) -> float:
     return float(hypot_hi(add_hi(half, ev)))
 
 
-def _grid_samples(C64: np.ndarray, lu: int, lv: int) -> np.ndarray:
+def _grid_samples(C64: np.ndarray, lu: int, lv: int, window=None) -> np.ndarray:
     nu, nv = 1 << lu, 1 << lv
-    uu, vv = np.meshgrid(np.arange(nu + 1) / nu, np.arange(nv + 1) / nv, indexing="ij")
-    return K.bicubic_point(F64, C64, uu.ravel(), vv.ravel()).reshape(nu + 1, nv + 1, 3)
+    i0, i1, j0, j1 = (0, nu, 0, nv) if window is None else window
+    uu, vv = np.meshgrid(np.arange(i0, i1 + 1) / nu, np.arange(j0, j1 + 1) / nv, indexing="ij")
+    return K.bicubic_point(F64, C64, uu.ravel(), vv.ravel()).reshape(i1 - i0 + 1, j1 - j0 + 1, 3)
 
 
 def _angle(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -379,17 +405,22 @@ def _angle(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.arctan2(cr, np.sum(a * b, axis=-1))
 
 
-def cell_normal_angles(view: SurfaceView, patch: int, lu: int, lv: int, grid: np.ndarray | None = None) -> np.ndarray:
+def cell_normal_angles(view: SurfaceView, patch: int, lu: int, lv: int, grid: np.ndarray | None = None,
+                       window=None) -> np.ndarray:
     """(NU, NV) Estimated normal angle of each cell: the largest angle between a triangle's face
     normal and the analytic unit normals at its three corners and at the cell centre; samples
     whose normal is not OK (Degenerate, IllConditioned) and zero face normals are skipped (0
     when nothing is left). ``grid`` gives the (NU + 1, NV + 1, 3) vertex positions (default: the
-    patch evaluated in float64)."""
-    nu, nv = 1 << lu, 1 << lv
+    patch evaluated in float64). With ``window = (i0, i1, j0, j1)``: the cells ``[i0, i1) x
+    [j0, j1)`` only, the same values."""
+    full_u, full_v = 1 << lu, 1 << lv
+    i0, i1, j0, j1 = (0, full_u, 0, full_v) if window is None else window
+    nu, nv = i1 - i0, j1 - j0  # the window's cells
     C64 = view.controls[patch].astype(np.float64)
-    P = _grid_samples(C64, lu, lv) if grid is None else np.asarray(grid, dtype=np.float64)
-    uu, vv = np.meshgrid(np.arange(nu + 1) / nu, np.arange(nv + 1) / nv, indexing="ij")
-    cu, cv = np.meshgrid((np.arange(nu) + 0.5) / nu, (np.arange(nv) + 0.5) / nv, indexing="ij")
+    P = _grid_samples(C64, lu, lv, window) if grid is None else \
+        np.asarray(grid, dtype=np.float64)[i0:i1 + 1, j0:j1 + 1]
+    uu, vv = np.meshgrid(np.arange(i0, i1 + 1) / full_u, np.arange(j0, j1 + 1) / full_v, indexing="ij")
+    cu, cv = np.meshgrid((np.arange(i0, i1) + 0.5) / full_u, (np.arange(j0, j1) + 0.5) / full_v, indexing="ij")
     us = np.concatenate([uu.ravel(), cu.ravel()])
     vs = np.concatenate([vv.ravel(), cv.ravel()])
     m = us.size
@@ -491,10 +522,10 @@ class _Refiner:
                                   f"max_cell_tests = {limit} ({self.tests} done)", field="max_cell_tests",
                                   index=p, value=float(self.tests + cells)))
         self.tests += cells
-        b = float(np.max(cell_bounds(self.view.controls[p], lu, lv, self.vterm[p])))
+        b = grid_max(lambda w: cell_bounds(self.view.controls[p], lu, lv, self.vterm[p], w), lu, lv)
         crit = b / self.target if self.target > 0 else math.inf
         if self.angle_target > 0:
-            a = float(np.max(cell_normal_angles(self.view, p, lu, lv)))
+            a = grid_max(lambda w: cell_normal_angles(self.view, p, lu, lv, window=w), lu, lv)
             crit = max(crit, a / self.angle_target)
         self.cache[key] = (crit, b)
         return crit

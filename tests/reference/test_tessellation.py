@@ -325,3 +325,66 @@ def test_views_are_read_only_and_float32():
     for a in (mv.positions, mv.vertex_positions, mv.vertex_normals, mv.vertex_parameters):
         assert a.dtype == np.float32 and not a.flags.writeable
     assert mv.indices.dtype == np.uint32 and mv.vertex_position_index.dtype == np.uint32
+
+
+# --- Refinement in windows (memory bounded whatever max_cell_tests allows) --------------------
+
+
+def _curved():
+    return affine(z=lambda i, j: 0.0 if i in (0, 3) else float((j - 1.5) ** 2 + 0.3 * i * j))
+
+
+@pytest.mark.parametrize("lu, lv", [(0, 0), (3, 5), (9, 2), (1, 11)])
+def test_cell_bounds_and_angles_in_windows_are_the_whole_grids_bit_for_bit(lu, lv):
+    from reference.tessellation import cell_bounds, cell_normal_angles
+
+    view = surface([_curved()])
+    C = view.controls[0]
+    whole_b, whole_a = cell_bounds(C, lu, lv, 1e-9), cell_normal_angles(view, 0, lu, lv)
+    vt = np.random.default_rng(1).random(((1 << lu) + 1, (1 << lv) + 1)) * 1e-6
+    whole_vt = cell_bounds(C, lu, lv, vt)
+    nu, nv = 1 << lu, 1 << lv
+    for i0, i1, j0, j1 in ((0, nu, 0, nv), (nu // 2, nu, 0, max(1, nv // 2)), (nu - 1, nu, nv - 1, nv)):
+        w = (i0, i1, j0, j1)
+        pairs = ((cell_bounds(C, lu, lv, 1e-9, w), whole_b), (cell_bounds(C, lu, lv, vt, w), whole_vt),
+                 (cell_normal_angles(view, 0, lu, lv, window=w), whole_a))
+        for got, want in pairs:
+            assert got.shape == (i1 - i0, j1 - j0)
+            assert np.array_equal(got.view(np.uint64), want[i0:i1, j0:j1].view(np.uint64))
+
+
+def test_grid_max_covers_every_cell_once_in_windows(monkeypatch):
+    import reference.tessellation as T
+
+    monkeypatch.setattr(T, "WINDOW_CELLS", 8)
+    for lu, lv in ((0, 0), (2, 5), (5, 1), (4, 4)):
+        seen = np.zeros((1 << lu, 1 << lv), dtype=int)
+
+        def fn(w):
+            i0, i1, j0, j1 = w
+            assert (i1 - i0) * (j1 - j0) <= 8
+            seen[i0:i1, j0:j1] += 1
+            return np.arange(i0, i1)[:, None] * 1000.0 + np.arange(j0, j1)[None, :]
+
+        assert T.grid_max(fn, lu, lv) == ((1 << lu) - 1) * 1000.0 + (1 << lv) - 1
+        assert (seen == 1).all()
+
+
+def test_a_large_allowed_refinement_stays_within_bounded_memory():
+    """max_cell_tests = 2^20 on a patch that never meets its target: the last level tested holds
+    2^19 cells, which took about 500 MiB at once before the windows (numpy reports its buffers to
+    tracemalloc); now the windows hold it near 50 MiB."""
+    import tracemalloc
+
+    view = surface([_curved()])
+    floor = float(view.position_floor) * 1.0001
+    tracemalloc.start()
+    try:
+        out, _ = build(view, profile(floor, max_level=24, max_cell_tests=1 << 20, max_vertices=1 << 40,
+                                        max_triangles=1 << 40, max_output_bytes=1 << 48))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert out.status is S.BudgetExceeded and out.diagnostic.field == "max_cell_tests"
+    assert out.diagnostic.value > (1 << 20) - (1 << 19)  # the levels up to 2^19 cells were tested
+    assert peak < 150 * 2**20, peak / 2**20
