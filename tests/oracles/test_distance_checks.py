@@ -656,3 +656,42 @@ def test_twins_are_the_only_ties_the_replay_breaks():
     r = replay_build(moved, E, _NO_LIMITS)
     assert r.decided and len(r.finals) == 1  # three leaves either way
     assert {(0, 0.0, 1.0), (1, 0.0, 1.0), (0, 0.0, 0.5), (1, 0.0, 0.5)} <= r.leaves  # either root split
+
+
+def test_the_integer_leaf_gap_is_the_rational_formula():
+    """leaf_gap scales the power coefficients and parameters to integers; it must pass the same
+    rationals to the square roots as the textbook formula in Fractions (the re-expanded power
+    coefficients, the legs d1 / 3, (d1 + d2) / 3, (d1 + 2 d2 + 3 d3) / 3 and the chord), on spans
+    from subnormal to the float32 maximum and leaves down to depth 52."""
+    from fractions import Fraction
+
+    from oracles.families.distance.leaves import _sqrt_bounds
+    import gmpy2
+
+    def reference(P, u0, u1):
+        p = [[Fraction(float(x)) for x in row] for row in P]
+        c1 = [3 * (b - a) for a, b in zip(p[0], p[1])]
+        c2 = [3 * (a - 2 * b + c) for a, b, c in zip(p[0], p[1], p[2])]
+        c3 = [d - a + 3 * (b - c) for a, b, c, d in zip(*p)]
+        a, h = Fraction(u0), Fraction(u1) - Fraction(u0)
+        d1 = [(x + 2 * y * a + 3 * z * a * a) * h for x, y, z in zip(c1, c2, c3)]
+        d2 = [(y + 3 * z * a) * h * h for y, z in zip(c2, c3)]
+        d3 = [z * h ** 3 for z in c3]
+        legs = [[x / 3 for x in d1], [(x + y) / 3 for x, y in zip(d1, d2)],
+                [(x + 2 * y + 3 * z) / 3 for x, y, z in zip(d1, d2, d3)]]
+        q = lambda v: gmpy2.mpq(sum(x * x for x in v))
+        plo = phi = gmpy2.mpq(0)
+        for leg in legs:
+            lo, hi = _sqrt_bounds(q(leg))
+            plo, phi = plo + lo, phi + hi
+        clo, chi = _sqrt_bounds(q([x + y + z for x, y, z in zip(d1, d2, d3)]))
+        return max(plo - chi, gmpy2.mpq(0)), phi - clo, phi
+
+    rng = np.random.default_rng(5)
+    spans = [np.array([[0, 0, 0], [1e-40, 3e-45, 1], [3.4e38, -1.5e-45, 2], [1, 1, 1]], dtype=np.float32)]
+    spans += [(rng.normal(size=(4, 3)) * 10.0 ** rng.uniform(-30, 30, (4, 1))).astype(np.float32) for _ in range(20)]
+    for P in spans:
+        for d in (0, 1, 7, 30, 52):
+            j = int(rng.integers(0, 2**d)) if d else 0
+            u0, u1 = j / 2**d, (j + 1) / 2**d
+            assert leaf_gap(Span(P), u0, u1) == reference(P, u0, u1), (P, d, j)

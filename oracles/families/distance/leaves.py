@@ -75,6 +75,10 @@ class Span:
         self.c2 = [3 * (a - 2 * b + c) for a, b, c in zip(p0, p1, p2)]
         self.c3 = [d - a + 3 * (b - c) for a, b, c, d in zip(p0, p1, p2, p3)]
         self.M = max(abs(x) for r in rows for x in r)
+        # The same coefficients as integers over 2^S (float32 values are dyadic): leaf_gap works
+        # in integers and makes one rational per square root, the same rationals, far faster.
+        self.S = max(int(x.denominator).bit_length() - 1 for c in (self.c1, self.c2, self.c3) for x in c)
+        self.k1, self.k2, self.k3 = ([gmpy2.mpz(x * (1 << self.S)) for x in c] for c in (self.c1, self.c2, self.c3))
 
 
 def leaf_gap(span: Span, u0, u1):
@@ -82,18 +86,25 @@ def leaf_gap(span: Span, u0, u1):
     lies in ``[lo, hi]``; ``poly_hi`` bounds its control polygon's length. The sub-curve's
     Bezier legs are ``d1 / 3``, ``(d1 + d2) / 3``, ``(d1 + 2 d2 + 3 d3) / 3`` and its chord
     ``d1 + d2 + d3`` (``d_k`` the power coefficients re-expanded on the leaf)."""
-    a, h = _mpq(u0), _mpq(u1) - _mpq(u0)
-    d1 = [(c1 + 2 * c2 * a + 3 * c3 * a * a) * h for c1, c2, c3 in zip(span.c1, span.c2, span.c3)]
-    d2 = [(c2 + 3 * c3 * a) * h * h for c2, c3 in zip(span.c2, span.c3)]
-    d3 = [c3 * h * h * h for c3 in span.c3]
-    legs = [[x / 3 for x in d1], [(x + y) / 3 for x, y in zip(d1, d2)],
-            [(x + 2 * y + 3 * z) / 3 for x, y, z in zip(d1, d2, d3)]]
-    chord = [x + y + z for x, y, z in zip(d1, d2, d3)]
+    # u0 = A / 2^D and u1 - u0 = H / 2^D (dyadic); every d_k is an integer over Z = 2^(S + 3 D):
+    # d1 Z = (c1 2^2D + 2 c2 A 2^D + 3 c3 A^2) H, d2 Z = (c2 2^D + 3 c3 A) H^2, d3 Z = c3 H^3.
+    n0, m0 = float(u0).as_integer_ratio()
+    n1, m1 = float(u1).as_integer_ratio()
+    D = max(m0, m1).bit_length() - 1
+    A, H = gmpy2.mpz(n0) << (D - m0.bit_length() + 1), (gmpy2.mpz(n1) << (D - m1.bit_length() + 1))
+    H -= A
+    one, two = gmpy2.mpz(1) << D, gmpy2.mpz(1) << (2 * D)
+    H2 = H * H
+    d1 = [(c1 * two + 2 * c2 * A * one + 3 * c3 * A * A) * H for c1, c2, c3 in zip(span.k1, span.k2, span.k3)]
+    d2 = [(c2 * one + 3 * c3 * A) * H2 for c2, c3 in zip(span.k2, span.k3)]
+    d3 = [c3 * H2 * H for c3 in span.k3]
+    z2 = gmpy2.mpz(1) << (2 * (span.S + 3 * D))  # Z^2
+    legs = (d1, [x + y for x, y in zip(d1, d2)], [x + 2 * y + 3 * z for x, y, z in zip(d1, d2, d3)])  # 3 Z legs
     plo = phi = _mpq(0)
     for leg in legs:
-        lo, hi = _sqrt_bounds(sum(x * x for x in leg))
+        lo, hi = _sqrt_bounds(_mpq(sum(x * x for x in leg), 9 * z2))
         plo, phi = plo + lo, phi + hi
-    clo, chi = _sqrt_bounds(sum(x * x for x in chord))
+    clo, chi = _sqrt_bounds(_mpq(sum((x + y + z) ** 2 for x, y, z in zip(d1, d2, d3)), z2))
     return max(plo - chi, _mpq(0)), phi - clo, phi
 
 
