@@ -62,8 +62,8 @@ from .status import (
     SpanSide,
     WorkLimits,
     failure,
+    is_finite_real,
     is_int,
-    is_real,
     reported,
     success,
     validate_limits,
@@ -91,7 +91,14 @@ LEAF_BYTES = 4 + 16 + 24 + 24
 
 def distance_map_bytes(leaf_count: int, span_count: int) -> int:
     """Bytes a distance map of ``leaf_count`` leaves over ``span_count`` spans holds; checked
-    against ``WorkLimits.max_prepared_bytes``."""
+    against ``WorkLimits.max_prepared_bytes``.
+
+    Raises:
+        ValueError: a negative count (its negative size would pass any budget check).
+    """
+    if leaf_count < 0 or span_count < 0:
+        raise ValueError(f"distance_map_bytes: counts must be nonnegative, got leaf_count = {leaf_count!r}, "
+                         f"span_count = {span_count!r}")
     return leaf_count * LEAF_BYTES + 24 + (span_count + 1) * 8
 
 
@@ -513,7 +520,7 @@ def try_resolve_distance(path: PathView, dmap: DistanceMapView, query: DistanceQ
         raise TypeError("query.policy must be a BoundaryPolicy")
     s = query.distance.value
     it = query.max_iterations
-    if not is_real(s) or not math.isfinite(s):
+    if not is_finite_real(s):  # an int beyond the float64 range included
         return failure(GeometryStatus.InvalidArgument, f"distance {s!r} is not finite", field="distance")
     if not is_int(it) or not 0 <= it <= _MAX_ITERATIONS:
         return failure(GeometryStatus.InvalidArgument,

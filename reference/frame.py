@@ -95,8 +95,8 @@ from .status import (
     SpanSide,
     WorkLimits,
     failure,
+    is_finite_real,
     is_int,
-    is_real,
     reported,
     success,
     validate_limits,
@@ -147,7 +147,14 @@ _RANGE_BYTES = 24
 
 def frames_bytes(samples: int, runs: int, ranges: int) -> int:
     """Bytes a prepared frame cache holds; checked against ``WorkLimits.max_prepared_bytes``.
-    Exact (integer arithmetic)."""
+    Exact (integer arithmetic).
+
+    Raises:
+        ValueError: a negative count (its negative size would pass any budget check).
+    """
+    if samples < 0 or runs < 0 or ranges < 0:
+        raise ValueError(f"frames_bytes: counts must be nonnegative, got samples = {samples!r}, "
+                         f"runs = {runs!r}, ranges = {ranges!r}")
     return samples * SAMPLE_BYTES + runs * _RUN_BYTES + ranges * _RANGE_BYTES
 
 
@@ -400,7 +407,7 @@ def _any_perpendicular(t):
 def _finite_nonzero_vec(x) -> np.ndarray | None:
     try:
         a = np.array(x, dtype=np.float64)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # OverflowError: an int beyond the float range
         return None
     if a.shape != (3,) or not np.all(np.isfinite(a)) or not np.any(a != 0):
         return None
@@ -1121,7 +1128,7 @@ def try_evaluate_frame(path_view: PathView, frames_view: FramesView, parameter: 
     bad = _check_frames(path_view, frames_view)
     if bad is not None:
         return bad
-    if not is_real(roll) or not math.isfinite(float(roll)):
+    if not is_finite_real(roll):  # an int beyond the float64 range included
         return failure(GeometryStatus.InvalidArgument, f"roll = {roll!r} must be a finite real", field="roll")
     got = transported_normal(path_view, frames_view, parameter, side)
     if not got.ok:

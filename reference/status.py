@@ -37,6 +37,7 @@ __all__ = [
     "compute_position_floor",
     "effective_position_error",
     "failure",
+    "is_finite_real",
     "is_int",
     "is_real",
     "is_success",
@@ -302,6 +303,18 @@ def is_int(x) -> bool:
 def is_real(x) -> bool:
     """A Python or numpy int or float, not a bool (finiteness is checked separately)."""
     return isinstance(x, (int, float, np.floating, np.integer)) and not isinstance(x, (bool, np.bool_))
+
+
+def is_finite_real(x) -> bool:
+    """:func:`is_real` with a finite float64 value. An int that rounds beyond the float64 range
+    is no finite float64 value: False, where ``math.isfinite`` and ``float`` raise
+    ``OverflowError`` on it (a validator must answer a status, not raise)."""
+    if not is_real(x):
+        return False
+    try:
+        return math.isfinite(x)
+    except OverflowError:
+        return False
 
 
 def _check_ranges(obj: Any, kind: type, ranges: dict, *, integral: bool) -> Outcome:

@@ -370,7 +370,13 @@ def prepared_bytes(patch_count: int) -> int:
     float32 controls and an 8-byte id, and its share of at most four edges (48-byte curve, two
     24-byte incidences, 32 bytes of values and id) and four corners (12-byte position, a
     24-byte incidence, 16 bytes of id), plus two 4x8-byte index rows. Checked against
-    ``WorkLimits.max_prepared_bytes`` before anything is built."""
+    ``WorkLimits.max_prepared_bytes`` before anything is built.
+
+    Raises:
+        ValueError: a negative ``patch_count`` (its negative size would pass any budget check).
+    """
+    if patch_count < 0:
+        raise ValueError(f"prepared_bytes: patch_count must be nonnegative, got {patch_count!r}")
     return patch_count * (192 + 8 + 4 * (48 + 2 * 24 + 32) + 4 * (12 + 24 + 16) + 2 * 32)
 
 
@@ -409,7 +415,7 @@ def cross_boundary_controls(patch_controls: np.ndarray, side: PatchSide) -> np.n
 def _finite_array(x, shape) -> np.ndarray | None:
     try:
         a = np.array(x, dtype=np.float64)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # OverflowError: an int beyond the float range
         return None
     if a.shape != shape or not np.all(np.isfinite(a)):
         return None
@@ -671,6 +677,12 @@ class EdgeParameter:
     v: float
 
 
+def _is_nan(x) -> bool:
+    """``math.isnan`` of a real, False for an int: ``math.isnan`` raises ``OverflowError`` on an
+    int beyond the float range, which is a real outside [0, 1] (InvalidDomain, as inf is)."""
+    return not isinstance(x, (int, np.integer)) and math.isnan(x)
+
+
 def _uv_on_side(side: PatchSide, s: float) -> tuple[float, float]:
     if side is PatchSide.U0:
         return 0.0, s
@@ -692,7 +704,7 @@ def try_map_edge_parameter(view: SurfaceView, edge_id: SurfaceEdgeId, s: float) 
     if k is None:
         return failure(GeometryStatus.InvalidArgument, f"{edge_id!r} is not an edge of this surface",
                        field="edge_id")
-    if not is_real(s) or math.isnan(s):
+    if not is_real(s) or _is_nan(s):
         return failure(GeometryStatus.InvalidArgument, "s must be a real number", field="s")
     if not 0.0 <= s <= 1.0:
         return failure(GeometryStatus.InvalidDomain, f"s = {s!r} is outside [0, 1]", field="s")
@@ -719,7 +731,7 @@ def try_evaluate_edge(view: SurfaceView, edge_id: SurfaceEdgeId, s: float) -> Ou
     if k is None:
         return failure(GeometryStatus.InvalidArgument, f"{edge_id!r} is not an edge of this surface",
                        field="edge_id")
-    if not is_real(s) or math.isnan(s):
+    if not is_real(s) or _is_nan(s):
         return failure(GeometryStatus.InvalidArgument, "s must be a real number", field="s")
     if not 0.0 <= s <= 1.0:
         return failure(GeometryStatus.InvalidDomain, f"s = {s!r} is outside [0, 1]", field="s")
@@ -747,7 +759,7 @@ def _check_point(view: SurfaceView, patch, u, v) -> Outcome | None:
         return failure(GeometryStatus.InvalidArgument,
                        f"patch index {patch!r} out of range [0, {view.patch_count})", field="patch")
     for name, x in (("u", u), ("v", v)):
-        if not is_real(x) or math.isnan(x):
+        if not is_real(x) or _is_nan(x):
             return failure(GeometryStatus.InvalidArgument, f"{name} must be a real number", field=name)
         if not 0.0 <= x <= 1.0:
             return failure(GeometryStatus.InvalidDomain, f"{name} = {x!r} is outside [0, 1]", field=name,

@@ -64,8 +64,8 @@ from .status import (
     SpanSide,
     WorkLimits,
     failure,
+    is_finite_real,
     is_int,
-    is_real,
     reported,
     success,
     validate_limits,
@@ -252,7 +252,7 @@ def profile_at(profile, distance: float):
 
 
 def _finite(x) -> bool:
-    return is_real(x) and math.isfinite(float(x))
+    return is_finite_real(x)  # an int beyond the float64 range is not finite (and does not raise)
 
 
 def _check_request(req: SweepRequest) -> Outcome | None:

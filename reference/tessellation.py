@@ -41,7 +41,7 @@ from .context import F64
 from .error_model import position_bound as curve_position_bound
 from .fp import U64, add_hi, hypot_hi, mul_hi, ulp32, up
 from .owner import readonly
-from .status import GeometryStatus, Outcome, failure, is_int, is_real, reported, success
+from .status import GeometryStatus, Outcome, failure, is_finite_real, is_int, reported, success
 from .surface import (
     CORNERS,
     NORMAL_OK,
@@ -287,7 +287,7 @@ def _validate(profile: SurfaceMeshProfile) -> Outcome | None:
                        field="is_coarser_mesh_accepted")
     for name, hi in (("position_error", 1e6), ("normal_angle_error", math.pi)):
         x = getattr(profile, name)
-        if not is_real(x) or not math.isfinite(float(x)) or not 0.0 <= float(x) <= hi:
+        if not is_finite_real(x) or not 0.0 <= float(x) <= hi:  # an int beyond float64 is not finite
             return failure(GeometryStatus.InvalidArgument, f"{name} = {x!r} is outside [0, {hi}]", field=name)
     limits = profile.limits
     if not isinstance(limits, SurfaceMeshLimits):
@@ -457,7 +457,14 @@ def mesh_counts(view: SurfaceView, levels) -> dict:
     """Exact output counts of a mesh with the given per-patch ``levels`` (Python ints; nothing
     is allocated): ``positions`` (corners, edge interiors, patch interiors), ``vertices``,
     ``triangles`` and ``bytes`` (``POSITION_BYTES``, ``VERTEX_BYTES``, ``TRIANGLE_BYTES``,
-    ``PATCH_BYTES`` each)."""
+    ``PATCH_BYTES`` each).
+
+    Raises:
+        ValueError: a negative level (a grid has ``2**level`` cells per direction).
+    """
+    for p, (lu, lv) in enumerate(levels):
+        if lu < 0 or lv < 0:
+            raise ValueError(f"mesh_counts: patch {p} has levels ({lu!r}, {lv!r}); levels must be nonnegative")
     positions = len(view.corners)
     for e in view.edges:
         inc = e.incidences[0]

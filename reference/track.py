@@ -52,7 +52,7 @@ from .status import (
     TrackTime,
     WorkLimits,
     failure,
-    is_real,
+    is_finite_real,
     reported,
     success,
     validate_limits,
@@ -181,7 +181,7 @@ class TrackSample:
 
 
 def _is_f32(x) -> bool:
-    return is_real(x) and math.isfinite(float(x)) and float(np.float32(x)) == float(x)
+    return is_finite_real(x) and float(np.float32(x)) == float(x)
 
 
 def span_scale(v0: float, v1: float, m0: float, m1: float, h: float, kind: TrackInterpolation) -> float:
@@ -218,7 +218,13 @@ def derivative_error_bound(scale: float, width: float, u: float = U64, eta: floa
     ``1.5 |v1 - v0| / h``, the slope terms 5 and 4 on ``|m0|`` and ``|m1|``, the two sums 2 more
     on everything: under ``19.5 u S / h``. Linear spans: ``3 u S / h``. Underflowing products
     and quotients add at most ``eta / 2`` each (at most 6). Exact (0) for Step.
+
+    Raises:
+        ValueError: ``width`` is not positive. It is a span's width ``h``, and a prepared track's
+            widths are positive (strictly increasing times); the bound divides by it.
     """
+    if not width > 0.0:
+        raise ValueError(f"derivative_error_bound: width must be a positive span width, got {width!r}")
     return DERIVATIVE_ERROR_K * (u * scale / width + eta)
 
 
@@ -265,7 +271,7 @@ def _prepare(keys, limits) -> Outcome:
             raise TypeError(f"keys[{i}] is {type(k).__name__}, not TrackKey")
         if not isinstance(k.interpolation, TrackInterpolation):
             raise TypeError(f"keys[{i}].interpolation must be a TrackInterpolation")
-        if not is_real(k.time) or not math.isfinite(float(k.time)):
+        if not is_finite_real(k.time):  # an int beyond the float64 range included
             return failure(GeometryStatus.InvalidArgument, f"key {i}: time {k.time!r} is not finite",
                            field="time", index=i)
         for row, name in enumerate(("value", "in_slope", "out_slope")):
@@ -374,7 +380,7 @@ def try_evaluate_track(view: TrackView, time: TrackTime,
                        f"policy {policy.value}: tracks accept Reject, Clamp, Hold, Loop and PingPong",
                        field="policy")
     s = time.seconds
-    if not is_real(s) or not math.isfinite(float(s)):
+    if not is_finite_real(s):  # an int beyond the float64 range included
         return failure(GeometryStatus.InvalidArgument, f"time {s!r} is not finite", field="seconds")
     t = Fraction(float(s))
     first, last = Fraction(float(view.times[0])), Fraction(float(view.times[-1]))
