@@ -22,6 +22,7 @@ span. Boundary policies act only outside the closed domain: ``Reject`` (``Invali
 from __future__ import annotations
 
 import enum
+import itertools
 import math
 from dataclasses import dataclass
 from collections.abc import Sequence
@@ -31,7 +32,7 @@ import numpy as np
 from . import kernel as K
 from .context import F32, F64
 from .chunk import narrow_to_chunk
-from .fused import sample_spans
+from .fused import fused_sampler
 from .owner import Owner, readonly
 from .status import (
     BoundaryPolicy,
@@ -42,8 +43,8 @@ from .status import (
     ToleranceProfile,
     WorkLimits,
     failure,
+    is_finite_real,
     is_int,
-    is_real,
     reported,
     success,
     validate_limits,
@@ -84,7 +85,8 @@ class PathSpanSource:
     Attributes:
         controls: (4, 3) float64 control points.
         domain_width: the span's width in the authoring parameter (time, knot interval); the
-            joint classification scales derivatives per u by it. Finite and positive.
+            joint classification scales derivatives per u by it. Finite and positive, and such
+            that a joint's scaled derivatives stay inside the float64 range (OutOfRange).
     """
 
     controls: object
@@ -110,9 +112,20 @@ class PathPreparation:
 
 
 def spans_from_arrays(controls, widths) -> list[PathSpanSource]:
-    """``PathSpanSource`` records from arrays (n, 4, 3) and (n,), as conversions write them."""
+    """``PathSpanSource`` records from arrays (n, 4, 3) and (n,), as conversions write them.
+
+    Raises:
+        ValueError: the two arrays do not hold the same number of spans (a span without a
+            width, or a width without a span, would be dropped or read past the end).
+    """
     controls = np.asarray(controls, dtype=np.float64)
     widths = np.asarray(widths, dtype=np.float64)
+    n_controls = controls.shape[0] if controls.ndim else 0
+    n_widths = widths.shape[0] if widths.ndim == 1 else None
+    if n_widths is None or n_controls != n_widths:
+        raise ValueError(f"spans_from_arrays: controls for {n_controls} spans but "
+                         f"{n_widths if n_widths is not None else widths.shape} widths; "
+                         "one width per span is needed")
     return [PathSpanSource(controls[i].copy(), float(widths[i])) for i in range(len(widths))]
 
 
@@ -210,7 +223,7 @@ def prepared_bytes(span_count: int, joint_count: int) -> int:
 def _finite_vec(x, shape) -> np.ndarray | None:
     try:
         a = np.array(x, dtype=np.float64)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # OverflowError: an int beyond the float range
         return None
     if a.shape != shape or not np.all(np.isfinite(a)):
         return None
@@ -224,11 +237,15 @@ def try_prepare_path(source: PathSource, preparation: PathPreparation,
     Checks, in order (the first failure is returned, and appended to ``diagnostic`` if a list
     is given): tolerance and limits ranges (InvalidArgument); revision a nonnegative int,
     origin finite, at least one span (InvalidArgument); span count within ``max_spans`` and
-    the prepared size within ``max_prepared_bytes`` (BudgetExceeded); each span's controls a
-    finite (4, 3) array and its width finite and positive (InvalidArgument); the narrowed
-    controls finite (UnsupportedPrecision: outside float32 range); the effective position
-    error at least the position floor (UnsupportedPrecision); consecutive spans and a closed
-    path's closing joint within ``continuity_position`` (InvalidTopology).
+    the prepared size within ``max_prepared_bytes`` (BudgetExceeded; a sized ``spans`` is
+    counted by ``len`` before it is read, an iterator read to ``max_spans + 1`` items at
+    most); each span's controls a finite (4, 3) array and its width finite and positive
+    (InvalidArgument); the narrowed controls finite (UnsupportedPrecision: outside float32
+    range); the effective position error at least the position floor (UnsupportedPrecision);
+    then joint by joint: consecutive spans and a closed path's closing joint within
+    ``continuity_position`` (InvalidTopology), and the joint's derivatives scaled by the
+    domain widths inside the float64 range (OutOfRange: a value that overflows to inf or
+    NaN, or a nonzero derivative that underflows to 0).
 
     Returns:
         ``Outcome`` holding a new :class:`PreparedPath` on success; on failure no path (the
@@ -252,12 +269,25 @@ def _prepare(source: PathSource, prep: PathPreparation) -> Outcome:
     if origin is None:
         return failure(GeometryStatus.InvalidArgument, "origin must be three finite float64 values",
                        field="origin")
-    spans = list(source.spans)
+    # Count before reading: list() of a sequence claiming 10^12 items, or of an endless
+    # generator, would exhaust memory or never return before the max_spans check.
+    try:
+        declared = len(source.spans)
+    except TypeError:  # an iterator: read no more than one item past the limit
+        declared = None
+    except OverflowError:  # a length beyond sys.maxsize: certainly beyond max_spans
+        return failure(GeometryStatus.BudgetExceeded, f"more spans than max_spans = {limits.max_spans}",
+                       field="max_spans")
+    if declared is not None and declared > limits.max_spans:
+        return failure(GeometryStatus.BudgetExceeded, f"{declared} spans exceed max_spans = {limits.max_spans}",
+                       field="max_spans", value=float(declared))
+    spans = list(itertools.islice(source.spans, limits.max_spans + 1))
     n = len(spans)
     if n == 0:
         return failure(GeometryStatus.InvalidArgument, "a path needs at least one span", field="spans")
     if n > limits.max_spans:
-        return failure(GeometryStatus.BudgetExceeded, f"{n} spans exceed max_spans = {limits.max_spans}",
+        return failure(GeometryStatus.BudgetExceeded,
+                       f"{'at least ' if declared is None else ''}{n} spans exceed max_spans = {limits.max_spans}",
                        field="max_spans", value=float(n))
     joint_count = n if source.is_closed else n - 1
     size = prepared_bytes(n, joint_count)
@@ -276,7 +306,7 @@ def _prepare(source: PathSource, prep: PathPreparation) -> Outcome:
                            f"span {i}: controls must be a finite (4, 3) float64 array",
                            field="controls", index=i)
         w = span.domain_width
-        if not is_real(w) or not math.isfinite(w) or not w > 0:
+        if not is_finite_real(w) or not w > 0:  # is_finite_real: no OverflowError on a huge int
             return failure(GeometryStatus.InvalidArgument,
                            f"span {i}: domain_width must be finite and positive", field="domain_width",
                            index=i)
@@ -290,12 +320,19 @@ def _prepare(source: PathSource, prep: PathPreparation) -> Outcome:
 
     joints = []
     for j in _joint_indices(n, source.is_closed):
-        rec = _measure_joint(narrowed, widths, j, tol)
+        with np.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):
+            rec, in_range = _measure_joint(narrowed, widths, j, tol)  # an overflow is checked, not warned
         if not rec.position_gap <= tol.continuity_position:
             return failure(GeometryStatus.InvalidTopology,
                            f"joint {j}: spans {rec.incoming_span} and {j} are {rec.position_gap!r} apart, "
                            f"more than continuity_position = {tol.continuity_position!r}",
                            index=j, value=rec.position_gap)
+        if not in_range:
+            i = rec.incoming_span
+            return failure(GeometryStatus.OutOfRange,
+                           f"joint {j}: derivatives scaled by domain widths {widths[i]!r} (span {i}) and "
+                           f"{widths[j]!r} (span {j}) leave the float64 range (overflow to inf or NaN, "
+                           "or a nonzero derivative underflowing to 0)", field="domain_width", index=j)
         joints.append(rec)
 
     view = PathView(
@@ -319,14 +356,21 @@ def _joint_indices(n: int, closed: bool):
     return range(0 if closed else 1, n)
 
 
-def _measure_joint(narrowed: np.ndarray, widths: np.ndarray, j: int, tol: ToleranceProfile) -> JointRecord:
+def _measure_joint(narrowed: np.ndarray, widths: np.ndarray, j: int,
+                   tol: ToleranceProfile) -> tuple[JointRecord, bool]:
+    """The joint's record, and whether its scaled values are in the float64 range: every
+    value finite, and a scaled derivative zero only where the unscaled one is (a width near
+    0 overflows d = B'/w and s = B''/w^2 or their squared norms; a width near 2^1024
+    underflows them to 0, which would read as a zero derivative)."""
     n = narrowed.shape[0]
     i = (j - 1) % n
     P_in = narrowed[i].astype(np.float64)
     P_out = narrowed[j].astype(np.float64)
     gap = float(np.linalg.norm(P_in[3] - P_out[0]))
-    d_in, d_out, s_in, s_out = K.joint_scaled_derivatives(F64, P_in, P_out, widths[i], widths[j])
+    scaled = K.joint_scaled_derivatives(F64, P_in, P_out, widths[i], widths[j])
+    d_in, d_out, s_in, s_out = scaled
     nd_in, nd_out = float(np.linalg.norm(d_in)), float(np.linalg.norm(d_out))
+    ns_in, ns_out = float(np.linalg.norm(s_in)), float(np.linalg.norm(s_out))
     angle = float("nan")
     if nd_in > 0 and nd_out > 0:
         a, b = d_in / nd_in, d_out / nd_out
@@ -334,7 +378,7 @@ def _measure_joint(narrowed: np.ndarray, widths: np.ndarray, j: int, tol: Tolera
     dd = float(np.linalg.norm(d_in - d_out))
     ds = max(nd_in, nd_out)
     sd = float(np.linalg.norm(s_in - s_out))
-    ss = max(float(np.linalg.norm(s_in)), float(np.linalg.norm(s_out)))
+    ss = max(ns_in, ns_out)
     level = JointContinuity.C0
     if angle <= tol.continuity_angle:  # False for NaN: a zero derivative has no direction
         level = JointContinuity.G1
@@ -342,7 +386,12 @@ def _measure_joint(narrowed: np.ndarray, widths: np.ndarray, j: int, tol: Tolera
             level = JointContinuity.C1
             if sd <= tol.continuity_second_derivative * ss:
                 level = JointContinuity.C2
-    return JointRecord(j, i, gap, angle, dd, ds, sd, ss, level)
+    norms = (nd_in, nd_out, ns_in, ns_out)
+    in_range = all(math.isfinite(x) for x in (*norms, dd, sd))
+    if in_range and min(norms) == 0:  # zero by value, or by underflow? Widths 1 divide by nothing.
+        unscaled = K.joint_scaled_derivatives(F64, P_in, P_out, np.float64(1), np.float64(1))
+        in_range = not any(x == 0 and np.any(u != 0) for x, u in zip(norms, unscaled))
+    return JointRecord(j, i, gap, angle, dd, ds, sd, ss, level), in_range
 
 
 # --- Evaluation ------------------------------------------------------------------------------
@@ -393,9 +442,10 @@ def resolve_parameter(view: PathView, parameter: SegmentParameter, policy: Bound
     k, u = parameter.span_index, parameter.u
     if not is_int(k) or not isinstance(u, (int, float, np.floating)) or isinstance(u, bool):
         raise TypeError("SegmentParameter needs an int span_index and a float u")
+    if not is_finite_real(u):  # before float(u), which raises on an int beyond the float range
+        shown = repr(u) if isinstance(u, (float, np.floating)) else "an int beyond the float64 range"
+        return failure(GeometryStatus.InvalidArgument, f"u = {shown} is not finite", field="u")
     k, u, n = int(k), float(u), view.span_count
-    if not math.isfinite(u):
-        return failure(GeometryStatus.InvalidArgument, f"u = {u!r} is not finite", field="u")
     if (k, u) == (n, 0.0):  # the boundary after the last span: the terminal endpoint
         k, u = n - 1, 1.0
     elif (k, u) == (-1, 1.0):  # the boundary before the first span: the first endpoint
@@ -465,7 +515,7 @@ def try_evaluate_path_tangent(view: PathView, parameter: SegmentParameter, minim
     ``minimum_speed`` must be finite and nonnegative (InvalidArgument).
     """
     if isinstance(minimum_speed, bool) or not isinstance(minimum_speed, (int, float, np.floating)) \
-            or not math.isfinite(minimum_speed) or minimum_speed < 0:
+            or not is_finite_real(minimum_speed) or minimum_speed < 0:
         return failure(GeometryStatus.InvalidArgument, "minimum_speed must be finite and >= 0",
                        field="minimum_speed")
     r = resolve_parameter(view, parameter, policy, side)
@@ -552,7 +602,7 @@ def try_sample_path(view: PathView, span_indices, us, out_positions,
     for out, name in ((out_positions, "cubic_point"), (out_first, "cubic_derivative"),
                       (out_second, "cubic_second_derivative")):
         if out is not None:
-            sample_spans(name, view.controls, rk, ru, out)
+            fused_sampler(name)(view.controls, rk, ru, out)  # indices resolved above: unchecked
     return success(m)
 
 
@@ -624,7 +674,8 @@ def try_convert_hermite(waypoints: Sequence[HermiteWaypoint], is_closed: bool,
 
     Writes ``n - 1`` spans (``n`` when closed) into caller-owned ``out_controls`` (cap, 4, 3) and
     ``out_widths`` (cap,) float64, after checking every input (finite, at least two
-    waypoints, positive widths: InvalidArgument) and the capacity (CapacityExceeded). On
+    waypoints, positive widths: InvalidArgument), the capacity (CapacityExceeded) and the
+    computed controls (a control that overflows float64 to inf or NaN: OutOfRange). On
     failure the outputs are unchanged. Returns ``Outcome(span_count)``.
     """
     pts = list(waypoints)
@@ -641,7 +692,7 @@ def try_convert_hermite(waypoints: Sequence[HermiteWaypoint], is_closed: bool,
         p, t = _finite_vec(w.position, (3,)), _finite_vec(w.tangent, (3,))
         h = w.outgoing_width
         if p is None or t is None or isinstance(h, bool) or not isinstance(h, (int, float, np.floating)) \
-                or not math.isfinite(h) or not h > 0:
+                or not is_finite_real(h) or not h > 0:
             return failure(GeometryStatus.InvalidArgument,
                            f"waypoint {i}: position and tangent must be finite and the width positive",
                            index=i)
@@ -652,10 +703,28 @@ def try_convert_hermite(waypoints: Sequence[HermiteWaypoint], is_closed: bool,
         return bad
     a = np.arange(spans)
     b = (a + 1) % n
-    b1, b2 = K.hermite_inner_controls(F64, P[a], T[a], P[b], T[b], H[a])
-    out_controls[:spans] = np.stack([P[a], b1, b2, P[b]], axis=1)
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is checked below, not warned
+        b1, b2 = K.hermite_inner_controls(F64, P[a], T[a], P[b], T[b], H[a])
+    controls = np.stack([P[a], b1, b2, P[b]], axis=1)
+    bad = _overflowed(controls, H[a])
+    if bad is not None:
+        return bad
+    out_controls[:spans] = controls
     out_widths[:spans] = H[a]
     return success(spans)
+
+
+def _overflowed(controls: np.ndarray, widths: np.ndarray) -> Outcome | None:
+    """OutOfRange naming the first span whose computed controls or width are not finite, before
+    anything is written: finite input can overflow (``h T / 3`` with ``T`` near 1e308), and a
+    Rounded conversion has no bound for inf or NaN."""
+    finite = np.isfinite(controls).all(axis=(1, 2)) & np.isfinite(widths)
+    if finite.all():
+        return None
+    i = int(np.flatnonzero(~finite)[0])
+    return failure(GeometryStatus.OutOfRange,
+                   f"span {i}: the converted controls or width overflow the float64 range",
+                   field="out_controls", index=i)
 
 
 def _even_scale(v: np.ndarray) -> np.ndarray:
@@ -679,10 +748,14 @@ def try_convert_centripetal_catmull_rom(points, is_closed: bool, coincidence_dis
     including a closed source's last and first waypoint (so a closed source must not repeat
     its first waypoint), are ``InvalidDomain`` with the pair's index. Nonfinite input, fewer
     than two waypoints (three when closed) or a negative distance is InvalidArgument; too
-    small an output is CapacityExceeded. Outputs are unchanged on failure. Returns
+    small an output is CapacityExceeded; finite waypoints whose knot intervals or controls
+    overflow float64 to inf or NaN are OutOfRange. Outputs are unchanged on failure. Returns
     ``Outcome(span_count)``.
     """
-    P = np.asarray(points, dtype=np.float64) if not isinstance(points, np.ndarray) else points.astype(np.float64)
+    try:
+        P = np.asarray(points, dtype=np.float64) if not isinstance(points, np.ndarray) else points.astype(np.float64)
+    except OverflowError:  # an int beyond the float range: no finite float64 waypoint
+        return failure(GeometryStatus.InvalidArgument, "points must be a finite (n, 3) array", field="points")
     if P.ndim != 2 or P.shape[1] != 3 or not np.all(np.isfinite(P)):
         return failure(GeometryStatus.InvalidArgument, "points must be a finite (n, 3) array", field="points")
     n = P.shape[0]
@@ -691,7 +764,7 @@ def try_convert_centripetal_catmull_rom(points, is_closed: bool, coincidence_dis
                        f"{'a closed' if is_closed else 'an open'} source needs at least "
                        f"{3 if is_closed else 2} waypoints", field="points")
     if isinstance(coincidence_distance, bool) or not isinstance(coincidence_distance, (int, float, np.floating)) \
-            or not math.isfinite(coincidence_distance) or coincidence_distance < 0:
+            or not is_finite_real(coincidence_distance) or coincidence_distance < 0:
         return failure(GeometryStatus.InvalidArgument, "coincidence_distance must be finite and >= 0",
                        field="coincidence_distance")
     spans = n if is_closed else n - 1
@@ -701,10 +774,11 @@ def try_convert_centripetal_catmull_rom(points, is_closed: bool, coincidence_dis
     # squares then neither underflow nor overflow, so waypoints 1e-160 apart keep their
     # distance (unscaled, it squared to a subnormal or to 0); in the normal range the scaling
     # commutes with every rounding and changes no bit.
-    diff = P[b] - P[a]  # rounded once, as the kernel's own b - a
-    k = _even_scale(diff)
-    scaled = np.ldexp(diff, k[:, None])
-    chord = np.ldexp(np.linalg.norm(scaled, axis=1), -k)
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is checked below, not warned
+        diff = P[b] - P[a]  # rounded once, as the kernel's own b - a
+        k = _even_scale(diff)
+        scaled = np.ldexp(diff, k[:, None])
+        chord = np.ldexp(np.linalg.norm(scaled, axis=1), -k)
     close = np.flatnonzero(~(chord > coincidence_distance))
     if close.size:
         i = int(close[0])
@@ -714,19 +788,24 @@ def try_convert_centripetal_catmull_rom(points, is_closed: bool, coincidence_dis
     bad = _check_outputs(out_controls, out_widths, spans)
     if bad is not None:
         return bad
-    # knot interval of span i: |2^k (b - a)|^(1/2) = 2^(k/2) |b - a|^(1/2)
-    d = np.ldexp(K.centripetal_knot_interval(F64, np.zeros_like(scaled), scaled), -k // 2)
-    m = np.empty_like(P)
-    if is_closed:
-        prev = (np.arange(n) - 1) % n
-        m[:] = K.barry_goldman_tangent(F64, P[prev], P, P[(np.arange(n) + 1) % n], d[prev], d)
-    else:
-        if n > 2:
-            mid = np.arange(1, n - 1)
-            m[mid] = K.barry_goldman_tangent(F64, P[mid - 1], P[mid], P[mid + 1], d[mid - 1], d[mid])
-        m[0] = K.chord_tangent(F64, P[0], P[1], d[0])
-        m[n - 1] = K.chord_tangent(F64, P[n - 2], P[n - 1], d[n - 2])
-    b1, b2 = K.hermite_inner_controls(F64, P[a], m[a], P[b], m[b], d)
-    out_controls[:spans] = np.stack([P[a], b1, b2, P[b]], axis=1)
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is checked below, not warned
+        # knot interval of span i: |2^k (b - a)|^(1/2) = 2^(k/2) |b - a|^(1/2)
+        d = np.ldexp(K.centripetal_knot_interval(F64, np.zeros_like(scaled), scaled), -k // 2)
+        m = np.empty_like(P)
+        if is_closed:
+            prev = (np.arange(n) - 1) % n
+            m[:] = K.barry_goldman_tangent(F64, P[prev], P, P[(np.arange(n) + 1) % n], d[prev], d)
+        else:
+            if n > 2:
+                mid = np.arange(1, n - 1)
+                m[mid] = K.barry_goldman_tangent(F64, P[mid - 1], P[mid], P[mid + 1], d[mid - 1], d[mid])
+            m[0] = K.chord_tangent(F64, P[0], P[1], d[0])
+            m[n - 1] = K.chord_tangent(F64, P[n - 2], P[n - 1], d[n - 2])
+        b1, b2 = K.hermite_inner_controls(F64, P[a], m[a], P[b], m[b], d)
+    controls = np.stack([P[a], b1, b2, P[b]], axis=1)
+    bad = _overflowed(controls, d)
+    if bad is not None:
+        return bad
+    out_controls[:spans] = controls
     out_widths[:spans] = d
     return success(spans)
