@@ -523,6 +523,12 @@ _DEMANDS = [
      [{"InvalidDomain", "CapacityExceeded"}]),
     ("Catmull-Rom: a closed source repeating its first waypoint", "TryConvertCentripetalCatmullRom",
      [{"InvalidDomain"}]),
+    # Near the float64 range's ends (docs/decisions.md "Paths: overflowing conversions, ...").
+    ("Hermite: a control beyond twice the largest float64", "TryConvertHermite", [{"OutOfRange"}]),
+    ("Hermite: h T overflows float64, the control fits", "TryConvertHermite", ["either"]),
+    ("Catmull-Rom: waypoints 2e308 apart", "TryConvertCentripetalCatmullRom", ["either"]),
+    ("domain widths 2^-300", "TryPreparePath", ["either"]),
+    ("domain widths 2^1000", "TryPreparePath", ["either"]),
 ]
 
 
@@ -596,6 +602,49 @@ def test_our_fast_path_meets_every_status_request(status_reqs):
     """Every status request answered by our fast path: statuses, values, rules, completeness."""
     bad = fast_path_misses(path_checks.answer, status_reqs)
     assert not bad, bad[:5]
+
+
+def test_a_success_with_values_beyond_float64_is_violated(status_reqs):
+    """Where a conversion may fail near the float64 range's ends, a Success is still judged by
+    the value rows (an overflowed value is never Verified); where the exact Hermite control lies
+    beyond twice the largest float64, Success itself is Violated, and a failure other than ours
+    is Violated only by our decision (the spec's text accepts any failure)."""
+    from oracles.model import Claim, GuaranteeClass as G
+    from oracles.request import Answer, StepAnswer
+
+    hermite = _named(status_reqs, "Hermite: h T overflows float64, the control fits")
+    cr = _named(status_reqs, "Catmull-Rom: waypoints 2e308 apart")
+    for req in (hermite, cr):
+        inp = req.steps[0].inputs
+        if "waypoints" in inp:
+            base = {"kind": "hermite", "points": [w[0] for w in inp["waypoints"]],
+                    "tangents": [w[1] for w in inp["waypoints"]], "widths": [w[2] for w in inp["waypoints"]],
+                    "is_closed": False}
+        else:
+            base = {"kind": "catmull_rom", "points": inp["points"], "is_closed": False,
+                    "coincidence_distance": inp["coincidence_distance"]}
+        bad = Claim("path.conversions", G.Rounded, {"controls": enc(np.full((4, 3), np.inf)), "width": enc(1.0)},
+                    {**base, "span": 0})
+        verdicts, _ = _judge(req, Answer(req.id, (StepAnswer("Success", (bad,), None),)))
+        kinds = {v.claim.row: v.kind for v in verdicts}
+        # Values near 2^1024 make the conversions' error-model bounds overflow, so the value row
+        # says Undecided, loudly, never Verified (docs/decisions.md "Error models: a bound that
+        # is not finite leaves the claim Undecided").
+        assert kinds["path.statuses"] is V and kinds["path.conversions"] is U, (req.name, verdicts)
+    beyond = _named(status_reqs, "Hermite: a control beyond twice the largest float64")
+    verdicts, _ = _judge(beyond, Answer(beyond.id, (StepAnswer("Success", (), None),)))
+    assert [v.kind for v in verdicts if v.claim.row == "path.statuses"] == [X]
+    from oracles.rules import our_answer
+
+    for status in ("OutOfRange", "InvalidArgument"):  # ours, and another failure
+        ans = Answer(beyond.id, (StepAnswer(status, (), None),))
+        outside = next(v for v in _judge(beyond, ans)[0] if v.claim.row == "path.statuses")
+        opted = next(v for v in _judge(beyond, our_answer(ans))[0] if v.claim.row == "path.statuses")
+        assert outside.kind is V  # the spec's text: any failure
+        assert (opted.kind, opted.rule) == ((V, None) if status == "OutOfRange" else (X, "path:out_of_range"))
+    widths = _named(status_reqs, "domain widths 2^-300")
+    ok = path_checks.answer(widths)
+    assert ok.steps[0].status == "OutOfRange"  # ours fails there (np.linalg.norm squares 2^600)
 
 
 def test_a_failed_rebuild_that_drops_the_path_is_violated(status_reqs):

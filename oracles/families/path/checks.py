@@ -93,6 +93,13 @@ SOURCE_STATUS = decision("path:source_status", _D + "'Paths: where the chunk ori
                          "nonfinite waypoint, width or coincidence distance or a negative capacity, and a caller's "
                          "speed that is not finite and nonnegative are InvalidArgument; the spec names none of these "
                          "failures, so without the decision success is accepted there too")
+OUT_OF_RANGE = decision("path:out_of_range", _D + "'Paths: overflowing conversions, extreme domain widths and "
+                        "oversized sources rejected': a conversion or a preparation whose exact values (Hermite "
+                        "controls and h T, Catmull-Rom differences, width-scaled joint derivatives) come near the "
+                        "float64 range's ends may fail with OutOfRange; one whose exact Hermite control lies beyond "
+                        "twice the largest float64 must (no float64 lies within a Rounded error of it); the spec "
+                        "names neither, so without the decision any status is accepted in the first case and any "
+                        "failure in the second")
 ERROR_MODEL = default("path:error_model", _D + "'Error models of the Rounded path outputs' (or the claim's declared "
                       "model, 'Paths and tracks: declared error models in case files'): positions 16uE, derivatives "
                       "16u 6E and 16u 24E, tangents 2e/(|B'| - e) + 16u, conversions, joint values; spec 002 "
@@ -109,7 +116,7 @@ RULES = declare({
     "path.interior_positions": (REQUEST_POINT, REQUEST_STATUS, ERROR_MODEL),
     "path.derivatives": (REQUEST_POINT, REQUEST_STATUS, ERROR_MODEL),
     "path.tangents": (REQUEST_POINT, REQUEST_STATUS, TANGENT_DEGENERATE, ERROR_MODEL),
-    "path.statuses": (REQUEST_STATUS, SOURCE_STATUS),
+    "path.statuses": (REQUEST_STATUS, SOURCE_STATUS, OUT_OF_RANGE),
 })
 
 

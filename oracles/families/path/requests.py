@@ -54,9 +54,11 @@ from reference.status import LIMIT_RANGES, TOLERANCE_RANGES, BoundaryPolicy, Spa
 from ...model import dec, dec_array, enc, parse_number
 from ...model import is_integer as _is_int, is_finite_number as _finite
 from ...request import (
-    Expect, Request, Rule, Step, collect_defects, decided, decided_by_kinds, either, failure, interleaved, success,
+    ANY_OUTCOME, Expect, Request, Rule, Step, collect_defects, decided, decided_by_kinds, either, failure, interleaved,
+    success,
 )
-from .checks import PATH_POLICIES, REQUEST_STATUS, SOURCE_STATUS, degenerate_decision, exact_request_point
+from .checks import OUT_OF_RANGE, PATH_POLICIES, REQUEST_STATUS, SOURCE_STATUS, degenerate_decision, \
+    exact_request_point
 from .checks_conversions import first_coincident_pair
 from .corpus import LIMITS, NAMED, corpus_cases, stored_thresholds, tolerance
 
@@ -221,7 +223,50 @@ def _expect_prepare(inp: dict):
             _floor_and_gaps(src, origin, narrowed, closed, tol, defect)
     if found:
         return decided_by_kinds(failure(*found, why="; ".join(why)), kinds, SOURCE_STATUS), narrowed
+    widths = [parse_number(sp["domain_width"]) for sp in spans]
+    near = _scaled_joint_near_the_range_ends(narrowed, widths, closed)
+    if near is not None:
+        return _near_range(f"joint {near}: derivatives scaled by the domain widths"), narrowed
     return success("a valid source within every limit (spec 002 Paths, Precision, Connectivity)"), narrowed
+
+
+# Exact values whose magnitude lies outside [2^-_NEAR, 2^_NEAR] (zero aside) are near the float64
+# range's ends: an implementation's norms square them (2^1024 overflows from 2^512 on, and
+# squares below 2^-1074 vanish), so it may fail there with OutOfRange, or succeed with values the
+# rows still judge (docs/decisions.md "Paths: overflowing conversions, extreme domain widths and
+# oversized sources rejected").
+_NEAR = 480
+_BEYOND = Fraction(2) ** 1025  # twice the largest float64, about: no float64 is a Rounded value of it
+
+
+def _near_ends(values) -> bool:
+    return any(x != 0 and not Fraction(1, 2**_NEAR) <= abs(x) <= Fraction(2**_NEAR) for x in values)
+
+
+def _near_range(what: str) -> Expect:
+    return decided(either("Success", "OutOfRange", why=f"{what} come near the float64 range's ends: an "
+                                                        "implementation may fail (OutOfRange, docs/decisions.md "
+                                                        "'Paths: overflowing conversions, extreme domain widths and "
+                                                        "oversized sources rejected')"), OUT_OF_RANGE, ANY_OUTCOME)
+
+
+def _scaled_joint_near_the_range_ends(narrowed, widths, closed: bool):
+    """The first joint whose exact width-scaled derivatives ``B'/w`` and ``B''/w^2`` (or their
+    differences) are near the float64 range's ends, or None."""
+    n = narrowed.shape[0]
+    P = [[[Fraction(float(x)) for x in row] for row in narrowed[k]] for k in range(n)]
+    for j in range(0 if closed else 1, n):
+        i = (j - 1) % n
+        a, b = P[i], P[j]
+        wi, wj = Fraction(widths[i]), Fraction(widths[j])
+        d_in = [3 * (a[3][c] - a[2][c]) / wi for c in range(3)]
+        d_out = [3 * (b[1][c] - b[0][c]) / wj for c in range(3)]
+        s_in = [6 * (a[3][c] - 2 * a[2][c] + a[1][c]) / (wi * wi) for c in range(3)]
+        s_out = [6 * (b[0][c] - 2 * b[1][c] + b[2][c]) / (wj * wj) for c in range(3)]
+        diffs = [x - y for x, y in zip(d_in, d_out)] + [x - y for x, y in zip(s_in, s_out)]
+        if _near_ends(d_in + d_out + s_in + s_out + diffs):
+            return j
+    return None
 
 
 def _floor_and_gaps(src, origin, narrowed, closed, tol, defect) -> None:
@@ -361,7 +406,33 @@ def expected_conversion(op: str, inp: dict) -> Expect:
         defect("CapacityExceeded", f"{spans} spans > capacity {cap} ({_WHY_CAPACITY})", "spec")
     if found:
         return decided_by_kinds(failure(*found, why="; ".join(why)), kinds, SOURCE_STATUS)
-    return success("a valid source and enough capacity (spec 002 Paths)")
+    return _conversion_range(op, inp, closed, n) or success("a valid source and enough capacity (spec 002 Paths)")
+
+
+def _conversion_range(op: str, inp: dict, closed: bool, n: int) -> Expect | None:
+    """A valid source whose exact values come near the float64 range's ends: a Hermite control
+    beyond :data:`_BEYOND` must fail; a Hermite ``h T`` or control, or a Catmull-Rom waypoint
+    difference, near the ends may (None: neither)."""
+    spans = range(n if closed else n - 1)
+    if op == "TryConvertHermite":
+        w = [([Fraction(parse_number(x)) for x in p], [Fraction(parse_number(x)) for x in t], Fraction(parse_number(h)))
+             for p, t, h in inp["waypoints"]]
+        values = []
+        for i in spans:
+            (p0, t0, h), (p1, t1, _) = w[i], w[(i + 1) % n]
+            values += [h * x for x in t0] + [h * x for x in t1]
+            controls = [a + h * x / 3 for a, x in zip(p0, t0)] + [a - h * x / 3 for a, x in zip(p1, t1)]
+            if any(abs(x) >= _BEYOND for x in controls):
+                return decided_by_kinds(failure("OutOfRange", why=f"span {i}: an exact control B1 = P0 + h T0 / 3 or "
+                                                              "B2 = P1 - h T1 / 3 lies beyond twice the largest "
+                                                              "float64: no float64 is a Rounded value of it (spec 002 "
+                                                              "Guarantees: conversions are Rounded)"),
+                                        ["named"], OUT_OF_RANGE)
+            values += controls
+        return _near_range("Hermite values h T and B1, B2") if _near_ends(values) else None
+    P = [[Fraction(parse_number(x)) for x in p] for p in inp["points"]]
+    diffs = [P[(i + 1) % n][c] - P[i][c] for i in spans for c in range(3)]
+    return _near_range("Catmull-Rom waypoint differences (chords)") if _near_ends(diffs) else None
 
 
 # --- Requests of corpus cases -----------------------------------------------------------------
@@ -398,9 +469,10 @@ def _prepare_step(inp: dict):
     controls, closed)`` (exact; None unless the step must succeed)."""
     expect, narrowed = _expect_prepare(inp)
     rows, held = (), None
-    if expect.kind == "success":
+    if expect.allows("Success"):  # a success's values are judged, also where failing is allowed too
         joints = len(inp["spans"]) if inp["is_closed"] else len(inp["spans"]) - 1
         rows = _PREPARE_ROWS + (("path.continuity_values",) if joints else ())
+    if expect.kind == "success":
         held = (narrowed, bool(inp["is_closed"]))
     return Step("TryPreparePath", inp, expect, rows), held
 
@@ -418,7 +490,7 @@ def _query_steps(held, k, u, policy, side, minimum_speed) -> list:
 
 def _conversion_step(op: str, inp: dict) -> Step:
     e = expected_conversion(op, inp)
-    return Step(op, inp, e, _CONVERSION_ROWS if e.kind == "success" else ())
+    return Step(op, inp, e, _CONVERSION_ROWS if e.allows("Success") else ())
 
 
 def case_request(rid: str, case: dict) -> Request:
@@ -522,6 +594,11 @@ def status_requests() -> list[tuple[str, tuple[Step, ...], tuple[Rule, ...]]]:
            _prep(_LOOP, closed=True, limits=_limits(max_prepared_bytes=_prepared_bytes(3, 3))),
            mid, (0, -0.25, _W, _O))
     single("WorkLimits out of range (max_depth = 53)", _prep(two, **{"limits.max_depth": 53}))
+    # --- Domain widths whose scaled joint derivatives come near the float64 range's ends (decision).
+    single("domain widths 2^-300 (B''/w^2 near 2^600: beyond float64 when squared)",
+           _prep(two, widths=np.full(2, 2.0**-300)), mid)
+    single("domain widths 2^1000 (B''/w^2 near 2^-2000: underflows to zero)", _prep(two, widths=np.full(2, 2.0**1000)),
+           mid)
     single("WorkLimits not an integer (max_spans = 2.0)", _prep(two, **{"limits.max_spans": "0x1p+1"}))
     single("negative WorkLimits (max_spans = -1)", _prep(two, **{"limits.max_spans": -1}))
     # --- Tolerances (decisions: ADR 0024 ranges).
@@ -618,6 +695,16 @@ def status_requests() -> list[tuple[str, tuple[Step, ...], tuple[Rule, ...]]]:
     conv("Catmull-Rom: coincident waypoints and too small a capacity", CR,
          cr(np.vstack([pts[:2], pts[1:]]), 1))
     conv("Catmull-Rom: a closed source repeating its first waypoint", CR, cr(np.vstack([pts, pts[:1]]), 5, True))
+    # --- Values near the float64 range's ends (decision: Paths: overflowing conversions ...).
+    big = [["0x0p+0"] * 3, enc([1e308, 0.0, 0.0]), enc(20.0)]
+    conv("Hermite: a control beyond twice the largest float64 (h T0 / 3 = 6.7e308) must fail", H,
+         herm(3, 4, w0=big))
+    conv("Hermite: h T overflows float64, the control fits (h T0 / 3 = 8.3e307)", H,
+         herm(3, 4, w0=[["0x0p+0"] * 3, enc([1e308, 0.0, 0.0]), enc(2.5)]))
+    conv("Catmull-Rom: waypoints 2e308 apart (the chord overflows float64)", CR,
+         cr([[-1e308, 0, 0], [1e308, 0, 0], [1e308, 1e308, 0]], 4))
+    conv("failed conversion keeps the caller's spans (a control beyond the float64 range)", H, herm(3, 4),
+         herm(3, 4, w0=big), rules=(Rule("same_output", 0, 1, _WHY_UNCHANGED),))
     conv("failed conversion keeps the caller's spans (coincident waypoints)", CR, cr(pts, 4),
          cr(np.vstack([pts[:3], pts[2:]]), 4), rules=(Rule("same_output", 0, 1, _WHY_UNCHANGED),))
     conv("failed conversion keeps the caller's spans (capacity)", H, herm(3, 2), herm(4, 2),
