@@ -42,6 +42,7 @@ __all__ = [
     "dec_array",
     "dec_q",
     "enc",
+    "first_nonfinite",
     "int_array",
     "is_finite_number",
     "is_integer",
@@ -196,6 +197,28 @@ def is_finite_number(x: Any) -> bool:
         return isinstance(parse_number(x), Fraction)
     except (ValueError, TypeError):
         return False
+
+
+def first_nonfinite(value: Any, path: str = "value") -> str | None:
+    """The path of the first number in ``value`` (JSON: objects, arrays, numbers and number
+    texts) that reads as NaN or an infinity, or None. Texts that are not numbers (names,
+    statuses) and booleans are skipped. Iterative: any depth. A checker that folds claimed
+    values with ``max`` must refuse these first: ``max(x, nan)`` silently keeps ``x``."""
+    todo = [(path, value)]
+    while todo:
+        where, x = todo.pop()
+        if isinstance(x, dict):
+            todo += [(f"{where}.{k}", v) for k, v in reversed(list(x.items()))]
+        elif isinstance(x, (list, tuple)):
+            todo += [(f"{where}[{i}]", v) for i, v in reversed(list(enumerate(x)))]
+        elif isinstance(x, (str, float)) and not isinstance(x, bool):
+            try:
+                q = parse_number(x)
+            except (ValueError, TypeError):
+                continue
+            if not isinstance(q, Fraction):
+                return where
+    return None
 
 
 def _negative_zero_text(x: Any) -> bool:

@@ -581,10 +581,20 @@ static void conversion_step(jwriter *w, const jnode *q, int hermite, ranges *R) 
                 }
             }
         }
-        for (size_t i = 0; i < spans; i++) {
-            hermite_span(P[i], T[i], P[(i + 1) % n], T[(i + 1) % n], W[i], R->c[i]);
-            R->w[i] = W[i];
+        /* Into scratch first: a control or width that overflowed (inf, NaN) is OutOfRange, and the
+         * caller's ranges keep what they held (docs/decisions.md "Paths: overflowing conversions"). */
+        double (*S)[4][3] = malloc((spans + 1) * sizeof *S);
+        for (size_t i = 0; i < spans && !strcmp(status, "Success"); i++) {
+            hermite_span(P[i], T[i], P[(i + 1) % n], T[(i + 1) % n], W[i], S[i]);
+            for (int r = 0; r < 4; r++)
+                if (!finite3(S[i][r]) || !isfinite(W[i])) status = "OutOfRange";
         }
+        if (!strcmp(status, "Success"))
+            for (size_t i = 0; i < spans; i++) {
+                memcpy(R->c[i], S[i], sizeof S[i]);
+                R->w[i] = W[i];
+            }
+        free(S);
     }
     jw_key(w, "status"); jw_str(w, status);
     int ok = !strcmp(status, "Success");

@@ -70,3 +70,57 @@ def test_a_planted_false_claim_is_violated_and_an_honest_one_verified(fam, rid):
         assert v.rule in {r.id for r in rules.rules_of(rid)}, (rid, v.rule)
     else:
         assert v.kind is not VerdictKind.Verified
+
+
+def _number_leaves(value, path=()):
+    """Paths to the finite numbers of a claimed value (texts or floats that read as numbers)."""
+    from oracles.model import is_finite_number
+
+    if isinstance(value, dict):
+        return [p for k, v in value.items() for p in _number_leaves(v, path + (k,))]
+    if isinstance(value, list):
+        return [p for i, v in enumerate(value) for p in _number_leaves(v, path + (i,))]
+    if isinstance(value, (str, float)) and is_finite_number(value):
+        return [path]
+    return []
+
+
+def _set(value, path, x):
+    import copy
+
+    out = copy.deepcopy(value)
+    if not path:
+        return x
+    node = out
+    for k in path[:-1]:
+        node = node[k]
+    node[path[-1]] = x
+    return out
+
+
+@pytest.mark.parametrize("fam, rid", ROWS, ids=[rid for _, rid in ROWS])
+def test_a_nonfinite_number_in_a_claimed_value_is_never_verified(fam, rid):
+    """NaN or an infinity put in place of any claimed number (a sample of each honest claim's
+    numbers: first, last and four drawn) is Violated or malformed, never Verified: a checker
+    that folds claimed values with ``max`` would drop a NaN and verify a claim it never checked
+    (sweep.error_estimates and frame.angular_error_estimate did, found by an audit on 2026-12-06)."""
+    import dataclasses
+    import random
+
+    from oracles.batch import MALFORMED_ERRORS
+
+    claim = honest(fam).get(rid)
+    if claim is None:
+        pytest.skip(f"no honest {rid} claim in the first {MAX_CASES} cases")
+    leaves = _number_leaves(claim.value)
+    if not leaves:
+        pytest.skip(f"{rid} claims no number")
+    picks = {0, len(leaves) - 1} | set(random.Random(rid).sample(range(len(leaves)), min(4, len(leaves))))
+    for i in sorted(picks):
+        for bad in ("nan", "inf", "-inf"):
+            planted = dataclasses.replace(claim, value=_set(claim.value, leaves[i], bad))
+            try:
+                v = check_claim(planted)
+            except MALFORMED_ERRORS:
+                continue
+            assert v.kind is not VerdictKind.Verified, (rid, leaves[i], bad, v.note)

@@ -39,7 +39,7 @@ from interval.context import lower, to_mpq, upper
 
 from ...decide import Decision, refine
 from ...errormodel import ratio
-from ...model import Claim, dec, dec_array, enc, undecided, verified, violated
+from ...model import Claim, dec, dec_array, enc, first_nonfinite, undecided, verified, violated
 from ...rules import decision, declare, spec
 from ..path.checks import REQUEST_STATUS as PATH_REQUEST_STATUS
 from .leaves import replay_build
@@ -385,6 +385,11 @@ def check_inversion_residual(claim: Claim):
     resolved = dec(claim.value["distance"])
     if not math.isfinite(resolved):
         raise ValueError("the resolved distance must be finite")
+    bad = first_nonfinite(claim.value)
+    if bad is not None:  # a NaN witness would pass every comparison below (each is False)
+        witness = bad.startswith(("value.lookup", "value.short"))
+        return violated(claim, {"why": f"{bad} is not finite: every quantity this row claims is finite"},
+                        rule=RESOLUTION_RULES.id if witness else BOUND_AT_RESULT.id)
     t = effective_target(claim)
     T = to_mpq(dec(claim.inputs["total_estimate"]))
     C = controls_of(claim)
