@@ -32,7 +32,7 @@ from reference.status import GuaranteeClass as G
 
 from . import schema as S
 from .family import RowContract
-from .model import Claim, NumberError, Verdict, parse_number, verified, violated
+from .model import Claim, NumberError, Verdict, parse_number, undecided, verified, violated
 from .rules import binding, judged
 from .rules import rule as rule_named
 from .request import Answer, Expect, Request, StepAnswer, statuses_row
@@ -160,9 +160,10 @@ def check_status(claim: Claim) -> Verdict:
             expect = expect.by_spec  # judged by the spec's text alone
         else:
             rule_id = expect.decision if expect.by_spec.allows(status) else _STATUS_RULE
-    if status is None and not expect.must_fail:  # only the decision demanded a failure here
-        return verified(claim, measure="mismatches", measured=0,
-                        note=f"{where}: no answer; the spec's text demands no failure here (counted unanswered)")
+    if status is None and not expect.must_fail:  # nothing to judge: loud, never a pass
+        return undecided(claim, None, measure="mismatches",
+                         note=f"{where}: no status given, so nothing was judged (the spec's text demands no failure "
+                              "here)")
     if status is None:
         return violated(claim, {"request": inp["request"], "step": inp["step"], "expected": expect.text(),
                                 "got": None, "why": expect.why},
@@ -334,8 +335,9 @@ def check_families(requests: Iterable[Request]) -> list[str]:
 def answer_scope(requests: list, header: dict, answers: list, malformed: list) -> tuple[list, dict]:
     """``(scope, answers by request id)`` of an answer file: the families it declares (or every
     family of the request set), and its answers by the request they name. Declared families the
-    request set lacks, answers to unknown requests and repeated answers are appended to
-    ``malformed`` (FieldErrors), in that order."""
+    request set lacks, answers to unknown requests, repeated answers and answers with more steps
+    than their request (the extra steps would go unjudged) are appended to ``malformed``
+    (FieldErrors), in that order."""
     from .schema import FieldError
 
     known = check_families(requests)
@@ -344,15 +346,19 @@ def answer_scope(requests: list, header: dict, answers: list, malformed: list) -
         if f not in known:
             malformed.append(FieldError("families", f"declares {f!r}, which the request set does not ask about"))
     scope = list(declared) if declared is not None else known
-    req_ids = {r.id for r in requests}
+    steps_of = {r.id: len(r.steps) for r in requests}
     by_id: dict = {}
     for i, a in enumerate(answers):
-        if a.request not in req_ids:
+        if a.request not in steps_of:
             malformed.append(FieldError(f"answers[{i}].request", f"{a.request!r} is not a request of the request set"))
         elif a.request in by_id:
             malformed.append(FieldError(f"answers[{i}].request", f"a second answer to {a.request!r}"))
         else:
             by_id[a.request] = a
+            if len(a.steps) > steps_of[a.request]:
+                malformed.append(FieldError(f"answers[{i}].steps", f"{len(a.steps)} steps where request "
+                                                                 f"{a.request!r} has {steps_of[a.request]}: the steps "
+                                                                 "past its last are not judged"))
     return scope, by_id
 
 

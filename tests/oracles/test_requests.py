@@ -229,6 +229,31 @@ def test_answers_to_unknown_or_repeated_requests_and_bad_claims_are_malformed(fi
     assert "answers[1].steps[1].claims[0].value.value" in text
 
 
+def test_steps_past_the_requests_last_are_malformed_not_dropped(files, tmp_path):
+    """An extra step (with a false claim a checker would refute) is never silently ignored: the
+    answer is listed malformed and the run does not pass (audit of 2026-12-06)."""
+    req, ans = files
+    ans = copy.deepcopy(ans)
+    a = ans["answers"][0]
+    n = len(next(r for r in req["requests"] if r["id"] == a["request"])["steps"])
+    a["steps"] = a["steps"][:n] + [{"status": "Garbage", "claims": []}]
+    code, led, _ = _check(tmp_path, req, ans)
+    assert code == 2 and led["totals"]["malformed"] == 1 and led["totals"]["violated"] == 0
+    assert f"answers[0].steps: {n + 1} steps where request" in " ".join(led["malformed"])
+
+
+def test_a_status_claim_without_a_status_is_never_verified(files):
+    """A status claim whose status is null (a claims/1 file can carry one) judged nothing: where
+    the spec demands no failure it is Undecided (loud), where it demands one, Violated."""
+    for r in files[0]["requests"]:
+        req = Request.from_json(r)
+        for k, step in enumerate(req.steps):
+            v = check_status(status_claim(req, k, None))  # not opted in: the spec's text alone
+            spec = step.expect.by_spec if step.expect.decision else step.expect
+            want = VerdictKind.Violated if spec.must_fail else VerdictKind.Undecided
+            assert v.kind is want, (req.id, k, v.note)
+
+
 def test_an_unanswered_ambiguous_query_and_a_hit_where_it_must_be_ambiguous_are_violated():
     s = Step("first_hit", {"segment": 0}, ambiguous("spec 004: one ambiguous candidate rejects the whole query"))
     req = Request("triangle/00001", "triangle", "coplanar graze", (s,))
