@@ -22,7 +22,8 @@ Exit status, in this order of precedence (``docs/casefile.md``):
      request of the families in scope left unanswered (``check --requests``, ``ledger``);
   4  a fault of the verification itself: a checker raised (``CheckerError``), two independent
      oracles disagreed (``OracleFault``), or the fast path raised on a corpus case; those claims
-     were not judged, everything else was, and the ledger is written;
+     were not judged, everything else was, and the ledger is written; also any exception that
+     escapes the command (``error: internal fault: ...``, then its traceback);
   2  malformed input with no violation (each malformed claim listed with its index and field
      path), an unreadable case file, bad arguments (checked before any work: an output that cannot
      be written, a count past its limit), a Dask cluster that cannot be reached, or a refusal to
@@ -671,8 +672,22 @@ def _finish_answers(ledger, args, malformed, scope, labels) -> int:
     return _finish(ledger, args, labels)
 
 
+def _main_guarded() -> int:
+    """:func:`main`, with any exception that escapes it reported as a fault of the verification
+    (exit 4): left to Python it would exit 1, which CI reads as a Violated claim. SystemExit
+    and KeyboardInterrupt are not Exceptions: they keep Python's behaviour."""
+    try:
+        return main()
+    except Exception as e:
+        import traceback
+
+        print(f"error: internal fault: {type(e).__name__}: {' '.join(str(e).split())}", file=sys.stderr)
+        traceback.print_exc()
+        return EXIT_FAULT
+
+
 if __name__ == "__main__":
-    code = main()
+    code = _main_guarded()
     # The run's objects die with the process: moved out of the collector's sight, they skip the
     # last full collection at exit, a walk over every parsed claim and verdict (docs/decisions.md
     # "Few collections"; 12 ms after 10,000 claims).

@@ -14,15 +14,16 @@ into a float field as the nearest value of its format, as any JSON reader reads 
 reading happens here, once: a decimal in a float field is replaced by the hex text of the value
 read, so checkers receive exact numbers in one spelling, and :class:`NumberReport` counts the
 decimals read by rounding and names the first that are too short to identify a value. A
-malformed file as a whole (not JSON, not an object, wrong format) raises
-:class:`CaseFileError`; a malformed claim is listed with its index and field path and the
-file's other claims are still judged, so that a malformed claim can never hide a Violated one.
+malformed file as a whole (not JSON, nested deeper than :data:`MAX_DEPTH`, not an object, wrong
+format) raises :class:`CaseFileError`; a malformed claim is listed with its index and field path
+and the file's other claims are still judged, so that a malformed claim can never hide a Violated one.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import sys
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
@@ -34,18 +35,26 @@ from .schema import FORMAT, field_path, read_document
 
 __all__ = [
     "FORMAT",
+    "MAX_DEPTH",
     "CaseFile",
     "CaseFileError",
     "NumberReport",
     "load_case_file",
     "load_claims",
+    "loads_within_depth",
     "parse_case_text",
     "read_claims",
+    "too_deep",
     "write_claims",
 ]
 
 MAX_BYTES = 1 << 30  # a larger file is refused rather than read into memory
 SHORT_PATHS_KEPT = 5  # paths of short decimals named in the report and the warning
+# The deepest nesting a claims/1, requests/1 or answers/1 document may have (the document itself
+# is level 1): the formats need about 12 (an answer's claim or output), and readers, the ledger
+# and reports walk values recursively, so a deeper value is refused when read (docs/decisions.md
+# "Nesting depth of the file formats").
+MAX_DEPTH = 64
 
 
 @dataclass(frozen=True)
@@ -124,6 +133,81 @@ def _reject_constant(name):
     raise CaseFileError(f"{name} is not JSON (write the claim number \"nan\", \"inf\" or \"-inf\")")
 
 
+def too_deep(doc, limit: int = MAX_DEPTH) -> str | None:
+    """The path of the first value (in document order) nested deeper than ``limit`` levels
+    (``claims[0].value.before[0][0]...``), or None. Without recursion: a Python-level recursive
+    walk of such a value is what this guards against."""
+    level = [doc] if type(doc) in (list, dict) else []
+    for _ in range(limit):  # level by level, keeping only the containers
+        below = []
+        for x in level:
+            below += [v for v in (x.values() if type(x) is dict else x) if type(v) in (list, dict)]
+        if not below:
+            return None
+        level = below
+    stack = [(doc, ())]  # too deep somewhere: find the first such value, in document order
+    while stack:
+        x, parts = stack.pop()
+        if len(parts) == limit:
+            return field_path(parts)
+        items = list(x.items() if type(x) is dict else enumerate(x))
+        stack += [(v, (*parts, k)) for k, v in reversed(items) if type(v) in (list, dict)]
+    return None  # not reached: a level below the limit was found
+
+
+# The fast parse's recursion budget below MAX_DEPTH: the parser's own frames and a hook's call
+# take a few units beside one per nesting level, so a document this many levels short of the
+# limit always parses; one that comes nearer takes the slow path, which is exact.
+_FAST_MARGIN = 12
+_FAST: list = []  # [True] once the interpreter's JSON parser is seen to honour the recursion limit
+
+
+def _stack_depth() -> int:
+    f, n = sys._getframe(), 0
+    while f is not None:
+        n, f = n + 1, f.f_back
+    return n
+
+
+def _fast_parse_bounds_depth() -> bool:
+    """Whether ``json.loads`` counts nesting against ``sys.getrecursionlimit`` here (CPython
+    3.11's C parser does; a later one may count C frames apart): checked once, by parsing 100
+    levels under a limit that allows fewer."""
+    if not _FAST:
+        old = sys.getrecursionlimit()
+        sys.setrecursionlimit(_stack_depth() + 50)
+        try:
+            json.loads("[" * 100 + "]" * 100)
+            _FAST.append(False)
+        except RecursionError:
+            _FAST.append(True)
+        finally:
+            sys.setrecursionlimit(old)
+    return _FAST[0]
+
+
+def loads_within_depth(text: str, **kw):
+    """``(doc, path)``: ``json.loads(text, **kw)`` and the path of its first value nested deeper
+    than :data:`MAX_DEPTH` (None when there is none). Fast where the parser bounds nesting by the
+    interpreter's recursion limit (see :func:`_fast_parse_bounds_depth`): parsed under a limit
+    :data:`_FAST_MARGIN` levels short of MAX_DEPTH, a document of the formats' depth (12 levels
+    or less) costs nothing more; one that reaches that limit, or any document where the parser
+    does not honour it, is parsed again and walked by :func:`too_deep` (about 25 ms for 10,000
+    claims, a tenth of a check's CPU). A RecursionError of the second parse is the caller's
+    (deeper than the interpreter can parse at all)."""
+    if _fast_parse_bounds_depth():
+        old = sys.getrecursionlimit()
+        sys.setrecursionlimit(_stack_depth() + MAX_DEPTH - _FAST_MARGIN)
+        try:
+            return json.loads(text, **kw), None
+        except RecursionError:
+            pass
+        finally:
+            sys.setrecursionlimit(old)
+    doc = json.loads(text, **kw)
+    return doc, too_deep(doc)
+
+
 def _normalize(x):
     """JSON numbers read as Decimal become exact decimal text of the claim grammar."""
     if isinstance(x, Decimal):
@@ -188,8 +272,8 @@ def parse_case_text(data: bytes, name: str = "<case file>", *, exact_numbers: bo
             read_decimals.append(True)
             return Decimal(text)
 
-        doc = json.loads(data.decode("utf-8"), parse_float=decimal, parse_constant=_reject_constant,
-                         object_pairs_hook=_no_duplicates)
+        doc, deep = loads_within_depth(data.decode("utf-8"), parse_float=decimal, parse_constant=_reject_constant,
+                                       object_pairs_hook=_no_duplicates)
     except UnicodeDecodeError as e:
         raise CaseFileError(f"{name}: not UTF-8 text: {e}") from None
     except json.JSONDecodeError as e:
@@ -198,6 +282,8 @@ def parse_case_text(data: bytes, name: str = "<case file>", *, exact_numbers: bo
         raise CaseFileError(f"{name}: nested too deeply") from None
     except ValueError as e:  # int digit limit, and CaseFileError from the hooks
         raise CaseFileError(f"{name}: {e}") from None
+    if deep is not None:
+        raise CaseFileError(f"{name}: {deep}: nested deeper than {MAX_DEPTH} levels")
     if not isinstance(doc, dict):
         raise CaseFileError(f"{name}: expected a JSON object with \"format\": \"{FORMAT}\"")
     if doc.get("format") != FORMAT:

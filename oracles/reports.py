@@ -4,6 +4,7 @@ request and labels) and ``--junit`` (one test case per row, a labelled claim as 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 
@@ -109,6 +110,20 @@ class Labels:
         return None if rec is None else rec["id"]
 
 
+# Characters XML 1.0 does not allow (its Char production): control characters but tab, newline
+# and carriage return, lone surrogates, U+FFFE and U+FFFF. An id or a message may hold any JSON
+# string; one of these in it would make the whole JUnit file unreadable.
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def _xml_safe(text):
+    """``text`` with every character XML 1.0 does not allow written as a visible escape
+    (``\\u0001``); anything else (None) unchanged."""
+    if not isinstance(text, str):
+        return text
+    return _NOT_XML.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
 def write_junit(path, ledger, labels=None) -> None:
     """One test case per row with claims; one ``<failure>`` per Violated claim (the first
     witnesses in the messages); malformed claims as ``<error>`` of a ``case-file`` test case.
@@ -207,4 +222,8 @@ def write_junit(path, ledger, labels=None) -> None:
     suite.set("failures", str(failures))
     suite.set("errors", str(errors))
     suite.set("skipped", str(skipped))
+    for el in suite.iter():  # labels, notes and messages are the producer's text
+        el.text, el.tail = _xml_safe(el.text), _xml_safe(el.tail)
+        for k, v in el.attrib.items():
+            el.set(k, _xml_safe(v))
     ET.ElementTree(suite).write(output_file(path), encoding="utf-8", xml_declaration=True)

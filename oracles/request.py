@@ -413,29 +413,92 @@ def _load_json(path, what: str) -> Any:
 
 def parse_json(data: bytes, name: str) -> Any:
     """JSON text as the case-file reader reads it: numbers as ``Decimal`` (exact), duplicate
-    keys and NaN literals refused."""
-    from .casefile import CaseFileError, _no_duplicates, _reject_constant
+    keys, NaN literals and values nested deeper than ``oracles.casefile.MAX_DEPTH`` refused."""
+    from .casefile import MAX_DEPTH, CaseFileError, _no_duplicates, _reject_constant, loads_within_depth
 
     try:
-        return json.loads(data.decode("utf-8"), parse_float=Decimal, parse_constant=_reject_constant,
-                          object_pairs_hook=_no_duplicates)
+        # Depth refused before anything walks the document recursively (_plain, the schema, the ledger).
+        doc, deep = loads_within_depth(data.decode("utf-8"), parse_float=Decimal, parse_constant=_reject_constant,
+                                       object_pairs_hook=_no_duplicates)
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError, CaseFileError, ValueError) as e:
         raise RequestFileError(f"{name}: not readable JSON: {e}") from None
+    if deep is not None:
+        raise RequestFileError(f"{name}: {deep}: nested deeper than {MAX_DEPTH} levels")
+    return doc
 
 
 def read_requests(path) -> tuple[dict, list[Request]]:
     """A ``requests/1`` file: its header (without the requests) and the requests, validated
-    against :func:`requests_schema` (any error raises :class:`RequestFileError`)."""
+    against :func:`requests_schema` and for what the schema cannot say (a known family, rows and
+    decision, expectations and rules consistent); any error raises :class:`RequestFileError`."""
     doc = _load_json(path, "requests")
     errors = _schema_errors(requests_schema(), doc)
     if errors:
         raise RequestFileError(f"{path}: " + "; ".join(errors[:10]))
-    reqs = [Request.from_json(_plain(r)) for r in doc["requests"]]
+    reqs = []
+    for i, r in enumerate(doc["requests"]):
+        try:
+            reqs.append(_read_request(_plain(r), f"requests[{i}]"))
+        except RequestFileError as e:
+            raise RequestFileError(f"{path}: {e}") from None
     ids = [r.id for r in reqs]
     if len(set(ids)) != len(ids):
         raise RequestFileError(f"{path}: duplicate request ids")
     header = {k: v for k, v in doc.items() if k != "requests"}
     return header, reqs
+
+
+def _read_request(d: dict, at: str) -> Request:
+    """:meth:`Request.from_json` of a schema-valid request, each inconsistency the schema cannot
+    see (an expectation's statuses for its class, a decision id, a rule's steps, an unknown family
+    or row) a :class:`RequestFileError` naming its field (``requests[3].steps[1].expect``): the
+    checker would otherwise meet it as a ValueError or KeyError midway through judging."""
+    from .rows import ROWS, _BY_ID
+
+    family = d["family"]
+    if statuses_row(family) not in _BY_ID:  # its status row tallies every step of the request
+        known = [r.id.removesuffix(".statuses") for r in ROWS if r.id.endswith(".statuses")]
+        raise RequestFileError(f"{at}.family: unknown family {family!r} (one of {', '.join(known)})")
+    steps = []
+    for k, s in enumerate(d["steps"]):
+        where = f"{at}.steps[{k}].expect"
+        try:
+            if "spec" in s["expect"]:  # read on its own first, to name it
+                Expect.from_json(s["expect"]["spec"])
+        except ValueError as e:
+            raise RequestFileError(f"{where}.spec: {e}") from None
+        try:
+            expect = Expect.from_json(s["expect"])
+        except ValueError as e:
+            raise RequestFileError(f"{where}: {e}") from None
+        if expect.decision and not _is_decision(expect.decision):
+            raise RequestFileError(f"{where}.decision: {expect.decision!r} is not the id of a decision rule "
+                                   "(oracles.rules)")
+        for m, row in enumerate(s.get("rows", ())):
+            if row not in _BY_ID:
+                raise RequestFileError(f"{at}.steps[{k}].rows[{m}]: unknown row {row!r}")
+        steps.append(Step(s["op"], s["inputs"], expect, tuple(s.get("rows", ()))))
+    rules = tuple(Rule.from_json(r) for r in d.get("rules", ()))
+    for j, r in enumerate(rules):  # one at a time, to name the rule out of range
+        try:
+            Request(d["id"], family, "", tuple(steps), (r,))
+        except ValueError as e:
+            raise RequestFileError(f"{at}.rules[{j}]: {e}") from None
+    return Request(d["id"], family, d.get("name", ""), tuple(steps), rules)
+
+
+def _is_decision(rule_id: str) -> bool:
+    """Whether ``rule_id`` names a decision rule (``oracles.rules``). Its family is imported (its
+    checkers declare its rules) only when it is a known one: other text names no module."""
+    from .rows import _BY_ID
+    from .rules import source_of
+
+    family = rule_id.split(":", 1)[0]
+    if source_of(rule_id) is None and statuses_row(family) in _BY_ID:
+        from .families import family_named
+
+        family_named(family)
+    return source_of(rule_id) == "decision"
 
 
 def write_answers(path, answers: Iterable[Answer], *, producer: str, families: list | None = None) -> int:
