@@ -1,5 +1,9 @@
 """Requests and answers: the whole behaviour of an implementation, asked for and given.
 
+Long on purpose: the two formats' data model (requests, steps, expectations, answers), their
+readers with every consistency check a file needs beyond the schema, and their writers belong
+together: a reader and the writer it must accept change together.
+
 A **request** (format ``requests/1``, ``docs/casefile.md``, Requests and answers) is a self-contained input of one
 spec operation, or a short *scenario* of them (prepare, then evaluate; build A, rebuild with
 bad input, query again). Every step carries the status class the spec demands of it, decided

@@ -3,8 +3,8 @@
 A distance case is a scenario: ``TryBuildDistanceMap`` of its path, then ``TryBoundDistance`` at
 its probes (three random parameters and the case's own) and ``TryResolveDistance`` at its
 targets (``corpus.case_queries``). The first 18 requests are the named corpus cases of
-``corpus.py``; then come the status contracts (:func:`status_requests`, 28 requests, so
-``--cases 46`` reaches the last of them): every status the spec and our decisions name for each
+``corpus.py``; then come the status contracts (:func:`status_requests`, 30 requests, so
+``--cases 48`` reaches the last of them): every status the spec and our decisions name for each
 op, each of ``max_leaves``, ``max_subdivisions``, ``max_depth`` and ``max_prepared_bytes`` met
 with equality (must succeed) and exceeded by one (must fail), queries through an unbuilt map and
 through a map of another revision, and failed rebuilds that must keep the previous map. The rest

@@ -1,13 +1,17 @@
 """Path requests: the corpus as requests, each step with the status the spec demands of it.
 
+Long on purpose: the expectations of every path operation (prepare, evaluate, tangent, the two
+conversions, and the float64 range's ends across them) and the named status contracts form one
+table of the spec's demands; split, each half would import the other's exact helpers.
+
 A path case is a scenario: ``TryPreparePath`` of its source, then for each query (span, u,
 policy, side) a ``TryEvaluatePath`` and a ``TryEvaluatePathTangent`` on the prepared path: per
 span the special parameters 0, 1, 1/2, 2^-30, 1 - 2^-53 (both sides at 0 and 1) and three random
 ones, the endpoints by their outside names (n, 0) and (-1, 1), and thirteen requests outside
 the domain under Reject, Clamp and Wrap. A conversion case is one ``TryConvertHermite`` or
 ``TryConvertCentripetalCatmullRom``. The first 27 requests are the named corpus cases of
-``corpus.py``; then come the status contracts (:func:`status_requests`, 61 requests, so
-``--cases 88`` reaches the last of them): every status the spec and our decisions name for each
+``corpus.py``; then come the status contracts (:func:`status_requests`, 67 requests, so
+``--cases 94`` reaches the last of them): every status the spec and our decisions name for each
 op, every limit met with equality (must succeed) and exceeded by one (must fail), failed
 rebuilds that must keep the previous path, and failed conversions that must keep the caller's
 spans. The rest are random paths and conversions.
