@@ -23,6 +23,8 @@ from oracles.__main__ import main
 from oracles.casefile import CaseFileError, parse_case_text
 from oracles.request import RequestFileError, parse_json, read_requests
 
+from .request_helpers import check_docs, request_and_answer_docs
+
 ROOT = Path(__file__).resolve().parents[2]
 LIMIT = 64  # the documented nesting limit (docs/decisions.md), stated here, not read from the code
 
@@ -30,18 +32,11 @@ LIMIT = 64  # the documented nesting limit (docs/decisions.md), stated here, not
 @pytest.fixture(scope="module")
 def files(tmp_path_factory):
     """A small request set of one family and our answers to it (two one-step requests)."""
-    d = tmp_path_factory.mktemp("hostile")
-    req, ans = d / "requests.json", d / "answers.json"
-    assert main(["requests", "--family", "convex_polygon", "--cases", "2", "--out", str(req)]) == 0
-    assert main(["answer", str(req), "--out", str(ans)]) == 0
-    return json.loads(req.read_text()), json.loads(ans.read_text())
+    return request_and_answer_docs(tmp_path_factory.mktemp("hostile"), "convex_polygon", 2)
 
 
 def _check(tmp_path, requests_doc, answers_doc, *extra):
-    rq, an = tmp_path / "rq.json", tmp_path / "an.json"
-    rq.write_text(json.dumps(requests_doc))
-    an.write_text(json.dumps(answers_doc))
-    return main(["check", str(an), "--requests", str(rq), "--out", str(tmp_path / "out"), "--force", *extra])
+    return check_docs(tmp_path, requests_doc, answers_doc, *extra)[0]
 
 
 def _nested(n: int):
@@ -166,6 +161,7 @@ def test_an_unknown_request_family_is_named_with_the_known_ones(files, tmp_path)
 
 _PLANT = """
 import argparse, runpy, sys
+
 
 def planted(self, *a, **k):
     raise {exc}

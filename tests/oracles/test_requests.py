@@ -12,35 +12,23 @@ import json
 
 import pytest
 
-from oracles.__main__ import main
 from oracles.contract import canonical_output, check_status, rule_claim, status_claim
 from oracles.model import VerdictKind
 from oracles.request import (Expect, Request, RequestFileError, Rule, Step, ambiguous, answers_schema, either,
                              failure, read_requests, requests_schema, success)
+
+from .request_helpers import check_docs, request_and_answer_docs
 
 TRACK_CASES = 40  # enough to reach the track family's named status requests
 
 
 @pytest.fixture(scope="module")
 def files(tmp_path_factory):
-    d = tmp_path_factory.mktemp("requests")
-    req, ans = d / "requests.json", d / "answers.json"
-    assert main(["requests", "--family", "track", "--cases", str(TRACK_CASES), "--out", str(req)]) == 0
-    assert main(["answer", str(req), "--out", str(ans)]) == 0
-    return json.loads(req.read_text()), json.loads(ans.read_text())
+    return request_and_answer_docs(tmp_path_factory.mktemp("requests"), "track", TRACK_CASES)
 
 
 def _check(tmp_path, requests_doc, answers_doc, *extra):
-    rq, an = tmp_path / "rq.json", tmp_path / "an.json"
-    rq.write_text(json.dumps(requests_doc))
-    an.write_text(json.dumps(answers_doc))
-    out = tmp_path / "out"
-    code = main(["check", str(an), "--requests", str(rq), "--out", str(out), "--force",
-                 "--verdicts", str(tmp_path / "v.jsonl"), *extra])
-    led = json.loads((out / "ledger.json").read_text()) if (out / "ledger.json").exists() else None
-    lines = [json.loads(x) for x in (tmp_path / "v.jsonl").read_text().splitlines()] \
-        if (tmp_path / "v.jsonl").exists() else []
-    return code, led, lines
+    return check_docs(tmp_path, requests_doc, answers_doc, *extra)
 
 
 def _row(led, rid):
