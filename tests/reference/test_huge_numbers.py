@@ -29,11 +29,6 @@ from reference.distance import (
     try_resolve_distance,
 )
 from reference.frame import (
-    ClosedFramePolicy,
-    FrameCornerPolicy,
-    FramePreparation,
-    FrameSeedPolicy,
-    FrameSingularityPolicy,
     frames_bytes,
     try_build_frames,
     try_evaluate_frame,
@@ -262,12 +257,7 @@ def test_mesh_counts_negative_level_is_value_error(surface_view):
 # --- Frames ----------------------------------------------------------------------------------
 
 
-def _frame_prep(**kw):
-    args = dict(seed_up=(0.0, 0.0, 1.0), seed_policy=FrameSeedPolicy.UseFallbackAxis, fallback_axis=(1.0, 0.0, 0.0),
-                singularity_policy=FrameSingularityPolicy.SplitRuns, corner_policy=FrameCornerPolicy.RotateMinimally,
-                closed_policy=ClosedFramePolicy.PreserveHolonomy, winding_turns=0, strict=False, limits=LIMITS)
-    args.update(kw)
-    return FramePreparation(**args)
+from .test_frame import prep as _frame_prep  # noqa: E402  (the frame tests' preparation)
 
 
 @pytest.fixture(scope="module")
