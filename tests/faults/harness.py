@@ -453,6 +453,8 @@ def main(argv=None) -> int:
     # Each outcome is also appended to FILE.partial as it arrives, so an interrupted run of
     # hours loses one fault's work, not all of it (--resume picks it up).
     partial = Path(args.json + ".partial") if args.json else None
+    if partial:
+        partial.parent.mkdir(parents=True, exist_ok=True)  # build/ does not exist in a fresh clone
     done, spent = _resume(partial) if (partial and args.resume) else ({}, 0.0)
     if partial and not args.resume:
         partial.unlink(missing_ok=True)
