@@ -45,6 +45,7 @@ from .status import (
     failure,
     is_finite_real,
     is_int,
+    is_real,
     reported,
     success,
     validate_limits,
@@ -440,7 +441,7 @@ def resolve_parameter(view: PathView, parameter: SegmentParameter, policy: Bound
     if not isinstance(parameter, SegmentParameter):
         raise TypeError("parameter must be a SegmentParameter")
     k, u = parameter.span_index, parameter.u
-    if not is_int(k) or not isinstance(u, (int, float, np.floating)) or isinstance(u, bool):
+    if not is_int(k) or not is_real(u):  # a numpy integer is a real too; a bool is not
         raise TypeError("SegmentParameter needs an int span_index and a float u")
     if not is_finite_real(u):  # before float(u), which raises on an int beyond the float range
         shown = repr(u) if isinstance(u, (float, np.floating)) else "an int beyond the float64 range"
@@ -514,8 +515,7 @@ def try_evaluate_path_tangent(view: PathView, parameter: SegmentParameter, minim
     zero-speed ease endpoint, a stationary span); the position there remains valid.
     ``minimum_speed`` must be finite and nonnegative (InvalidArgument).
     """
-    if isinstance(minimum_speed, bool) or not isinstance(minimum_speed, (int, float, np.floating)) \
-            or not is_finite_real(minimum_speed) or minimum_speed < 0:
+    if not is_finite_real(minimum_speed) or minimum_speed < 0:  # numpy integers are reals too
         return failure(GeometryStatus.InvalidArgument, "minimum_speed must be finite and >= 0",
                        field="minimum_speed")
     r = resolve_parameter(view, parameter, policy, side)
@@ -691,8 +691,7 @@ def try_convert_hermite(waypoints: Sequence[HermiteWaypoint], is_closed: bool,
             raise TypeError(f"waypoints[{i}] is not a HermiteWaypoint")
         p, t = _finite_vec(w.position, (3,)), _finite_vec(w.tangent, (3,))
         h = w.outgoing_width
-        if p is None or t is None or isinstance(h, bool) or not isinstance(h, (int, float, np.floating)) \
-                or not is_finite_real(h) or not h > 0:
+        if p is None or t is None or not is_finite_real(h) or not h > 0:
             return failure(GeometryStatus.InvalidArgument,
                            f"waypoint {i}: position and tangent must be finite and the width positive",
                            index=i)
@@ -763,8 +762,7 @@ def try_convert_centripetal_catmull_rom(points, is_closed: bool, coincidence_dis
         return failure(GeometryStatus.InvalidArgument,
                        f"{'a closed' if is_closed else 'an open'} source needs at least "
                        f"{3 if is_closed else 2} waypoints", field="points")
-    if isinstance(coincidence_distance, bool) or not isinstance(coincidence_distance, (int, float, np.floating)) \
-            or not is_finite_real(coincidence_distance) or coincidence_distance < 0:
+    if not is_finite_real(coincidence_distance) or coincidence_distance < 0:
         return failure(GeometryStatus.InvalidArgument, "coincidence_distance must be finite and >= 0",
                        field="coincidence_distance")
     spans = n if is_closed else n - 1

@@ -262,3 +262,20 @@ def test_huge_ints_in_conversions_are_invalid_argument_and_write_nothing():
     assert try_convert_centripetal_catmull_rom(pts[:2] + [[HUGE, 1, 0]], False, 0.0, oc, ow).status \
         is S.InvalidArgument
     assert unchanged(oc, ow, c0, w0)
+
+
+def test_numpy_integers_are_reals_where_a_real_is_expected(view):
+    """np.int64(0) as a caller's speed, a parameter, a Hermite width or a coincidence distance is
+    the real number it holds (the audit found it refused as "must be finite")."""
+    t = try_evaluate_path_tangent(view, SegmentParameter(0, np.int64(0)), np.int64(0))
+    assert t.ok
+    same = try_evaluate_path_tangent(view, SegmentParameter(0, 0.0), 0.0)
+    assert np.array_equal(t.value, same.value)
+    oc, ow = np.zeros((4, 4, 3)), np.zeros(4)
+    wps = [HermiteWaypoint((0.0, 0.0, 0.0), (1.0, 0.0, 0.0), np.int64(2)),
+           HermiteWaypoint((1.0, 0.0, 0.0), (1.0, 0.0, 0.0), np.int64(1))]
+    assert try_convert_hermite(wps, False, oc, ow).ok and ow[0] == 2.0
+    pts = np.array([[0.0, 0, 0], [1, 0, 0], [1, 2, 0]])
+    assert try_convert_centripetal_catmull_rom(pts, False, np.int64(0), oc, ow).ok
+    for bad in (True, np.True_):  # a bool is not a real
+        assert try_evaluate_path_tangent(view, SegmentParameter(0, 0.5), bad).status is S.InvalidArgument

@@ -229,8 +229,8 @@ FAULTS = [
           "(n, 0), the terminal endpoint by its outside name, is refused as naming no point.",
           (_STATUSES, _REF)),
     Fault("path.status_negative_caller_speed_accepted", "path", _PATH,
-          "or not is_finite_real(minimum_speed) or minimum_speed < 0:",
-          "or not is_finite_real(minimum_speed):",
+          "if not is_finite_real(minimum_speed) or minimum_speed < 0:",
+          "if not is_finite_real(minimum_speed):",
           "TryEvaluatePathTangent accepts a negative caller's speed (and returns a tangent everywhere).",
           (_STATUSES,)),
 ]
