@@ -345,9 +345,7 @@ def main(argv=None) -> int:
             return EXIT_MALFORMED
         try:
             if dask is not None:
-                from .distributed import run_corpus_distributed
-
-                from .distributed import ClusterUnavailable
+                from .distributed import ClusterUnavailable, run_corpus_distributed
 
                 try:
                     with dask as starting:

@@ -46,6 +46,7 @@ __all__ = [
     "int_array",
     "is_finite_number",
     "is_integer",
+    "nonfinite_value",
     "number_as",
     "number_or_text",
     "oracle_fault",
@@ -219,6 +220,17 @@ def first_nonfinite(value: Any, path: str = "value") -> str | None:
             if not isinstance(q, Fraction):
                 return where
     return None
+
+
+def nonfinite_value(claim: Claim, rule_of) -> Verdict | None:
+    """Violated where the claimed value holds NaN or an infinity (:func:`first_nonfinite`), for
+    a row whose every claimed quantity is finite; ``rule_of(path)`` names the rule the number at
+    ``path`` falls under. None otherwise."""
+    bad = first_nonfinite(claim.value)
+    if bad is None:
+        return None
+    return violated(claim, {"why": f"{bad} is not finite: every quantity this row claims is finite"},
+                    rule=rule_of(bad))
 
 
 def _negative_zero_text(x: Any) -> bool:

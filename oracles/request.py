@@ -472,16 +472,16 @@ def _read_request(d: dict, at: str) -> Request:
         except ValueError as e:
             raise RequestFileError(f"{where}.spec: {e}") from None
         try:
-            expect = Expect.from_json(s["expect"])
-        except ValueError as e:
+            step = Step.from_json(s)
+        except ValueError as e:  # the expectation is the part of a step that checks itself
             raise RequestFileError(f"{where}: {e}") from None
-        if expect.decision and not _is_decision(expect.decision):
-            raise RequestFileError(f"{where}.decision: {expect.decision!r} is not the id of a decision rule "
+        if step.expect.decision and not _is_decision(step.expect.decision):
+            raise RequestFileError(f"{where}.decision: {step.expect.decision!r} is not the id of a decision rule "
                                    "(oracles.rules)")
-        for m, row in enumerate(s.get("rows", ())):
+        for m, row in enumerate(step.rows):
             if row not in _BY_ID:
                 raise RequestFileError(f"{at}.steps[{k}].rows[{m}]: unknown row {row!r}")
-        steps.append(Step(s["op"], s["inputs"], expect, tuple(s.get("rows", ()))))
+        steps.append(step)
     rules = tuple(Rule.from_json(r) for r in d.get("rules", ()))
     for j, r in enumerate(rules):  # one at a time, to name the rule out of range
         try:

@@ -368,8 +368,7 @@ def _measure_joint(narrowed: np.ndarray, widths: np.ndarray, j: int,
     P_in = narrowed[i].astype(np.float64)
     P_out = narrowed[j].astype(np.float64)
     gap = float(np.linalg.norm(P_in[3] - P_out[0]))
-    scaled = K.joint_scaled_derivatives(F64, P_in, P_out, widths[i], widths[j])
-    d_in, d_out, s_in, s_out = scaled
+    d_in, d_out, s_in, s_out = K.joint_scaled_derivatives(F64, P_in, P_out, widths[i], widths[j])
     nd_in, nd_out = float(np.linalg.norm(d_in)), float(np.linalg.norm(d_out))
     ns_in, ns_out = float(np.linalg.norm(s_in)), float(np.linalg.norm(s_out))
     angle = float("nan")

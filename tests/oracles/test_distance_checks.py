@@ -576,7 +576,7 @@ def test_a_failed_rebuild_that_drops_the_map_is_violated(status_reqs):
 import oracles.families.distance.answers as DA  # noqa: E402
 from reference.distance import DistancePreparation, try_build_distance_map  # noqa: E402
 
-_NO_LIMITS = {"max_leaves": 1 << 16, "max_subdivisions": 1 << 16, "max_depth": 52, "max_prepared_bytes": 1 << 40}
+from oracles.families.distance.leaves import NO_LIMITS as _NO_LIMITS  # noqa: E402
 
 
 def _twin_requests(status_reqs) -> list:

@@ -39,10 +39,10 @@ from interval.context import lower, to_mpq, upper
 
 from ...decide import Decision, refine
 from ...errormodel import ratio
-from ...model import Claim, dec, dec_array, enc, first_nonfinite, undecided, verified, violated
+from ...model import Claim, dec, dec_array, enc, nonfinite_value, undecided, verified, violated
 from ...rules import decision, declare, spec
 from ..path.checks import REQUEST_STATUS as PATH_REQUEST_STATUS
-from .leaves import replay_build
+from .leaves import NO_LIMITS, replay_build
 from .oracle import BUDGET, Enclosure, arc_length, enc_iv, oracle_faults, prefix_length
 
 __all__ = [
@@ -216,7 +216,6 @@ def _dyadic(u0: float, u1: float) -> bool:
 # The replays of the last few maps whose leaves were judged (a build's leaf claims come together).
 _REPLAYS: dict = {}
 _REPLAYS_KEPT = 16
-_NO_LIMITS = {"max_leaves": 1 << 16, "max_subdivisions": 1 << 16, "max_depth": 52, "max_prepared_bytes": 1 << 40}
 
 
 def _rule_leaves(C: np.ndarray, distance_error: float):
@@ -226,7 +225,7 @@ def _rule_leaves(C: np.ndarray, distance_error: float):
     if key not in _REPLAYS:
         if len(_REPLAYS) >= _REPLAYS_KEPT:
             _REPLAYS.pop(next(iter(_REPLAYS)))
-        _REPLAYS[key] = replay_build(C, distance_error, _NO_LIMITS)
+        _REPLAYS[key] = replay_build(C, distance_error, NO_LIMITS)
     return _REPLAYS[key]
 
 
@@ -385,11 +384,10 @@ def check_inversion_residual(claim: Claim):
     resolved = dec(claim.value["distance"])
     if not math.isfinite(resolved):
         raise ValueError("the resolved distance must be finite")
-    bad = first_nonfinite(claim.value)
+    bad = nonfinite_value(claim, lambda at: RESOLUTION_RULES.id if at.startswith(("value.lookup", "value.short"))
+                          else BOUND_AT_RESULT.id)
     if bad is not None:  # a NaN witness would pass every comparison below (each is False)
-        witness = bad.startswith(("value.lookup", "value.short"))
-        return violated(claim, {"why": f"{bad} is not finite: every quantity this row claims is finite"},
-                        rule=RESOLUTION_RULES.id if witness else BOUND_AT_RESULT.id)
+        return bad
     t = effective_target(claim)
     T = to_mpq(dec(claim.inputs["total_estimate"]))
     C = controls_of(claim)

@@ -36,13 +36,15 @@ from fractions import Fraction
 import gmpy2
 import numpy as np
 
-__all__ = ["ALLOWANCE", "Replay", "Span", "leaf_gap", "map_bytes", "replay_build"]
+__all__ = ["ALLOWANCE", "NO_LIMITS", "Replay", "Span", "leaf_gap", "map_bytes", "replay_build"]
 
 ALLOWANCE = gmpy2.mpq(1, 2**40)
 _mpq = gmpy2.mpq
 _SQRT_BITS = 80  # relative precision of the length enclosures
 _MAX_STEPS = 20000  # leaf states visited over every run of one replay; past it: undecided
 _MAX_TIES = 4  # leaves that may have the largest gap at once; more: undecided (the orders explode)
+# WorkLimits that never bind a replay: what the rule ends with on its own (a built map's leaves).
+NO_LIMITS = {"max_leaves": 1 << 16, "max_subdivisions": 1 << 16, "max_depth": 52, "max_prepared_bytes": 1 << 40}
 
 
 def map_bytes(leaves: int, spans: int) -> int:
@@ -279,8 +281,7 @@ def replay_build(narrowed, distance_error: float, limits: dict, *, max_steps: in
 def needed_leaves(narrowed, distance_error: float) -> tuple | None:
     """``(leaves, splits, deepest depth)`` the rule ends with under no binding limit, when
     every run ends alike (None otherwise)."""
-    big = {"max_leaves": 1 << 16, "max_subdivisions": 1 << 16, "max_depth": 52, "max_prepared_bytes": 1 << 40}
-    r = replay_build(narrowed, distance_error, big)
+    r = replay_build(narrowed, distance_error, NO_LIMITS)
     if not r.decided or r.statuses != {"Success"} or len(r.finals) != 1:
         return None
     return next(iter(r.finals))

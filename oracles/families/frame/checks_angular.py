@@ -35,7 +35,7 @@ from reference.context import F64
 from reference.fp import U64
 from reference.frame import ROUNDING_FLOOR
 
-from ...model import Claim, Verdict, dec, dec_array, enc, first_nonfinite, undecided, verified, violated
+from ...model import Claim, Verdict, dec, dec_array, enc, nonfinite_value, undecided, verified, violated
 from ...rules import declare, default, spec
 from .checks import controls_of
 
@@ -127,10 +127,10 @@ def check_angular_error(claim: Claim):
         raise ValueError("controls must be (n, 4, 3)")
     n = C.shape[0]
     v = claim.value
-    bad = first_nonfinite(v)
+    bad = nonfinite_value(claim, lambda at: ACCEPTANCE.id if at.startswith(("value.samples", "value.evaluations"))
+                          else ESTIMATE.id)
     if bad is not None:  # a NaN normal would drop out of every max below: no error is bounded
-        return violated(claim, {"why": f"{bad} is not finite: every quantity this row claims is finite"},
-                        rule=ACCEPTANCE.id if bad.startswith(("value.samples", "value.evaluations")) else ESTIMATE.id)
+        return bad
     est = dec(v["estimate"])
     if not math.isfinite(est) or est < 0:
         return violated(claim, {"why": "the estimate must be finite and nonnegative", "estimate": v["estimate"]},

@@ -52,7 +52,9 @@ from functools import lru_cache
 
 import numpy as np
 
+from interval.context import QQ, to_mpq
 from interval.narrowing import replay_narrowing, replay_position_floor, round_nearest_f64
+from reference import kernel as K
 from reference.status import LIMIT_RANGES, TOLERANCE_RANGES, BoundaryPolicy, SpanSide, ToleranceProfile
 
 from ...model import dec, dec_array, enc, parse_number
@@ -258,17 +260,11 @@ def _scaled_joint_near_the_range_ends(narrowed, widths, closed: bool):
     """The first joint whose exact width-scaled derivatives ``B'/w`` and ``B''/w^2`` (or their
     differences) are near the float64 range's ends, or None."""
     n = narrowed.shape[0]
-    P = [[[Fraction(float(x)) for x in row] for row in narrowed[k]] for k in range(n)]
     for j in range(0 if closed else 1, n):
         i = (j - 1) % n
-        a, b = P[i], P[j]
-        wi, wj = Fraction(widths[i]), Fraction(widths[j])
-        d_in = [3 * (a[3][c] - a[2][c]) / wi for c in range(3)]
-        d_out = [3 * (b[1][c] - b[0][c]) / wj for c in range(3)]
-        s_in = [6 * (a[3][c] - 2 * a[2][c] + a[1][c]) / (wi * wi) for c in range(3)]
-        s_out = [6 * (b[0][c] - 2 * b[1][c] + b[2][c]) / (wj * wj) for c in range(3)]
-        diffs = [x - y for x, y in zip(d_in, d_out)] + [x - y for x, y in zip(s_in, s_out)]
-        if _near_ends(d_in + d_out + s_in + s_out + diffs):
+        d_in, d_out, s_in, s_out = K.joint_scaled_derivatives(QQ, QQ.asarray(narrowed[i]), QQ.asarray(narrowed[j]),
+                                                              to_mpq(widths[i]), to_mpq(widths[j]))
+        if _near_ends([*d_in, *d_out, *s_in, *s_out, *(d_in - d_out), *(s_in - s_out)]):
             return j
     return None
 
@@ -419,13 +415,13 @@ def _conversion_range(op: str, inp: dict, closed: bool, n: int) -> Expect | None
     difference, near the ends may (None: neither)."""
     spans = range(n if closed else n - 1)
     if op == "TryConvertHermite":
-        w = [([Fraction(parse_number(x)) for x in p], [Fraction(parse_number(x)) for x in t], Fraction(parse_number(h)))
+        w = [(QQ.asarray(dec_array(p)), QQ.asarray(dec_array(t)), to_mpq(parse_number(h)))
              for p, t, h in inp["waypoints"]]
         values = []
         for i in spans:
             (p0, t0, h), (p1, t1, _) = w[i], w[(i + 1) % n]
-            values += [h * x for x in t0] + [h * x for x in t1]
-            controls = [a + h * x / 3 for a, x in zip(p0, t0)] + [a - h * x / 3 for a, x in zip(p1, t1)]
+            values += [*(h * t0), *(h * t1)]
+            controls = [*np.concatenate(K.hermite_inner_controls(QQ, p0, t0, p1, t1, h))]
             if any(abs(x) >= _BEYOND for x in controls):
                 return decided_by_kinds(failure("OutOfRange", why=f"span {i}: an exact control B1 = P0 + h T0 / 3 or "
                                                               "B2 = P1 - h T1 / 3 lies beyond twice the largest "

@@ -26,7 +26,7 @@ from interval.sweep import curvature_product_iv, ideal_frames, point_triangle_di
 from reference.fp import U64
 
 from ...errormodel import ratio
-from ...model import Claim, dec, dec_array, enc, first_nonfinite, undecided, verified, violated
+from ...model import Claim, dec, dec_array, enc, nonfinite_value, undecided, verified, violated
 from ...rules import declare, default, spec
 from .checks import decode_mesh, ring_span
 
@@ -203,10 +203,9 @@ def check_error_estimates(claim: Claim):
     sampled true deviation of the ideal swept surface against ACCEPTANCE_FACTOR x estimates."""
     inp, val = claim.inputs, claim.value
     C = dec_array(inp["controls"]).reshape(-1, 4, 3)
-    bad = first_nonfinite(val)
+    bad = nonfinite_value(claim, lambda at: DEVIATION.id if at.startswith("value.vertices") else ESTIMATES_WITHIN.id)
     if bad is not None:  # a NaN vertex or estimate would drop out of the maxima below
-        return violated(claim, {"why": f"{bad} is not finite: every quantity this row claims is finite"},
-                        rule=DEVIATION.id if bad.startswith("value.vertices") else ESTIMATES_WITHIN.id)
+        return bad
     V, I = decode_mesh(claim)
     lest, cest = dec(val["longitudinal"]), dec(val["cross_section"])
     if not (0 <= lest <= dec(inp["longitudinal_error"]) and 0 <= cest <= dec(inp["cross_section_error"])):
