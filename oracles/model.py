@@ -1,5 +1,9 @@
 """Claims, verdicts and their exact JSON encoding.
 
+Long on purpose: a claim, the number grammar its values are written in (read exactly, refused
+when not finite) and the verdicts built on it are one model that every checker imports; split,
+each part would import the others.
+
 A :class:`Claim` is what an implementation asserts: a row id (a guarantee of the spec), the
 guarantee class, the claimed value, and the exact inputs needed to recompute it. A
 :class:`Verdict` is what the oracle concludes about one claim:
