@@ -18,7 +18,7 @@ import contextlib
 import os
 from collections.abc import Callable, Iterable
 
-from .errormodel import VacuousModel
+from .errormodel import VacuousModel, vacuous_verdict
 from .families import batch_checker_for, checker_for, contract_for
 from .model import Claim, NumberError, Verdict, VerdictKind, checker_error, undecided, violated
 from .rows import row
@@ -138,8 +138,7 @@ def _outcome(claim: Claim, e: BaseException) -> Result:
     if isinstance(e, MALFORMED_ERRORS):
         return e
     if isinstance(e, VacuousModel):
-        return undecided(claim, None, note=f"{e}: the documented error model gives no finite bound, so there is "
-                                           "nothing to judge the claim against")
+        return vacuous_verdict(claim, e)
     return checker_error(claim, e)
 
 

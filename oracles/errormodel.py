@@ -26,9 +26,9 @@ from collections.abc import Callable
 from interval.lazy import gmpy2
 from reference.fp import U64
 
-from .model import Claim, NumberError, dec, dec_q
+from .model import Claim, NumberError, Verdict, dec, dec_q, undecided
 
-__all__ = ["ETA_OF_U", "Resolved", "VacuousModel", "ratio", "resolve"]
+__all__ = ["ETA_OF_U", "Resolved", "VacuousModel", "ratio", "resolve", "vacuous_verdict"]
 
 # Unit roundoff of a binary format -> its smallest subnormal.
 ETA_OF_U = {2.0**-53: 2.0**-1074, 2.0**-24: 2.0**-149, 2.0**-11: 2.0**-24}
@@ -39,6 +39,12 @@ class VacuousModel(ArithmeticError):
     or NaN, e.g. a subnormal domain width or a magnitude near float64's largest): there is
     nothing to judge the claim against, so its verdict is Undecided (``oracles.batch``), never
     Verified against an infinite bound and never a checker fault."""
+
+
+def vacuous_verdict(claim: Claim, e: VacuousModel) -> Verdict:
+    """The Undecided verdict of a claim whose row's error model gives no finite bound."""
+    return undecided(claim, None, note=f"{e}: the documented error model gives no finite bound, so there is "
+                                       "nothing to judge the claim against")
 
 
 def _q(x) -> gmpy2.mpq:

@@ -381,3 +381,40 @@ def test_a_surface_beyond_the_coordinate_limit_is_undecided_without_the_decision
     assert v.kind is U and v.unmet == ("triangle:coordinate_limit",), (v.kind, v.note)
     w = check_claim(dataclasses.replace(claim, decisions=True))
     assert w.kind is X and w.rule == "triangle:coordinate_limit" and w.witness["status"] == "OutOfRange"
+
+
+def _conversion_claim(kind, points, inner, **source):
+    P = np.asarray(points, dtype=np.float64)
+    got = np.vstack([P[0], inner, P[1]])
+    inputs = {"kind": kind, "points": enc(P), "is_closed": False, "span": 0,
+              **{k: enc(np.asarray(v, dtype=np.float64)) for k, v in source.items()}}
+    return Claim("path.conversions", G.Rounded, {"controls": enc(got), "width": enc(2.0)}, inputs)
+
+
+@pytest.mark.parametrize("bad", [math.inf, math.nan])
+def test_an_overflowing_conversion_claimed_as_success_is_violated_only_by_the_decision(bad):
+    # B1 = P0 + h T0 / 3 with h = 2, T0 = 1e308: h T0 overflows float64 while the exact control,
+    # 2e308 / 3, is finite. A naive conversion claims inf with Success. The reference model of a
+    # Hermite control (16 u (|P| + |h T| / 3)) has no finite bound here, so by the spec's rules
+    # there is nothing to judge the value against (Undecided); our decision path:out_of_range
+    # says such a conversion fails with OutOfRange (a Success never carries a nonfinite value).
+    assert math.isfinite(float(Fraction(2) * Fraction(1e308) / 3))
+    src = {"tangents": [[1e308, 0, 0], [1, 0, 0]], "widths": [2.0, 2.0]}
+    pts = [[0.0, 0, 0], [1.0, 0, 0]]
+    claim = _conversion_claim("hermite", pts, [[bad, 0, 0], [1 - 2 / 3, 0, 0]], **src)
+    v = check_claim(claim)
+    assert v.kind is U and v.unmet == ("path:out_of_range",), (v.kind, v.unmet, v.note)
+    w = check_claim(dataclasses.replace(claim, decisions=True))
+    assert w.kind is X and w.rule == "path:out_of_range" and source_of(w.rule) == "decision", (w.kind, w.rule)
+    # The correctly rounded control is not refuted by the decision: the model still gives no bound.
+    exact = float(Fraction(2) * Fraction(1e308) / 3)
+    fine = _conversion_claim("hermite", pts, [[exact, 0, 0], [1 - 2 / 3, 0, 0]], **src)
+    for c in (fine, dataclasses.replace(fine, decisions=True)):
+        f = check_claim(c)
+        assert f.kind is U and f.unmet == (), (f.kind, f.unmet)
+    # A Catmull-Rom span whose chord overflows (waypoints at -+1.7e308): the same two verdicts.
+    cr = _conversion_claim("catmull_rom", [[-1.7e308, 0, 0], [1.7e308, 0, 0]], [[bad, 0, 0], [0.0, 0, 0]],
+                           coincidence_distance=0.0)
+    assert check_claim(cr).kind is U
+    w = check_claim(dataclasses.replace(cr, decisions=True))
+    assert w.kind is X and w.rule == "path:out_of_range", (w.kind, w.rule)

@@ -97,9 +97,10 @@ OUT_OF_RANGE = decision("path:out_of_range", _D + "'Paths: overflowing conversio
                         "oversized sources rejected': a conversion or a preparation whose exact values (Hermite "
                         "controls and h T, Catmull-Rom differences, width-scaled joint derivatives) come near the "
                         "float64 range's ends may fail with OutOfRange; one whose exact Hermite control lies beyond "
-                        "twice the largest float64 must (no float64 lies within a Rounded error of it); the spec "
-                        "names neither, so without the decision any status is accepted in the first case and any "
-                        "failure in the second")
+                        "twice the largest float64 must (no float64 lies within a Rounded error of it), and a "
+                        "Success never carries a converted value that is not finite; the spec names none of these, "
+                        "so without the decision any status is accepted in the first case, any failure in the "
+                        "second, and a nonfinite value where the error model gives no bound is Undecided")
 ERROR_MODEL = default("path:error_model", _D + "'Error models of the Rounded path outputs' (or the claim's declared "
                       "model, 'Paths and tracks: declared error models in case files'): positions 16uE, derivatives "
                       "16u 6E and 16u 24E, tangents 2e/(|B'| - e) + 16u, conversions, joint values; spec 002 "

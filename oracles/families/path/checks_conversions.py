@@ -4,6 +4,8 @@ waypoints, and a claimed InvalidDomain against the exact first coincident pair."
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from interval.context import IV, QQ, lower, lower_float, to_mpq, upper, upper_float
@@ -12,11 +14,21 @@ from reference import kernel as K
 from reference.status import GeometryStatus
 
 from ...decide import Decision, refine
+from ...errormodel import Resolved, VacuousModel, vacuous_verdict
 from ...errormodel import ratio as error_ratio
 from ...model import Claim, dec, dec_array, enc, undecided, verified, violated
 from ...rules import binding, decision, declare, judged, spec
 from . import checks as _C
-from .checks import ERROR_MODEL, _exact_ratio, _iv_of, _nonfinite, _nonfinite_violation, _resolve, _same_values
+from .checks import (
+    ERROR_MODEL,
+    OUT_OF_RANGE,
+    _exact_ratio,
+    _iv_of,
+    _nonfinite,
+    _nonfinite_violation,
+    _resolve,
+    _same_values,
+)
 
 __all__ = ["RULES", "check_conversions", "first_coincident_pair"]
 
@@ -32,7 +44,7 @@ COINCIDENT_INDEX = decision("path:coincident_index", "docs/decisions.md 'Centrip
                             "diagnostic names the first pair within the coincidence distance (the spec does not say "
                             "which; without the decision any such pair is accepted)")
 
-RULES = declare({"path.conversions": (CONVERSION, COINCIDENT, COINCIDENT_INDEX, ERROR_MODEL)})
+RULES = declare({"path.conversions": (CONVERSION, COINCIDENT, COINCIDENT_INDEX, ERROR_MODEL, OUT_OF_RANGE)})
 
 
 def _neighbourhood(n: int, i: int, closed: bool) -> list[int]:
@@ -63,6 +75,22 @@ def _first_coincident_pair(P, closed, dist):
         if sq <= dist * dist:
             return a
     return None
+
+
+def _resolve_or_refuse(claim: Claim, reference, got, width):
+    """The claim's bound (``_resolve``), or, where the row's model gives none (near the float64
+    range's ends), the verdict: a claimed value that is not finite is Violated by the decision
+    ``path:out_of_range`` (a conversion whose arithmetic overflows fails with OutOfRange: a
+    Success never carries a value that is not finite); anything else is Undecided (nothing to
+    judge it against), as every vacuous model leaves a claim."""
+    try:
+        return _resolve(claim, reference)
+    except VacuousModel as e:
+        if _nonfinite(got, width) and binding(OUT_OF_RANGE):
+            return violated(claim, {"claimed": claim.value, "why": "a Success with a value that is not finite: a "
+                                    "conversion whose arithmetic overflows must fail (OutOfRange)"},
+                            measure="error_ratio", bound_use=math.inf, rule=OUT_OF_RANGE.id)
+        return vacuous_verdict(claim, e)
 
 
 @judged
@@ -96,7 +124,9 @@ def check_conversions(claim: Claim):
         if T.shape != P.shape or H.shape != (n,):
             raise ValueError("a Hermite source needs one tangent and one width per point")
         h = H[i]
-        r = _resolve(claim, _hermite_reference(P, T, h, i, j))
+        r = _resolve_or_refuse(claim, _hermite_reference(P, T, h, i, j), got, width)
+        if not isinstance(r, Resolved):
+            return r
         if _nonfinite(got, width):
             return _nonfinite_violation(claim, r)
         copies_ok = _same_values(got[0], P[i]) and _same_values(got[3], P[j])
@@ -113,7 +143,8 @@ def check_conversions(claim: Claim):
                         rule=ERROR_MODEL.id if copies_ok and width == h else CONVERSION.id, **r.extra())
     pts = P[_neighbourhood(n, i, closed)]
     if _nonfinite(got, width):
-        return _nonfinite_violation(claim, _resolve(claim, _catmull_rom_reference(pts, 0.0)))
+        r = _resolve_or_refuse(claim, _catmull_rom_reference(pts, 0.0), got, width)
+        return _nonfinite_violation(claim, r) if isinstance(r, Resolved) else r
     coincident = _first_coincident_pair(P, closed, to_mpq(dec(inp["coincidence_distance"])))
     if coincident is not None:
         return violated(claim, {"why": "a pair of waypoints lies within the coincidence distance: "
