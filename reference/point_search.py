@@ -45,7 +45,7 @@ from __future__ import annotations
 import numpy as np
 
 from .jitcache import jit
-from .status import GeometryStatus, Outcome, failure, is_int, success
+from .status import GeometryStatus, Outcome, failure, is_int, overlap_failure, success
 
 __all__ = [
     "DISTANCE_ERROR_K",
@@ -607,6 +607,9 @@ class PointSearchTree:
                 return failure(GeometryStatus.InvalidArgument,
                                f"{name} must be a writeable numpy array of {[k.__name__ for k in kinds]}",
                                field=name)
+        clash = overlap_failure(("out_indices", out_indices), ("out_distances", out_distances))
+        if clash is not None:
+            return clash
         q32 = _float32_values(_real_array(points))
         if q32.ndim == 1:
             q32 = q32.reshape(1, -1)

@@ -41,6 +41,7 @@ __all__ = [
     "is_int",
     "is_real",
     "is_success",
+    "overlap_failure",
     "reported",
     "success",
     "validate_limits",
@@ -315,6 +316,35 @@ def is_finite_real(x) -> bool:
         return math.isfinite(x)
     except OverflowError:
         return False
+
+
+# np.shares_memory is exact; it gives up (TooHardError) only on strides whose overlap is costly
+# to decide, which no caller's ordinary slices reach.
+_OVERLAP_WORK = 1 << 16
+
+
+def overlap_failure(*named) -> Outcome | None:
+    """InvalidArgument naming the first array of the ``(name, array)`` pairs that shares memory
+    with an earlier one (``None`` entries skipped), or None when they are disjoint. A caller's output
+    arrays that overlap would be written twice and hold garbage after a Success, and an output
+    that overlaps an input changes the input mid-computation: the entry points that take
+    several caller-owned arrays answer InvalidArgument instead, before any write (docs/decisions.md
+    "Caller-owned arrays that share memory"). Interleaved views that share no element (the
+    columns of one array) are disjoint; overlap too costly to decide counts as overlap."""
+    seen = []
+    for name, a in named:
+        if a is None:
+            continue
+        for b in seen:
+            try:
+                hit = np.shares_memory(a, b, max_work=_OVERLAP_WORK)
+            except np.exceptions.TooHardError:
+                hit = True
+            if hit:
+                return failure(GeometryStatus.InvalidArgument, f"{name} shares memory with another array of the "
+                               "call: outputs must be disjoint from each other and from the inputs", field=name)
+        seen.append(a)
+    return None
 
 
 def _check_ranges(obj: Any, kind: type, ranges: dict, *, integral: bool) -> Outcome:

@@ -54,6 +54,7 @@ from .status import (
     failure,
     is_int,
     is_real,
+    overlap_failure,
     reported,
     success,
     validate_limits,
@@ -864,6 +865,9 @@ def _check_batch(view, patches, us, vs, outs, required):
             return failure(GeometryStatus.CapacityExceeded,
                            f"{name} holds {out.shape[0]} rows, {m} parameters need more", field=name,
                            value=float(m)), None
+    clash = overlap_failure(("patches", ps), ("us", us), ("vs", vs), *((name, out) for name, out, _ in outs))
+    if clash is not None:
+        return clash, None
     bad = (ps < 0) | (ps >= view.patch_count)
     if np.any(bad):
         i = int(np.flatnonzero(bad)[0])

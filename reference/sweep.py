@@ -66,6 +66,7 @@ from .status import (
     failure,
     is_finite_real,
     is_int,
+    overlap_failure,
     reported,
     success,
     validate_limits,
@@ -674,6 +675,9 @@ def try_emit_sweep_mesh(path_view: PathView, plan_view: SweepMeshPlanView, verti
             or not indices.flags.writeable:
         return failure(GeometryStatus.InvalidArgument, "indices must be a writeable 1-d integer array",
                        field="indices")
+    clash = overlap_failure(("vertices", vertices), ("indices", indices))
+    if clash is not None:
+        return clash
     rep = plan_view.report
     if vertices.shape[0] < rep.vertex_count:
         return failure(GeometryStatus.CapacityExceeded,
