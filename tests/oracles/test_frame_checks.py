@@ -446,6 +446,51 @@ def test_a_depth_limited_range_is_two_to_the_minus_max_depth_wide(adversarial, h
         assert v.kind is X and "can be shown regular" in v.witness["why"]
 
 
+FAR_VALLEY = "valley far from the origin at exactly its minimum speed"
+
+
+def test_the_far_valley_sits_at_its_exact_minimum_speed():
+    """MinimumSpeed is at or above the exact minimum of |B'| (within a few ulps): found here by
+    mpmath's polynomial roots of d|B'|^2/du at 50 digits, independently of the corpus's exact
+    value at one parameter."""
+    import mpmath as mp
+
+    case = next(c for c in F.generate(1, N_NAMED) if c["name"] == FAR_VALLEY)
+    with mp.workdps(50):
+        P = [[mp.mpf(float(x)) for x in row] for row in case["source"][0]]
+        d = [[3 * (P[i + 1][c] - P[i][c]) for c in range(3)] for i in range(3)]
+        A = [d[0][c] for c in range(3)]
+        B = [2 * (d[1][c] - d[0][c]) for c in range(3)]
+        C = [d[0][c] - 2 * d[1][c] + d[2][c] for c in range(3)]
+        S = lambda u: sum((A[c] + B[c] * u + C[c] * u * u) ** 2 for c in range(3))
+        cubic = [sum(2 * C[c] ** 2 for c in range(3)), sum(3 * B[c] * C[c] for c in range(3)),
+                 sum(B[c] ** 2 + 2 * A[c] * C[c] for c in range(3)), sum(A[c] * B[c] for c in range(3))]
+        roots = [mp.re(r) for r in mp.polyroots(cubic, maxsteps=200, extraprec=200) if abs(mp.im(r)) < 1e-30]
+        u = min((r for r in roots if 0 < r < 1), key=S)
+        v = mp.sqrt(S(u))
+        ms = mp.mpf(case["ms"])
+        assert min(S(mp.mpf(0)), S(mp.mpf(1))) > S(u)  # an interior minimum
+        assert v <= ms < v * (1 + 4 * mp.mpf(2) ** -52), (v, ms)
+        assert abs(u - case["singular"][0][1]) < 1e-15
+
+
+def test_a_derivative_box_without_its_rounding_widening_is_refuted_on_the_far_valley(monkeypatch):
+    """The planted fault frame.box_no_widening, which only a unit test caught before: the level
+    boxes of ``reference.frame`` drop the subsegment rounding widening. On the far valley (its
+    subsegment controls round from depth 10 or so) such boxes call the interval around the
+    minimum regular, or a neighbour certainly slow, and the oracle refutes those claims."""
+    import reference.frame as RF
+
+    case = next(c for c in F.generate(1, N_NAMED) if c["name"] == FAR_VALLEY)
+    honest = [check_claim(c) for c in F.claims(case) if c.row == "frame.regularity"]
+    assert honest and all(v.kind is V for v in honest)
+    real = RF.subsegment_error_bound
+    monkeypatch.setattr(RF, "subsegment_error_bound", lambda P: 0.0 * real(P))
+    planted = [check_claim(c) for c in F.claims(case) if c.row == "frame.regularity"]
+    bad = [v for v in planted if v.kind is X]
+    assert len(bad) >= 3, [v.kind for v in planted]
+
+
 def test_a_frame_inside_a_singular_range_is_violated(adversarial):
     """Spec 002: TryEvaluateFrame "returns Degenerate inside it and never reuses a frame across
     it". Degenerate answers inside ranges are claimed and Verified; a frame there is Violated, as

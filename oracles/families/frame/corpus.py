@@ -384,15 +384,53 @@ def _at_threshold(name, src, speed_sq, slow: bool):
     return make
 
 
+# A valley like _VALLEY, 1e5 from the origin, each control moved by about 1e-2 to a float32 with
+# a full significand: past depth 10 or so its subsegment controls round in float64, and their
+# rounding (about u 1e5 2^d in the derivative box at depth d) outgrows the box's own slack at the
+# speed minimum (about |B'''| 4^-d) past depth 14. _FAR_VALLEY_U is the minimizer of the speed,
+# rounded to float64 (found by mpmath; any parameter gives an upper bound of the minimum).
+_FAR_VALLEY = np.array([[99999.9765625, -100000.0, 0.0], [100000.9921875, -99999.0078125, 0.0],
+                        [100002.0078125, -99998.9921875, 0.0], [100003.015625, -100000.0078125, 0.0]])
+_FAR_VALLEY_U = 0.5029481973847605
+
+
+def _speed_at_most(P, u: float) -> float:
+    """The smallest float64 whose square is at least the exact squared speed of the cubic ``P``
+    at ``u`` (exact rationals): a MinimumSpeed the speed reaches, at ``u``."""
+    Pq = [[_mpq(float(x)) for x in row] for row in np.asarray(P)]
+    uq = _mpq(u)
+    d = [[3 * (Pq[i + 1][c] - Pq[i][c]) for c in range(3)] for i in range(3)]
+    S = sum((d[0][c] * (1 - uq) ** 2 + 2 * d[1][c] * uq * (1 - uq) + d[2][c] * uq * uq) ** 2 for c in range(3))
+    m = math.sqrt(float(S))
+    while _mpq(m) ** 2 < S:
+        m = math.nextafter(m, math.inf)
+    while _mpq(math.nextafter(m, 0.0)) ** 2 >= S:
+        m = math.nextafter(m, 0.0)
+    return m
+
+
+def _far_valley_at_speed(rng):
+    # MinimumSpeed at the valley's exact minimum speed (the float64 at or just above it): the
+    # interval holding the minimum is never regular, and a derivative box that drops its
+    # rounding widening (a planted fault no other case caught) calls it regular a few levels
+    # before max_depth 17, or calls a neighbour certainly slow: regularity claims the oracle
+    # refutes.
+    return _case("valley far from the origin at exactly its minimum speed", [_FAR_VALLEY],
+                 ms=_speed_at_most(_FAR_VALLEY, _FAR_VALLEY_U), sing=_SING.SplitRuns, corner=_CORNER.SplitRuns,
+                 max_depth=17, tae=1e-3, expect="ok", singular=[(0, _FAR_VALLEY_U)])
+
+
 def _near_threshold_specials():
     """Named cases at the regularity margin (issue 23 item 4): a straight span of speed exactly 3,
     alone and after a fast span, at the largest MinimumSpeed the fast path still calls regular
     (its box one ulp above) and, as the last span, at the smallest it calls certainly slow; a
-    planar span whose speed has an interior minimum 3 at u = 1/2, at its regular threshold."""
+    planar span whose speed has an interior minimum 3 at u = 1/2, at its regular threshold; and a
+    valley far from the origin whose boxes round, at exactly its minimum speed."""
     return [
         _at_threshold("straight span just above MinimumSpeed (box one ulp clear)", [_LINE], 9, False),
         _at_threshold("straight span just below MinimumSpeed (slow, box one ulp under)", [_LEAD, _LINE], 9, True),
         _at_threshold("interior speed minimum just above MinimumSpeed", [_VALLEY], 9, False),
+        _far_valley_at_speed,
     ]
 
 

@@ -18,7 +18,9 @@ FAULTS = [
     Fault("frame.box_no_widening", "frame", _R,
           "two_e = 2.0 * subsegment_error_bound(P)", "two_e = 0.0 * subsegment_error_bound(P)",
           "the derivative box of an interval drops the subsegment rounding widening",
-          ("tests/reference/test_frame_kernels.py::test_derivative_boxes_hold_the_exact_hodograph_far_from_the_origin",)),
+          ("tests/reference/test_frame_kernels.py::test_derivative_boxes_hold_the_exact_hodograph_far_from_the_origin",
+           "tests/oracles/test_frame_checks.py::"
+           "test_a_derivative_box_without_its_rounding_widening_is_refuted_on_the_far_valley")),
     Fault("frame.box_hypot_nearest", "frame", _R,
           "return hypot_lo(amin), hypot_hi(amax)",
           "return np.sqrt(np.sum(amin * amin, axis=-1)), hypot_hi(amax)",
