@@ -406,6 +406,20 @@ def test_a_twist_linear_in_u_is_violated_on_a_loop_of_uneven_speed(adversarial, 
     assert v.bound_use > 10  # far beyond the DistanceError allowance, not near it
 
 
+def test_an_unconverged_arc_length_share_is_violated_on_the_loop_of_uneven_speed(adversarial, monkeypatch):
+    """The same rule caught one level down (planted fault frame.arc_fraction_unconverged): the
+    arc-length share between samples from one 8-point Gauss-Legendre piece, without the
+    convergence test. Near u = 0 of each span the speed's nearest complex zero is about 0.01
+    away (start handle 0.01 of the chord), so one piece misses the share by percents."""
+    honest = _angular(adversarial, UNEVEN)
+    assert check_claim(honest).kind is V
+    import reference.frame as RF
+    monkeypatch.setattr(RF, "_ARC_MAX_PIECES", 1)
+    case = next(c for c in F.generate(1, N_NAMED) if c["name"] == UNEVEN)
+    v = check_claim(_angular({UNEVEN: F.claims(case)}, UNEVEN))
+    assert v.kind is X and "distributed twist" in v.witness["why"] and v.bound_use > 3, (v.kind, v.bound_use)
+
+
 def test_the_twist_allowance_is_the_one_distance_estimates_imply(adversarial):
     """The tolerance of the twist at s is |total| d (L + s) / (L (L - d)) plus rounding: with d
     a thousand times larger the twist may be a thousand times farther off, and no more."""
