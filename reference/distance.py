@@ -521,7 +521,7 @@ def try_resolve_distance(path: PathView, dmap: DistanceMapView, query: DistanceQ
     s = query.distance.value
     it = query.max_iterations
     if not is_finite_real(s):  # an int beyond the float64 range included
-        return failure(GeometryStatus.InvalidArgument, f"distance {s!r} is not finite", field="distance")
+        return failure(GeometryStatus.InvalidArgument, f"distance {s!r} is not a finite real number", field="distance")
     if not is_int(it) or not 0 <= it <= _MAX_ITERATIONS:
         return failure(GeometryStatus.InvalidArgument,
                        f"max_iterations {it!r} must be an int in [0, {_MAX_ITERATIONS}]", field="max_iterations")
