@@ -608,9 +608,11 @@ def test_a_success_with_values_beyond_float64_is_violated(status_reqs):
     """Where a conversion may fail near the float64 range's ends, a Success is still judged by
     the value rows (an overflowed value is never Verified); where the exact Hermite control lies
     beyond twice the largest float64, Success itself is Violated, and a failure other than ours
-    is Violated only by our decision (the spec's text accepts any failure)."""
+    is Violated only by our decision (the spec's text accepts any failure). An inf value claimed
+    with Success is Undecided by the spec's rules and Violated by our decision."""
     from oracles.model import Claim, GuaranteeClass as G
     from oracles.request import Answer, StepAnswer
+    from oracles.rules import our_answer
 
     hermite = _named(status_reqs, "Hermite: h T overflows float64, the control fits")
     cr = _named(status_reqs, "Catmull-Rom: waypoints 2e308 apart")
@@ -631,11 +633,14 @@ def test_a_success_with_values_beyond_float64_is_violated(status_reqs):
         # says Undecided, loudly, never Verified (docs/decisions.md "Error models: a bound that
         # is not finite leaves the claim Undecided").
         assert kinds["path.statuses"] is V and kinds["path.conversions"] is U, (req.name, verdicts)
+        # An answer that opts in to our decisions is held to path:out_of_range: a conversion whose
+        # arithmetic overflows fails, so its Success with an inf control is Violated.
+        ans = our_answer(Answer(req.id, (StepAnswer("Success", (bad,), None),)))
+        conv = next(v for v in _judge(req, ans)[0] if v.claim.row == "path.conversions")
+        assert (conv.kind, conv.rule) == (X, "path:out_of_range"), (req.name, conv)
     beyond = _named(status_reqs, "Hermite: a control beyond twice the largest float64")
     verdicts, _ = _judge(beyond, Answer(beyond.id, (StepAnswer("Success", (), None),)))
     assert [v.kind for v in verdicts if v.claim.row == "path.statuses"] == [X]
-    from oracles.rules import our_answer
-
     for status in ("OutOfRange", "InvalidArgument"):  # ours, and another failure
         ans = Answer(beyond.id, (StepAnswer(status, (), None),))
         outside = next(v for v in _judge(beyond, ans)[0] if v.claim.row == "path.statuses")
