@@ -567,8 +567,8 @@ def try_sample_path(view: PathView, span_indices, us, out_positions,
             return failure(GeometryStatus.CapacityExceeded,
                            f"{name} holds {out.shape[0]} rows, {m} parameters need more", field=name,
                            value=float(m))
-    clash = overlap_failure(("span_indices", ks), ("us", us), ("out_positions", out_positions),
-                            ("out_first", out_first), ("out_second", out_second))
+    clash = overlap_failure((("out_positions", out_positions), ("out_first", out_first), ("out_second", out_second)),
+                            (("span_indices", ks), ("us", us)))
     if clash is not None:
         return clash
     bad = _check_policy(view, policy)
@@ -664,7 +664,7 @@ def _check_outputs(out_controls, out_widths, needed: int) -> Outcome | None:
         return failure(GeometryStatus.InvalidArgument,
                        "outputs must be writeable float64 arrays of shapes (cap, 4, 3) and (cap,)",
                        field="out_controls")
-    clash = overlap_failure(("out_controls", out_controls), ("out_widths", out_widths))
+    clash = overlap_failure((("out_controls", out_controls), ("out_widths", out_widths)))
     if clash is not None:
         return clash
     cap = min(out_controls.shape[0], out_widths.shape[0])

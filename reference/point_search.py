@@ -607,7 +607,7 @@ class PointSearchTree:
                 return failure(GeometryStatus.InvalidArgument,
                                f"{name} must be a writeable numpy array of {[k.__name__ for k in kinds]}",
                                field=name)
-        clash = overlap_failure(("out_indices", out_indices), ("out_distances", out_distances))
+        clash = overlap_failure((("out_indices", out_indices), ("out_distances", out_distances)))
         if clash is not None:
             return clash
         q32 = _float32_values(_real_array(points))

@@ -323,19 +323,21 @@ def is_finite_real(x) -> bool:
 _OVERLAP_WORK = 1 << 16
 
 
-def overlap_failure(*named) -> Outcome | None:
-    """InvalidArgument naming the first array of the ``(name, array)`` pairs that shares memory
-    with an earlier one (``None`` entries skipped), or None when they are disjoint. A caller's output
-    arrays that overlap would be written twice and hold garbage after a Success, and an output
-    that overlaps an input changes the input mid-computation: the entry points that take
-    several caller-owned arrays answer InvalidArgument instead, before any write (docs/decisions.md
-    "Caller-owned arrays that share memory"). Interleaved views that share no element (the
-    columns of one array) are disjoint; overlap too costly to decide counts as overlap."""
-    seen = []
-    for name, a in named:
+def overlap_failure(outputs, inputs=()) -> Outcome | None:
+    """InvalidArgument naming the first of the ``(name, array)`` pairs in ``outputs`` that shares
+    memory with an earlier output or with any of ``inputs`` (``None`` entries skipped), or None
+    when they are disjoint. A caller's output arrays that overlap would be written twice and hold
+    garbage after a Success, and an output that overlaps an input changes the input
+    mid-computation: the entry points that take several caller-owned arrays answer
+    InvalidArgument instead, before any write (docs/decisions.md "Caller-owned arrays that share
+    memory"). Inputs may share memory with each other (they are only read). Interleaved views
+    that share no element (the columns of one array) are disjoint; overlap too costly to decide
+    counts as overlap."""
+    earlier = [a for _, a in inputs if a is not None]
+    for name, a in outputs:
         if a is None:
             continue
-        for b in seen:
+        for b in earlier:
             try:
                 hit = np.shares_memory(a, b, max_work=_OVERLAP_WORK)
             except np.exceptions.TooHardError:
@@ -343,7 +345,7 @@ def overlap_failure(*named) -> Outcome | None:
             if hit:
                 return failure(GeometryStatus.InvalidArgument, f"{name} shares memory with another array of the "
                                "call: outputs must be disjoint from each other and from the inputs", field=name)
-        seen.append(a)
+        earlier.append(a)
     return None
 
 

@@ -865,7 +865,7 @@ def _check_batch(view, patches, us, vs, outs, required):
             return failure(GeometryStatus.CapacityExceeded,
                            f"{name} holds {out.shape[0]} rows, {m} parameters need more", field=name,
                            value=float(m)), None
-    clash = overlap_failure(("patches", ps), ("us", us), ("vs", vs), *((name, out) for name, out, _ in outs))
+    clash = overlap_failure([(name, out) for name, out, _ in outs], (("patches", ps), ("us", us), ("vs", vs)))
     if clash is not None:
         return clash, None
     bad = (ps < 0) | (ps >= view.patch_count)

@@ -675,7 +675,7 @@ def try_emit_sweep_mesh(path_view: PathView, plan_view: SweepMeshPlanView, verti
             or not indices.flags.writeable:
         return failure(GeometryStatus.InvalidArgument, "indices must be a writeable 1-d integer array",
                        field="indices")
-    clash = overlap_failure(("vertices", vertices), ("indices", indices))
+    clash = overlap_failure((("vertices", vertices), ("indices", indices)))
     if clash is not None:
         return clash
     rep = plan_view.report

@@ -133,3 +133,13 @@ def test_point_search_outputs_that_overlap_are_invalid_argument():
     r = t.find_nearest([0.1, 0, 0], 2, oi, od)
     assert r.status is S.InvalidArgument and r.diagnostic.field == "out_distances", r
     assert same_bits(before, [oi])
+
+
+def test_inputs_may_share_memory_with_each_other():
+    # Inputs are only read: u and v from one array (the diagonal u = v) sample as two copies do.
+    view = spec_surface()
+    ps, uv = np.array([0, 1, 1]), np.array([0.25, 0.5, 0.75])
+    a, b = np.zeros((3, 3)), np.zeros((3, 3))
+    assert try_sample_surface(view, ps, uv, uv, a).ok
+    assert try_sample_surface(view, ps, uv.copy(), uv.copy(), b).ok
+    assert np.array_equal(a, b)
