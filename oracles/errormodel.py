@@ -23,6 +23,8 @@ from fractions import Fraction
 from typing import Any
 from collections.abc import Callable
 
+import numpy as np
+
 from interval.lazy import gmpy2
 from reference.fp import U64
 
@@ -125,6 +127,13 @@ class Resolved:
         return {"declared_model": {"model": self.declared, "declared_over_reference": self.ratio}}
 
 
+def _evaluated(reference, u, eta):
+    """``reference(u, eta)`` with numpy's overflow warnings off: near float64's largest a model
+    may evaluate to inf, which :class:`VacuousModel` reports in the verdict, not on stderr."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return reference(u, eta)
+
+
 def resolve(claim: Claim, reference: Callable[[float, float], Any], *, constant: float = 16.0) -> Resolved:
     """The bound of a Rounded claim: its declared model, or the row's reference model.
 
@@ -138,7 +147,7 @@ def resolve(claim: Claim, reference: Callable[[float, float], Any], *, constant:
     admits but cannot be applied (an explicit bound of the wrong length, an unknown format's u
     without eta).
     """
-    ref = _as_list(reference(U64, ETA_OF_U[U64]))
+    ref = _as_list(_evaluated(reference, U64, ETA_OF_U[U64]))
     m = claim.model
     if not m or ("u" not in m and "bound" not in m):
         return Resolved(ref, ref, None, U64)
@@ -155,7 +164,7 @@ def resolve(claim: Claim, reference: Callable[[float, float], Any], *, constant:
         eta = ETA_OF_U[u]
     else:
         raise NumberError(f"model.u = {m['u']!r} is not binary64/32/16: declare model.eta too")
-    bound = _as_list(reference(u, eta))
+    bound = _as_list(_evaluated(reference, u, eta))
     if "k" in m:
         scale = dec_q(m["k"]) / _q(constant)
         bound = [b * scale for b in bound]
