@@ -27,6 +27,7 @@ import numpy as np
 from . import kernel as K
 from .context import F64
 from .jitcache import jit_source
+from .status import overlap_failure
 
 __all__ = ["REC", "SAMPLED", "fused_sampler", "record", "row_kernel", "sample_spans"]
 
@@ -215,7 +216,7 @@ def sample_spans(name: str, controls: np.ndarray, ks: np.ndarray, us: np.ndarray
         raise ValueError(f"ks and us differ in length ({ks.shape[0]} and {m})")
     if out.shape[0] < m or out.shape[1] != 3 or not out.flags.writeable:
         raise ValueError(f"out must be a writeable ({m} or more, 3) array, not {out.shape}")
-    if any(np.shares_memory(out, a) for a in (controls, ks, us)):
+    if overlap_failure((("out", out),), (("controls", controls), ("ks", ks), ("us", us))) is not None:
         raise ValueError("out shares memory with controls, ks or us: the loop would overwrite its own inputs")
     if m and (int(ks.min()) < 0 or int(ks.max()) >= n):
         raise ValueError(f"every span index must be in [0, {n}): ks holds {int(ks.min())} to {int(ks.max())}")

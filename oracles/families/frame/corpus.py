@@ -401,10 +401,10 @@ _FAR_VALLEY_U = 0.5029481973847605
 def _speed_at_most(P, u: float) -> float:
     """The smallest float64 whose square is at least the exact squared speed of the cubic ``P``
     at ``u`` (exact rationals): a MinimumSpeed the speed reaches, at ``u``."""
-    Pq = [[_mpq(float(x)) for x in row] for row in np.asarray(P)]
-    uq = _mpq(u)
-    d = [[3 * (Pq[i + 1][c] - Pq[i][c]) for c in range(3)] for i in range(3)]
-    S = sum((d[0][c] * (1 - uq) ** 2 + 2 * d[1][c] * uq * (1 - uq) + d[2][c] * uq * uq) ** 2 for c in range(3))
+    from interval.context import QQ
+    from reference import kernel as K
+
+    S = sum(x * x for x in K.cubic_derivative(QQ, QQ.asarray(np.asarray(P, dtype=np.float64)), QQ.asarray(u)))
     m = math.sqrt(float(S))
     while _mpq(m) ** 2 < S:
         m = math.nextafter(m, math.inf)
