@@ -43,6 +43,7 @@ __all__ = [
     "apply_changes",
     "changes_between",
     "check_request_example",
+    "current_request",
     "decimal_form",
     "field_rows",
     "judge_claims",
@@ -784,13 +785,15 @@ def _better(a: tuple, b: tuple) -> bool:
 
 
 def _wrong_answer(req) -> dict:
-    """The changes that make the example's answer wrong: the first step that must fail answered
-    Success (else the first that must succeed refused with InvalidArgument)."""
-    for k, s in enumerate(req.steps):
-        if s.expect.must_fail:
+    """The changes that make the example's answer wrong by the spec's text (an answer that does
+    not opt in to our decisions is judged by it): the first step the spec says must fail answered
+    Success (else the first it says must succeed refused with InvalidArgument)."""
+    demands = [s.expect.by_spec or s.expect for s in req.steps]
+    for k, d in enumerate(demands):
+        if d.must_fail:
             return {f"answers[0].steps[{k}].status": "Success"}
-    for k, s in enumerate(req.steps):
-        if s.expect.kind == "success":
+    for k, d in enumerate(demands):
+        if d.kind == "success":
             return {f"answers[0].steps[{k}].status": "InvalidArgument"}
     return {}
 
@@ -856,6 +859,41 @@ def _request_example_holds(ex: RequestExample) -> bool:
     return code == 0 and all(x["verdict"] == "Verified" for x in lines)
 
 
+def current_request(fam, shown: dict) -> dict | None:
+    """The request of the built-in corpus (seed :data:`SEED`, the family's ``default_cases``)
+    that bears the id of a worked example's request file ``shown``, trimmed to as many steps and
+    in the example's decimal form; None when the corpus has no such id."""
+    from .request import REQUESTS_FORMAT
+
+    req = shown["requests"][0]
+    try:
+        k = int(req["id"].rsplit("/", 1)[1])
+    except (KeyError, IndexError, ValueError):
+        return None
+    if not 0 <= k < fam.default_cases:
+        return None
+    from .distributed import ranged
+
+    cur = (fam.requests(SEED, fam.default_cases, k, k + 1) if ranged(fam)
+           else fam.requests(SEED, fam.default_cases)[k:k + 1])[0]
+    if cur.id != req["id"]:
+        return None
+    doc = dict(shown, format=REQUESTS_FORMAT, seed=SEED, corpus={fam.name: fam.default_cases},
+               requests=[_trimmed(cur, len(req["steps"])).to_json()])
+    return decimal_form(doc)
+
+
+def _request_example_current(fam, ex: RequestExample) -> bool:
+    """Whether a worked example is still the corpus's own: its request file names today's corpus
+    size, or the request of that id is unchanged in today's corpus (then the size is brought up
+    to date in place); otherwise it is chosen anew."""
+    cur = current_request(fam, ex.requests)
+    if cur is None or cur["requests"] != ex.requests["requests"]:
+        return False
+    ex.requests["corpus"] = cur["corpus"]
+    return True
+
+
 def _families_section(text: str, *, update: bool, refresh: bool) -> str:
     from .families import families
 
@@ -865,7 +903,7 @@ def _families_section(text: str, *, update: bool, refresh: bool) -> str:
         if not fam.answers_requests:
             continue
         ex = examples.get(fam.name)
-        if update and not (ex and _request_example_holds(ex)):
+        if update and not (ex and _request_example_current(fam, ex) and _request_example_holds(ex)):
             ex = examples[fam.name] = _select_request_example(fam)
         if ex is not None:
             results[fam.name] = _judge_request_example(ex)

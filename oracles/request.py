@@ -158,7 +158,11 @@ class Expect:
         if self.kind == "ambiguous":
             return "must be rejected as Ambiguous"
         if self.kind == "failure":
+            if set(self.statuses) == set(FAILURE_STATUSES):
+                return "must fail, with any failure status"
             return "must fail with " + " or ".join(self.statuses)
+        if set(self.statuses) == {"Success", *FAILURE_STATUSES}:
+            return "may end in any status"
         return "may end in " + " or ".join(self.statuses)
 
     def to_json(self) -> dict:

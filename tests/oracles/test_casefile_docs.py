@@ -27,6 +27,7 @@ from oracles.casedoc import (
     DOCS,
     apply_changes,
     check_request_example,
+    current_request,
     documented_ops,
     field_rows,
     judge_claims,
@@ -252,6 +253,21 @@ def test_worked_request_is_judged_as_shown(family):
     code, lines = check_request_example(ex.requests, apply_changes(ex.answers, ex.wrong))
     assert code == 1
     assert any(x["verdict"] == "Violated" and x["row"] == f"{family}.statuses" for x in lines)
+
+
+@pytest.mark.parametrize("family", REQUEST_FAMILIES)
+def test_worked_request_is_the_corpus_own(family):
+    """The worked request is the built-in corpus's request of that id today, as
+    ``python -m oracles requests`` writes it (trimmed to the steps shown), and names today's
+    corpus size: a request the corpus no longer makes, or one from an older request format, is a
+    stale example even while it still judges as shown."""
+    from oracles.families import family_named
+
+    fam = family_named(family)
+    ex = parse_request_examples(REQUESTS_DOC.read_text())[family]
+    assert ex.requests["corpus"] == {family: fam.default_cases}, REGENERATE
+    cur = current_request(fam, ex.requests)
+    assert cur is not None and cur["requests"] == ex.requests["requests"], REGENERATE
 
 
 def test_readme_links_the_references():
