@@ -13,7 +13,8 @@ swept surface. Nothing here reuses the fast path's planner or emitter.
   r + sin(a + phi) t x r)`` from them (``phi`` the roll plus the distributed twist; the section
   combined in float64, a few ulps of the coordinates).
 * :func:`point_triangle_distance` is the Euclidean distance from points to triangles (float64,
-  vectorised; its rounding is a few ulps of the coordinates, far below the deviations measured).
+  vectorised; its rounding is a few ulps of the coordinates, far below the deviations measured;
+  rows that reach farther than a given scale in exact rationals, so nothing overflows into a NaN).
 """
 
 from __future__ import annotations
@@ -144,9 +145,79 @@ def ideal_points(controls, seed_normal, samples, prec: int = 113):
     return np.array(out), err
 
 
-def point_triangle_distance(p, a, b, c):
+# Rows whose differences reach beyond these are measured exactly (:func:`_exact_distance`): the
+# float64 cross products and squared lengths of differences near 2^256 overflow (their fourth
+# power reaches 2^1024), and a NaN would drop out of the maxima the sweep checker takes; near
+# 2^-256 they underflow, and a tiny triangle's distance would read 0.
+_FLOAT_HI = 2.0**250
+_FLOAT_LO = 2.0**-250
+
+
+def point_triangle_distance(p, a, b, c, exact_above: float | None = None):
     """Distances from points p (m, 3) to triangles (a, b, c) (m, 3) each (Ericson's closest
-    point on a triangle, vectorised; degenerate triangles fall back to their edges)."""
+    point on a triangle, vectorised; degenerate triangles fall back to their edges).
+
+    Float64, its error a few ulps of the row's largest difference ``b - a``, ``c - a``, ``p - a``.
+    A row whose largest difference is beyond ``exact_above`` (default ``2^250``, where float64
+    would overflow) or below ``2^-250`` (where it would underflow) is measured in exact
+    rationals instead: a caller whose allowance is a few
+    ulps of a known scale (the sweep checker: of the path and section sizes) passes a small
+    multiple of it, so that a far vertex (a triangle thousands of sizes long) is measured as
+    truly as the rest. Finite inputs give a finite distance, or +inf for a true distance beyond
+    float64's largest; never NaN."""
+    p, a, b, c = (np.asarray(x, dtype=np.float64) for x in (p, a, b, c))
+    limit = _FLOAT_HI if exact_above is None else min(float(exact_above), _FLOAT_HI)
+    with np.errstate(over="ignore", invalid="ignore"):
+        reach = np.max(np.abs(np.concatenate([b - a, c - a, p - a], axis=-1)), axis=-1) if len(p) else np.zeros(0)
+    far = ~((reach <= limit) & ((reach >= _FLOAT_LO) | (reach == 0)))
+    if not far.any():
+        return _float_distance(p, a, b, c)
+    out = np.empty(len(p))
+    near = ~far
+    out[near] = _float_distance(p[near], a[near], b[near], c[near])
+    out[far] = [_exact_distance(*rows) for rows in zip(p[far], a[far], b[far], c[far])]
+    return out
+
+
+def _exact_distance(p, a, b, c) -> float:
+    """The distance from point ``p`` to triangle ``(a, b, c)`` (float64 triples), the closest
+    point found in exact rationals (the plane projection where it falls inside, else the
+    nearest edge point) and its square root rounded to float64 (+inf beyond float64's range)."""
+    import gmpy2
+
+    q = gmpy2.mpq
+    P, A, B, C = ([q(float(x)) for x in v] for v in (p, a, b, c))
+
+    def sub(x, y):
+        return [x[i] - y[i] for i in range(3)]
+
+    def dot(x, y):
+        return x[0] * y[0] + x[1] * y[1] + x[2] * y[2]
+
+    def cross(x, y):
+        return [x[1] * y[2] - x[2] * y[1], x[2] * y[0] - x[0] * y[2], x[0] * y[1] - x[1] * y[0]]
+
+    ab, ac, ap = sub(B, A), sub(C, A), sub(P, A)
+    n = cross(ab, ac)
+    nn = dot(n, n)
+    best = None
+    if nn > 0:
+        v, w = dot(cross(ap, ac), n) / nn, dot(cross(ab, ap), n) / nn
+        if v >= 0 and w >= 0 and v + w <= 1:
+            best = dot(ap, n) ** 2 / nn
+    if best is None:
+        for x, y in ((A, B), (B, C), (C, A)):
+            e = sub(y, x)
+            ee = dot(e, e)
+            t = min(max(dot(sub(P, x), e) / ee, q(0)), q(1)) if ee > 0 else q(0)
+            r = sub(P, [x[i] + t * e[i] for i in range(3)])
+            d2 = dot(r, r)
+            best = d2 if best is None else min(best, d2)
+    return float(gmpy2.sqrt(gmpy2.mpfr(best, 80)))
+
+
+def _float_distance(p, a, b, c):
+    """:func:`point_triangle_distance` in float64, for differences within ``[2^-250, 2^250]``."""
     ab, ac, ap = b - a, c - a, p - a
     n = np.cross(ab, ac)
     nn = np.sum(n * n, -1)

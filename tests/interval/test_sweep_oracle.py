@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 import sympy as sp
 
 from interval.sweep import curvature_product_iv, ideal_points, point_triangle_distance, ring_offsets_iv
@@ -56,6 +57,31 @@ def test_point_triangle_distance():
     want = [3.0, 1.0, math.sqrt(2), 0.0, math.sqrt(0.5)]
     got = point_triangle_distance(p, np.tile(a, (5, 1)), np.tile(b, (5, 1)), np.tile(c, (5, 1)))
     np.testing.assert_allclose(got, want, atol=1e-15)
+
+
+MAX = float.fromhex("0x1.fffffffffffffp+1023")
+
+
+@pytest.mark.parametrize("scale", [2.0**-600, 1.0, 2.0**300, 2.0**600])
+def test_point_triangle_distance_at_any_magnitude(scale):
+    """Rows float64 cannot take as they are (cross products beyond 2^1024, a sliver 2^600 long
+    beside a unit edge, a triangle spanning float64's whole range) against exact values: by
+    construction, or sympy's Segment3D for an edge point. Never NaN."""
+
+    s = scale
+    p = np.array([[0.2 * s, 0.2 * s, 3 * s], [0.0, -0.25, 0.25], [0.0, 1.0, 1.0]])
+    a = np.array([[0.0, 0.0, 0.0], [2.0**600, 0.0, 0.5], [-MAX, 0.0, 0.0]])
+    b = np.array([[s, 0.0, 0.0], [0.0, -0.5, 0.0], [MAX, 0.0, 0.0]])
+    c = np.array([[0.0, s, 0.0], [3.0, 0.0, 0.5], [0.0, MAX, 0.0]])
+    edge = sp.Segment3D(sp.Point3D(0, sp.Rational(-1, 2), 0), sp.Point3D(3, 0, sp.Rational(1, 2)))
+    want = [3 * s, float(edge.distance(sp.Point3D(0, sp.Rational(-1, 4), sp.Rational(1, 4)))), 1.0]
+    got = point_triangle_distance(p, a, b, c)
+    np.testing.assert_allclose(got, want, rtol=1e-15)
+    # A far vertex measured exactly past a caller's reach gives the same
+    np.testing.assert_allclose(point_triangle_distance(p, a, b, c, exact_above=100.0), want, rtol=1e-15)
+    far = point_triangle_distance(np.array([[0.0, 0.0, MAX]]), np.array([[0.0, 0.0, -MAX]]),
+                                  np.array([[1.0, 0.0, -MAX]]), np.array([[0.0, 1.0, -MAX]]))
+    assert far[0] == math.inf  # 2 MAX: beyond float64, +inf and never NaN
 
 
 def test_ideal_frames_integrate_once_and_agree_with_the_loop_twist():

@@ -136,6 +136,27 @@ def test_error_estimate_plants(loop, bend):
     assert _check(bad).kind is VerdictKind.Violated
 
 
+@pytest.mark.parametrize("far", ["0x1p+332", "0x1p+500", "0x1p+600", "0x1.fffffffffffffp+1023"])
+def test_a_far_vertex_is_measured_truly_not_dropped_as_nan(tube, far):
+    """The straight tube (radius 1/2, rings at x = 0 and 3, four segments) with its first vertex
+    (0, 0, 1/2) moved to x = ``far``: the triangle (v0, v1, v5) becomes a sliver toward +x, and
+    the ideal point at x = 0, angle -45 deg, (0, -sqrt(2)/4, sqrt(2)/4), is nearest to the edge
+    v1 v5 = (0, -1/2, 0) (3, 0, 1/2). Its distance (sympy's Segment3D, exact) is the sampled
+    deviation, the same at every ``far``: float64 lost the sliver's small side at 2^500
+    (calibration 1.54) and at 2^600 overflowed into NaNs that dropped out of the maximum (0)."""
+    import sympy as sp
+
+    c = tube["sweep.error_estimates"]
+    bad = _with_vertices(c, lambda V: V[0].__setitem__(0, far))
+    v = _check(bad)
+    r = sp.sqrt(2) / 4
+    edge = sp.Segment3D(sp.Point3D(0, sp.Rational(-1, 2), 0), sp.Point3D(3, 0, sp.Rational(1, 2)))
+    want = float(edge.distance(sp.Point3D(0, -r, r)))
+    est = dec(c.value["longitudinal"]) + dec(c.value["cross_section"])
+    assert v.kind is VerdictKind.Verified  # 2.55 of the estimate: within ACCEPTANCE_FACTOR = 4
+    assert v.measured * est == pytest.approx(want, rel=1e-12)
+
+
 @pytest.mark.parametrize("fmt", ["obj", "ply"])
 def test_export_round_trip(tmp_path, fmt):
     meshio = pytest.importorskip("meshio")

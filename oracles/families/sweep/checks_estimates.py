@@ -68,6 +68,13 @@ def _profile_q(profile, s):
                                                                                      profile[i][2]) * t
 
 
+# The float64 point-triangle distance errs by a few ulps of the pair's largest difference; the
+# allowance below is 1024 ulps of E + S_max. An honest mesh's pairs reach at most about
+# 2 sqrt(3) E + 2 S_max (every vertex and ideal point lies within the controls' box widened by
+# the section), so only a vertex far off the surface (a sliver thousands of sizes long, where
+# float64 loses the small side or overflows into a NaN) is measured in exact rationals.
+_REACH = 16.0
+
 _FINE = 4  # sample points per ring interval and section segment; the coarse pass takes every other
 
 
@@ -82,12 +89,13 @@ def distance_shares(P, u0: float, u1: float, m: int) -> list:
     return [0.0] + [arc_length(P, u0, u0 + (u1 - u0) * q / m)[0] / whole for q in range(1, m)] + [1.0]
 
 
-def _deviation(C, inp, V, I, twist_of):
+def _deviation(C, inp, V, I, twist_of, reach):
     """Largest sampled distance from the ideal surface to the mesh (window of neighbouring
     strips), at 4 and at 2 samples per ring interval and section segment (the coarse samples are
     every other fine one, so one true-RMF integration serves both): ``(coarse, fine, worst
     points of the fine pass, oracle error)``. ``twist_of(loop_twist)`` gives the twist to
-    distribute over the path from the loop's true residual twist."""
+    distribute over the path from the loop's true residual twist; a point-triangle pair that
+    reaches farther than ``reach`` is measured exactly (:data:`_REACH`)."""
     m = _FINE
     nseg, ribbon = int(inp["segments"]), inp["section"] == "Ribbon"
     rings = [(ring_span(x, len(C)), dec(x[1]), dec(x[2])) for x in inp["rings"]]
@@ -137,7 +145,7 @@ def _deviation(C, inp, V, I, twist_of):
         tri = T[cand.ravel()]
         n, w = cand.shape
         d = point_triangle_distance(np.repeat(p, w, axis=0), V[tri[:, 0], :3], V[tri[:, 1], :3],
-                                    V[tri[:, 2], :3]).reshape(n, w).min(axis=1)
+                                    V[tri[:, 2], :3], exact_above=reach).reshape(n, w).min(axis=1)
         d = d.reshape(len(mine), len(cs))
         for row, (_, q, *_r) in zip(range(len(mine)), mine):
             worst_pts.append((float(np.max(d[row])), p[row * len(cs) + int(np.argmax(d[row]))]))
@@ -147,10 +155,11 @@ def _deviation(C, inp, V, I, twist_of):
     return coarse, fine, worst_pts, oerr
 
 
-def _global_distance(V, I, p):
+def _global_distance(V, I, p, reach):
     T = I.reshape(-1, 3)
     P = np.repeat(p[None], T.shape[0], axis=0)
-    return float(np.min(point_triangle_distance(P, V[T[:, 0], :3], V[T[:, 1], :3], V[T[:, 2], :3])))
+    return float(np.min(point_triangle_distance(P, V[T[:, 0], :3], V[T[:, 1], :3], V[T[:, 2], :3],
+                                                exact_above=reach)))
 
 
 def sagitta_iv(r_max: float, n: int):
@@ -241,7 +250,7 @@ def check_error_estimates(claim: Claim):
     est = lest + cest
     E = float(np.max(np.abs(C)))
     with mp.workprec(113):
-        d2, d4, worst_pts, oerr = _deviation(C, inp, V, I, twist_of)
+        d2, d4, worst_pts, oerr = _deviation(C, inp, V, I, twist_of, _REACH * (E + smax))
     allowance = float(oerr) * (1 + smax) + 1024 * U64 * (E + smax)
     limit = ACCEPTANCE_FACTOR * est + ACCEPTANCE_FACTOR * smax * dec(inp["angular_error_estimate"]) + allowance
     cal = d4 / est if est > 0 else (0.0 if d4 <= allowance else math.inf)
@@ -254,7 +263,7 @@ def check_error_estimates(claim: Claim):
               "oracle_error": float(oerr)}
     use = ratio(d4, limit)  # the true deviation over the acceptance limit
     if d4 > limit:
-        g = max(_global_distance(V, I, p) for d, p in worst_pts if d > limit)
+        g = max(_global_distance(V, I, p, _REACH * (E + smax)) for d, p in worst_pts if d > limit)
         if g > limit:
             return violated(claim, detail, measure="calibration", measured=cal, bound_use=use, rule=DEVIATION.id,
                             **bins)
