@@ -9,6 +9,7 @@ uneven speed); declared models honoured; malformed inputs raise."""
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -201,6 +202,48 @@ def test_residual_twist_errors_are_violated(honest):
     assert check_claim(replace(d, {**d.value, "twist_end": enc(dec(d.value["twist_end"]) + 1e-9)})).kind is X
     o = rows(honest, "frame.angular_error_estimate", "helix by cubics")[0]
     assert check_claim(replace(o, {**o.value, "residual_twist": enc(0.5)})).kind is X
+
+
+def test_frames_that_are_not_periodic_add_no_twist(honest):
+    """spec 002 Transported frames: only DistributeTwist adds roll; an open path's (or a
+    PreserveHolonomy loop's) twist at the end is 0, whatever its size (2^600 passed before: the
+    twist was compared only on periodic frames)."""
+    for name in ("helix by cubics", "closed loop with holonomy, PreserveHolonomy"):
+        c = rows(honest, "frame.angular_error_estimate", name)[0]
+        assert not c.inputs["periodic"] and dec(c.value["twist_end"]) == 0.0
+        for tw in (1e-300, 0.5, 2.0**600):
+            v = check_claim(replace(c, {**c.value, "twist_end": enc(tw)}))
+            assert v.kind is X and v.rule == "frame:twist", (name, tw)
+
+
+def _scaled_normal(c, field, k, factor):
+    entries = [list(e) for e in c.value[field]]
+    at = 3 if field == "samples" else 1
+    entries[k][at] = [enc(float(dec(x)) * factor) for x in entries[k][at]]
+    return replace(c, {**c.value, field: entries})
+
+
+def test_baked_and_evaluated_normals_are_unit_vectors_within_16u(honest, adversarial):
+    """A baked or evaluated normal is a frame vector (Rounded): | |n|^2 - 1 | <= 16 u, the
+    frame.vectors row's orthonormality bound, decided exactly. The angle checks see directions
+    only: a normal scaled by 2^600 (or by 1 + 9 u, |n|^2 - 1 about 18 u) was Verified before."""
+    c = rows(honest, "frame.angular_error_estimate", "helix by cubics")[0]
+    e = _angular(adversarial, "closed loop with uneven speed, DistributeTwist, DistanceError 1e-7")
+    assert e.value.get("evaluated")
+    u = 2.0**-53
+    for claim, field in ((c, "samples"), (e, "evaluated")):
+        k = len(claim.value[field]) - 1
+        nrm = [Fraction(dec(x)) for x in claim.value[field][k][3 if field == "samples" else 1]]
+        assert abs(sum(x * x for x in nrm) - 1) <= 4 * Fraction(u)  # honest: a few u
+        for factor in (2.0**600, 2.0**-600, 0.5, 1 + 9 * u, 1 - 9 * u):
+            v = check_claim(_scaled_normal(claim, field, k, factor))
+            assert v.kind is X and v.rule == "frame:vectors_bound", (field, factor)
+            w = v.witness
+            assert Fraction(w["residual"]) > 16 * Fraction(u) and f"{field}[{k}]" in w["why"]
+        # within the bound (the scaled normal's exact residual, computed here, at most 16 u): Verified
+        v = check_claim(_scaled_normal(claim, field, k, 1 + 4 * u))
+        scaled = [Fraction(float(x) * (1 + 4 * u)) for x in nrm]
+        assert abs(sum(x * x for x in scaled) - 1) <= 16 * Fraction(u) and v.kind is V, field
 
 
 def test_a_run_across_the_cusp_is_violated(honest):

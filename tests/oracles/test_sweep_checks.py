@@ -108,6 +108,24 @@ def test_rings_plants(tube, plant):
     assert v.kind is VerdictKind.Violated and WHY[plant] in v.witness["why"], v.witness
 
 
+@pytest.mark.parametrize("which", ["centre", "rim"])
+@pytest.mark.parametrize("end", [0, 1])
+def test_a_cap_vertex_carries_its_end_ring_s_v(tube, which, end):
+    """spec 002 Sweeps: 'V is estimated path distance in asset units': a Flat cap's vertices lie
+    on its end ring (the rim copies it, the centre is the path's end), so each carries the end
+    ring's V (0 at the start, the total at the end); any other V was Verified before."""
+    c = tube["sweep.rings"]
+    n, r = c.inputs["segments"], len(c.inputs["rings"])
+    base = r * (n + 1) + end * (n + 1)
+    at = base if which == "centre" else base + 2
+    want = 0.0 if end == 0 else dec(c.inputs["rings"][-1][2])
+    assert dec(c.value["vertices"][at][7]) == want and want == (0.0 if end == 0 else 3.0)
+    for v in (0.5, 2.0**600):
+        bad = _with_vertices(c, lambda V: V[at].__setitem__(7, enc(v)))
+        got = _check(bad)
+        assert got.kind is VerdictKind.Violated and got.rule == "sweep:uv" and "cap" in got.witness["why"]
+
+
 def test_closed_ring_copy_plant(loop):
     c = loop["sweep.rings"]
     n, r = c.inputs["segments"], len(c.inputs["rings"])

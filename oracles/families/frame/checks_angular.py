@@ -1,9 +1,11 @@
 """The checker of the Estimated row ``frame.angular_error_estimate``.
 
 It recomputes every truth from ``claim.inputs`` alone (``interval.frame``): the run structure
-the policies allow, the estimate's conformance (each claimed interval angle against the oracle's
-own one-step-versus-two-half-steps difference, acceptance against the interval's share of the
-path, the estimate their sum plus the largest, distance estimates within DistanceError), then
+the policies allow (frames that are not periodic add no twist), every baked and evaluated
+normal a unit vector within the frame.vectors row's 16 u, the estimate's conformance (each
+claimed interval angle against the oracle's own one-step-versus-two-half-steps difference,
+acceptance against the interval's share of the path, the estimate their sum plus the largest,
+distance estimates within DistanceError), then
 the true RMF of every run (Taylor integration of ``dr/du = -(r . t') t`` at 113 bits, checked by
 halving) from the claimed seed; a frame claimed outside its run's parameters is Violated, and an
 integration that stops near a zero of the speed is Violated only when an exact zero lies in the
@@ -37,7 +39,7 @@ from reference.frame import ROUNDING_FLOOR
 
 from ...model import Claim, Verdict, dec, dec_array, enc, nonfinite_value, undecided, verified, violated
 from ...rules import declare, default, spec
-from .checks import controls_of
+from .checks import VECTORS_BOUND, controls_of
 
 __all__ = [
     "ACCEPTANCE_FACTOR",
@@ -68,7 +70,8 @@ RUNS = spec("frame:runs", _S + "the policy table (Reject, SplitRuns: 'The run en
             "and frames lie inside their runs")
 TWIST = spec("frame:twist", _S + "'DistributeTwist: Adds -ResidualTwist + 2 pi WindingTurns of roll in proportion to "
              "estimated distance; the seam becomes periodic'; 'PreserveHolonomy: Keeps the transported frames and "
-             "reports ResidualTwist': the twist at the path end, no residual twist on an open path or split loop")
+             "reports ResidualTwist': the twist at the path end, no residual twist on an open path or split loop, "
+             "and no twist added to frames that are not periodic")
 DISTANCES = spec("frame:distances", _S + "'It needs the path's distance map, which supplies sample distances': "
                  "TotalEstimate and sample distances within DistanceError of the arc length")
 ACCEPTANCE = default("frame:acceptance", "docs/decisions.md 'Frames: the Estimated row's acceptance factor': the true "
@@ -76,7 +79,11 @@ ACCEPTANCE = default("frame:acceptance", "docs/decisions.md 'Frames: the Estimat
                      "twist) at most ACCEPTANCE_FACTOR = 4 times AngularErrorEstimate plus 32 u per sample (spec 002 "
                      "Guarantees: 'AngularErrorEstimate, residual twist' are Estimated, with no factor)")
 
-RULES = declare({"frame.angular_error_estimate": (ESTIMATE, RUNS, TWIST, DISTANCES, ACCEPTANCE)})
+RULES = declare({"frame.angular_error_estimate": (ESTIMATE, RUNS, TWIST, DISTANCES, ACCEPTANCE, VECTORS_BOUND)})
+
+# The frame.vectors row's orthonormality residual bound: a baked or evaluated normal is a frame
+# vector (spec 002 Guarantees: 'Frame vectors and positions' are Rounded), unit within 16 u.
+UNIT_RESIDUAL_K = 16
 # Rounding allowance of transported frames: 32 u per baked sample of the run (a step rounds
 # a few u per reflection and renormalization; rotations propagate earlier errors unchanged).
 ROUNDING_ALLOWANCE_K = 32
@@ -142,6 +149,9 @@ def check_angular_error(claim: Claim):
         if not (isinstance(ri, int) and 0 <= ri < len(runs) and isinstance(k, int) and 0 <= k < n):
             raise ValueError("samples are [run, span, u, normal] with valid indices")
         by_run.setdefault(ri, []).append((k, dec(u), _direction(nrm, "samples")))
+    if not claim.inputs["periodic"] and dec(v["twist_end"]) != 0.0:
+        return violated(claim, {"why": "frames that are not periodic add no twist (only DistributeTwist does)",
+                                "twist_end": v["twist_end"]}, rule=TWIST.id)
     arcs = Arcs(C)
     bad = _run_structure(claim, C, runs)
     if bad is not None:
@@ -149,7 +159,10 @@ def check_angular_error(claim: Claim):
     bad = _estimate_conformance(claim, C, est, arcs)
     if bad is not None:
         return bad
-    evals = _evaluations(claim, n, len(runs))
+    evals = _evaluations(claim, n, len(runs))  # a zero normal is malformed, as a zero sample's is
+    bad = _unit_normals(claim)
+    if bad is not None:
+        return bad
     for ri, k, u, _, _ in evals:
         by_run.setdefault(ri, []).append((k, u, None))
     for ri, entries in by_run.items():
@@ -455,6 +468,35 @@ def _direction(nrm, field: str) -> np.ndarray:
     if a.shape != (3,) or not np.any(a != 0):
         raise ValueError(f"{field}: a normal is three numbers, not all zero")
     return a
+
+
+def _unit_normals(claim: Claim):
+    """Violated when a baked sample's or an evaluated frame's normal is not a unit vector within
+    the frame.vectors row's orthonormality bound: ``| |n|^2 - 1 | > 16 u``, decided in exact
+    rationals wherever float64 cannot decide it with room to spare. The angle checks below
+    compare directions only, so a normal of any length would pass them."""
+    v = claim.value
+    rows = [("samples", k, e[3]) for k, e in enumerate(v["samples"])]
+    rows += [("evaluated", k, e[1]) for k, e in enumerate(v.get("evaluated") or ())]
+    if not rows:
+        return None
+    N = np.array([dec_array(r[2]) for r in rows], dtype=np.float64)
+    bound = UNIT_RESIDUAL_K * U64
+    with np.errstate(over="ignore", invalid="ignore"):
+        sq = np.sum(N * N, axis=1)
+        # float64 |n|^2 errs by at most 3 u |n|^2 (three products, two sums): decide outside it
+        slack = 4 * U64 * sq
+        unsure = ~((np.abs(sq - 1) + slack <= bound) | (np.abs(sq - 1) - slack > bound))
+    bad = ~unsure & (np.abs(sq - 1) > bound)
+    for i in np.flatnonzero(unsure | bad):
+        q = [to_mpq(float(x)) for x in N[i]]
+        res = abs(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] - 1)
+        if res > to_mpq(bound):
+            field, k, nrm = rows[i]
+            return violated(claim, {"why": f"{field}[{k}]: a frame normal is a unit vector within 16 u (Rounded)",
+                                    "normal": list(nrm), "residual": enc(res), "bound": enc(bound)},
+                            rule=VECTORS_BOUND.id)
+    return None
 
 
 def _unit_mp(a):

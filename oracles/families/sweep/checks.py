@@ -48,7 +48,8 @@ SEAM_CAPS = spec("sweep:seam_caps", _S + "'A ribbon ring emits its -Binormal the
                  "bitwise but carry the cap normal ... its last ring copies the first ring's positions and normals "
                  "with V equal to the total length'")
 UV = spec("sweep:uv", _S + "'V is estimated path distance in asset units' and the seam's U = 1: U is j / N (within one "
-          "rounding), V the ring's distance")
+          "rounding), V the ring's distance, and a Flat cap's V its end ring's (its rim copies the ring, its centre "
+          "is the path's end)")
 WINDING = spec("sweep:winding", _S + "'Triangles are counter-clockwise from the side their normals face unless "
                "SweepWinding::Clockwise is requested' (rings that may fold are skipped: the Estimated risk)")
 
@@ -221,6 +222,9 @@ def check_rings(claim: Claim):
             if cap[1:, :3].tobytes() != ring[:, :3].tobytes() or not np.all(cap[:, 3:6] == tn):
                 return violated(claim, {"why": f"cap at ring {end}: rims must copy the ring positions bitwise "
                                                f"and carry the cap normal"}, rule=SEAM_CAPS.id, **res.extra())
+            if not np.all(cap[:, 7] == ring[0, 7]):
+                return violated(claim, {"why": f"cap at ring {end}: V is estimated path distance, the end ring's "
+                                               f"{ring[0, 7]!r} on every cap vertex"}, rule=UV.id, **res.extra())
             base += nseg + 1
     ccw = inp["winding"] == "CounterClockwise"
     P = [[to_mpq(float(c)) for c in row[:3]] for row in V]
