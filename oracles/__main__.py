@@ -161,6 +161,19 @@ def _dask_cluster(args, background: bool = False):
     return cluster(workers=args.workers, scheduler=args.scheduler, background=background)
 
 
+def _on_cluster(dask, work):
+    """``(work(client), None)`` on the cluster ``dask`` (from :func:`_dask_cluster`), or ``(None,
+    EXIT_MALFORMED)`` with the reason on stderr when the cluster cannot start."""
+    from .distributed import ClusterUnavailable
+
+    try:
+        with dask as client:
+            return work(client), None
+    except ClusterUnavailable as e:
+        print(f"error: {e}", file=sys.stderr)
+        return None, EXIT_MALFORMED
+
+
 # What each command writes: directories and files (their directories made with their parents when
 # written, ``oracles.reports.output_file``). ``_output_problem`` checks them all before any work.
 _OUTPUT_DIRS = {"ledger": ("out", "plots"), "check": ("out",)}
@@ -345,15 +358,12 @@ def main(argv=None) -> int:
             return EXIT_MALFORMED
         try:
             if dask is not None:
-                from .distributed import ClusterUnavailable, run_corpus_distributed
+                from .distributed import run_corpus_distributed
 
-                try:
-                    with dask as starting:
-                        ledger = run_corpus_distributed(starting, args.seed, args.cases, args.family,
-                                                        scale=args.scale)
-                except ClusterUnavailable as e:
-                    print(f"error: {e}", file=sys.stderr)
-                    return EXIT_MALFORMED
+                ledger, code = _on_cluster(dask, lambda starting: run_corpus_distributed(
+                    starting, args.seed, args.cases, args.family, scale=args.scale))
+                if code is not None:
+                    return code
             else:
                 ledger = run_corpus(args.seed, args.cases, args.family, on_verdict=on_verdict, scale=args.scale)
         finally:
@@ -477,15 +487,12 @@ def _check(args) -> int:
         print(f"error: {dask}", file=sys.stderr)
         return EXIT_MALFORMED
     if dask is not None:
-        from .distributed import ClusterUnavailable, check_claims_distributed
+        from .distributed import check_claims_distributed
 
         ledger.malformed.extend(cf.malformed)
-        try:
-            with dask as client:
-                check_claims_distributed(client, ledger, dict(cf.claims), cf.total)
-        except ClusterUnavailable as e:
-            print(f"error: {e}", file=sys.stderr)
-            return EXIT_MALFORMED
+        _, code = _on_cluster(dask, lambda client: check_claims_distributed(client, ledger, dict(cf.claims), cf.total))
+        if code is not None:
+            return code
         ledger.malformed.sort(key=lambda e: (e.claim if e.claim is not None else -1, e.path))
         return _finish(ledger, args)
     lines = VerdictLines(args.verdicts)
@@ -630,14 +637,12 @@ def _check_answers(args) -> int:
         print(f"error: {dask}", file=sys.stderr)
         return EXIT_MALFORMED
     if dask is not None:  # request ranges judged on the workers (oracles.distributed)
-        from .distributed import ClusterUnavailable, check_answers_distributed
+        from .distributed import check_answers_distributed
 
-        try:
-            with dask as client:
-                scope = check_answers_distributed(client, reqs, ah, answers, ledger, malformed)
-        except ClusterUnavailable as e:
-            print(f"error: {e}", file=sys.stderr)
-            return EXIT_MALFORMED
+        scope, code = _on_cluster(dask, lambda client: check_answers_distributed(client, reqs, ah, answers, ledger,
+                                                                                 malformed))
+        if code is not None:
+            return code
         return _finish_answers(ledger, args, malformed, scope, None)
     lines = VerdictLines(args.verdicts)
     for m in malformed:
