@@ -403,6 +403,27 @@ def test_lookup_witnesses_are_checked(honest):
     assert n_before >= 10 and n_exact >= 3
 
 
+def test_a_witness_parameter_off_the_path_is_malformed_wherever_it_is_not_read(honest):
+    """A resolution at the path end reads no lookup witness and one at a stored boundary no
+    short one; a witness naming u = 2^600 or a span past the path was Verified there. Every
+    witness parameter must be a parameter of the path: malformed (ValueError) otherwise."""
+    inv = honest["distance.inversion_residual"]
+    end = next(c for c in inv if c.value["distance"] == c.inputs["total_estimate"])
+    boundary = next(c for c in inv if "short" not in c.value and c.value["distance"] != c.inputs["total_estimate"])
+    bis = next(c for c in inv if "short" in c.value)
+    for c, field, key in ((end, "lookup", "after"), (end, "lookup", "before"), (boundary, "lookup", "after"),
+                          (bis, "short", None)):
+        assert check_claim(c).kind is V
+        node = c.value[field] if key is None else c.value[field].get(key)
+        if node is None:
+            continue
+        for change in ({"u": enc(2.0**600)}, {"u": enc(-0.5)}, {"span": _n(c)}):
+            moved = {**node, **change}
+            value = {**c.value, field: moved if key is None else {**c.value[field], key: moved}}
+            with pytest.raises(ValueError, match="out of range"):
+                DC.check_inversion_residual(replace(c, value))
+
+
 def test_the_bisection_witness_shows_the_earliest_parameter(honest):
     bis = [c for c in honest["distance.inversion_residual"] if "short" in c.value]
     assert len(bis) >= 10

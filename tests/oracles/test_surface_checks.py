@@ -372,6 +372,28 @@ def test_zero_partials_are_degenerate_not_ill_conditioned(corpus):
     assert check_claim(replace(c, {**c.value, "status": "IllConditioned"})).kind is X
 
 
+def test_parallel_partials_have_sine_zero_and_a_zero_partial_any_sine():
+    """The sine |Su x Sv| / (|Su| |Sv|) is exactly 0 where the partials are parallel and not
+    zero (surface/00050: S = (3 (u + v), 0, 0)): a claimed sine of 2^600 or 2^-1074 there is
+    Violated (it was unchecked beside a zero cross product); with a zero partial the quotient
+    is undefined and NaN (IEEE's 0 / 0) or any other sine is accepted."""
+    fam = SF.FAMILY
+    reqs = fam.requests(1, fam.default_cases)
+    par = next(r for r in reqs if r.name.startswith("parallel partials"))
+    zero = next(r for r in reqs if r.name.startswith("zero partials"))
+    (c,) = [x for x in fam.claims(par) if x.row == "surface.evaluation" and "decision" in x.value][:1]
+    d = c.value["decision"]
+    assert dec(d["cross"]) == 0 and dec(d["su"]) > 0 and dec(d["sv"]) > 0 and dec(d["sine"]) == 0
+    assert check_claim(c).kind is V
+    for bad in (2.0**600, 2.0**-1074, -0.5):
+        v = check_claim(replace(c, {**c.value, "decision": {**d, "sine": enc(bad)}}))
+        assert v.kind is X and v.rule == "surface:decision_values", bad
+    z = next(x for x in fam.claims(zero) if x.row == "surface.evaluation" and "decision" in x.value)
+    assert dec(z.value["decision"]["su"]) == 0 and z.value["decision"]["sine"] == "nan"
+    for any_sine in ("nan", enc(0.0), enc(2.0**600)):
+        assert check_claim(replace(z, {**z.value, "decision": {**z.value["decision"], "sine": any_sine}})).kind is V
+
+
 def test_is_c1_follows_the_rule_on_the_claimed_values(sharp):
     edges = [c for c in next(v for k, v in sharp.items() if k.startswith("near-C1")) if c.inputs.get("kind") == "edge"]
     zero = [c for c in edges if dec(c.value["difference"]) == 0 and dec(c.value["scale"]) == 0]

@@ -392,6 +392,13 @@ def check_inversion_residual(claim: Claim):
     T = to_mpq(dec(claim.inputs["total_estimate"]))
     C = controls_of(claim)
     k, u = _at(claim, C)
+    # Every witness parameter is a parameter of the path, whether or not a rule below reads it
+    # (a resolution at the path end, or at a stored boundary, reads no lookup or short one).
+    look, short = claim.value.get("lookup"), claim.value.get("short")
+    for node, what in ((look and look.get("after"), "lookup.after"), (look and look.get("before"), "lookup.before"),
+                       (short, "short")):
+        if node is not None:
+            _param(node, C.shape[0], what)
     enclose = truth(claim)
     s = to_mpq(resolved)
     if R > E:

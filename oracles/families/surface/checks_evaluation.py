@@ -10,7 +10,8 @@ bound of the threshold (the band of docs/decisions.md, "Surfaces: decision bands
 either answer is accepted and counted; and each decision must be its rule applied exactly to
 the values it was made on: ``is_c1`` to the claimed difference and scale (within one rounding
 of the product), a normal's status to its claimed decision values (``|Su|``, ``|Sv|``,
-``|Su x Sv|`` within their error bounds of exact, the sine their quotient within 4 u).
+``|Su x Sv|`` within their error bounds of exact, the sine their quotient within 4 u wherever
+``|Su| |Sv|`` is not 0: exactly 0 on parallel partials).
 ``bound_use`` is the error over its bound.
 
 The exact normal decision and its band (:func:`exact_normal`, :func:`decision_in_band`) are
@@ -60,7 +61,7 @@ NORMAL_RULE = spec("surface:normal_decision", _S + "'TryEvaluateSurfaceNormal ..
                    "decision outside the rounding band of " + _D + "'Surfaces: decision bands'")
 DECISION_VALUES = default("surface:decision_values", _D + "'Surfaces: decisions judged on the values they were made "
                           "on (issue 17)': the claimed |Su|, |Sv|, |Su x Sv| within their error bounds of exact, the "
-                          "sine their quotient within 4u")
+                          "sine their quotient within 4u wherever |Su| |Sv| is not 0 (0 on parallel partials)")
 UNIT_NORMAL = default("surface:unit_normal", _D + "'Surfaces: edge parameters, evaluation and normals' (the normal is "
                       "N / |N|): | |n|^2 - 1 | <= 64u")
 C1_RULE = spec("surface:is_c1", _S + "'IsC1 compares the outward cross-boundary derivative controls; it is a threshold "
@@ -196,7 +197,7 @@ def _check_decision_values(claim, dv, claimed, Lu, Lv, Lx, eL, eX, uq, dmin, smi
         if ok is None:
             return undecided(claim, [_float(e_lo), _float(e_hi)], note=f"decision value {name} undecided"), use
     sine = None
-    if su != 0 and sv != 0 and cross != 0:
+    if su != 0 and sv != 0:  # the quotient is defined (0 where the cross product is 0)
         sd = dec(dv["sine"])
         if not math.isfinite(sd):
             return violated(claim, {"why": "a nonfinite sine of nonzero lengths", "sine": dv["sine"]},
