@@ -200,4 +200,16 @@ FAULTS = [
           "if not 1.0 + c > 0.0:", "if not 1.0 + c > 1e-3:",
           "RotateMinimally refuses a joint that turns by nearly pi (only an exact reversal fails)",
           (_STATUSES,)),
+    # --- the audit of 2026-12-06 (value fields no checker judged) ---
+    Fault("frame.sample_normal_unsettled", "frame", _R,
+          "            S.add(k, S.run[live], p.b, x1, t1, _settle(r, t1))",
+          "            S.add(k, S.run[live], p.b, x1, t1, r)",
+          "a baked sample keeps the raw double-reflected normal (not projected perpendicular to the tangent "
+          "and renormalized), so its length drifts along the run",
+          (_CHECKS + "::test_baked_and_evaluated_normals_are_unit_vectors_within_16u",)),
+    Fault("frame.twist_on_preserved_holonomy", "frame", _R,
+          "            if prep.closed_policy is ClosedFramePolicy.DistributeTwist:\n                total_twist",
+          "            if True:\n                total_twist",
+          "PreserveHolonomy distributes the twist too (the frames are not periodic, yet carry twist)",
+          (_CHECKS + "::test_frames_that_are_not_periodic_add_no_twist",)),
 ]

@@ -140,4 +140,9 @@ FAULTS = [
           "if len(rings) + 1 > limits.max_samples:", "if len(rings) + 1 >= limits.max_samples:",
           "a plan of exactly max_samples rings is refused (>= instead of >)",
           (_STATUSES,)),
+    # --- the audit of 2026-12-06 (value fields no checker judged) ---
+    Fault("sweep.cap_v_start_ring", "sweep", _R,
+          "cap[:, 7] = plan.ring_distance[end]", "cap[:, 7] = plan.ring_distance[0]",
+          "both Flat caps carry the start ring's V: the end cap's vertices say 0, not the total length",
+          (_CHECKS + "::test_a_cap_vertex_carries_its_end_ring_s_v",)),
 ]
