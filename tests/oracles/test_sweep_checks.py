@@ -13,6 +13,7 @@ import importlib
 from oracles.families import sweep as SW
 from oracles.families.sweep import checks_estimates as SWE
 from oracles.families.sweep import corpus as SWC
+from oracles.families.sweep.checks import decode_mesh
 from oracles.model import Claim, VerdictKind, dec, enc
 
 CASES = SW.generate(1, SWC.NAMED)  # the named cases (the status requests follow them)
@@ -161,18 +162,44 @@ def test_a_far_vertex_is_measured_truly_not_dropped_as_nan(tube, far):
     the ideal point at x = 0, angle -45 deg, (0, -sqrt(2)/4, sqrt(2)/4), is nearest to the edge
     v1 v5 = (0, -1/2, 0) (3, 0, 1/2). Its distance (sympy's Segment3D, exact) is the sampled
     deviation, the same at every ``far``: float64 lost the sliver's small side at 2^500
-    (calibration 1.54) and at 2^600 overflowed into NaNs that dropped out of the maximum (0)."""
+    (calibration 1.54) and at 2^600 overflowed into NaNs that dropped out of the maximum (0).
+    The verdict: Violated, the moved vertex no longer the ideal section point at its angle."""
     import sympy as sp
+    from mpmath import mp
 
     c = tube["sweep.error_estimates"]
     bad = _with_vertices(c, lambda V: V[0].__setitem__(0, far))
     v = _check(bad)
+    assert v.kind is VerdictKind.Violated and v.rule == "sweep:ring_points"
+    assert dec(v.witness["distance"]) > 2.0**331 and "ring 0 vertex 0" in v.witness["why"]
     r = sp.sqrt(2) / 4
     edge = sp.Segment3D(sp.Point3D(0, sp.Rational(-1, 2), 0), sp.Point3D(3, 0, sp.Rational(1, 2)))
     want = float(edge.distance(sp.Point3D(0, -r, r)))
-    est = dec(c.value["longitudinal"]) + dec(c.value["cross_section"])
-    assert v.kind is VerdictKind.Verified  # 2.55 of the estimate: within ACCEPTANCE_FACTOR = 4
-    assert v.measured * est == pytest.approx(want, rel=1e-12)
+    C = np.array([[[dec(x) for x in p] for p in span] for span in bad.inputs["controls"]])
+    V, I = decode_mesh(bad)
+    with mp.workprec(113):
+        _, d4, _, _, _ = SWE._deviation(C, bad.inputs, V, I, lambda tw: 0.0, SWE._REACH * (3.0 + 0.5))
+    assert d4 == pytest.approx(want, rel=1e-12)
+
+
+def test_ring_vertices_sit_at_their_angles_turned_by_the_profile_s_roll():
+    """docs/decisions.md 'Sweeps: ring vertices at their section angles': a tube's polygon is
+    inscribed in the ideal circle whatever its roll, so the deviation alone never saw a tube
+    that ignores the profile's roll (planted fault sweep.tube_roll_ignored survived the ledger
+    and the tests). Each ring vertex must be the ideal section point at its own angle, turned
+    by the roll: claiming the profile 0.1 rad further turned is Violated by sweep:ring_points,
+    and so is a ribbon's."""
+    fam = SW.FAMILY
+    reqs = fam.requests(1, fam.default_cases)
+    for name in ("S-curve tube", "helix ribbon"):
+        r = next(x for x in reqs if x.name.startswith(name))
+        c = next(x for x in fam.claims(r) if x.row == "sweep.error_estimates")
+        assert _check(c).kind is VerdictKind.Verified
+        prof = [[k[0], k[1], enc(dec(k[2]) + 0.1)] for k in c.inputs["profile"]]
+        v = _check(Claim(c.row, c.guarantee, c.value, {**c.inputs, "profile": prof}, c.model))
+        assert v.kind is VerdictKind.Violated and v.rule == "sweep:ring_points", (name, v.witness)
+        # 0.1 rad at the ring's scale, far past the limit (the frames' angle estimate is tiny here)
+        assert dec(v.witness["distance"]) > 0.05 * min(dec(k[1]) for k in c.inputs["profile"])
 
 
 @pytest.mark.parametrize("fmt", ["obj", "ply"])

@@ -49,7 +49,14 @@ DEVIATION = default("sweep:deviation", "docs/decisions.md 'Sweeps: the deviation
                     "(l + c) plus 4 S_max A plus the rounding allowance (spec 002 Guarantees: 'Sweep longitudinal "
                     "and cross-section error' are Estimated, with no factor)")
 
-RULES = declare({"sweep.error_estimates": (SECTION, ESTIMATES_WITHIN, RISK, DEVIATION)})
+RING_POINTS = default("sweep:ring_points", "docs/decisions.md 'Sweeps: ring vertices at their section angles': each "
+                      "ring vertex of a sweep whose frames are not periodic within ACCEPTANCE_FACTOR S_max A plus the "
+                      "rounding allowance of the ideal section point at its own angle, 2 pi j / N (a ribbon's -/+ half "
+                      "width), turned by the profile's roll at the ring's distance (spec 002 Sweeps: "
+                      "'The width or radius (Scale) and roll are linear in estimated path distance between profile "
+                      "keys'; Guarantees: 'Sweep ring frames and vertices' are Rounded, the frames Estimated)")
+
+RULES = declare({"sweep.error_estimates": (SECTION, ESTIMATES_WITHIN, RISK, DEVIATION, RING_POINTS)})
 _CAL_BINS = ((0.1, "calibration_lt_0.1"), (0.5, "calibration_0.1_0.5"), (1.0, "calibration_0.5_1"),
              (ACCEPTANCE_FACTOR, "calibration_1_factor"), (math.inf, "calibration_above_factor"))
 _mpq = gmpy2.mpq
@@ -93,9 +100,11 @@ def _deviation(C, inp, V, I, twist_of, reach):
     """Largest sampled distance from the ideal surface to the mesh (window of neighbouring
     strips), at 4 and at 2 samples per ring interval and section segment (the coarse samples are
     every other fine one, so one true-RMF integration serves both): ``(coarse, fine, worst
-    points of the fine pass, oracle error)``. ``twist_of(loop_twist)`` gives the twist to
-    distribute over the path from the loop's true residual twist; a point-triangle pair that
-    reaches farther than ``reach`` is measured exactly (:data:`_REACH`)."""
+    points of the fine pass, oracle error, ring miss)``. ``twist_of(loop_twist)`` gives the twist
+    to distribute over the path from the loop's true residual twist; a point-triangle pair that
+    reaches farther than ``reach`` is measured exactly (:data:`_REACH`). ``ring miss`` is
+    ``(distance, ring, vertex)`` of the ring vertex farthest from the ideal section point at its
+    own angle (:func:`_ring_miss`)."""
     m = _FINE
     nseg, ribbon = int(inp["segments"]), inp["section"] == "Ribbon"
     rings = [(ring_span(x, len(C)), dec(x[1]), dec(x[2])) for x in inp["rings"]]
@@ -152,7 +161,39 @@ def _deviation(C, inp, V, I, twist_of, reach):
             if q % 2 == 0:
                 coarse = max(coarse, float(np.max(d[row][coarse_cs])))
         fine = max(fine, float(np.max(d)))
-    return coarse, fine, worst_pts, oerr
+    ring_frames = [frames[(k, u)] for _, q, k, u, _ in samples if q == 0]
+    ring_frames.append(frames[(samples[-1][2], samples[-1][3])])  # the last ring: the last interval's end
+    miss = _ring_miss(V, inp, rings, ring_frames, prof, twist_total, L)
+    return coarse, fine, worst_pts, oerr, miss
+
+
+def _ring_miss(V, inp, rings, ring_frames, prof, twist_total, L):
+    """``(distance, ring, vertex)``: the ring vertex farthest (Euclidean) from the ideal section
+    point at its own place in the section: a tube's vertex j at angle ``2 pi j / N`` (U = j / N), a
+    ribbon's -Binormal then +Binormal edge at -/+ half the width, in the true RMF turned by the
+    profile's roll and the distributed twist at the ring's distance. Float64, a few ulps of the
+    coordinates; the frames' own angle error is the caller's allowance."""
+    nseg, ribbon = int(inp["segments"]), inp["section"] == "Ribbon"
+    per = 2 if ribbon else nseg + 1
+    if ribbon:
+        cs = [(0.0, -0.5), (0.0, 0.5)]
+    else:
+        cs = [(math.cos(2 * math.pi * j / nseg), math.sin(2 * math.pi * j / nseg)) for j in range(nseg)]
+    worst = (0.0, 0, 0)
+    for i, ((_, _, s), fr) in enumerate(zip(rings, ring_frames)):
+        sc, roll = _profile_q(prof, s)
+        phi = roll + (twist_total * s / L if L > 0 else 0.0)
+        ideal = section_points(*fr, sc, phi, cs)
+        got = V[i * per:i * per + len(cs), :3]
+        with np.errstate(over="ignore", invalid="ignore"):
+            diff = got - ideal
+            m = np.max(np.abs(diff), axis=1)  # scaled, so a vertex near float64's largest gives inf, not NaN
+            d = np.where(m > 0, m * np.sqrt(np.sum((diff / np.where(m > 0, m, 1.0)[:, None]) ** 2, axis=1)), 0.0)
+            d = np.where(np.isnan(d), np.inf, d)
+        j = int(np.argmax(d))
+        if d[j] > worst[0]:
+            worst = (float(d[j]), i, j)
+    return worst
 
 
 def _global_distance(V, I, p, reach):
@@ -250,8 +291,19 @@ def check_error_estimates(claim: Claim):
     est = lest + cest
     E = float(np.max(np.abs(C)))
     with mp.workprec(113):
-        d2, d4, worst_pts, oerr = _deviation(C, inp, V, I, twist_of, _REACH * (E + smax))
+        d2, d4, worst_pts, oerr, miss = _deviation(C, inp, V, I, twist_of, _REACH * (E + smax))
     allowance = float(oerr) * (1 + smax) + 1024 * U64 * (E + smax)
+    # A ring vertex sits on the ideal section at its own angle, up to the frames' angle error (the
+    # frame row's 4 A). Not on a periodic loop: there the distributed twist follows the frames'
+    # distance estimates, which may differ from the ring's by DistanceError, a tolerance this
+    # claim does not carry (docs/decisions.md 'Sweeps: ring vertices at their section angles').
+    ring_limit = smax * ACCEPTANCE_FACTOR * dec(inp["angular_error_estimate"]) + allowance
+    if not periodic and miss[0] > ring_limit:
+        return violated(claim, {"why": f"ring {miss[1]} vertex {miss[2]} is not the ideal section point at its "
+                                       "angle: the profile's roll (and the distributed twist) not applied, or another "
+                                       "place in the section", "distance": enc(miss[0]), "limit": enc(ring_limit)},
+                        bound_use=ratio(miss[0], ring_limit) if math.isfinite(miss[0]) else math.inf,
+                        rule=RING_POINTS.id)
     limit = ACCEPTANCE_FACTOR * est + ACCEPTANCE_FACTOR * smax * dec(inp["angular_error_estimate"]) + allowance
     cal = d4 / est if est > 0 else (0.0 if d4 <= allowance else math.inf)
     bins = {}

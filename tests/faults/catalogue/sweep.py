@@ -140,6 +140,17 @@ FAULTS = [
           "if len(rings) + 1 > limits.max_samples:", "if len(rings) + 1 >= limits.max_samples:",
           "a plan of exactly max_samples rings is refused (>= instead of >)",
           (_STATUSES,)),
+    Fault("sweep.tube_roll_ignored", "sweep", _R,
+          "        f = try_evaluate_frame(self.path, self.frames, SegmentParameter(k, u), roll,",
+          "        f = try_evaluate_frame(self.path, self.frames, SegmentParameter(k, u), "
+          "roll if self.ribbon else 0.0,",
+          "a tube's rings ignore the profile's roll (the polygon and its U seam do not turn)",
+          (_CHECKS + "::test_ring_vertices_sit_at_their_angles_turned_by_the_profile_s_roll",)),
+    Fault("sweep.roll_ignored", "sweep", _R,
+          "        f = try_evaluate_frame(self.path, self.frames, SegmentParameter(k, u), roll,",
+          "        f = try_evaluate_frame(self.path, self.frames, SegmentParameter(k, u), 0.0,",
+          "the rings ignore the profile's roll",
+          (_REF,)),
     # --- the audit of 2026-12-06 (value fields no checker judged) ---
     Fault("sweep.cap_v_start_ring", "sweep", _R,
           "cap[:, 7] = plan.ring_distance[end]", "cap[:, 7] = plan.ring_distance[0]",
