@@ -19,10 +19,13 @@ one- and four-patch tubes, a collapsed side and a pole; the requested position e
 from __future__ import annotations
 
 import numpy as np
-from hypothesis import HealthCheck, given, settings, strategies as st, target
+import re
+
+from hypothesis import HealthCheck, event, given, settings, strategies as st, target
 
 from oracles.families import surface as SF
 from oracles.families import tessellation as T
+from oracles.families.tessellation.checks import MAX_EXACT_CELLS
 from oracles.ledger import check_claim
 from oracles.model import VerdictKind
 from tests.profiles import examples
@@ -53,6 +56,9 @@ def meshes(draw):
     return T._with_mesh(case, rel=rel)
 
 
+_BEYOND = re.compile(r"(\d+) cells: beyond the exact oracle's \d+")
+
+
 @settings(max_examples=examples(4, 2000), deadline=None, suppress_health_check=list(HealthCheck))
 @given(meshes())
 def test_every_mesh_claim_is_verified(case):
@@ -62,6 +68,12 @@ def test_every_mesh_claim_is_verified(case):
     use = 0.0
     for c in cs:
         v = check_claim(c)
+        beyond = _BEYOND.fullmatch(v.note or "")
+        if v.kind is VerdictKind.Undecided and beyond and int(beyond.group(1)) > MAX_EXACT_CELLS:
+            # docs/decisions.md: grids above MAX_EXACT_CELLS are Undecided at once, by design (the
+            # thorough profile draws such meshes: a 2x2 grid of 8,224 cells on 2026-12-06)
+            event("a grid beyond the exact oracle's cells: Undecided")
+            continue
         assert v.kind is VerdictKind.Verified, (case["name"], c.row, v.witness, v.note)
         if c.row == "tessellation.position_bound":
             use = max(use, v.bound_use or 0.0)
