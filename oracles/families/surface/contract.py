@@ -197,7 +197,8 @@ CONTRACTS = {
                "and is_c1 decisions equal the exact decision outside the rounding band of their thresholds, "
                "and equal the rule applied exactly to the values they were made on (is_c1: difference <= "
                "threshold x scale within one rounding of the product; a normal's claimed |Su|, |Sv|, "
-               "|Su x Sv| within e_len, e_len, e_cross of exact and its sine their quotient within 4 u).",
+               "|Su x Sv| within e_len, e_len, e_cross of exact and its sine their quotient within 4 u wherever "
+               "|Su| |Sv| is not 0).",
         inputs=_EVAL_INPUTS, value=_EVAL_VALUE, plant=_plant_evaluation,
         model=S.model("sample [position, du, dv, duu, duv, dvv]; normal [normal]; edge [difference, scale]",
                       SURFACE_K)),

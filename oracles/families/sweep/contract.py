@@ -84,7 +84,9 @@ CONTRACTS = {
                f"rings) sampled distance "
                f"to the mesh at most {ACCEPTANCE_FACTOR:g} (l + c) + {ACCEPTANCE_FACTOR:g} S_max A + allowance "
                "(Violated confirmed against every triangle; Verified when refinement 2 -> 4 moved it by less than "
-               "half the margin); calibration true / (l + c) binned.",
+               "half the margin); on a sweep whose frames are not periodic, every ring vertex within "
+               f"{ACCEPTANCE_FACTOR:g} S_max A + allowance of the ideal section point at its own angle 2 pi j / N (a "
+               "ribbon's -/+ half width), turned by the profile's roll; calibration true / (l + c) binned.",
         inputs=S.obj(required={**_COMMON,
                                "rings": S.array(S.tuple_(S.integer(minimum=0), _F64V, _F64V), min_items=2, doc=(
                                    "Yours: the plan's rings, each [span, u, distance (estimated, asset units)].")),
