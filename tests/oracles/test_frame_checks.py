@@ -17,6 +17,7 @@ import pytest
 import importlib
 
 import oracles.families.frame as F
+from interval.frame import Arcs
 from .request_helpers import judge_request as _judge, named as _named, fast_path_misses
 from oracles.families.frame import checks as FK
 from oracles.families.frame import checks_angular as FA
@@ -468,7 +469,7 @@ def test_the_twist_allowance_is_the_one_distance_estimates_imply(adversarial):
     a thousand times larger the twist may be a thousand times farther off, and no more."""
     c = _angular(adversarial, UNEVEN)
     C = FK.controls_of(c.inputs["controls"], None)
-    arcs = FA.Arcs(C)
+    arcs = Arcs(C)
     L = arcs.total()[0]
     s = arcs.prefix(2, 0.3)[0]
     total = 2 * math.pi

@@ -29,7 +29,7 @@ import numpy as np
 from mpmath import mp
 
 from interval.context import to_mpq
-from interval.frame import SingularRun, angle_between, arc_length, decide_speed_above, rotate_between, signed_angle, \
+from interval.frame import Arcs, SingularRun, angle_between, decide_speed_above, rotate_between, signed_angle, \
     step_difference, true_rmf, true_tangent
 from reference import error_model as EM
 from reference import kernel as K
@@ -46,8 +46,6 @@ __all__ = [
     "JOINT_BAND",
     "ROUNDING_ALLOWANCE_K",
     "STEP_ANGLE_K",
-    "Arcs",
-    "arc",
     "check_angular_error",
     "tilt",
     "twist_expected",
@@ -272,43 +270,6 @@ JOINT_BAND = 2.0**-20
 # float64 roundoff (times 1 + E / |chord|: the chord x(b) - x(a) is rounded relative to E), plus
 # 2^-30 relative. Measured on the default corpus: at most 1.5 u.
 STEP_ANGLE_K = 32
-
-
-def arc(P, u0: float, u1: float):
-    """``interval.frame.arc_length`` with its pieces quadrupled (8 up to 512) until its error
-    estimate is below ``2^-40`` of the length: near a zero of the speed (a near-cusp) 8 pieces
-    leave 1e-6 of error, which would widen every tolerance built on the arc length."""
-    pieces = 8
-    while True:
-        s, err = arc_length(P, u0, u1, pieces=pieces)
-        if err <= 2.0**-40 * s or pieces >= 512:
-            return s, err
-        pieces *= 4
-
-
-class Arcs:
-    """True prefix arc lengths of a path (:func:`arc`, cached per span)."""
-
-    def __init__(self, C):
-        self.C = C
-        self._span = {}
-
-    def span(self, k):
-        if k not in self._span:
-            self._span[k] = arc(self.C[k], 0.0, 1.0)
-        return self._span[k]
-
-    def prefix(self, k, u):
-        """``(s, err)``: the arc length from the path start to ``(k, u)``."""
-        s = e = 0.0
-        for j in range(k):
-            a, b = self.span(j)
-            s, e = s + a, e + b
-        a, b = arc(self.C[k], 0.0, u) if u < 1.0 else self.span(k)
-        return s + a, e + b
-
-    def total(self):
-        return self.prefix(self.C.shape[0] - 1, 1.0)
 
 
 def _run_structure(claim: Claim, C, runs) -> Verdict | None:

@@ -33,12 +33,12 @@ import gmpy2
 import numpy as np
 from mpmath import mp
 
-from interval.frame import derivative_box, step_difference
+from interval.frame import Arcs, derivative_box, step_difference
 from reference.frame import MIN_DEPTH, ROUNDING_FLOOR, frames_bytes
 
 from ...model import dec, dec_array
 from .checks import RANGE_BOX_BAND
-from .checks_angular import JOINT_BAND, Arcs
+from .checks_angular import JOINT_BAND
 
 __all__ = [
     "Replay",

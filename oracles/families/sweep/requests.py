@@ -53,9 +53,8 @@ from ...request import (
     Expect, Request, Rule, Step, collect_defects, decided_by_kinds, either, failure, interleaved, success,
 )
 from .checks import STATUS_NAMES
-from interval.frame import decide_speed_above
+from interval.frame import Arcs, decide_speed_above
 
-from ..frame.checks_angular import Arcs
 from ..frame.corpus import _CLOSED, _CORNER, quarter
 from ..frame.demands import joint_kind, narrowed_controls, tolerance_of
 from ..frame.requests import enc_limits, expected_build, map_inputs, path_inputs, preparation_inputs
