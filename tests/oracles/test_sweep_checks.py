@@ -202,6 +202,50 @@ def test_ring_vertices_sit_at_their_angles_turned_by_the_profile_s_roll():
         assert dec(v.witness["distance"]) > 0.05 * min(dec(k[1]) for k in c.inputs["profile"])
 
 
+def test_ring_distances_are_the_arc_length_within_distance_error():
+    """spec 002 Sweeps: V is estimated path distance, and the profile is laid out in it. With the
+    path's DistanceError claimed, every ring's distance (and the total) must lie within it of
+    the true arc length (mpmath quadrature here, independent of the checker's float64 rule): a
+    sweep that lays its rings out in proportion to the parameter survived the ledger before
+    (planted fault sweep.ring_distance_by_parameter). Ours sit at most 1% of DistanceError off."""
+    import mpmath
+
+    fam = SW.FAMILY
+    r = next(x for x in fam.requests(1, fam.default_cases) if x.name.startswith("S-curve tube"))
+    c = next(x for x in fam.claims(r) if x.row == "sweep.rings")
+    assert _check(c).kind is VerdictKind.Verified
+    delta = dec(c.inputs["distance_error"])
+    C = np.array([[[dec(x) for x in p] for p in span] for span in c.inputs["controls"]])
+
+    def true_prefix(k, u):
+        def speed(t, P):
+            d = 3 * ((1 - t) ** 2 * (P[1] - P[0]) + 2 * t * (1 - t) * (P[2] - P[1]) + t * t * (P[3] - P[2]))
+            return mpmath.sqrt(sum(mpmath.mpf(float(x)) ** 2 for x in d))
+        whole = sum(mpmath.quad(lambda t: speed(t, C[j]), [0, 0.5, 1]) for j in range(k))
+        return float(whole + mpmath.quad(lambda t: speed(t, C[k]), [0, u]))
+
+    rings = [list(x) for x in c.inputs["rings"]]
+    i = len(rings) // 2
+    k, u = rings[i][0], dec(rings[i][1])
+    s = true_prefix(k, u)
+    assert abs(dec(rings[i][2]) - s) <= 0.01 * delta
+    for off, kind in ((1.5 * delta, VerdictKind.Violated), (-1.5 * delta, VerdictKind.Violated),
+                      (0.5 * delta, VerdictKind.Verified)):
+        moved = [list(x) for x in rings]
+        moved[i][2] = enc(s + off)
+        v = _check(Claim(c.row, c.guarantee, c.value, {**c.inputs, "rings": moved}, c.model))
+        if kind is VerdictKind.Violated:
+            assert v.kind is kind and v.rule == "sweep:distances" and f"ring {i}" in v.witness["why"], off
+        else:  # the distance is right; only V no longer equals it, which the UV rule refutes
+            assert v.rule != "sweep:distances", off
+    # without the claimed DistanceError nothing is compared with the arc length
+    bare = {k2: x for k2, x in c.inputs.items() if k2 != "distance_error"}
+    moved = [list(x) for x in rings]
+    moved[i][2] = enc(s + 1.5 * delta)
+    v = _check(Claim(c.row, c.guarantee, c.value, {**bare, "rings": moved}, c.model))
+    assert v.rule != "sweep:distances"
+
+
 @pytest.mark.parametrize("fmt", ["obj", "ply"])
 def test_export_round_trip(tmp_path, fmt):
     meshio = pytest.importorskip("meshio")

@@ -137,7 +137,8 @@ def _claims(held, V, I, name: str) -> tuple:
               "closed": v.is_closed}
     c1 = Claim("sweep.rings", G.Rounded, {**mesh, "capacity": _capacity_probe(pv, v)},
                {**common, "rings": rings, "caps": v.caps.value, "winding": v.winding.value,
-                "total": enc(v.total_distance), "profile": profile})
+                "total": enc(v.total_distance), "profile": profile,
+                "distance_error": enc(float(pv.tolerance.distance_error))})
     c2 = Claim("sweep.error_estimates", G.Estimated,
                {**mesh, "longitudinal": enc(rep.longitudinal_error_estimate),
                 "cross_section": enc(rep.cross_section_error_estimate),

@@ -19,6 +19,7 @@ import gmpy2
 import numpy as np
 
 from interval.context import QQ, to_mpq
+from interval.frame import Arcs
 from interval.sweep import curvature_product_iv, ring_offsets_iv
 from reference import error_model as EM
 from reference import kernel as K
@@ -47,6 +48,10 @@ SEAM_CAPS = spec("sweep:seam_caps", _S + "'A ribbon ring emits its -Binormal the
                  "normal ... A tube ring repeats its first vertex with U = 1 ... rim vertices copy the ring positions "
                  "bitwise but carry the cap normal ... its last ring copies the first ring's positions and normals "
                  "with V equal to the total length'")
+DISTANCES = spec("sweep:distances", _S + "'V is estimated path distance in asset units'; 'The width or radius (Scale) "
+                 "and roll are linear in estimated path distance': each ring's distance and the total within "
+                 "DistanceError of the true arc length (the distance map's estimates lie in its Certified intervals, "
+                 "whose whole-path gap is at most DistanceError; the frame row's rule frame:distances)")
 UV = spec("sweep:uv", _S + "'V is estimated path distance in asset units' and the seam's U = 1: U is j / N (within one "
           "rounding), V the ring's distance, and a Flat cap's V its end ring's (its rim copies the ring, its centre "
           "is the path's end)")
@@ -66,7 +71,7 @@ STATUS_NAMES = decision("sweep:status_names", "docs/decisions.md 'Sweeps: the re
                         "not say the last ones fail: without the decision any failure status is accepted there, and "
                         "success where only the decision fails)")
 
-RULES = declare({"sweep.rings": (COUNTS, CAPACITY, PROFILE, RING_BOUNDS, SEAM_CAPS, UV, WINDING),
+RULES = declare({"sweep.rings": (COUNTS, CAPACITY, PROFILE, RING_BOUNDS, SEAM_CAPS, UV, WINDING, DISTANCES),
                  "sweep.statuses": (STATUS_NAMES,)})
 
 _mpq = gmpy2.mpq
@@ -115,6 +120,35 @@ def mesh_counts(section, nseg, r, caps):
         (6 * nseg if flat else 0)
 
 
+def _distances(claim: Claim, C):
+    """With the path's DistanceError claimed: every ring's distance (its vertices' V and the
+    profile's argument) and the total within it of the true arc length, as the frame row judges
+    its sample distances (:class:`interval.frame.Arcs`: float64 quadrature, its error estimate
+    quadrupled into the tolerance). A closed path's last ring is at the total. None, or the
+    Violated verdict."""
+    inp = claim.inputs
+    if "distance_error" not in inp:
+        return None
+    delta = dec(inp["distance_error"])
+    arcs = Arcs(C)
+    L, Lerr = arcs.total()
+    slack = 2.0**-30 * L
+    total = dec(inp["total"])
+    if not abs(total - L) <= delta + 4 * Lerr + slack:
+        return violated(claim, {"why": "the total is farther than DistanceError from the arc length",
+                                "total": inp["total"], "arc_length": enc(L)}, rule=DISTANCES.id)
+    for i, ring in enumerate(inp["rings"]):
+        k, u, d = ring_span(ring, len(C)), dec(ring[1]), dec(ring[2])
+        if not 0.0 <= u <= 1.0:
+            raise ValueError(f"ring {i}: u = {u!r} outside [0, 1]")
+        s, err = (L, Lerr) if (inp["closed"] and i == len(inp["rings"]) - 1) else arcs.prefix(k, u)
+        if not abs(d - s) <= delta + 4 * (err + Lerr) + slack:
+            return violated(claim, {"why": f"ring {i}: its distance (V) is farther than DistanceError from the arc "
+                                           f"length at (span {k}, u = {u!r})", "distance": ring[2],
+                                    "arc_length": enc(s)}, rule=DISTANCES.id)
+    return None
+
+
 def check_rings(claim: Claim):
     """Rounded ring frames and vertices plus the exact mesh rules (seam, caps, closed copy,
     winding)."""
@@ -137,6 +171,9 @@ def check_rings(claim: Claim):
                 return violated(claim, {"why": f"emission into arrays one entry short ({name}) must be "
                                                "CapacityExceeded before anything is written", "claimed": cap},
                                 rule=CAPACITY.id)
+    bad = _distances(claim, C)
+    if bad is not None:
+        return bad
     prof = [[to_mpq(dec(x)) for x in k] for k in inp["profile"]] if "profile" in inp else None
     if prof is not None and (not prof or any(len(k) != 3 for k in prof)
                              or any(prof[i + 1][0] <= prof[i][0] for i in range(len(prof) - 1))):

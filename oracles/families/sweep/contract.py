@@ -55,7 +55,9 @@ CONTRACTS = {
                "closed path's last ring bitwise copies; every triangle's exact normal on the side of its vertex "
                "normals (CCW) or opposite (Clockwise); with a profile, each ring's scale the profile's at its "
                "distance (linear between keys, clamped, within 8 u of the keys' scales); with a capacity probe, "
-               "emission into arrays one vertex or one index short CapacityExceeded with both arrays unchanged. "
+               "emission into arrays one vertex or one index short CapacityExceeded with both arrays unchanged; "
+               "with distance_error, each ring's distance and the total within it of the true arc length "
+               "(float64 Gauss-Legendre with its halving error). "
                "Model components: [position, frame, vertex, normal].",
         inputs=S.obj(required={**_COMMON,
                                "rings": S.array(_RING, min_items=2, doc=(
@@ -65,7 +67,10 @@ CONTRACTS = {
                                "winding": S.enum(["CounterClockwise", "Clockwise"], doc="Given: SweepRequest.Winding."),
                                "total": S.f64(doc="Yours: the distance map's TotalEstimate (a closed path's last "
                                                   "ring's V), asset units.")},
-                     optional={"profile": _PROFILE}),
+                     optional={"profile": _PROFILE,
+                               "distance_error": S.f64(nonnegative=True, doc=(
+                                   "Given: the path's ToleranceProfile.DistanceError, asset units: with it, every "
+                                   "ring's distance and the total are checked against the true arc length."))}),
         value=S.obj(required=_MESH, optional={"capacity": S.obj(optional={
             "short_vertices": S.string(doc="The status of emitting into arrays one vertex row short "
                                            "(CapacityExceeded)."),

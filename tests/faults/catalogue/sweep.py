@@ -151,6 +151,13 @@ FAULTS = [
           "        f = try_evaluate_frame(self.path, self.frames, SegmentParameter(k, u), 0.0,",
           "the rings ignore the profile's roll",
           (_REF,)),
+    Fault("sweep.ring_distance_by_parameter", "sweep", _R,
+          "        s = float(d.value.estimate)\n        scale, roll = profile_at(self.req.profile, s)",
+          "        s = float(self.dmap.total_estimate) * (k + u) / self.path.span_count\n"
+          "        scale, roll = profile_at(self.req.profile, s)",
+          "ring distances (V, and the profile's argument) are laid out in proportion to the parameter, not the "
+          "estimated arc length",
+          (_CHECKS + "::test_ring_distances_are_the_arc_length_within_distance_error",)),
     # --- the audit of 2026-12-06 (value fields no checker judged) ---
     Fault("sweep.cap_v_start_ring", "sweep", _R,
           "cap[:, 7] = plan.ring_distance[end]", "cap[:, 7] = plan.ring_distance[0]",
