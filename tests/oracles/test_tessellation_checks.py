@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import reference.tessellation as RT
+from reference.surface import normal_bound
 from oracles.families import tessellation as T
 from oracles.ledger import check_claim
 from oracles.model import Claim, VerdictKind, dec, enc
@@ -94,6 +95,58 @@ def _seam_vertex(x):
             return seen[k], i
         seen[k] = i
     raise AssertionError("no shared position")
+
+
+def _with_normal(x, i, n):
+    normals = [list(r) for r in x.value["vertex_normals"]]
+    normals[i] = [enc(float(np.float32(c))) for c in n]
+    return _with_value(x, vertex_normals=normals)
+
+
+def test_vertex_normals_are_their_own_patch_s_unit_normal(corpus):
+    """spec 002 Surface meshes: a vertex's 'normal and Parameter belong to its own patch', and
+    'Report emits a zero normal with its status' (docs/decisions.md 'Surface meshes: vertex
+    normals'). The vertex normals were never claimed, so a mesh whose normals point the wrong way
+    or come from another patch survived the ledger and the tests (planted faults
+    tessellation.vertex_normals_negated and tessellation.vertex_normals_of_patch_zero). The
+    expected normal here comes from sympy: the cross product of the exact partials of the
+    float32 patch at the vertex's parameter."""
+    import sympy as sp
+
+    from oracles.families.surface.checks import network
+
+    x = shared(corpus, "bilinear twisted patch")
+    assert check_claim(x).kind is V
+    _, narrowed, _ = network(x)
+    i = len(x.value["vertex_normals"]) // 2
+    p, (u, w) = x.value["vertex_patch"][i], (dec(t) for t in x.value["vertex_parameters"][i])
+    C = [[[sp.Rational(float(c)) for c in narrowed[p][a][b]] for b in range(4)] for a in range(4)]
+    U, W = sp.symbols("U W")
+    bern = [lambda t, k=k: sp.binomial(3, k) * t**k * (1 - t) ** (3 - k) for k in range(4)]
+    S = [sum(C[a][b][c] * bern[a](U) * bern[b](W) for a in range(4) for b in range(4)) for c in range(3)]
+    Su = sp.Matrix([sp.diff(f, U) for f in S]).subs({U: sp.Rational(u), W: sp.Rational(w)})
+    Sw = sp.Matrix([sp.diff(f, W) for f in S]).subs({U: sp.Rational(u), W: sp.Rational(w)})
+    N = Su.cross(Sw)
+    want = np.array([float(c / N.norm()) for c in N])
+    got = np.array([dec(c) for c in x.value["vertex_normals"][i]])
+    assert np.linalg.norm(got - want) < 2.0**-23  # ours: the float64 normal narrowed once
+    v = check_claim(_with_normal(x, i, -want))
+    assert v.kind is X and v.rule == "tessellation:vertex_normals" and f"vertex {i}" in v.witness["why"]
+    # the bound: the surface normal's Rounded model at float32's unit roundoff (the decision)
+    b = normal_bound(float(np.max(np.abs(narrowed[p]))), float(N.norm()) * (1 - 1e-9), 2.0**-24, 2.0**-149)
+    assert 2.0**-24 < b < 0.01, b
+    side = np.cross(want, [0.0, 0.0, 1.0] if abs(want[2]) < 0.9 else [1.0, 0.0, 0.0])
+    side /= np.linalg.norm(side)
+    for tilt, kind in ((2 * b, X), (0.5 * b, V)):
+        t = np.cos(tilt) * want + np.sin(tilt) * side
+        assert check_claim(_with_normal(x, i, t)).kind is kind, tilt
+    # a singular vertex (the pole's) carries a zero normal: any other is Violated
+    y = shared(corpus, "pole of four patches")
+    assert check_claim(y).kind is V
+    j = next(k for k, st in enumerate(y.value["vertex_status"]) if st != 0)
+    assert all(dec(c) == 0 for c in y.value["vertex_normals"][j])
+    v = check_claim(_with_normal(y, j, [0.0, 0.0, 1.0]))
+    assert v.kind is X and v.rule == "tessellation:vertex_normals" and "zero" in v.witness["why"]
 
 
 def test_a_crack_is_violated(corpus):

@@ -121,6 +121,7 @@ def _claims(view, net: dict, inp: dict, out) -> tuple:
         "positions": enc(mv.positions), "vertex_positions": enc(mv.vertex_positions),
         "vertex_position_index": [int(x) for x in mv.vertex_position_index],
         "vertex_patch": [int(x) for x in mv.vertex_patch], "vertex_parameters": enc(mv.vertex_parameters),
+        "vertex_normals": enc(mv.vertex_normals),
         "indices": mv.indices.astype(np.int64).tolist(),
         "vertex_status": [int(x) for x in mv.vertex_status],
         "singular_normal_count": int(mv.report.singular_normal_count),

@@ -18,12 +18,17 @@ from collections import Counter
 
 import numpy as np
 
-from interval.context import to_mpq
-from interval.surface import SIDE_NAMES, TopologyFailure, exact_topology
+from interval.context import lower, to_mpq, upper
+from interval.surface import SIDE_NAMES, TopologyFailure, enclose_length, enclose_unit, exact_cross, exact_partials, \
+    exact_topology
+from reference.surface import normal_bound
+
+from ...decide import Decision, refine
 
 from ...model import Claim, dec, enc, int_array, undecided, verified, violated
 from ...rules import declare, default, spec
 from ..surface.checks import array, network
+from ..surface.checks_evaluation import BUDGET, magnitude
 from .refinement import Ambiguous, replay_levels
 import itertools
 
@@ -54,8 +59,76 @@ BUDGETS = spec("tessellation:budgets", _S + "'MaxCellTests, MaxVertices, MaxTria
                "with BudgetExceeded'; Strict 'accepts only Certified position bounds' (a patch MaxLevel stops fails "
                "without IsCoarserMeshAccepted): a build the rule stops must fail, a claimed failure must be the rule's")
 
+VERTEX_NORMALS = default("tessellation:vertex_normals", "docs/decisions.md 'Surface meshes: vertex normals': an OK "
+                         "vertex's normal within the surface normal's Rounded bound (reference.surface.normal_bound, "
+                         "the surface.evaluation row's model) at float32's unit roundoff, the format it is stored in, "
+                         "of its own patch's unit normal at its own parameter, a singular vertex's normal zero (spec "
+                         "002 Surface meshes: "
+                         "'its normal and Parameter belong to its own patch'; 'Report emits a zero normal with its "
+                         "status'; Guarantees: surface normals are Rounded)")
+
 RULES = declare({"tessellation.shared_positions": (NETWORK, GRID, SHARED_POSITIONS, DEGENERACY, REFINEMENT,
-                                                   CLEAR_FACTOR, BUDGETS)})
+                                                   CLEAR_FACTOR, BUDGETS, VERTEX_NORMALS)})
+
+# A vertex normal is stored in float32: it is judged by the surface normal's Rounded model at
+# float32's unit roundoff (so a float32 computation passes, and a float64 one narrowed once does
+# with room to spare).
+_U32, _ETA32 = 2.0**-24, 2.0**-149
+
+
+def _check_vertex_normals(claim: Claim, narrowed, vpatch, vpar, status):
+    """The claimed vertex normals (when claimed): a vertex whose status is not OK carries a zero
+    normal; every other one is within ``normal_bound`` at float32's unit roundoff (Euclidean)
+    of the exact unit normal ``Su x Sv / |Su x Sv|`` of its own patch at its own float32
+    parameter (exact partials, the unit vector enclosed and refined as the surface.evaluation
+    row does). Where the exact
+    cross product is zero there is no direction to compare (the status decision is the surface
+    rows' to judge). None, or the Violated (or Undecided) verdict."""
+    v = claim.value
+    if "vertex_normals" not in v:
+        return None
+    N = array(v["vertex_normals"], np.float32).reshape(-1, 3)
+    if N.shape[0] != vpatch.shape[0]:
+        raise ValueError("vertex_normals: one normal per vertex")
+    for i in range(N.shape[0]):
+        n = N[i].astype(np.float64)
+        if status is not None and status[i] != 0:
+            if np.any(n != 0):
+                return violated(claim, {"why": f"vertex {i} has a singular normal (status {int(status[i])}) but its "
+                                               "normal is not zero", "normal": enc(n)}, rule=VERTEX_NORMALS.id)
+            continue
+        if status is None and not np.any(n != 0):
+            continue  # no status claimed: a zero normal may be a singular vertex's
+        C = np.asarray(narrowed[int(vpatch[i])], dtype=np.float64)
+        u, w = float(vpar[i, 0]), float(vpar[i, 1])
+        parts = exact_partials(C, u, w)
+        cross = exact_cross(parts[1], parts[2])
+        if all(c == 0 for c in cross):
+            continue
+        Lx_lo = float(lower(enclose_length(cross, BUDGET[0])))
+        b = to_mpq(normal_bound(magnitude(C), Lx_lo * (1 - 2**-50), _U32, _ETA32))
+        nq = [to_mpq(float(c)) for c in n]
+
+        def at(p, nq=nq, cross=cross, b=b):
+            unit = enclose_unit(cross, p)
+            hi = sum(max(abs(c - lower(t)), abs(c - upper(t))) ** 2 for c, t in zip(nq, unit))
+            lo = sum(max(c - upper(t), lower(t) - c, to_mpq(0)) ** 2 for c, t in zip(nq, unit))
+            if hi <= b * b:
+                return Decision(True, p, None)
+            if lo > b * b:
+                return Decision(False, p, [float(lo) ** 0.5, float(hi) ** 0.5])
+            return Decision(None, p, [float(lo) ** 0.5, float(hi) ** 0.5])
+
+        d = refine(at, BUDGET)
+        if d.holds is False:
+            return violated(claim, {"why": f"vertex {i}'s normal is not its own patch's unit normal at its parameter "
+                                           f"(patch {int(vpatch[i])}, (u, v) = ({u!r}, {w!r}))",
+                                    "normal": enc(n), "error_interval": d.enclosure, "bound": float(b)},
+                            rule=VERTEX_NORMALS.id)
+        if d.holds is None:
+            return undecided(claim, d.enclosure, note=f"vertex {i}'s normal straddles its bound at the precision "
+                                                      "budget")
+    return None
 
 
 def _corner_name(a, b, nu, nv):
@@ -220,6 +293,9 @@ def check_shared_positions(claim: Claim):
         if "singular_normal_count" in v and int(v["singular_normal_count"]) != singular:
             return violated(claim, {"why": "singular_normal_count is not the number of singular vertex statuses",
                                     "claimed": v["singular_normal_count"], "expected": singular}, rule=DEGENERACY.id)
+    bad = _check_vertex_normals(claim, narrowed, vpatch, vpar, status if singular is not None else None)
+    if bad is not None:
+        return bad
     profile = claim.inputs.get("profile")
     counters = {}
     if profile is not None:

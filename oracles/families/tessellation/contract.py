@@ -94,6 +94,8 @@ CONTRACTS = {
                "along-edge levels on shared edges (no T-junction), exact corner positions, the two counterclockwise "
                "triangles of every cell, and every mesh edge used twice (once on a boundary side); the degenerate "
                "triangle count (two equal float32 positions) and singular normal count exact, none under Reject; "
+               "each vertex normal within normal_bound at u = 2^-24 of its own patch's exact unit normal at its "
+               "parameter, zero where its status is not OK; "
                "with the profile, the levels equal the refinement rule's, replayed on enclosures of the exact first "
                "two cell terms widened by sqrt(3) (ulp32(2E) + 256 u E) (clearly smaller below 7/8 of the other "
                "direction, near-ties the coarser then u, shared edges at the larger level), undecided inside them.",
@@ -111,7 +113,10 @@ CONTRACTS = {
             "indices": S.matrix(_INDEX, [None, 3], doc=(
                 "The triangles, three vertex indices each: two per cell, split along the cell's (u0, v0)-(u1, v1) "
                 "diagonal, counterclockwise in (u, v)."))},
-            optional={"vertex_status": S.array(S.integer(minimum=0, maximum=2), doc=(
+            optional={"vertex_normals": S.matrix(S.f32(), [None, 3], doc=(
+                          "Each vertex's normal (float32): its own patch's unit normal at its parameter, zero where "
+                          "its status is not OK.")),
+                      "vertex_status": S.array(S.integer(minimum=0, maximum=2), doc=(
                           "Each vertex normal's status: 0 OK, 1 Degenerate, 2 IllConditioned.")),
                       "singular_normal_count": S.integer(minimum=0, doc="The report's singular vertex normals."),
                       "degenerate_triangle_count": S.integer(minimum=0, doc=(

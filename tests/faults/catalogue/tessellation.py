@@ -158,4 +158,16 @@ FAULTS = [
           "if float(profile.position_error) <= view.position_floor:",
           "A position error exactly at the surface's position floor is refused as UnsupportedPrecision.",
           (_STATUSES,)),
+    # --- the audit of 2026-12-06: the vertex normals were never claimed ---
+    Fault("tessellation.vertex_normals_negated", "tessellation", _REF,
+          "vertex_normals=readonly(normals.astype(np.float32))",
+          "vertex_normals=readonly((-normals).astype(np.float32))",
+          "mesh vertex normals point the other way (against Su x Sv)",
+          (_T_CHECKS + "::test_vertex_normals_are_their_own_patch_s_unit_normal",)),
+    Fault("tessellation.vertex_normals_of_patch_zero", "tessellation", _REF,
+          "    try_sample_surface_normals(view, vpatch.astype(np.int64), vpar[:, 0].astype(np.float64),",
+          "    try_sample_surface_normals(view, np.zeros_like(vpatch, dtype=np.int64), "
+          "vpar[:, 0].astype(np.float64),",
+          "every mesh vertex takes its normal from the first patch at its parameter, not its own patch",
+          (_T_CHECKS + "::test_vertex_normals_are_their_own_patch_s_unit_normal",)),
 ]
