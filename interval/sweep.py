@@ -24,7 +24,7 @@ from mpmath import iv, mp
 
 from reference import kernel as K
 
-from .context import IV, lower, upper
+from .context import IV, QQ, lower, upper
 from .frame import true_rmf, rotate_between, signed_angle
 
 __all__ = [
@@ -182,37 +182,26 @@ def point_triangle_distance(p, a, b, c, exact_above: float | None = None):
 def _exact_distance(p, a, b, c) -> float:
     """The distance from point ``p`` to triangle ``(a, b, c)`` (float64 triples), the closest
     point found in exact rationals (the plane projection where it falls inside, else the
-    nearest edge point) and its square root rounded to float64 (+inf beyond float64's range)."""
+    nearest edge point; ``reference.kernel`` over ``QQ``) and its square root rounded to
+    float64 (+inf beyond float64's range)."""
     import gmpy2
 
-    q = gmpy2.mpq
-    P, A, B, C = ([q(float(x)) for x in v] for v in (p, a, b, c))
-
-    def sub(x, y):
-        return [x[i] - y[i] for i in range(3)]
-
-    def dot(x, y):
-        return x[0] * y[0] + x[1] * y[1] + x[2] * y[2]
-
-    def cross(x, y):
-        return [x[1] * y[2] - x[2] * y[1], x[2] * y[0] - x[0] * y[2], x[0] * y[1] - x[1] * y[0]]
-
-    ab, ac, ap = sub(B, A), sub(C, A), sub(P, A)
-    n = cross(ab, ac)
-    nn = dot(n, n)
-    best = None
+    P, A, B, C = (QQ.asarray(np.asarray(x, dtype=np.float64)) for x in (p, a, b, c))
+    ab, ac, ap = B - A, C - A, P - A
+    n = K.cross(QQ, ab, ac)
+    nn = K.dot(QQ, n, n)
     if nn > 0:
-        v, w = dot(cross(ap, ac), n) / nn, dot(cross(ab, ap), n) / nn
+        v, w = K.dot(QQ, K.cross(QQ, ap, ac), n) / nn, K.dot(QQ, K.cross(QQ, ab, ap), n) / nn
         if v >= 0 and w >= 0 and v + w <= 1:
-            best = dot(ap, n) ** 2 / nn
-    if best is None:
-        for x, y in ((A, B), (B, C), (C, A)):
-            e = sub(y, x)
-            ee = dot(e, e)
-            t = min(max(dot(sub(P, x), e) / ee, q(0)), q(1)) if ee > 0 else q(0)
-            r = sub(P, [x[i] + t * e[i] for i in range(3)])
-            d2 = dot(r, r)
-            best = d2 if best is None else min(best, d2)
+            return float(gmpy2.sqrt(gmpy2.mpfr(K.dot(QQ, ap, n) ** 2 / nn, 80)))
+    best = None
+    for x, y in ((A, B), (B, C), (C, A)):
+        e = y - x
+        ee = K.dot(QQ, e, e)
+        t = min(max(K.dot(QQ, P - x, e) / ee, gmpy2.mpq(0)), gmpy2.mpq(1)) if ee > 0 else gmpy2.mpq(0)
+        r = P - (x + e * t)
+        d2 = K.dot(QQ, r, r)
+        best = d2 if best is None else min(best, d2)
     return float(gmpy2.sqrt(gmpy2.mpfr(best, 80)))
 
 
