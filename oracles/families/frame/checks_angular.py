@@ -35,7 +35,7 @@ from reference import error_model as EM
 from reference import kernel as K
 from reference.context import F64
 from reference.fp import U64
-from reference.frame import ROUNDING_FLOOR
+from reference.frame import FRAME_VECTOR_K, ROUNDING_FLOOR
 
 from ...model import Claim, Verdict, dec, dec_array, enc, nonfinite_value, undecided, verified, violated
 from ...rules import declare, default, spec
@@ -79,9 +79,6 @@ ACCEPTANCE = default("frame:acceptance", "docs/decisions.md 'Frames: the Estimat
 
 RULES = declare({"frame.angular_error_estimate": (ESTIMATE, RUNS, TWIST, DISTANCES, ACCEPTANCE, VECTORS_BOUND)})
 
-# The frame.vectors row's orthonormality residual bound: a baked or evaluated normal is a frame
-# vector (spec 002 Guarantees: 'Frame vectors and positions' are Rounded), unit within 16 u.
-UNIT_RESIDUAL_K = 16
 # Rounding allowance of transported frames: 32 u per baked sample of the run (a step rounds
 # a few u per reflection and renormalization; rotations propagate earlier errors unchanged).
 ROUNDING_ALLOWANCE_K = 32
@@ -433,28 +430,19 @@ def _direction(nrm, field: str) -> np.ndarray:
 
 def _unit_normals(claim: Claim):
     """Violated when a baked sample's or an evaluated frame's normal is not a unit vector within
-    the frame.vectors row's orthonormality bound: ``| |n|^2 - 1 | > 16 u``, decided in exact
-    rationals wherever float64 cannot decide it with room to spare. The angle checks below
-    compare directions only, so a normal of any length would pass them."""
+    the frame.vectors row's orthonormality bound: ``| |n|^2 - 1 | > FRAME_VECTOR_K u``, decided in
+    exact rationals. The angle checks below compare directions only, so a normal of any length
+    would pass them."""
     v = claim.value
     rows = [("samples", k, e[3]) for k, e in enumerate(v["samples"])]
     rows += [("evaluated", k, e[1]) for k, e in enumerate(v.get("evaluated") or ())]
-    if not rows:
-        return None
-    N = np.array([dec_array(r[2]) for r in rows], dtype=np.float64)
-    bound = UNIT_RESIDUAL_K * U64
-    with np.errstate(over="ignore", invalid="ignore"):
-        sq = np.sum(N * N, axis=1)
-        # float64 |n|^2 errs by at most 3 u |n|^2 (three products, two sums): decide outside it
-        slack = 4 * U64 * sq
-        unsure = ~((np.abs(sq - 1) + slack <= bound) | (np.abs(sq - 1) - slack > bound))
-    bad = ~unsure & (np.abs(sq - 1) > bound)
-    for i in np.flatnonzero(unsure | bad):
-        q = [to_mpq(float(x)) for x in N[i]]
+    bound = FRAME_VECTOR_K * U64
+    for field, k, nrm in rows:
+        q = [to_mpq(float(x)) for x in dec_array(nrm)]
         res = abs(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] - 1)
         if res > to_mpq(bound):
-            field, k, nrm = rows[i]
-            return violated(claim, {"why": f"{field}[{k}]: a frame normal is a unit vector within 16 u (Rounded)",
+            return violated(claim, {"why": f"{field}[{k}]: a frame normal is a unit vector within "
+                                           f"{FRAME_VECTOR_K:g} u (Rounded)",
                                     "normal": list(nrm), "residual": enc(res), "bound": enc(bound)},
                             rule=VECTORS_BOUND.id)
     return None
