@@ -661,3 +661,14 @@ class Arcs:
 
     def total(self):
         return self.prefix(self.C.shape[0] - 1, 1.0)
+
+    def estimate_miss(self, estimate: float, k: int, u: float, distance_error: float) -> float | None:
+        """The arc length at ``(k, u)`` when a distance ``estimate`` of it lies farther from it
+        than ``distance_error`` plus this quadrature's own error (four times its halving
+        estimates, at the point and over the path) and ``2^-30`` of the path's length; None
+        when it lies within. ``(k, u)`` None is the path's end (the total)."""
+        L, Lerr = self.total()
+        s, err = (L, 0.0) if k is None else self.prefix(k, u)
+        if abs(estimate - s) <= distance_error + 4 * (err + Lerr) + 2.0**-30 * L:
+            return None
+        return s

@@ -341,8 +341,8 @@ def _estimate_conformance(claim: Claim, C, est: float, arcs: Arcs) -> Verdict | 
     delta = dec(inp["distance_error"])
     n = C.shape[0]
     angles = []
-    L, Lerr = arcs.total()
-    if abs(total - L) > delta + 4 * Lerr + 2.0**-30 * L:
+    L = arcs.estimate_miss(total, None, None, delta)
+    if L is not None:
         return violated(claim, {"why": "TotalEstimate is farther than DistanceError from the arc length",
                                 "total_estimate": v["total_estimate"], "arc_length": float(L)}, rule=DISTANCES.id)
     floor = to_mpq(ROUNDING_FLOOR)
@@ -368,8 +368,8 @@ def _estimate_conformance(claim: Claim, C, est: float, arcs: Arcs) -> Verdict | 
                                            "the difference of one reflection step and two half steps",
                                     "claimed": entry[3], "oracle": truth, "tolerance": tol}, rule=ESTIMATE.id)
         for u, d in ((a, da), (b, db)):
-            s, err = arcs.prefix(k, u)
-            if abs(d - s) > delta + 4 * (err + Lerr) + 2.0**-30 * L:
+            s = arcs.estimate_miss(d, k, u, delta)
+            if s is not None:
                 return violated(claim, {"why": f"interval {i}: the distance estimate at (span {k}, u = {u!r}) is "
                                                "farther than DistanceError from the arc length",
                                         "estimate": d, "arc_length": s}, rule=DISTANCES.id)

@@ -131,18 +131,17 @@ def _distances(claim: Claim, C):
         return None
     delta = dec(inp["distance_error"])
     arcs = Arcs(C)
-    L, Lerr = arcs.total()
-    slack = 2.0**-30 * L
-    total = dec(inp["total"])
-    if not abs(total - L) <= delta + 4 * Lerr + slack:
+    L = arcs.estimate_miss(dec(inp["total"]), None, None, delta)
+    if L is not None:
         return violated(claim, {"why": "the total is farther than DistanceError from the arc length",
                                 "total": inp["total"], "arc_length": enc(L)}, rule=DISTANCES.id)
     for i, ring in enumerate(inp["rings"]):
         k, u, d = ring_span(ring, len(C)), dec(ring[1]), dec(ring[2])
         if not 0.0 <= u <= 1.0:
             raise ValueError(f"ring {i}: u = {u!r} outside [0, 1]")
-        s, err = (L, Lerr) if (inp["closed"] and i == len(inp["rings"]) - 1) else arcs.prefix(k, u)
-        if not abs(d - s) <= delta + 4 * (err + Lerr) + slack:
+        last = inp["closed"] and i == len(inp["rings"]) - 1  # a closed path's last ring is at the total
+        s = arcs.estimate_miss(d, None if last else k, u, delta)
+        if s is not None:
             return violated(claim, {"why": f"ring {i}: its distance (V) is farther than DistanceError from the arc "
                                            f"length at (span {k}, u = {u!r})", "distance": ring[2],
                                     "arc_length": enc(s)}, rule=DISTANCES.id)
