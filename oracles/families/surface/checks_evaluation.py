@@ -299,6 +299,27 @@ def decision_in_band(t: NormalTruth, claimed: str, eL, eN, uq):
     return _all([b for test, b in tests if test])
 
 
+def unit_normal_within(N, n, b):
+    """The test :func:`oracles.decide.refine` runs at growing precision: whether the claimed
+    normal ``n`` (three floats) lies within Euclidean distance ``b`` of the exact unit vector
+    ``N / |N|`` (``N`` exact rationals, its unit vector enclosed by ``enclose_unit``): True,
+    False, or None; the enclosure of the distance and its ratio to ``b`` in the Decision."""
+    nq = [to_mpq(float(c)) for c in n]
+
+    def at(p):
+        unit = enclose_unit(N, p)
+        err2 = sum(max(abs(c - lower(t)), abs(c - upper(t))) ** 2 for c, t in zip(nq, unit))
+        err2_lo = sum(max(c - upper(t), lower(t) - c, gmpy2.mpq(0)) ** 2 for c, t in zip(nq, unit))
+        r = math.sqrt(ratio(err2, b * b))
+        if err2 <= b * b:
+            return Decision(True, p, None, {"ratio": r})
+        if err2_lo > b * b:
+            return Decision(False, p, [_float(err2_lo) ** 0.5, _float(err2) ** 0.5], {"ratio": r})
+        return Decision(None, p, [_float(err2_lo) ** 0.5, _float(err2) ** 0.5], {"ratio": r})
+
+    return at
+
+
 def _check_normal(claim):
     C, u, v = _patch_point(claim)
     t = exact_normal(C, u, v, dec(claim.inputs["normal_min_derivative_length"]),
@@ -343,20 +364,7 @@ def _check_normal(claim):
         return verified(claim, measure="error_ratio", measured=0.0, prec=prec, bound_use=use,
                         note="no exact direction: the value is not judged", **counters, **res.extra())
     b = res.bound[0]
-
-    def at(p):
-        unit = enclose_unit(N, p)
-        nq = [to_mpq(float(c)) for c in n]
-        err2 = sum(max(abs(c - lower(t)), abs(c - upper(t))) ** 2 for c, t in zip(nq, unit))
-        err2_lo = sum(max(c - upper(t), lower(t) - c, gmpy2.mpq(0)) ** 2 for c, t in zip(nq, unit))
-        r = math.sqrt(ratio(err2, b * b))
-        if err2 <= b * b:
-            return Decision(True, p, None, {"ratio": r})
-        if err2_lo > b * b:
-            return Decision(False, p, [_float(err2_lo) ** 0.5, _float(err2) ** 0.5], {"ratio": r})
-        return Decision(None, p, [_float(err2_lo) ** 0.5, _float(err2) ** 0.5], {"ratio": r})
-
-    d = refine(at, BUDGET)
+    d = refine(unit_normal_within(N, n, b), BUDGET)
     r = d.detail["ratio"]
     if d.holds is True:
         return verified(claim, measure="error_ratio", measured=r, prec=d.prec, bound_use=max(r, use), **counters,

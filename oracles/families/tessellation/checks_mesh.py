@@ -18,17 +18,16 @@ from collections import Counter
 
 import numpy as np
 
-from interval.context import lower, to_mpq, upper
-from interval.surface import SIDE_NAMES, TopologyFailure, enclose_length, enclose_unit, exact_cross, exact_partials, \
-    exact_topology
+from interval.context import lower, to_mpq
+from interval.surface import SIDE_NAMES, TopologyFailure, enclose_length, exact_cross, exact_partials, exact_topology
 from reference.surface import normal_bound
 
-from ...decide import Decision, refine
+from ...decide import refine
 
 from ...model import Claim, dec, enc, int_array, undecided, verified, violated
 from ...rules import declare, default, spec
 from ..surface.checks import array, network
-from ..surface.checks_evaluation import BUDGET, magnitude
+from ..surface.checks_evaluation import BUDGET, magnitude, unit_normal_within
 from .refinement import Ambiguous, replay_levels
 import itertools
 
@@ -107,19 +106,7 @@ def _check_vertex_normals(claim: Claim, narrowed, vpatch, vpar, status):
             continue
         Lx_lo = float(lower(enclose_length(cross, BUDGET[0])))
         b = to_mpq(normal_bound(magnitude(C), Lx_lo * (1 - 2**-50), _U32, _ETA32))
-        nq = [to_mpq(float(c)) for c in n]
-
-        def at(p, nq=nq, cross=cross, b=b):
-            unit = enclose_unit(cross, p)
-            hi = sum(max(abs(c - lower(t)), abs(c - upper(t))) ** 2 for c, t in zip(nq, unit))
-            lo = sum(max(c - upper(t), lower(t) - c, to_mpq(0)) ** 2 for c, t in zip(nq, unit))
-            if hi <= b * b:
-                return Decision(True, p, None)
-            if lo > b * b:
-                return Decision(False, p, [float(lo) ** 0.5, float(hi) ** 0.5])
-            return Decision(None, p, [float(lo) ** 0.5, float(hi) ** 0.5])
-
-        d = refine(at, BUDGET)
+        d = refine(unit_normal_within(cross, n, b), BUDGET)
         if d.holds is False:
             return violated(claim, {"why": f"vertex {i}'s normal is not its own patch's unit normal at its parameter "
                                            f"(patch {int(vpatch[i])}, (u, v) = ({u!r}, {w!r}))",
