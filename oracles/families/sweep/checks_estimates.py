@@ -291,20 +291,22 @@ def check_error_estimates(claim: Claim):
     est = lest + cest
     E = float(np.max(np.abs(C)))
     with mp.workprec(113):
-        d2, d4, worst_pts, oerr, miss = _deviation(C, inp, V, I, twist_of, _REACH * (E + smax))
+        reach = _REACH * (E + smax)
+        d2, d4, worst_pts, oerr, miss = _deviation(C, inp, V, I, twist_of, reach)
     allowance = float(oerr) * (1 + smax) + 1024 * U64 * (E + smax)
     # A ring vertex sits on the ideal section at its own angle, up to the frames' angle error (the
     # frame row's 4 A). Not on a periodic loop: there the distributed twist follows the frames'
     # distance estimates, which may differ from the ring's by DistanceError, a tolerance this
     # claim does not carry (docs/decisions.md 'Sweeps: ring vertices at their section angles').
-    ring_limit = smax * ACCEPTANCE_FACTOR * dec(inp["angular_error_estimate"]) + allowance
+    turn = ACCEPTANCE_FACTOR * smax * dec(inp["angular_error_estimate"])  # the frames' angle error at S_max
+    ring_limit = turn + allowance
     if not periodic and miss[0] > ring_limit:
         return violated(claim, {"why": f"ring {miss[1]} vertex {miss[2]} is not the ideal section point at its "
                                        "angle: the profile's roll (and the distributed twist) not applied, or another "
                                        "place in the section", "distance": enc(miss[0]), "limit": enc(ring_limit)},
                         bound_use=ratio(miss[0], ring_limit) if math.isfinite(miss[0]) else math.inf,
                         rule=RING_POINTS.id)
-    limit = ACCEPTANCE_FACTOR * est + ACCEPTANCE_FACTOR * smax * dec(inp["angular_error_estimate"]) + allowance
+    limit = ACCEPTANCE_FACTOR * est + turn + allowance
     cal = d4 / est if est > 0 else (0.0 if d4 <= allowance else math.inf)
     bins = {}
     prev = 0.0
@@ -315,7 +317,7 @@ def check_error_estimates(claim: Claim):
               "oracle_error": float(oerr)}
     use = ratio(d4, limit)  # the true deviation over the acceptance limit
     if d4 > limit:
-        g = max(_global_distance(V, I, p, _REACH * (E + smax)) for d, p in worst_pts if d > limit)
+        g = max(_global_distance(V, I, p, reach) for d, p in worst_pts if d > limit)
         if g > limit:
             return violated(claim, detail, measure="calibration", measured=cal, bound_use=use, rule=DEVIATION.id,
                             **bins)
