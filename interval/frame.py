@@ -662,6 +662,25 @@ class Arcs:
     def total(self):
         return self.prefix(self.C.shape[0] - 1, 1.0)
 
+    def distributed_twist(self, k: int, u: float, total: float, distance_error: float, roll: float = 0.0):
+        """``(twist, tolerance)`` of DistributeTwist's compensation at (k, u) by the spec's rule: roll
+        "in proportion to estimated distance", ``total s(u) / L`` with true arc lengths ``s`` and
+        ``L``, and how far an implementation may be from it because the rule speaks of *estimated*
+        distances (``docs/decisions.md``, "Frames: the twist follows estimated distance"): an
+        estimate lies in its Certified interval, which holds the truth and is at most
+        ``DistanceError = d`` wide, so ``|s^ - s| <= d`` and ``|L^ - L| <= d``, and
+        ``|s^/L^ - s/L| = |(s^ - s) L - s (L^ - L)| / (L L^) <= d (L + s) / (L (L - d))``; ``d``
+        grows by the quadrature error of ``s`` and ``L``. Plus the float64 rounding of the twist
+        and of its sum with the roll, ``8 u (|total| + |roll|)``. Nothing here depends on how an
+        implementation interpolates between its samples."""
+        L, Lerr = self.total()
+        s, err = self.prefix(k, u)
+        d = distance_error + 4 * (err + Lerr)
+        rounding = 8 * 2.0**-53 * (abs(total) + abs(roll))  # 8 u of binary64
+        if not L > d:
+            return total * s / L if L > 0 else 0.0, abs(total) + rounding  # the estimates say nothing
+        return total * s / L, abs(total) * d * (L + s) / (L * (L - d)) + rounding
+
     def estimate_miss(self, estimate: float, k: int, u: float, distance_error: float) -> float | None:
         """The arc length at ``(k, u)`` when a distance ``estimate`` of it lies farther from it
         than ``distance_error`` plus this quadrature's own error (four times its halving

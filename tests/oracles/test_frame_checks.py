@@ -297,7 +297,7 @@ def test_named_cases_end_with_their_expected_status_and_are_verified(adversarial
     cases = F.generate(1, N_NAMED)
     assert all(c["expect"] is not None for c in cases) and F.generate(1, N_NAMED + 1)[-1]["expect"] is None
     failing = [c["name"] for c in cases if c["expect"] != "ok"]
-    assert len(failing) == 3 and all(not adversarial[name] for name in failing)
+    assert len(failing) == 4 and all(not adversarial[name] for name in failing)
     for name, cs in adversarial.items():
         for c in cs:
             v = check_claim(c)
@@ -341,6 +341,50 @@ def test_a_regular_claim_over_a_non_dyadic_zero_is_refuted_at_a_rational_witness
 
 def _angular(by, name):
     return next(c for c in by[name] if c.row == "frame.angular_error_estimate")
+
+
+_LOOPS = {  # named case -> (is_closed_loop, periodic) by the policy table
+    "closed loop with uneven speed, SplitRuns (its G1 closing joint is crossed)": (True, True),
+    "closed planar loop, Reject (its G1 closing joint is crossed)": (True, False),
+    "loop with a corner at its closing joint, RotateMinimally": (True, True),
+    "loop with a corner at its closing joint, SplitRuns (not a closed loop)": (False, False),
+}
+
+
+def test_a_closed_path_baked_as_one_run_is_a_closed_loop(adversarial, honest):
+    """spec 002 Transported frames, the policy table: a closed path's frames close (DistributeTwist
+    makes the seam periodic, PreserveHolonomy reports ResidualTwist) wherever the run crosses the
+    closing joint: a G1 joint under every corner policy, a corner only under RotateMinimally
+    (SplitRuns seeds a new run, Reject fails). Before 2026-12-06 a loop claimed open (no residual
+    twist, no twist) was Verified: the checker read is_closed_loop and periodic as given."""
+    for name, (loop, periodic) in _LOOPS.items():
+        c = _angular(adversarial, name)
+        assert (c.value["is_closed_loop"], c.inputs["periodic"]) == (loop, periodic), name
+        assert len(c.inputs["runs"]) == 1 and c.inputs["closed"]
+        opened = replace(c, {**c.value, "is_closed_loop": not loop, "residual_twist": enc(0.0),
+                             "twist_end": enc(0.0)}, {**c.inputs, "periodic": False})
+        v = check_claim(opened)
+        # a corner crossed under SplitRuns is also a run-structure fault (frame:runs, checked first)
+        assert v.kind is X and v.rule == ("frame:closed_loop" if loop else "frame:runs"), (name, v.rule)
+    # periodic frames exactly on a loop under DistributeTwist
+    c = _angular(adversarial, "closed planar loop, Reject (its G1 closing joint is crossed)")
+    assert c.inputs["closed_policy"] == "PreserveHolonomy" and dec(c.value["residual_twist"]) == 0.0
+    v = check_claim(replace(c, inputs={**c.inputs, "periodic": True}))
+    assert v.kind is X and v.rule == "frame:closed_loop"
+    d = _angular(adversarial, "closed loop with uneven speed, SplitRuns (its G1 closing joint is crossed)")
+    v = check_claim(replace(d, inputs={**d.inputs, "closed_policy": "PreserveHolonomy"}))
+    assert v.kind is X and v.rule == "frame:closed_loop"
+    # an open path is no loop, and periodic frames are one
+    o = rows(honest, "frame.angular_error_estimate", "helix by cubics")[0]
+    assert not o.inputs["closed"] and not o.value["is_closed_loop"]
+    v = check_claim(replace(o, {**o.value, "is_closed_loop": True}))
+    assert v.kind is X and v.rule == "frame:closed_loop"
+    v = check_claim(replace(o, inputs={**o.inputs, "periodic": True}))
+    assert v.kind is X and v.rule == "frame:closed_loop"
+    # a corner at the closing joint under Reject: the build fails, so no claim stands
+    k = _angular(adversarial, "loop with a corner at its closing joint, SplitRuns (not a closed loop)")
+    v = check_claim(replace(k, inputs={**k.inputs, "corner_policy": "Reject"}))
+    assert v.kind is X and v.rule == "frame:closed_loop"
 
 
 def test_runs_split_only_where_the_policies_allow(adversarial, honest):

@@ -228,7 +228,8 @@ def _angular_claim(held: _Held, name: str) -> Claim:
                   "tangent_angle_error": enc(fv.tangent_angle_error),
                   "distance_error": enc(pv.tolerance.distance_error),
                   "continuity_angle": enc(pv.tolerance.continuity_angle),
-                  "corner_policy": prep["corner_policy"], "evaluations": [[k, enc(u), enc(r)] for k, u, r, *_ in ev]})
+                  "corner_policy": prep["corner_policy"], "closed_policy": prep["closed_policy"],
+                  "evaluations": [[k, enc(u), enc(r)] for k, u, r, *_ in ev]})
 
 
 def answer(req: Request) -> Answer:

@@ -70,6 +70,13 @@ TWIST = spec("frame:twist", _S + "'DistributeTwist: Adds -ResidualTwist + 2 pi W
              "estimated distance; the seam becomes periodic'; 'PreserveHolonomy: Keeps the transported frames and "
              "reports ResidualTwist': the twist at the path end, no residual twist on an open path or split loop, "
              "and no twist added to frames that are not periodic")
+CLOSED_LOOP = spec("frame:closed_loop", _S + "the policy table ('Closed path: DistributeTwist adds -ResidualTwist + "
+                   "2 pi WindingTurns of roll ...; the seam becomes periodic', 'PreserveHolonomy keeps the transported "
+                   "frames and reports ResidualTwist'; 'Joint that is not G1 under ContinuityAngle: Reject: "
+                   "DegenerateFrame, RotateMinimally: rotates, SplitRuns: a new run'): a closed path baked as one run "
+                   "from its start to its end is a closed loop exactly when it crosses its closing joint (a clearly G1 "
+                   "joint always, a clear corner only under RotateMinimally; Reject fails there), an open path never; "
+                   "the frames periodic exactly on a closed loop under DistributeTwist")
 DISTANCES = spec("frame:distances", _S + "'It needs the path's distance map, which supplies sample distances': "
                  "TotalEstimate and sample distances within DistanceError of the arc length")
 ACCEPTANCE = default("frame:acceptance", "docs/decisions.md 'Frames: the Estimated row's acceptance factor': the true "
@@ -77,7 +84,8 @@ ACCEPTANCE = default("frame:acceptance", "docs/decisions.md 'Frames: the Estimat
                      "twist) at most ACCEPTANCE_FACTOR = 4 times AngularErrorEstimate plus 32 u per sample (spec 002 "
                      "Guarantees: 'AngularErrorEstimate, residual twist' are Estimated, with no factor)")
 
-RULES = declare({"frame.angular_error_estimate": (ESTIMATE, RUNS, TWIST, DISTANCES, ACCEPTANCE, VECTORS_BOUND)})
+RULES = declare({"frame.angular_error_estimate": (ESTIMATE, RUNS, CLOSED_LOOP, TWIST, DISTANCES, ACCEPTANCE,
+                                                  VECTORS_BOUND)})
 
 # Rounding allowance of transported frames: 32 u per baked sample of the run (a step rounds
 # a few u per reflection and renormalization; rotations propagate earlier errors unchanged).
@@ -148,7 +156,7 @@ def check_angular_error(claim: Claim):
         return violated(claim, {"why": "frames that are not periodic add no twist (only DistributeTwist does)",
                                 "twist_end": v["twist_end"]}, rule=TWIST.id)
     arcs = Arcs(C)
-    bad = _run_structure(claim, C, runs)
+    bad = _run_structure(claim, C, runs) or _closed_loop(claim, C, runs)
     if bad is not None:
         return bad
     bad = _estimate_conformance(claim, C, est, arcs)
@@ -269,6 +277,82 @@ JOINT_BAND = 2.0**-20
 STEP_ANGLE_K = 32
 
 
+def _corner_policy(inp) -> tuple:
+    """``(corner_policy, continuity_angle)`` of the inputs, checked."""
+    policy = inp["corner_policy"]
+    ca = dec(inp["continuity_angle"])
+    if policy not in ("Reject", "RotateMinimally", "SplitRuns") or not ca >= 0:
+        raise ValueError("corner_policy must name a FrameCornerPolicy and continuity_angle be >= 0")
+    return policy, ca
+
+
+def _joint_class(C, k: int, ca: float) -> int:
+    """Joint ``k`` (joint 0 of a closed path: the closing joint) against ContinuityAngle ``ca``: -1
+    clearly G1 (true tangent angle below ``ca (1 - JOINT_BAND)``), 1 clearly a corner (above ``ca
+    (1 + JOINT_BAND)``, or a zero speed at the joint), 0 inside the band."""
+    n = C.shape[0]
+    try:
+        t_in = true_tangent(C[k - 1 if k > 0 else n - 1], 1.0)
+        t_out = true_tangent(C[k], 0.0)
+    except SingularRun:
+        return 1  # a zero speed at the joint: no tangent, not G1
+    with mp.workprec(113):
+        ang = angle_between(t_in, t_out)
+    if ang < ca * (1 - JOINT_BAND):
+        return -1
+    return 1 if ang > ca * (1 + JOINT_BAND) else 0
+
+
+def _closed_loop(claim: Claim, C, runs) -> Verdict | None:
+    """The claimed ``is_closed_loop`` and ``periodic`` against the policies: an open path is never
+    a closed loop; a closed path baked as one run from (0, 0) to (n - 1, 1) is one exactly when the
+    run crosses the closing joint (clearly G1: always; clearly a corner: under RotateMinimally, a
+    failure under Reject; inside the band: either, RotateMinimally always). Periodic frames are a
+    closed loop under DistributeTwist. Needs ``closed`` (and, for the joint, ``corner_policy``
+    and ``continuity_angle``; for ``periodic`` beyond "only on a loop", ``closed_policy``)."""
+    inp, v = claim.inputs, claim.value
+    loop, periodic = bool(v["is_closed_loop"]), bool(inp["periodic"])
+    if periodic and not loop:
+        return violated(claim, {"why": "periodic frames are a closed loop (DistributeTwist closes the seam)",
+                                "is_closed_loop": loop, "periodic": periodic}, rule=CLOSED_LOOP.id)
+    if "closed_policy" in inp:
+        if inp["closed_policy"] not in ("DistributeTwist", "PreserveHolonomy"):
+            raise ValueError("closed_policy must name a ClosedFramePolicy")
+        if periodic != (loop and inp["closed_policy"] == "DistributeTwist"):
+            return violated(claim, {"why": "the frames are periodic exactly on a closed loop under DistributeTwist",
+                                    "is_closed_loop": loop, "periodic": periodic,
+                                    "closed_policy": inp["closed_policy"]}, rule=CLOSED_LOOP.id)
+    if "closed" not in inp:
+        return None
+    if not inp["closed"]:
+        if loop:
+            return violated(claim, {"why": "an open path's frames are no closed loop"}, rule=CLOSED_LOOP.id)
+        return None
+    n = C.shape[0]
+    whole = len(runs) == 1 and (int(runs[0]["start"][0]), dec(runs[0]["start"][1])) == (0, 0.0) \
+        and (int(runs[0]["end"][0]), dec(runs[0]["end"][1])) == (n - 1, 1.0)
+    if not whole:
+        if loop:
+            return violated(claim, {"why": "a closed loop is one run from the path start to its end"},
+                            rule=CLOSED_LOOP.id)
+        return None
+    if "corner_policy" not in inp or "continuity_angle" not in inp:
+        return None
+    policy, ca = _corner_policy(inp)
+    joint = _joint_class(C, 0, ca)
+    if joint > 0 and policy == "Reject":
+        return violated(claim, {"why": "the closing joint is a corner under FrameCornerPolicy Reject: the build "
+                                       "fails with DegenerateFrame"}, rule=CLOSED_LOOP.id)
+    must = joint < 0 or policy == "RotateMinimally"
+    may = must or joint == 0
+    if (must and not loop) or (loop and not may):
+        why = ("a closed path baked as one run crosses its closing joint (" +
+               ("clearly G1" if joint < 0 else "RotateMinimally") + "): a closed loop") if must else \
+            "the closing joint is a corner the policy does not cross: no closed loop"
+        return violated(claim, {"why": why, "is_closed_loop": loop, "corner_policy": policy}, rule=CLOSED_LOOP.id)
+    return None
+
+
 def _run_structure(claim: Claim, C, runs) -> Verdict | None:
     """Runs may start only at the path start, after a claimed singular range, or at a joint that
     is not clearly G1 under SplitRuns; a run may cross a joint only when it is not clearly a
@@ -276,24 +360,12 @@ def _run_structure(claim: Claim, C, runs) -> Verdict | None:
     inp, v = claim.inputs, claim.value
     if "corner_policy" not in inp or "ranges" not in v:
         return None  # a case file of the older shape: the structure is not claimed
-    policy = inp["corner_policy"]
-    ca = dec(inp["continuity_angle"])
-    if policy not in ("Reject", "RotateMinimally", "SplitRuns") or not ca >= 0:
-        raise ValueError("corner_policy must name a FrameCornerPolicy and continuity_angle be >= 0")
+    policy, ca = _corner_policy(inp)
     n = C.shape[0]
     ranges = [(int(r[0]), dec(r[1]), dec(r[2])) for r in v["ranges"]]
 
     def corner(k):
-        try:
-            t_in = true_tangent(C[k - 1 if k > 0 else n - 1], 1.0)
-            t_out = true_tangent(C[k], 0.0)
-        except SingularRun:
-            return 1  # a zero speed at the joint: no tangent, not G1
-        with mp.workprec(113):
-            ang = angle_between(t_in, t_out)
-        if ang < ca * (1 - JOINT_BAND):
-            return -1
-        return 1 if ang > ca * (1 + JOINT_BAND) else 0
+        return _joint_class(C, k, ca)
 
     def after_range(k, u):
         return any((s == k and u1 == u) or (u == 0.0 and s == k - 1 and u1 == 1.0) for s, _, u1 in ranges)
@@ -400,23 +472,10 @@ def _evaluations(claim: Claim, n: int, runs: int) -> list:
 
 
 def twist_expected(claim: Claim, C, arcs: Arcs, k: int, u: float, total: float, roll: float = 0.0):
-    """``(twist, tolerance)`` of DistributeTwist's compensation at (k, u) by the spec's rule: roll
-    "in proportion to estimated distance", ``total s(u) / L`` with true arc lengths ``s`` and
-    ``L``, and how far an implementation may be from it because the rule speaks of *estimated*
-    distances (``docs/decisions.md``, "Frames: the twist follows estimated distance"): an estimate
-    lies in its Certified interval, which holds the truth and is at most ``DistanceError = d``
-    wide, so ``|s^ - s| <= d`` and ``|L^ - L| <= d``, and
-    ``|s^/L^ - s/L| = |(s^ - s) L - s (L^ - L)| / (L L^) <= d (L + s) / (L (L - d))``; ``d`` grows
-    by the quadrature error of ``s`` and ``L``. Plus the float64 rounding of the twist and of its
-    sum with the roll, ``8 u (|total| + |roll|)``. Nothing here depends on how an implementation
-    interpolates between its samples."""
-    L, Lerr = arcs.total()
-    s, err = arcs.prefix(k, u)
-    d = dec(claim.inputs["distance_error"]) + 4 * (err + Lerr)
-    rounding = 8 * U64 * (abs(total) + abs(roll))
-    if not L > d:
-        return total * s / L if L > 0 else 0.0, abs(total) + rounding  # the estimates say nothing
-    return total * s / L, abs(total) * d * (L + s) / (L * (L - d)) + rounding
+    """``(twist, tolerance)`` of DistributeTwist's compensation at (k, u) with the claim's
+    DistanceError (:meth:`interval.frame.Arcs.distributed_twist`, the rule the sweep row's ring
+    vertices follow too)."""
+    return arcs.distributed_twist(k, u, total, dec(claim.inputs["distance_error"]), roll)
 
 
 def _direction(nrm, field: str) -> np.ndarray:

@@ -133,7 +133,11 @@ CONTRACTS = {
                "Undecided); the largest angle between a claimed normal and the true one, less the tilt its Rounded "
                "tangent allows (tangent_bound(E, |B'|)), and a closed loop's |claimed - true| residual twist mod "
                "2 pi, must be at most "
-               f"{ACCEPTANCE_FACTOR:g} x estimate + 32 u (samples + 1); a periodic loop's twist at the end "
+               f"{ACCEPTANCE_FACTOR:g} x estimate + 32 u (samples + 1); is_closed_loop true exactly on a closed "
+               "path baked as one run from its start to its end that crosses its closing joint (a clearly G1 joint "
+               "always, a clear corner only under RotateMinimally; under Reject such a claim is Violated: the build "
+               "fails), periodic exactly on a closed loop under DistributeTwist (without closed_policy: only on a "
+               "closed loop); a periodic loop's twist at the end "
                "equals -ResidualTwist + 2 pi WindingTurns, and frames that are not periodic have none; every "
                "baked and evaluated normal a unit vector within 16 u (| |n|^2 - 1 |, exact); each evaluated "
                "frame (after twist and roll) within "
@@ -163,6 +167,9 @@ CONTRACTS = {
                                    "Given: ToleranceProfile.ContinuityAngle, radians.")),
                                "corner_policy": S.enum(["Reject", "RotateMinimally", "SplitRuns"], doc=(
                                    "Given: FramePreparation.CornerPolicy.")),
+                               "closed_policy": S.enum(["DistributeTwist", "PreserveHolonomy"], doc=(
+                                   "Given: FramePreparation.ClosedPolicy (without it, periodic frames need only be a "
+                                   "closed loop).")),
                                "evaluations": S.array(S.tuple_(_INDEX, _F64V, _F64V), doc=(
                                    "Given: the TryEvaluateFrame calls made on these frames, each [span, u, roll "
                                    "(radians)], in the order of value.evaluated."))},

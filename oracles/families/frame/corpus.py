@@ -149,6 +149,18 @@ def _planar_loop(rng):
                  seed_up=(0.0, 0.0, 1.0), tae=1e-7)
 
 
+def _kinked_loop(corner, name, expect=None):
+    def make(rng):
+        # The planar loop with its first handle tilted out of the plane (26.6 degrees): the
+        # closing joint is the only corner, so one run spans the path and only the corner policy
+        # decides whether it closes (RotateMinimally: a loop; SplitRuns: none; Reject: fails).
+        src = [_quarter((0, 0, 0), 1.5, k * math.pi / 2) for k in range(4)]
+        src[0][1] = src[0][0] + 1.5 * _KAPPA * np.array([0.0, 1.0, 0.5])
+        return _case(name, src, closed=True, corner=corner, closed_policy=_CLOSED.DistributeTwist,
+                     seed_up=(0.0, 0.0, 1.0), tae=1e-6, expect=expect)
+    return make
+
+
 def _holonomy_loop(closed_policy, winding, name):
     def make(rng):
         # Three rising quarter turns and one falling one: a chiral loop with holonomy (a
@@ -306,6 +318,20 @@ def _cusp_third(rng):
                  singular=[(0, 1 / 3)])
 
 
+def _closed_loop_specials():
+    """The closed-loop rule (frame:closed_loop, 2026-12-06): a G1 closing joint closes the loop
+    under any corner policy; a corner closes it only under RotateMinimally."""
+    return [
+        lambda r: {**_uneven_loop(r), "name": "closed loop with uneven speed, SplitRuns (its G1 closing joint is "
+                                              "crossed)", "corner": _CORNER.SplitRuns},
+        lambda r: {**_planar_loop(r), "name": "closed planar loop, Reject (its G1 closing joint is crossed)",
+                   "corner": _CORNER.Reject},
+        _kinked_loop(_CORNER.RotateMinimally, "loop with a corner at its closing joint, RotateMinimally"),
+        _kinked_loop(_CORNER.SplitRuns, "loop with a corner at its closing joint, SplitRuns (not a closed loop)"),
+        _kinked_loop(_CORNER.Reject, "loop with a corner at its closing joint, Reject", expect="DegenerateFrame"),
+    ]
+
+
 def _twist_and_range_specials():
     """Named cases of issue 23 (items 1 and 2): the twist in proportion to distance on a loop of
     uneven speed, and a depth-limited range at a non-dyadic cusp."""
@@ -440,7 +466,8 @@ def _near_threshold_specials():
 
 def corpus_cases(seed: int, n: int) -> list:
     """``n`` frame cases, named corner cases first. Deterministic in ``seed``."""
-    specials = _generate_specials() + _twist_and_range_specials() + _near_threshold_specials()
+    specials = _generate_specials() + _twist_and_range_specials() + _near_threshold_specials() + \
+        _closed_loop_specials()
     cases = []
     for k in range(n):
         rng = np.random.default_rng([seed, k, 12])
@@ -479,7 +506,8 @@ def frame_limits(case) -> WorkLimits:
     return FRAME_LIMITS if depth == FRAME_LIMITS.max_depth else dataclasses.replace(FRAME_LIMITS, max_depth=depth)
 
 
-NAMED = len(_generate_specials()) + len(_twist_and_range_specials()) + len(_near_threshold_specials())
+NAMED = len(_generate_specials()) + len(_twist_and_range_specials()) + len(_near_threshold_specials()) + \
+    len(_closed_loop_specials())
 quarter = _quarter
 random_case = _random_case
 

@@ -212,4 +212,27 @@ FAULTS = [
           "            if True:\n                total_twist",
           "PreserveHolonomy distributes the twist too (the frames are not periodic, yet carry twist)",
           (_CHECKS + "::test_frames_that_are_not_periodic_add_no_twist",)),
+    # --- the audit of 2026-12-06, afternoon (input and structure mutations) ---
+    Fault("frame.holonomy_loop_not_closed", "frame", _R,
+          "    if path.is_closed and len(runs) == 1 and runs[0][\"start\"] == SegmentParameter(0, 0.0) \\\n",
+          "    if path.is_closed and prep.closed_policy is ClosedFramePolicy.DistributeTwist and len(runs) == 1 \\\n"
+          "            and runs[0][\"start\"] == SegmentParameter(0, 0.0) \\\n",
+          "PreserveHolonomy treats a closed path as open: no closed loop, no ResidualTwist reported",
+          (_CHECKS + "::test_a_closed_path_baked_as_one_run_is_a_closed_loop",)),
+    Fault("frame.g1_closing_joint_split", "frame", _R,
+          "        if g1 or prep.corner_policy is FrameCornerPolicy.RotateMinimally:\n            r = _rotate_minimally",
+          "        if prep.corner_policy is FrameCornerPolicy.RotateMinimally:\n            r = _rotate_minimally",
+          "a G1 closing joint closes the loop only under RotateMinimally (SplitRuns leaves a smooth loop open)",
+          (_CHECKS + "::test_a_closed_path_baked_as_one_run_is_a_closed_loop",)),
+    Fault("frame.closing_corner_crossed_by_split_runs", "frame", _R,
+          "        if g1 or prep.corner_policy is FrameCornerPolicy.RotateMinimally:\n            r = _rotate_minimally",
+          "        if g1 or prep.corner_policy is not FrameCornerPolicy.Reject:\n            r = _rotate_minimally",
+          "SplitRuns closes a loop across a corner at its closing joint (as RotateMinimally would)",
+          (_CHECKS + "::test_a_closed_path_baked_as_one_run_is_a_closed_loop",)),
+    Fault("frame.closing_corner_not_rejected", "frame", _R,
+          "        if not g1 and prep.corner_policy is FrameCornerPolicy.Reject:\n            return failure("
+          "GeometryStatus.DegenerateFrame, \"closing joint 0",
+          "        if False:\n            return failure(GeometryStatus.DegenerateFrame, \"closing joint 0",
+          "Reject lets a corner at the closing joint through (the build succeeds, the loop left open)",
+          (_STATUSES,)),
 ]
