@@ -182,6 +182,19 @@ def test_a_far_vertex_is_measured_truly_not_dropped_as_nan(tube, far):
     assert d4 == pytest.approx(want, rel=1e-12)
 
 
+def test_a_closed_path_s_sweep_has_periodic_frames_and_only_it(tube, loop):
+    """spec 002 Sweeps: 'A closed path needs periodic frames (DistributeTwist)', and only a
+    closed loop's frames are periodic (Transported frames). A closed tube claimed on frames that
+    are not periodic carries no twist for the deviation to look for, and a tube's deviation cannot
+    see a twist anyway: before 2026-12-06 either flip was Verified."""
+    for c in (tube["sweep.error_estimates"], loop["sweep.error_estimates"]):
+        assert c.inputs["periodic"] is c.inputs["closed"] and _check(c).kind is VerdictKind.Verified
+        flipped = Claim(c.row, c.guarantee, c.value, {**c.inputs, "periodic": not c.inputs["periodic"]}, c.model)
+        v = _check(flipped)
+        assert v.kind is VerdictKind.Violated and v.rule == "sweep:periodic", v.witness
+    assert loop["sweep.error_estimates"].inputs["closed"]
+
+
 def test_ring_vertices_sit_at_their_angles_turned_by_the_profile_s_roll():
     """docs/decisions.md 'Sweeps: ring vertices at their section angles': a tube's polygon is
     inscribed in the ideal circle whatever its roll, so the deviation alone never saw a tube
@@ -200,6 +213,24 @@ def test_ring_vertices_sit_at_their_angles_turned_by_the_profile_s_roll():
         assert v.kind is VerdictKind.Violated and v.rule == "sweep:ring_points", (name, v.witness)
         # 0.1 rad at the ring's scale, far past the limit (the frames' angle estimate is tiny here)
         assert dec(v.witness["distance"]) > 0.05 * min(dec(k[1]) for k in c.inputs["profile"])
+
+
+def test_periodic_ring_vertices_follow_the_distributed_twist():
+    """docs/decisions.md 'Sweeps: ring vertices at their section angles': on periodic frames,
+    with DistanceError given, each ring vertex sits at its angle turned by the roll plus the
+    distributed twist (2 pi W - R) s / L at the ring's true arc length (the frame row's rule and
+    tolerance). A tube's deviation cannot see a twist or a roll: before 2026-12-06 a closed tube
+    claimed for one more winding turn, or with its roll 0.1 rad off, was Verified."""
+    fam = SW.FAMILY
+    reqs = fam.requests(1, fam.default_cases)
+    for name in ("closed loop tube", "closed loop ribbon with rolls"):
+        r = next(x for x in reqs if x.name.startswith(name))
+        c = next(x for x in fam.claims(r) if x.row == "sweep.error_estimates")
+        assert c.inputs["periodic"] and "distance_error" in c.inputs and _check(c).kind is VerdictKind.Verified
+        prof = [[k[0], k[1], enc(dec(k[2]) + 0.1)] for k in c.inputs["profile"]]
+        for inputs in ({**c.inputs, "winding_turns": c.inputs["winding_turns"] + 1}, {**c.inputs, "profile": prof}):
+            v = _check(Claim(c.row, c.guarantee, c.value, inputs, c.model))
+            assert v.kind is VerdictKind.Violated and v.rule == "sweep:ring_points", (name, v.witness)
 
 
 def test_ring_distances_are_the_arc_length_within_distance_error():
@@ -314,7 +345,8 @@ def test_sweeps_follow_the_twist_in_proportion_to_distance(monkeypatch):
     """Issue 23: ring frames inherit DistributeTwist's roll, which the spec lays out "in proportion
     to estimated distance". A ribbon on a closed loop of uneven speed is Verified; the same sweep
     with the frames' twist interpolated linearly in u leaves the ideal surface (true RMF, twist in
-    proportion to the arc length) by more than the acceptance factor allows."""
+    proportion to the arc length) by more than the acceptance factor allows, and its ring vertices
+    leave their section angles (sweep:ring_points, judged first when DistanceError is given)."""
     from oracles.families.frame import corpus as FC
     import reference.frame as RF
 
@@ -326,7 +358,10 @@ def test_sweeps_follow_the_twist_in_proportion_to_distance(monkeypatch):
     monkeypatch.setattr(RF, "_arc_fraction", lambda P, u0, u, u1: (u - u0) / (u1 - u0))
     linear = {c.row: c for c in SW.claims(case)}["sweep.error_estimates"]
     v = _check(linear)
-    assert v.kind is VerdictKind.Violated and v.measured > SW.ACCEPTANCE_FACTOR
+    assert v.kind is VerdictKind.Violated and v.rule == "sweep:ring_points" and v.bound_use > 1
+    without = {k: x for k, x in linear.inputs.items() if k != "distance_error"}
+    v = _check(Claim(linear.row, linear.guarantee, linear.value, without, linear.model))
+    assert v.kind is VerdictKind.Violated and v.rule == "sweep:deviation" and v.measured > SW.ACCEPTANCE_FACTOR
 
 
 def test_the_deviation_samples_sit_at_distances_in_proportion_to_arc_length():

@@ -149,7 +149,8 @@ def _claims(held, V, I, name: str) -> tuple:
                 "winding_turns": int(fv.winding_turns), "total": enc(v.total_distance),
                 "longitudinal_error": enc(_number(req["longitudinal_error"])),
                 "cross_section_error": enc(_number(req["cross_section_error"])),
-                "angular_error_estimate": enc(fv.angular_error_estimate), "case": name})
+                "angular_error_estimate": enc(fv.angular_error_estimate),
+                "distance_error": enc(float(pv.tolerance.distance_error)), "case": name})
     return c1, c2
 
 

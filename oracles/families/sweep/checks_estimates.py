@@ -9,7 +9,9 @@ length between the rings' distances) from the mesh, sampled at 2 and then 4 poin
 interval and section segment: Violated above ``ACCEPTANCE_FACTOR (l + c) + ACCEPTANCE_FACTOR S_max
 A + allowance`` (A the frames' angular error estimate) confirmed against every triangle, Verified
 when the refinement moved the maximum by less than half the remaining margin, else Undecided.
-Calibration true / (l + c) is binned.
+Every ring vertex at its own section angle, turned by the roll (and on periodic frames, given
+DistanceError, by the distributed twist at the ring's true arc length). Periodic frames exactly
+on a closed path. Calibration true / (l + c) is binned.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import numpy as np
 from mpmath import iv, mp
 
 from interval.context import lower, to_mpq, upper
-from interval.frame import arc_length
+from interval.frame import Arcs, arc_length
 from interval.sweep import curvature_product_iv, ideal_frames, point_triangle_distance, section_points
 from reference.fp import U64
 
@@ -50,13 +52,19 @@ DEVIATION = default("sweep:deviation", "docs/decisions.md 'Sweeps: the deviation
                     "and cross-section error' are Estimated, with no factor)")
 
 RING_POINTS = default("sweep:ring_points", "docs/decisions.md 'Sweeps: ring vertices at their section angles': each "
-                      "ring vertex of a sweep whose frames are not periodic within ACCEPTANCE_FACTOR S_max A plus the "
-                      "rounding allowance of the ideal section point at its own angle, 2 pi j / N (a ribbon's -/+ half "
-                      "width), turned by the profile's roll at the ring's distance (spec 002 Sweeps: "
+                      "ring vertex within ACCEPTANCE_FACTOR S_max A plus the rounding allowance of the ideal section "
+                      "point at its own angle, 2 pi j / N (a ribbon's -/+ half width), turned by the profile's roll at "
+                      "the ring's distance; on periodic frames, given DistanceError, also by the distributed twist at "
+                      "the ring's true arc length, within a second ACCEPTANCE_FACTOR S_max A and S_max times the twist "
+                      "tolerance of frame:acceptance's rule (spec 002 Sweeps: "
                       "'The width or radius (Scale) and roll are linear in estimated path distance between profile "
                       "keys'; Guarantees: 'Sweep ring frames and vertices' are Rounded, the frames Estimated)")
 
-RULES = declare({"sweep.error_estimates": (SECTION, ESTIMATES_WITHIN, RISK, DEVIATION, RING_POINTS)})
+PERIODIC = spec("sweep:periodic", _S + "'A closed path needs periodic frames (DistributeTwist)'; spec 002 Transported "
+                "frames: 'DistributeTwist ... the seam becomes periodic' (a closed path's policy): a sweep's frames are "
+                "periodic exactly when its path is closed")
+
+RULES = declare({"sweep.error_estimates": (SECTION, ESTIMATES_WITHIN, RISK, DEVIATION, RING_POINTS, PERIODIC)})
 _CAL_BINS = ((0.1, "calibration_lt_0.1"), (0.5, "calibration_0.1_0.5"), (1.0, "calibration_0.5_1"),
              (ACCEPTANCE_FACTOR, "calibration_1_factor"), (math.inf, "calibration_above_factor"))
 _mpq = gmpy2.mpq
@@ -100,11 +108,11 @@ def _deviation(C, inp, V, I, twist_of, reach):
     """Largest sampled distance from the ideal surface to the mesh (window of neighbouring
     strips), at 4 and at 2 samples per ring interval and section segment (the coarse samples are
     every other fine one, so one true-RMF integration serves both): ``(coarse, fine, worst
-    points of the fine pass, oracle error, ring miss)``. ``twist_of(loop_twist)`` gives the twist
-    to distribute over the path from the loop's true residual twist; a point-triangle pair that
-    reaches farther than ``reach`` is measured exactly (:data:`_REACH`). ``ring miss`` is
-    ``(distance, ring, vertex)`` of the ring vertex farthest from the ideal section point at its
-    own angle (:func:`_ring_miss`)."""
+    points of the fine pass, oracle error, (ring frames, twist))``. ``twist_of(loop_twist)``
+    gives the twist to distribute over the path from the loop's true residual twist; a
+    point-triangle pair that reaches farther than ``reach`` is measured exactly
+    (:data:`_REACH`). The ring frames are the true RMF's at the rings (for
+    :func:`_ring_miss`)."""
     m = _FINE
     nseg, ribbon = int(inp["segments"]), inp["section"] == "Ribbon"
     rings = [(ring_span(x, len(C)), dec(x[1]), dec(x[2])) for x in inp["rings"]]
@@ -163,27 +171,26 @@ def _deviation(C, inp, V, I, twist_of, reach):
         fine = max(fine, float(np.max(d)))
     ring_frames = [frames[(k, u)] for _, q, k, u, _ in samples if q == 0]
     ring_frames.append(frames[(samples[-1][2], samples[-1][3])])  # the last ring: the last interval's end
-    miss = _ring_miss(V, inp, rings, ring_frames, prof, twist_total, L)
-    return coarse, fine, worst_pts, oerr, miss
+    return coarse, fine, worst_pts, oerr, (ring_frames, twist_total)
 
 
-def _ring_miss(V, inp, rings, ring_frames, prof, twist_total, L):
-    """``(distance, ring, vertex)``: the ring vertex farthest (Euclidean) from the ideal section
-    point at its own place in the section: a tube's vertex j at angle ``2 pi j / N`` (U = j / N), a
-    ribbon's -Binormal then +Binormal edge at -/+ half the width, in the true RMF turned by the
-    profile's roll and the distributed twist at the ring's distance. Float64, a few ulps of the
-    coordinates; the frames' own angle error is the caller's allowance."""
+def _ring_miss(V, inp, rings, ring_frames, prof, twists, limits):
+    """``(distance / limit, distance, limit, ring, vertex)`` of the ring vertex farthest
+    (Euclidean, relative to its ring's limit) from the ideal section point at its own place in
+    the section: a tube's vertex j at angle ``2 pi j / N`` (U = j / N), a ribbon's -Binormal then
+    +Binormal edge at -/+ half the width, in the true RMF turned by the profile's roll at the
+    ring's distance plus ``twists[i]``. Float64, a few ulps of the coordinates; the frames' own
+    angle error is in the caller's ``limits``."""
     nseg, ribbon = int(inp["segments"]), inp["section"] == "Ribbon"
     per = 2 if ribbon else nseg + 1
     if ribbon:
         cs = [(0.0, -0.5), (0.0, 0.5)]
     else:
         cs = [(math.cos(2 * math.pi * j / nseg), math.sin(2 * math.pi * j / nseg)) for j in range(nseg)]
-    worst = (0.0, 0, 0)
+    worst = (0.0, 0.0, limits[0], 0, 0)
     for i, ((_, _, s), fr) in enumerate(zip(rings, ring_frames)):
         sc, roll = _profile_q(prof, s)
-        phi = roll + (twist_total * s / L if L > 0 else 0.0)
-        ideal = section_points(*fr, sc, phi, cs)
+        ideal = section_points(*fr, sc, roll + twists[i], cs)
         got = V[i * per:i * per + len(cs), :3]
         with np.errstate(over="ignore", invalid="ignore"):
             diff = got - ideal
@@ -191,8 +198,9 @@ def _ring_miss(V, inp, rings, ring_frames, prof, twist_total, L):
             d = np.where(m > 0, m * np.sqrt(np.sum((diff / np.where(m > 0, m, 1.0)[:, None]) ** 2, axis=1)), 0.0)
             d = np.where(np.isnan(d), np.inf, d)
         j = int(np.argmax(d))
-        if d[j] > worst[0]:
-            worst = (float(d[j]), i, j)
+        r = ratio(float(d[j]), limits[i]) if math.isfinite(d[j]) else math.inf
+        if r > worst[0]:
+            worst = (r, float(d[j]), limits[i], i, j)
     return worst
 
 
@@ -256,6 +264,10 @@ def check_error_estimates(claim: Claim):
     bad = nonfinite_value(claim, lambda at: DEVIATION.id if at.startswith("value.vertices") else ESTIMATES_WITHIN.id)
     if bad is not None:  # a NaN vertex or estimate would drop out of the maxima below
         return bad
+    if bool(inp["periodic"]) != bool(inp["closed"]):
+        return violated(claim, {"why": "a closed path's sweep needs periodic frames, and only a closed path's frames are "
+                                       "periodic", "closed": inp["closed"], "periodic": inp["periodic"]},
+                        rule=PERIODIC.id)
     V, I = decode_mesh(claim)
     lest, cest = dec(val["longitudinal"]), dec(val["cross_section"])
     if not (0 <= lest <= dec(inp["longitudinal_error"]) and 0 <= cest <= dec(inp["cross_section_error"])):
@@ -292,20 +304,27 @@ def check_error_estimates(claim: Claim):
     E = float(np.max(np.abs(C)))
     with mp.workprec(113):
         reach = _REACH * (E + smax)
-        d2, d4, worst_pts, oerr, miss = _deviation(C, inp, V, I, twist_of, reach)
+        d2, d4, worst_pts, oerr, (ring_frames, twist_total) = _deviation(C, inp, V, I, twist_of, reach)
     allowance = float(oerr) * (1 + smax) + 1024 * U64 * (E + smax)
     # A ring vertex sits on the ideal section at its own angle, up to the frames' angle error (the
-    # frame row's 4 A). Not on a periodic loop: there the distributed twist follows the frames'
-    # distance estimates, which may differ from the ring's by DistanceError, a tolerance this
-    # claim does not carry (docs/decisions.md 'Sweeps: ring vertices at their section angles').
+    # frame row's 4 A). On periodic frames the distributed twist follows estimated distances, so
+    # it is judged only with DistanceError given: at the ring's true arc length, within the frame
+    # row's twist tolerance and a second 4 A for the residual twist the total is made of
+    # (docs/decisions.md 'Sweeps: ring vertices at their section angles').
     turn = ACCEPTANCE_FACTOR * smax * dec(inp["angular_error_estimate"])  # the frames' angle error at S_max
-    ring_limit = turn + allowance
-    if not periodic and miss[0] > ring_limit:
-        return violated(claim, {"why": f"ring {miss[1]} vertex {miss[2]} is not the ideal section point at its "
-                                       "angle: the profile's roll (and the distributed twist) not applied, or another "
-                                       "place in the section", "distance": enc(miss[0]), "limit": enc(ring_limit)},
-                        bound_use=ratio(miss[0], ring_limit) if math.isfinite(miss[0]) else math.inf,
-                        rule=RING_POINTS.id)
+    miss = None
+    if not periodic:
+        miss = _ring_miss(V, inp, rings, ring_frames, prof, [0.0] * len(rings), [turn + allowance] * len(rings))
+    elif "distance_error" in inp:
+        arcs, de = Arcs(C), dec(inp["distance_error"])
+        tw = [arcs.distributed_twist(k, u, twist_total, de, _profile_q(prof, s)[1]) for k, u, s in rings]
+        miss = _ring_miss(V, inp, rings, ring_frames, prof, [t for t, _ in tw],
+                          [2 * turn + smax * tol + allowance for _, tol in tw])
+    if miss is not None and miss[0] > 1:
+        return violated(claim, {"why": f"ring {miss[3]} vertex {miss[4]} is not the ideal section point at its "
+                                       "angle: the profile's roll (or the distributed twist) not applied, or another "
+                                       "place in the section", "distance": enc(miss[1]), "limit": enc(miss[2])},
+                        bound_use=miss[0], rule=RING_POINTS.id)
     limit = ACCEPTANCE_FACTOR * est + turn + allowance
     cal = d4 / est if est > 0 else (0.0 if d4 <= allowance else math.inf)
     bins = {}

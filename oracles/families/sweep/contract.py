@@ -80,7 +80,7 @@ CONTRACTS = {
             doc="Optional capacity probe: TryEmitSweepMesh into arrays one entry short.")}),
         model=S.model("[position, frame, vertex, normal]", SWEEP_VERTEX_K), plant=_plant_rings),
     "sweep.error_estimates": RowContract(
-        checks="estimates in [0, requested]; a tube's N the fewest >= 3 with r_max (1 - cos(pi / N)) <= "
+        checks="periodic frames exactly on a closed path; estimates in [0, requested]; a tube's N the fewest >= 3 with r_max (1 - cos(pi / N)) <= "
                "cross_section_error at the largest profile scale and the cross-section estimate that sagitta "
                "(decisions and value within 8 u r_max), a ribbon's estimate 0; "
                "per ring the exact enclosure of half-extent x curvature against the "
@@ -89,9 +89,12 @@ CONTRACTS = {
                f"rings) sampled distance "
                f"to the mesh at most {ACCEPTANCE_FACTOR:g} (l + c) + {ACCEPTANCE_FACTOR:g} S_max A + allowance "
                "(Violated confirmed against every triangle; Verified when refinement 2 -> 4 moved it by less than "
-               "half the margin); on a sweep whose frames are not periodic, every ring vertex within "
+               "half the margin); every ring vertex within "
                f"{ACCEPTANCE_FACTOR:g} S_max A + allowance of the ideal section point at its own angle 2 pi j / N (a "
-               "ribbon's -/+ half width), turned by the profile's roll; calibration true / (l + c) binned.",
+               "ribbon's -/+ half width), turned by the profile's roll (on periodic frames, given distance_error: "
+               "plus the distributed twist (2 pi W - R) s / L at the ring's true arc length, within a further "
+               f"{ACCEPTANCE_FACTOR:g} S_max A and S_max times the twist tolerance d (L + s) / (L (L - d)) of the "
+               "frame row's rule); calibration true / (l + c) binned.",
         inputs=S.obj(required={**_COMMON,
                                "rings": S.array(S.tuple_(S.integer(minimum=0), _F64V, _F64V), min_items=2, doc=(
                                    "Yours: the plan's rings, each [span, u, distance (estimated, asset units)].")),
@@ -106,7 +109,11 @@ CONTRACTS = {
                                    "Yours: the frames' AngularErrorEstimate, radians: an Estimated value, so an "
                                    f"estimate is what is asked; it widens the acceptance by {ACCEPTANCE_FACTOR:g} x "
                                    "the largest scale x it (0 makes the check strictest)."))},
-                     optional={"case": S.string(doc="Given: a name for people (ignored by the checker).")}),
+                     optional={"case": S.string(doc="Given: a name for people (ignored by the checker)."),
+                               "distance_error": S.f64(nonnegative=True, doc=(
+                                   "Given: ToleranceProfile.DistanceError, asset units. On periodic frames it bounds "
+                                   "how far the distributed twist may follow estimated rather than true distances; "
+                                   "without it a periodic sweep's ring vertices are not judged at their angles."))}),
         value=S.obj(required={**_MESH,
                               "longitudinal": S.f64(doc="The report's longitudinal error estimate, asset units."),
                               "cross_section": S.f64(doc=(
