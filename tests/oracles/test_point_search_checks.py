@@ -94,18 +94,31 @@ def _tie_claims(honest):
                 break  # one tie per claim: variety over volume
 
 
+def _same_position(c, a, b) -> bool:
+    pos = c.inputs["positions"]
+    return [dec(x) for x in pos[a]] == [dec(x) for x in pos[b]]
+
+
 def test_exact_tie_out_of_index_order_is_violated(honest):
-    n = 0
+    n = dups = 0
     for c, D, i in _tie_claims(honest):
         idx = list(c.value["indices"])
+        dup = _same_position(c, idx[i], idx[i + 1])
         idx[i], idx[i + 1] = idx[i + 1], idx[i]
-        # Exact ties in index order are our decision, stricter than the spec's processor band.
-        _, v = only_the_decision_refutes(replace(c, {**c.value, "indices": idx}), "point_search:exact_tie_order")
+        bad = replace(c, {**c.value, "indices": idx})
+        if dup:
+            # Duplicates tie on every processor: the spec's own order by source index refutes it.
+            v = check_claim(bad)
+            assert v.kind is X and v.rule == "point_search:duplicate_order" and "duplicate" in v.witness["why"]
+            dups += 1
+            continue
+        # Other exact ties in index order are our decision, stricter than the spec's processor band.
+        _, v = only_the_decision_refutes(bad, "point_search:exact_tie_order")
         assert "tie" in v.witness["why"]
         n += 1
         if n == 60:
             break
-    assert n >= 20
+    assert n >= 20 and dups >= 1
 
 
 def test_decreasing_distances_are_violated_even_within_the_bound(honest):
@@ -126,7 +139,7 @@ def test_decreasing_distances_are_violated_even_within_the_bound(honest):
 
 
 def test_excluded_tie_with_lower_index_is_violated(honest):
-    n = 0
+    n = dups = 0
     for c in answered(honest):
         D = truth(c)
         idx = c.value["indices"]
@@ -135,11 +148,19 @@ def test_excluded_tie_with_lower_index_is_violated(honest):
         if not outside:
             continue
         # swap the lowest-index returned member of the cut's tie group for a higher excluded one
-        bad = [j for j in idx if D[j] != last] + sorted([j for j in idx if D[j] == last][1:] + [outside[-1]])
-        _, v = only_the_decision_refutes(replace(c, {**c.value, "indices": bad}), "point_search:exact_tie_order")
+        low = min(j for j in idx if D[j] == last)
+        bad = [j for j in idx if D[j] != last] + sorted([j for j in idx if D[j] == last and j != low] + [outside[-1]])
+        claim = replace(c, {**c.value, "indices": bad})
+        left = [j for j in range(len(D)) if D[j] == last and j not in bad]
+        if any(_same_position(c, e, r) for e in left for r in bad if r > e):
+            v = check_claim(claim)  # a duplicate left out for a higher index: the spec's order refutes it
+            assert v.kind is X and v.rule == "point_search:duplicate_order"
+            dups += 1
+            continue
+        _, v = only_the_decision_refutes(claim, "point_search:exact_tie_order")
         assert "lower source index" in v.witness["why"]
         n += 1
-    assert n >= 5
+    assert n >= 5 and dups >= 1
 
 
 def test_nearer_point_left_out_is_violated(honest):

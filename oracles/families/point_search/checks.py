@@ -8,8 +8,10 @@ declares it) -- a claim is Verified when:
 
 * it has ``count`` distinct in-range indices and ``count`` distances;
 * each ``|distance_i - d_i| <= b_i`` and the distances are non-decreasing;
-* exact ties are in increasing source index, among the returned points and across the cut (no
-  excluded point at exactly a returned distance has a lower index);
+* duplicate positions (equal float32 coordinates: equal distances however computed, the spec's
+  "orders equal distances by original source index") and, under the decisions, every exact tie
+  are in increasing source index, among the returned points and across the cut (no excluded
+  duplicate, or point at exactly a returned distance, has a lower index);
 * any other inversion -- a returned point ahead of a nearer returned point, or a returned point
   instead of a nearer excluded one -- is within ``2 b`` of the farther point's bound (both
   estimates within their bounds could then compare either way: the spec's processor band).
@@ -63,8 +65,14 @@ EXACT_TIE_ORDER = decision("point_search:exact_tie_order", _D + "'Point search: 
                            "tie as unequal); without the decision an exact tie is a near tie of gap 0, which the band "
                            "allows")
 
+DUPLICATE_ORDER = spec("point_search:duplicate_order", _S + "'accepting duplicates ... orders equal distances by "
+                       "original source index': points at the same float32 position have equal distances however "
+                       "they are computed (the same arithmetic on the same numbers), so the processor latitude for "
+                       "'nearly equal distances' does not reach them: duplicates in increasing source index, among "
+                       "the returned points and across the cut")
+
 RULES = declare({"point_search.nearest": (REJECTIONS, LIMITS, STATUS_NAME, COUNT, DISTANCE_BOUND, ORDER,
-                                          EXACT_TIE_ORDER),
+                                          DUPLICATE_ORDER, EXACT_TIE_ORDER),
                  "point_search.statuses": (STATUS_NAME,)})
 
 _MAXC = MAX_POINT_SEARCH_COORDINATE
@@ -187,11 +195,13 @@ def check_nearest(claim: Claim):
         for j in range(i + 1, k):
             a, c = idx[i], idx[j]
             if D[a] == D[c]:
-                if a > c and binding(EXACT_TIE_ORDER):
+                dup = pos[a] == pos[c]
+                if a > c and (dup or binding(EXACT_TIE_ORDER)):
+                    what = "duplicate points" if dup else "an exact tie"
                     return violated(claim, {"expected": expected, "claimed": value, "positions": [i, j],
-                                            "why": "an exact tie out of source-index order"},
-                                    note=f"points {a} and {c} tie exactly but are not in source-index order",
-                                    rule=EXACT_TIE_ORDER.id, **extra)
+                                            "why": f"{what} out of source-index order"},
+                                    note=f"points {a} and {c} ({what}) are not in source-index order",
+                                    rule=DUPLICATE_ORDER.id if dup else EXACT_TIE_ORDER.id, **extra)
             elif D[a] > D[c]:
                 worst = max(worst, ratio(d[i] - d[j], 2 * b[i]))
                 if not inversion_allowed(d[i], d[j], b[i]):
@@ -204,12 +214,18 @@ def check_nearest(claim: Claim):
     # membership: no excluded point is nearer beyond the band or an exact tie with a lower index
     chosen = set(idx)
     top = max(D[j] for j in idx)
-    tie_max = {}
+    tie_max, dup_max = {}, {}
     for j in idx:
         tie_max[D[j]] = max(tie_max.get(D[j], -1), j)
+        dup_max[pos[j]] = max(dup_max.get(pos[j], -1), j)
     for c in range(len(pos)):
         if c in chosen or D[c] > top:
             continue
+        if pos[c] in dup_max and c < dup_max[pos[c]]:
+            return violated(claim, {"expected": expected, "claimed": value, "excluded": c,
+                                    "why": "an excluded duplicate has a lower source index"},
+                            note=f"point {c} duplicates a returned point of higher source index but is left out",
+                            rule=DUPLICATE_ORDER.id, **extra)
         if D[c] in tie_max and c < tie_max[D[c]] and binding(EXACT_TIE_ORDER):
             return violated(claim, {"expected": expected, "claimed": value, "excluded": c,
                                     "why": "an excluded exact tie has a lower source index"},

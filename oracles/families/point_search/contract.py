@@ -32,8 +32,9 @@ CONTRACTS = {
     "point_search.nearest": RowContract(
         checks="against exact rational squared distances of every point (brute force): count distinct "
                "in-range indices; |distance_i - d_i| <= b_i = 2^-24 d_i + 2^-149 + 8 (u d_i + eta) (u, eta "
-               "of the declared model, else binary64; k scales the 8), distances non-decreasing; exact ties "
-               "in increasing source index, also across the cut; any other inversion (a farther point ahead "
+               "of the declared model, else binary64; k scales the 8), distances non-decreasing; duplicate "
+               "positions (the spec's equal distances on any processor) and, under the decisions, exact ties in "
+               "increasing source index, also across the cut; any other inversion (a farther point ahead "
                "of or instead of a nearer one) within 2 b of the farther point; a rejected request "
                "(count outside [1, min(n, 32)], nonfinite or |q| > 2^60 query, rejected positions) claims "
                "InvalidArgument; model components: one per returned neighbour.",
