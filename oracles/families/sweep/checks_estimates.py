@@ -60,9 +60,9 @@ RING_POINTS = default("sweep:ring_points", "docs/decisions.md 'Sweeps: ring vert
                       "'The width or radius (Scale) and roll are linear in estimated path distance between profile "
                       "keys'; Guarantees: 'Sweep ring frames and vertices' are Rounded, the frames Estimated)")
 
-PERIODIC = spec("sweep:periodic", _S + "'A closed path needs periodic frames (DistributeTwist)'; spec 002 Transported "
-                "frames: 'DistributeTwist ... the seam becomes periodic' (a closed path's policy): a sweep's frames are "
-                "periodic exactly when its path is closed")
+PERIODIC = spec("sweep:periodic", _S + "'A closed path needs periodic frames (DistributeTwist)'; spec 002 "
+                "Transported frames: 'DistributeTwist ... the seam becomes periodic' (a closed path's policy): a "
+                "sweep's frames are periodic exactly when its path is closed")
 
 RULES = declare({"sweep.error_estimates": (SECTION, ESTIMATES_WITHIN, RISK, DEVIATION, RING_POINTS, PERIODIC)})
 _CAL_BINS = ((0.1, "calibration_lt_0.1"), (0.5, "calibration_0.1_0.5"), (1.0, "calibration_0.5_1"),
@@ -265,8 +265,8 @@ def check_error_estimates(claim: Claim):
     if bad is not None:  # a NaN vertex or estimate would drop out of the maxima below
         return bad
     if bool(inp["periodic"]) != bool(inp["closed"]):
-        return violated(claim, {"why": "a closed path's sweep needs periodic frames, and only a closed path's frames are "
-                                       "periodic", "closed": inp["closed"], "periodic": inp["periodic"]},
+        return violated(claim, {"why": "a closed path's sweep needs periodic frames, and only a closed path's frames "
+                                       "are periodic", "closed": inp["closed"], "periodic": inp["periodic"]},
                         rule=PERIODIC.id)
     V, I = decode_mesh(claim)
     lest, cest = dec(val["longitudinal"]), dec(val["cross_section"])

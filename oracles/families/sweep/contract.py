@@ -80,7 +80,8 @@ CONTRACTS = {
             doc="Optional capacity probe: TryEmitSweepMesh into arrays one entry short.")}),
         model=S.model("[position, frame, vertex, normal]", SWEEP_VERTEX_K), plant=_plant_rings),
     "sweep.error_estimates": RowContract(
-        checks="periodic frames exactly on a closed path; estimates in [0, requested]; a tube's N the fewest >= 3 with r_max (1 - cos(pi / N)) <= "
+        checks="periodic frames exactly on a closed path; estimates in [0, requested]; a tube's N the fewest >= 3 "
+               "with r_max (1 - cos(pi / N)) <= "
                "cross_section_error at the largest profile scale and the cross-section estimate that sagitta "
                "(decisions and value within 8 u r_max), a ribbon's estimate 0; "
                "per ring the exact enclosure of half-extent x curvature against the "

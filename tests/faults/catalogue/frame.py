@@ -220,12 +220,14 @@ FAULTS = [
           "PreserveHolonomy treats a closed path as open: no closed loop, no ResidualTwist reported",
           (_CHECKS + "::test_a_closed_path_baked_as_one_run_is_a_closed_loop",)),
     Fault("frame.g1_closing_joint_split", "frame", _R,
-          "        if g1 or prep.corner_policy is FrameCornerPolicy.RotateMinimally:\n            r = _rotate_minimally",
+          "        if g1 or prep.corner_policy is FrameCornerPolicy.RotateMinimally:\n"
+          "            r = _rotate_minimally",
           "        if prep.corner_policy is FrameCornerPolicy.RotateMinimally:\n            r = _rotate_minimally",
           "a G1 closing joint closes the loop only under RotateMinimally (SplitRuns leaves a smooth loop open)",
           (_CHECKS + "::test_a_closed_path_baked_as_one_run_is_a_closed_loop",)),
     Fault("frame.closing_corner_crossed_by_split_runs", "frame", _R,
-          "        if g1 or prep.corner_policy is FrameCornerPolicy.RotateMinimally:\n            r = _rotate_minimally",
+          "        if g1 or prep.corner_policy is FrameCornerPolicy.RotateMinimally:\n"
+          "            r = _rotate_minimally",
           "        if g1 or prep.corner_policy is not FrameCornerPolicy.Reject:\n            r = _rotate_minimally",
           "SplitRuns closes a loop across a corner at its closing joint (as RotateMinimally would)",
           (_CHECKS + "::test_a_closed_path_baked_as_one_run_is_a_closed_loop",)),
