@@ -266,6 +266,64 @@ class Unanswered:
         return sum(self.by_row.values())
 
 
+# Request parameters that a claim's Given input of the same name copies verbatim (contract docs:
+# "Given: ToleranceProfile.DistanceError", "Given: FramePreparation.CornerPolicy", ...). Names
+# a claim may hold after a policy acted on them (u, span, caps) are not here.
+COPIED_PARAMETERS = frozenset({
+    "position_error", "relative_position_error", "asset_scale", "continuity_position", "continuity_angle",
+    "continuity_derivative", "continuity_second_derivative", "distance_error", "projection_gap",
+    "tangent_angle_error", "minimum_speed", "minimum_sin_angle", "normal_min_derivative_length",
+    "normal_min_sin_angle", "corner_policy", "closed_policy", "singularity_policy", "seed_policy", "winding_turns",
+    "max_iterations", "tolerance", "longitudinal_error", "cross_section_error", "section", "winding"})
+
+
+def request_parameters(req: Request) -> dict:
+    """``{name: value}`` of every :data:`COPIED_PARAMETERS` name that the request's steps set to
+    one scalar value (a name set twice, to different values, says nothing and is left out)."""
+    seen: dict = {}
+
+    def walk(x):
+        if isinstance(x, dict):
+            for k, v in x.items():
+                if k in COPIED_PARAMETERS and not isinstance(v, (dict, list)):
+                    seen.setdefault(k, []).append(v)
+                else:
+                    walk(v)
+
+    for step in req.steps:
+        walk(step.inputs)
+    return {k: vs[0] for k, vs in seen.items() if all(_same_parameter(v, vs[0]) for v in vs)}
+
+
+def _same_parameter(a, b) -> bool:
+    """Equal as the case files mean them: booleans by identity, names by text, numbers by exact
+    value whatever their spelling (hex, decimal, int)."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a is b
+    if a == b:
+        return True
+    if isinstance(a, (int, float, str)) and isinstance(b, (int, float, str)):
+        try:
+            return parse_number(a) == parse_number(b)
+        except (NumberError, TypeError, ValueError):
+            return False
+    return False
+
+
+def given_mismatch(params: dict, claim: Claim) -> Verdict | None:
+    """Violated (rule ``claim:given_inputs``) when a Given input of ``claim`` names a request
+    parameter of ``params`` and holds another value: the claim would be judged on inputs that
+    are not the call's (a looser DistanceError, another corner policy); else None."""
+    inputs = claim.inputs if isinstance(claim.inputs, dict) else {}
+    for name, want in params.items():
+        got = inputs.get(name, want)
+        if isinstance(got, (dict, list)) or not _same_parameter(got, want):
+            return violated(claim, {"input": name, "request": want, "claimed": got,
+                                    "why": f"the Given input {name} is not the request's"},
+                            note=f"inputs.{name} differs from the request's {name}", rule="claim:given_inputs")
+    return None
+
+
 def judge_answer(req: Request, ans: Answer | None, judge: Callable[[Claim], Verdict | None],
                  add: Callable[[Verdict], None], unanswered: Callable[[str, str], None]) -> None:
     """Judge one request's answer (None: no answer at all).
@@ -283,6 +341,7 @@ def judge_answer(req: Request, ans: Answer | None, judge: Callable[[Claim], Verd
             if step.expect.must_fail:
                 add(check_status(missing_claim(req, k)))
         return
+    params = request_parameters(req) if any(got.claims for got in ans.steps) else {}
     steps: list[StepAnswer | None] = list(ans.steps[:len(req.steps)])
     steps += [None] * (len(req.steps) - len(steps))
     for k, (step, got) in enumerate(zip(req.steps, steps)):
@@ -297,7 +356,9 @@ def judge_answer(req: Request, ans: Answer | None, judge: Callable[[Claim], Verd
         seen = set()
         for c in got.claims:
             seen.add(c.row)
-            v = judge(c)
+            v = given_mismatch(params, c) if params else None
+            if v is None:
+                v = judge(c)
             if v is not None:
                 add(v)
         if got.status == "Success" and step.expect.allows("Success"):

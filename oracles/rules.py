@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from collections.abc import Callable, Iterable
 
 __all__ = [
+    "GIVEN_INPUTS",
     "GUARANTEE_CLASS",
     "SOURCES",
     "STATUS_EXPECTATION",
@@ -105,7 +106,14 @@ STATUS_EXPECTATION = spec("statuses:expectation",
                           "statuses: a step's status meets the class its request demands; each request's `why` "
                           "names the spec sentence or the decision its expectation rests on")
 
-_RULES: dict[str, Rule] = {r.id: r for r in (GUARANTEE_CLASS, STATUS_EXPECTATION)}
+GIVEN_INPUTS = default("claim:given_inputs",
+                       "docs/casefile.md ('Inputs marked Given ... are copied from the call') and docs/decisions.md "
+                       "'Answers: Given inputs are the request's': in an answer, a claim's Given input that names a "
+                       "parameter the request sets once (a ToleranceProfile field, a preparation policy, a query's "
+                       "tolerance or budget) equals the request's value; a claim judged on other inputs is not a "
+                       "claim about the call")
+
+_RULES: dict[str, Rule] = {r.id: r for r in (GUARANTEE_CLASS, STATUS_EXPECTATION, GIVEN_INPUTS)}
 _ROWS: dict[str, tuple] = {}
 
 
@@ -128,7 +136,7 @@ def rules_of(row_id: str) -> tuple:
         from .families import checker_for
 
         checker_for(row_id)  # imports the family, whose checker modules declare their rules
-    shared = (STATUS_EXPECTATION,) if row_id.endswith(".statuses") else (GUARANTEE_CLASS,)
+    shared = (STATUS_EXPECTATION,) if row_id.endswith(".statuses") else (GUARANTEE_CLASS, GIVEN_INPUTS)
     return (*_ROWS.get(row_id, ()), *shared)
 
 

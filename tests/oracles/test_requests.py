@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import json
+from fractions import Fraction
 
 import pytest
 
@@ -340,3 +341,61 @@ def test_an_answer_file_opts_in_by_its_header_or_per_answer(tmp_path):
     p.write_text(json.dumps(doc))
     _, answers, malformed, _ = read_answers(p)
     assert not malformed and [a.decisions for a in answers] == [True, False]
+
+
+def _with_claim_inputs(ans, row, change):
+    """``ans`` with ``change(inputs)`` applied to every claim of ``row``."""
+    from oracles.model import Claim
+    from oracles.request import Answer, StepAnswer
+
+    steps = []
+    for st in ans.steps:
+        claims = tuple(Claim(c.row, c.guarantee, c.value, change(dict(c.inputs)) if c.row == row else c.inputs,
+                             c.model, c.id, c.decisions) for c in st.claims)
+        steps.append(StepAnswer(st.status, claims, st.output))
+    return Answer(ans.request, tuple(steps), ans.label, ans.decisions)
+
+
+def test_a_claim_whose_given_inputs_are_not_the_request_s_is_violated():
+    """docs/decisions.md 'Answers: Given inputs are the request's': a claim copies its Given
+    inputs from the call. An answer that claims a frame estimate under a DistanceError 1000
+    times the request's (which widens the twist tolerance a thousandfold), or under another
+    corner policy, was judged on those inputs before 2026-12-06 and Verified."""
+    from oracles.families import frame as F
+    from oracles.contract import request_parameters
+    from oracles.rules import our_answer
+    from .request_helpers import judge_request, named
+
+    reqs = F.FAMILY.requests(1, F.FAMILY.default_cases)
+    req = named(reqs, "closed loop with uneven speed, DistributeTwist")
+    params = request_parameters(req)
+    assert params["corner_policy"] == "RotateMinimally" and "distance_error" in params
+    ans = our_answer(F.FAMILY.answer(req))
+    row = "frame.angular_error_estimate"
+    verdicts, _ = judge_request(req, ans)
+    assert all(v.kind is VerdictKind.Verified for v in verdicts)
+    wide = lambda i: {**i, "distance_error": "0x1p-3"}  # noqa: E731
+    other = lambda i: {**i, "corner_policy": "SplitRuns"}  # noqa: E731
+    drop = lambda i: {k: x for k, x in i.items() if k != "closed_policy"}  # noqa: E731 (optional: not compared)
+    respelled = lambda i: {**i, "distance_error": str(Fraction(float.fromhex(i["distance_error"])))}  # noqa: E731
+    for change, kind in ((wide, VerdictKind.Violated), (other, VerdictKind.Violated),
+                         (drop, VerdictKind.Verified), (respelled, VerdictKind.Verified)):
+        verdicts, _ = judge_request(req, _with_claim_inputs(ans, row, change))
+        mine = [v for v in verdicts if v.claim.row == row]
+        assert mine and all(v.kind is kind for v in mine), (kind, [v.witness for v in mine])
+        if kind is VerdictKind.Violated:
+            assert all(v.rule == "claim:given_inputs" for v in mine)
+
+
+def test_request_parameters_are_the_names_set_to_one_value():
+    """A name the request sets to two values (a rebuild with another tolerance) says nothing
+    about a claim and is left out; numbers compare by value, whatever their spelling."""
+    from oracles.contract import request_parameters
+
+    def req(*inputs):
+        return Request("path/0", "path", "two builds", tuple(Step("TryPreparePath", i, Expect("success"), ())
+                                                             for i in inputs))
+
+    r = req({"tolerance": {"distance_error": "0x1p-10", "tangent_angle_error": "0x1p-20"}, "span": 3},
+            {"tolerance": {"distance_error": 0.0009765625, "tangent_angle_error": "0x1p-19"}})
+    assert request_parameters(r) == {"distance_error": "0x1p-10"}  # span is not a copied parameter

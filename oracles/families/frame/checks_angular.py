@@ -410,6 +410,8 @@ def _estimate_conformance(claim: Claim, C, est: float, arcs: Arcs) -> Verdict | 
         return None
     tae = to_mpq(dec(inp["tangent_angle_error"]))
     total = dec(v["total_estimate"])
+    if "distance_error" not in inp:
+        raise ValueError("inputs.distance_error is needed to judge the intervals' distance estimates")
     delta = dec(inp["distance_error"])
     n = C.shape[0]
     angles = []
@@ -475,6 +477,8 @@ def twist_expected(claim: Claim, C, arcs: Arcs, k: int, u: float, total: float, 
     """``(twist, tolerance)`` of DistributeTwist's compensation at (k, u) with the claim's
     DistanceError (:meth:`interval.frame.Arcs.distributed_twist`, the rule the sweep row's ring
     vertices follow too)."""
+    if "distance_error" not in claim.inputs:
+        raise ValueError("inputs.distance_error is needed to judge frames evaluated on periodic frames (the twist)")
     return arcs.distributed_twist(k, u, total, dec(claim.inputs["distance_error"]), roll)
 
 

@@ -162,7 +162,8 @@ CONTRACTS = {
                                    "Given: ToleranceProfile.TangentAngleError, radians (the whole path's transport "
                                    "budget).")),
                                "distance_error": S.f64(nonnegative=True, doc=(
-                                   "Given: ToleranceProfile.DistanceError, asset units.")),
+                                   "Given: ToleranceProfile.DistanceError, asset units (needed with value.intervals "
+                                   "and with evaluations on periodic frames: without it such a claim is malformed).")),
                                "continuity_angle": S.f64(nonnegative=True, doc=(
                                    "Given: ToleranceProfile.ContinuityAngle, radians.")),
                                "corner_policy": S.enum(["Reject", "RotateMinimally", "SplitRuns"], doc=(
