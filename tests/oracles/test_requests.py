@@ -374,10 +374,10 @@ def test_a_claim_whose_given_inputs_are_not_the_request_s_is_violated():
     row = "frame.angular_error_estimate"
     verdicts, _ = judge_request(req, ans)
     assert all(v.kind is VerdictKind.Verified for v in verdicts)
-    wide = lambda i: {**i, "distance_error": "0x1p-3"}  # noqa: E731
-    other = lambda i: {**i, "corner_policy": "SplitRuns"}  # noqa: E731
-    drop = lambda i: {k: x for k, x in i.items() if k != "closed_policy"}  # noqa: E731 (optional: not compared)
-    respelled = lambda i: {**i, "distance_error": str(Fraction(float.fromhex(i["distance_error"])))}  # noqa: E731
+    wide = lambda i: {**i, "distance_error": "0x1p-3"}
+    other = lambda i: {**i, "corner_policy": "SplitRuns"}
+    drop = lambda i: {k: x for k, x in i.items() if k != "closed_policy"}  # optional: not compared
+    respelled = lambda i: {**i, "distance_error": str(Fraction(float.fromhex(i["distance_error"])))}
     for change, kind in ((wide, VerdictKind.Violated), (other, VerdictKind.Violated),
                          (drop, VerdictKind.Verified), (respelled, VerdictKind.Verified)):
         verdicts, _ = judge_request(req, _with_claim_inputs(ans, row, change))
