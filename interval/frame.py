@@ -638,6 +638,17 @@ def arc(P, u0: float, u1: float):
         pieces *= 4
 
 
+def estimate_cap(tangent_angle_error: float, intervals: int) -> float:
+    """The largest AngularErrorEstimate spec 002's acceptance rule admits (an upper bound, rounded
+    up generously): every accepted interval's step difference is at most TangentAngleError times
+    its share of the path, or the rounding floor ``64 u`` (``reference.frame.ROUNDING_FLOOR``,
+    docs/decisions.md), and the shares of intervals between consecutive samples of one distance
+    map sum to at most 1, so "the summed differences, plus the largest one" are at most
+    ``2 TangentAngleError + (intervals + 1) 64 u``; times ``1 + 2^-20`` for the float64 shares
+    and sums."""
+    return (2.0 * tangent_angle_error + (intervals + 1) * 64.0 * 2.0**-53) * (1.0 + 2.0**-20)
+
+
 class Arcs:
     """True prefix arc lengths of a path (:func:`arc`, cached per span)."""
 

@@ -217,6 +217,25 @@ def test_frames_that_are_not_periodic_add_no_twist(honest):
             assert v.kind is X and v.rule == "frame:twist", (name, tw)
 
 
+def test_the_estimate_is_at_most_what_the_acceptance_rule_admits(honest):
+    """spec 002 Transported frames: each accepted interval differs by at most TangentAngleError
+    times its share (or the rounding floor), so their sum plus the largest is at most 2
+    TangentAngleError plus the floor per interval (interval.frame.estimate_cap). An Estimated
+    value is otherwise judged by calibration only, which an inflated estimate passes: without
+    its intervals an estimate of 1 rad was Verified before 2026-12-06."""
+    from interval.frame import estimate_cap
+
+    c = rows(honest, "frame.angular_error_estimate", "helix by cubics")[0]
+    bare = {k: x for k, x in c.value.items() if k != "intervals"}
+    cap = estimate_cap(dec(c.inputs["tangent_angle_error"]), len(c.value["samples"]))
+    tae = dec(c.inputs["tangent_angle_error"])
+    assert dec(c.value["estimate"]) < 2 * tae < cap < 2 * tae * (1 + 2.0**-19) + 2.0**-30
+    for est in (1.0, cap * (1 + 2.0**-10)):
+        v = check_claim(replace(c, {**bare, "estimate": enc(est)}))
+        assert v.kind is X and v.rule == "frame:estimate", est
+    assert check_claim(replace(c, {**bare, "estimate": enc(cap)})).kind is V
+
+
 def _scaled_normal(c, field, k, factor):
     entries = [list(e) for e in c.value[field]]
     at = 3 if field == "samples" else 1
@@ -426,9 +445,11 @@ def test_the_estimate_must_be_the_spec_s_sum_of_step_differences(honest):
     bad[j][3] = enc(angles[j] * 0.5)
     v = check_claim(replace(c, {**c.value, "intervals": bad}))
     assert v.kind is X and "not the difference of one reflection step" in v.witness["why"]
-    # accepted beyond its share: the same claim against a 100 times smaller TangentAngleError
-    tae = dec(c.inputs["tangent_angle_error"])
-    v = check_claim(replace(c, inputs={**c.inputs, "tangent_angle_error": enc(tae / 100)}))
+    # accepted beyond its share: the same claim against TangentAngleError = estimate / 2, where
+    # the estimate still fits the rule's cap (2 TangentAngleError) but the largest ratio of an
+    # angle to its share, at least the sum of the angles, exceeds it
+    est = dec(c.value["estimate"])
+    v = check_claim(replace(c, inputs={**c.inputs, "tangent_angle_error": enc(est / 2)}))
     assert v.kind is X and "share of the path" in v.witness["why"]
     # distance estimates and TotalEstimate farther than DistanceError from the arc length
     delta = dec(c.inputs["distance_error"])

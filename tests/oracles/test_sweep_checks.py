@@ -195,6 +195,29 @@ def test_a_closed_path_s_sweep_has_periodic_frames_and_only_it(tube, loop):
     assert loop["sweep.error_estimates"].inputs["closed"]
 
 
+def test_the_frames_estimate_cannot_widen_the_acceptance_beyond_the_acceptance_rule():
+    """spec 002 Transported frames: every accepted interval differs by at most TangentAngleError
+    times its share, so the frames' AngularErrorEstimate is at most 2 TangentAngleError (plus the
+    rounding floor). The sweep row widens its acceptance by 4 S_max A: before 2026-12-06 a sweep
+    with its roll half a radian off was Verified once it claimed A = 1 rad."""
+    from interval.frame import estimate_cap
+
+    fam = SW.FAMILY
+    r = next(x for x in fam.requests(1, fam.default_cases) if x.name.startswith("S-curve tube"))
+    c = next(x for x in fam.claims(r) if x.row == "sweep.error_estimates")
+    tae = dec(c.inputs["tangent_angle_error"])
+    cap = estimate_cap(tae, SWE.FRAME_INTERVALS_CAP)
+    assert 2 * tae < cap < 2 * tae + 2.0**-26  # the spec's 2 TAE, and a floor of 2^20 x 64 u = 2^-27
+    prof = [[k[0], k[1], enc(dec(k[2]) + 0.5)] for k in c.inputs["profile"]]
+    for A, rule in ((1.0, "sweep:frames_estimate"), (cap * (1 + 2.0**-10), "sweep:frames_estimate"),
+                    (cap, "sweep:ring_points")):
+        v = _check(Claim(c.row, c.guarantee, c.value,
+                         {**c.inputs, "profile": prof, "angular_error_estimate": enc(A)}, c.model))
+        assert v.kind is VerdictKind.Violated and v.rule == rule, (A, v.rule)
+    at_cap = Claim(c.row, c.guarantee, c.value, {**c.inputs, "angular_error_estimate": enc(cap)}, c.model)
+    assert _check(at_cap).kind is VerdictKind.Verified
+
+
 def test_ring_vertices_sit_at_their_angles_turned_by_the_profile_s_roll():
     """docs/decisions.md 'Sweeps: ring vertices at their section angles': a tube's polygon is
     inscribed in the ideal circle whatever its roll, so the deviation alone never saw a tube

@@ -29,8 +29,8 @@ import numpy as np
 from mpmath import mp
 
 from interval.context import to_mpq
-from interval.frame import Arcs, SingularRun, angle_between, decide_speed_above, rotate_between, signed_angle, \
-    step_difference, true_rmf, true_tangent
+from interval.frame import Arcs, SingularRun, angle_between, decide_speed_above, estimate_cap, rotate_between, \
+    signed_angle, step_difference, true_rmf, true_tangent
 from reference import error_model as EM
 from reference import kernel as K
 from reference.context import F64
@@ -60,7 +60,8 @@ ACCEPTANCE_FACTOR = 4.0
 _S = "spec 002 Transported frames: "
 ESTIMATE = spec("frame:estimate", _S + "'A regular interval is accepted when one reflection step and two half steps "
                 "differ by at most TangentAngleError times its share of the path. The summed differences, plus the "
-                "largest one, form AngularErrorEstimate': finite and nonnegative, each claimed interval angle the "
+                "largest one, form AngularErrorEstimate': finite and nonnegative, at most 2 TangentAngleError plus "
+                "the rounding floor per interval (interval.frame.estimate_cap), each claimed interval angle the "
                 "oracle's step difference, accepted within its share, the estimate their sum plus the largest")
 RUNS = spec("frame:runs", _S + "the policy table (Reject, SplitRuns: 'The run ends before the range; a new run is "
             "seeded after it'; corners: RotateMinimally or a new run; a closed path is one run): runs start and end "
@@ -159,6 +160,12 @@ def check_angular_error(claim: Claim):
     bad = _run_structure(claim, C, runs) or _closed_loop(claim, C, runs)
     if bad is not None:
         return bad
+    if "tangent_angle_error" in claim.inputs:
+        cap = estimate_cap(dec(claim.inputs["tangent_angle_error"]), len(v["samples"]))
+        if est > cap:
+            return violated(claim, {"why": "AngularErrorEstimate above what the acceptance rule admits: 2 "
+                                           "TangentAngleError plus the rounding floor per interval",
+                                    "estimate": v["estimate"], "cap": enc(cap)}, rule=ESTIMATE.id)
     bad = _estimate_conformance(claim, C, est, arcs)
     if bad is not None:
         return bad

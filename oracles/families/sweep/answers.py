@@ -150,7 +150,8 @@ def _claims(held, V, I, name: str) -> tuple:
                 "longitudinal_error": enc(_number(req["longitudinal_error"])),
                 "cross_section_error": enc(_number(req["cross_section_error"])),
                 "angular_error_estimate": enc(fv.angular_error_estimate),
-                "distance_error": enc(float(pv.tolerance.distance_error)), "case": name})
+                "distance_error": enc(float(pv.tolerance.distance_error)),
+                "tangent_angle_error": enc(float(pv.tolerance.tangent_angle_error)), "case": name})
     return c1, c2
 
 

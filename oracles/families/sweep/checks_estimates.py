@@ -23,7 +23,7 @@ import numpy as np
 from mpmath import iv, mp
 
 from interval.context import lower, to_mpq, upper
-from interval.frame import Arcs, arc_length
+from interval.frame import Arcs, arc_length, estimate_cap
 from interval.sweep import curvature_product_iv, ideal_frames, point_triangle_distance, section_points
 from reference.fp import U64
 
@@ -64,7 +64,18 @@ PERIODIC = spec("sweep:periodic", _S + "'A closed path needs periodic frames (Di
                 "Transported frames: 'DistributeTwist ... the seam becomes periodic' (a closed path's policy): a "
                 "sweep's frames are periodic exactly when its path is closed")
 
-RULES = declare({"sweep.error_estimates": (SECTION, ESTIMATES_WITHIN, RISK, DEVIATION, RING_POINTS, PERIODIC)})
+FRAMES_ESTIMATE = default("sweep:frames_estimate", "spec 002 Transported frames: 'A regular interval is accepted "
+                          "when one reflection step and two half steps differ by at most TangentAngleError times its "
+                          "share of the path. The summed differences, plus the largest one, form "
+                          "AngularErrorEstimate': the frames' estimate A the acceptance is widened by is at most 2 "
+                          "TangentAngleError plus the rounding floor of 2^20 intervals (docs/decisions.md 'Sweeps: "
+                          "the frames' estimate is capped'; the claim does not count the intervals)")
+# A bound on the frames' interval count for the cap above: far above any MaxSamples the corpus
+# or a game asset uses; its floor term, 2^20 x 64 u = 2^-27 rad, is small beside any tolerance.
+FRAME_INTERVALS_CAP = 2**20
+
+RULES = declare({"sweep.error_estimates": (SECTION, ESTIMATES_WITHIN, RISK, DEVIATION, RING_POINTS, PERIODIC,
+                                           FRAMES_ESTIMATE)})
 _CAL_BINS = ((0.1, "calibration_lt_0.1"), (0.5, "calibration_0.1_0.5"), (1.0, "calibration_0.5_1"),
              (ACCEPTANCE_FACTOR, "calibration_1_factor"), (math.inf, "calibration_above_factor"))
 _mpq = gmpy2.mpq
@@ -268,6 +279,17 @@ def check_error_estimates(claim: Claim):
         return violated(claim, {"why": "a closed path's sweep needs periodic frames, and only a closed path's frames "
                                        "are periodic", "closed": inp["closed"], "periodic": inp["periodic"]},
                         rule=PERIODIC.id)
+    A = dec(inp["angular_error_estimate"])
+    if not (A >= 0 and math.isfinite(A)):
+        raise ValueError("inputs.angular_error_estimate is a finite nonnegative angle")
+    if "tangent_angle_error" in inp:
+        cap = estimate_cap(dec(inp["tangent_angle_error"]), FRAME_INTERVALS_CAP)
+        if A > cap:
+            return violated(claim, {"why": "the frames' AngularErrorEstimate is above what their acceptance rule "
+                                           "admits (2 TangentAngleError plus the rounding floor), so it would widen "
+                                           "the acceptance unduly",
+                                    "angular_error_estimate": inp["angular_error_estimate"], "cap": enc(cap)},
+                            rule=FRAMES_ESTIMATE.id)
     V, I = decode_mesh(claim)
     lest, cest = dec(val["longitudinal"]), dec(val["cross_section"])
     if not (0 <= lest <= dec(inp["longitudinal_error"]) and 0 <= cest <= dec(inp["cross_section_error"])):
@@ -311,7 +333,7 @@ def check_error_estimates(claim: Claim):
     # it is judged only with DistanceError given: at the ring's true arc length, within the frame
     # row's twist tolerance and a second 4 A for the residual twist the total is made of
     # (docs/decisions.md 'Sweeps: ring vertices at their section angles').
-    turn = ACCEPTANCE_FACTOR * smax * dec(inp["angular_error_estimate"])  # the frames' angle error at S_max
+    turn = ACCEPTANCE_FACTOR * smax * A  # the frames' angle error at S_max
     miss = None
     if not periodic:
         miss = _ring_miss(V, inp, rings, ring_frames, prof, [0.0] * len(rings), [turn + allowance] * len(rings))

@@ -80,7 +80,8 @@ CONTRACTS = {
             doc="Optional capacity probe: TryEmitSweepMesh into arrays one entry short.")}),
         model=S.model("[position, frame, vertex, normal]", SWEEP_VERTEX_K), plant=_plant_rings),
     "sweep.error_estimates": RowContract(
-        checks="periodic frames exactly on a closed path; estimates in [0, requested]; a tube's N the fewest >= 3 "
+        checks="periodic frames exactly on a closed path; the frames' estimate A at most 2 tangent_angle_error "
+               "plus 2^20 x 64 u (when given); estimates in [0, requested]; a tube's N the fewest >= 3 "
                "with r_max (1 - cos(pi / N)) <= "
                "cross_section_error at the largest profile scale and the cross-section estimate that sagitta "
                "(decisions and value within 8 u r_max), a ribbon's estimate 0; "
@@ -114,7 +115,11 @@ CONTRACTS = {
                                "distance_error": S.f64(nonnegative=True, doc=(
                                    "Given: ToleranceProfile.DistanceError, asset units. On periodic frames it bounds "
                                    "how far the distributed twist may follow estimated rather than true distances; "
-                                   "without it a periodic sweep's ring vertices are not judged at their angles."))}),
+                                   "without it a periodic sweep's ring vertices are not judged at their angles.")),
+                               "tangent_angle_error": S.f64(nonnegative=True, doc=(
+                                   "Given: ToleranceProfile.TangentAngleError, radians. It caps "
+                                   "angular_error_estimate at 2 TangentAngleError plus the rounding floor (the frames' "
+                                   "acceptance rule); without it the estimate is taken as given."))}),
         value=S.obj(required={**_MESH,
                               "longitudinal": S.f64(doc="The report's longitudinal error estimate, asset units."),
                               "cross_section": S.f64(doc=(
