@@ -310,11 +310,83 @@ def _same_parameter(a, b) -> bool:
     return False
 
 
-def given_mismatch(params: dict, claim: Claim) -> Verdict | None:
+def request_controls(req: Request):
+    """The prepared controls ``fl32(fl64(source - origin))`` (float64 array ``(n, 4, 3)``, replayed
+    exactly by ``interval.narrowing``) of the request's one path source, or None: no path source,
+    two different ones (a rebuild), or one the narrowing cannot hold."""
+    import numpy as np
+
+    from interval.narrowing import replay_narrowing
+
+    found: dict = {}
+
+    def walk(x):
+        if isinstance(x, dict):
+            if isinstance(x.get("spans"), list) and "origin" in x:
+                found.setdefault(repr((x["spans"], x["origin"])), x)
+            for v in x.values():
+                walk(v)
+        elif isinstance(x, list):
+            for v in x:
+                walk(v)
+
+    for step in req.steps:
+        walk(step.inputs)
+    if len(found) != 1:
+        return None
+    (path,) = found.values()
+    try:
+        src = np.array([[[float(parse_number(c)) for c in pt] for pt in sp["controls"]] for sp in path["spans"]],
+                       dtype=np.float64)
+        origin = np.array([float(parse_number(c)) for c in path["origin"]], dtype=np.float64)
+        if src.ndim != 3 or src.shape[1:] != (4, 3) or origin.shape != (3,) or not (
+                np.all(np.isfinite(src)) and np.all(np.isfinite(origin))):
+            return None
+        out = replay_narrowing(src, origin).astype(np.float64)
+    except (NumberError, TypeError, ValueError, KeyError, OverflowError):
+        return None
+    return out if np.all(np.isfinite(out)) else None
+
+
+def _controls_mismatch(controls, claim: Claim) -> Verdict | None:
+    """Violated (rule ``claim:prepared_controls``) when the claim's ``inputs.controls`` (the whole
+    path, or one span) are not the request's prepared controls; None when they are, or when the
+    claim holds no controls of either shape (its checker reads what it has)."""
+    import numpy as np
+
+    raw = claim.inputs.get("controls") if isinstance(claim.inputs, dict) else None
+    if raw is None:
+        return None
+    try:
+        got = np.array(raw, dtype=object)
+        got = np.vectorize(lambda x: float(parse_number(x)), otypes=[np.float64])(got) if got.size else got
+    except (NumberError, TypeError, ValueError, OverflowError):
+        return None
+    if got.shape == controls.shape:
+        ok = bool(np.array_equal(got, controls))
+    elif got.shape == controls.shape[1:]:
+        ok = any(np.array_equal(got, controls[k]) for k in range(controls.shape[0]))
+    else:
+        return None
+    if ok:
+        return None
+    return violated(claim, {"why": "inputs.controls are not the request's source narrowed to float32 "
+                                   "(fl32(fl64(source - origin)))", "claimed_shape": list(got.shape)},
+                    note="the claim's prepared controls are another curve than the request's",
+                    rule="claim:prepared_controls")
+
+
+def given_mismatch(params: dict, claim: Claim, controls=None) -> Verdict | None:
     """Violated (rule ``claim:given_inputs``) when a Given input of ``claim`` names a request
     parameter of ``params`` and holds another value: the claim would be judged on inputs that
-    are not the call's (a looser DistanceError, another corner policy); else None."""
+    are not the call's (a looser DistanceError, another corner policy); Violated (rule
+    ``claim:prepared_controls``) when its prepared controls are not the narrowing of the
+    request's path (``controls``, :func:`request_controls`); else None."""
     inputs = claim.inputs if isinstance(claim.inputs, dict) else {}
+    if controls is not None:
+        bad = _controls_mismatch(controls, claim)
+        if bad is not None:
+            return bad
     for name, want in params.items():
         got = inputs.get(name, want)
         if isinstance(got, (dict, list)) or not _same_parameter(got, want):
@@ -341,7 +413,9 @@ def judge_answer(req: Request, ans: Answer | None, judge: Callable[[Claim], Verd
             if step.expect.must_fail:
                 add(check_status(missing_claim(req, k)))
         return
-    params = request_parameters(req) if any(got.claims for got in ans.steps) else {}
+    claimed = any(got.claims for got in ans.steps)
+    params = request_parameters(req) if claimed else {}
+    controls = request_controls(req) if claimed else None
     steps: list[StepAnswer | None] = list(ans.steps[:len(req.steps)])
     steps += [None] * (len(req.steps) - len(steps))
     for k, (step, got) in enumerate(zip(req.steps, steps)):
@@ -356,7 +430,7 @@ def judge_answer(req: Request, ans: Answer | None, judge: Callable[[Claim], Verd
         seen = set()
         for c in got.claims:
             seen.add(c.row)
-            v = given_mismatch(params, c) if params else None
+            v = given_mismatch(params, c, controls) if params or controls is not None else None
             if v is None:
                 v = judge(c)
             if v is not None:

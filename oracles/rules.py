@@ -38,6 +38,7 @@ from collections.abc import Callable, Iterable
 __all__ = [
     "GIVEN_INPUTS",
     "GUARANTEE_CLASS",
+    "PREPARED_CONTROLS",
     "SOURCES",
     "STATUS_EXPECTATION",
     "Rule",
@@ -113,7 +114,13 @@ GIVEN_INPUTS = default("claim:given_inputs",
                        "tolerance or budget) equals the request's value; a claim judged on other inputs is not a "
                        "claim about the call")
 
-_RULES: dict[str, Rule] = {r.id: r for r in (GUARANTEE_CLASS, STATUS_EXPECTATION, GIVEN_INPUTS)}
+PREPARED_CONTROLS = spec("claim:prepared_controls",
+                        "spec 002 Precision: 'Source controls are float64. Preparation subtracts the chunk origin in "
+                        "float64, then narrows to float32' (the path:narrowing rule's replay): in an answer, a claim's "
+                        "prepared controls (inputs.controls, the whole path or one span) are the narrowing of the "
+                        "request's one path source, so no claim is judged on another curve")
+
+_RULES: dict[str, Rule] = {r.id: r for r in (GUARANTEE_CLASS, STATUS_EXPECTATION, GIVEN_INPUTS, PREPARED_CONTROLS)}
 _ROWS: dict[str, tuple] = {}
 
 
@@ -136,7 +143,8 @@ def rules_of(row_id: str) -> tuple:
         from .families import checker_for
 
         checker_for(row_id)  # imports the family, whose checker modules declare their rules
-    shared = (STATUS_EXPECTATION,) if row_id.endswith(".statuses") else (GUARANTEE_CLASS, GIVEN_INPUTS)
+    shared = (STATUS_EXPECTATION,) if row_id.endswith(".statuses") else (GUARANTEE_CLASS, GIVEN_INPUTS,
+                                                                                PREPARED_CONTROLS)
     return (*_ROWS.get(row_id, ()), *shared)
 
 

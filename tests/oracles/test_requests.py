@@ -399,3 +399,36 @@ def test_request_parameters_are_the_names_set_to_one_value():
     r = req({"tolerance": {"distance_error": "0x1p-10", "tangent_angle_error": "0x1p-20"}, "span": 3},
             {"tolerance": {"distance_error": 0.0009765625, "tangent_angle_error": "0x1p-19"}})
     assert request_parameters(r) == {"distance_error": "0x1p-10"}  # span is not a copied parameter
+
+
+def test_a_claim_on_other_prepared_controls_than_the_request_s_is_violated():
+    """spec 002 Precision: preparation subtracts the chunk origin in float64, then narrows to
+    float32. A claim's prepared controls (Yours) are therefore the request's source narrowed:
+    an implementation that narrowed another curve (a wrong origin, say) made claims that were
+    consistent with the curve they state, and Verified, before 2026-12-06. One float32 step
+    on one control of the whole path, or of a single span's controls, is Violated now."""
+    import numpy as np
+
+    from oracles.contract import request_controls
+    from oracles.families import frame as F
+    from oracles.model import dec, enc
+    from oracles.rules import our_answer
+    from .request_helpers import judge_request, named
+
+    reqs = F.FAMILY.requests(1, F.FAMILY.default_cases)
+    req = named(reqs, "helix by cubics")
+    P = request_controls(req)
+    assert P is not None and P.shape[1:] == (4, 3)
+    ans = our_answer(F.FAMILY.answer(req))
+
+    def nudge(i):
+        c = [[[x for x in pt] for pt in sp] for sp in i["controls"]] if np.ndim(i["controls"]) == 3 else \
+            [[[x for x in pt] for pt in i["controls"]]]
+        c[0][1][2] = enc(float(np.nextafter(np.float32(dec(c[0][1][2])), np.float32(np.inf))))
+        return {**i, "controls": c if np.ndim(i["controls"]) == 3 else c[0]}
+
+    for row in ("frame.angular_error_estimate", "frame.regularity"):  # the whole path; one span
+        verdicts, _ = judge_request(req, _with_claim_inputs(ans, row, nudge))
+        mine = [v for v in verdicts if v.claim.row == row]
+        assert mine and all(v.kind is VerdictKind.Violated and v.rule == "claim:prepared_controls"
+                            for v in mine), row
