@@ -310,10 +310,16 @@ def _same_parameter(a, b) -> bool:
     return False
 
 
+# A request's source: items under ``key``, each holding its controls under ``field`` in the
+# shape ``shape`` (a path's spans, a surface's patches), beside the chunk origin.
+_SOURCES = (("spans", "controls", (4, 3)), ("patches", "control", (4, 4, 3)))
+
+
 def request_controls(req: Request):
-    """The prepared controls ``fl32(fl64(source - origin))`` (float64 array ``(n, 4, 3)``, replayed
-    exactly by ``interval.narrowing``) of the request's one path source, or None: no path source,
-    two different ones (a rebuild), or one the narrowing cannot hold."""
+    """The prepared controls ``fl32(fl64(source - origin))`` (float64 array ``(n, 4, 3)`` of a
+    path, ``(n, 4, 4, 3)`` of a surface, replayed exactly by ``interval.narrowing``) of the
+    request's one source, or None: no source, two different ones (a rebuild), or one the
+    narrowing cannot hold."""
     import numpy as np
 
     from interval.narrowing import replay_narrowing
@@ -322,8 +328,9 @@ def request_controls(req: Request):
 
     def walk(x):
         if isinstance(x, dict):
-            if isinstance(x.get("spans"), list) and "origin" in x:
-                found.setdefault(repr((x["spans"], x["origin"])), x)
+            for key, field, shape in _SOURCES:
+                if isinstance(x.get(key), list) and "origin" in x:
+                    found.setdefault(repr((x[key], x["origin"])), (x, key, field, shape))
             for v in x.values():
                 walk(v)
         elif isinstance(x, list):
@@ -334,23 +341,23 @@ def request_controls(req: Request):
         walk(step.inputs)
     if len(found) != 1:
         return None
-    (path,) = found.values()
+    ((source, key, field, shape),) = found.values()
     try:
-        src = np.array([[[float(parse_number(c)) for c in pt] for pt in sp["controls"]] for sp in path["spans"]],
-                       dtype=np.float64)
-        origin = np.array([float(parse_number(c)) for c in path["origin"]], dtype=np.float64)
-        if src.ndim != 3 or src.shape[1:] != (4, 3) or origin.shape != (3,) or not (
+        num = np.vectorize(lambda c: float(parse_number(c)), otypes=[np.float64])
+        src = num(np.array([item[field] for item in source[key]], dtype=object))
+        origin = num(np.array(source["origin"], dtype=object))
+        if src.ndim != len(shape) + 1 or src.shape[1:] != shape or origin.shape != (3,) or not (
                 np.all(np.isfinite(src)) and np.all(np.isfinite(origin))):
             return None
         out = replay_narrowing(src, origin).astype(np.float64)
     except (NumberError, TypeError, ValueError, KeyError, OverflowError):
         return None
-    return out if np.all(np.isfinite(out)) else None
+    return out.reshape(src.shape) if np.all(np.isfinite(out)) else None
 
 
 def _controls_mismatch(controls, claim: Claim) -> Verdict | None:
     """Violated (rule ``claim:prepared_controls``) when the claim's ``inputs.controls`` (the whole
-    path, or one span) are not the request's prepared controls; None when they are, or when the
+    source, or one span or patch) are not the request's prepared controls; None when they are, or when the
     claim holds no controls of either shape (its checker reads what it has)."""
     import numpy as np
 

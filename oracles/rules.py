@@ -115,10 +115,11 @@ GIVEN_INPUTS = default("claim:given_inputs",
                        "claim about the call")
 
 PREPARED_CONTROLS = spec("claim:prepared_controls",
-                        "spec 002 Precision: 'Source controls are float64. Preparation subtracts the chunk origin in "
-                        "float64, then narrows to float32' (the path:narrowing rule's replay): in an answer, a claim's "
-                        "prepared controls (inputs.controls, the whole path or one span) are the narrowing of the "
-                        "request's one path source, so no claim is judged on another curve")
+                        "spec 002 Precision: 'Source controls are float64. Preparation subtracts the chunk origin "
+                        "in float64, then narrows to float32' (the path:narrowing rule's replay; 'TryPrepareSurface "
+                        "narrows controls as TryPreparePath does'): in an answer, a claim's prepared controls "
+                        "(inputs.controls, the whole source or one span or patch) are the narrowing of the request's "
+                        "one source, so no claim is judged on another curve or patch")
 
 _RULES: dict[str, Rule] = {r.id: r for r in (GUARANTEE_CLASS, STATUS_EXPECTATION, GIVEN_INPUTS, PREPARED_CONTROLS)}
 _ROWS: dict[str, tuple] = {}

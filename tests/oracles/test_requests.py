@@ -432,3 +432,35 @@ def test_a_claim_on_other_prepared_controls_than_the_request_s_is_violated():
         mine = [v for v in verdicts if v.claim.row == row]
         assert mine and all(v.kind is VerdictKind.Violated and v.rule == "claim:prepared_controls"
                             for v in mine), row
+
+
+def test_a_surface_claim_on_another_patch_than_the_request_s_is_violated():
+    """The surface rows' patch controls likewise ('TryPrepareSurface narrows controls as
+    TryPreparePath does'): one float32 step on one control of an evaluated patch is Violated."""
+    import numpy as np
+
+    from oracles.contract import request_controls
+    from oracles.families import families
+    from oracles.model import dec, enc
+    from oracles.rules import our_answer
+    from .request_helpers import judge_request
+
+    fam = next(f for f in families() if f.name == "surface")
+    req = fam.requests(1, 5)[1]
+    P = request_controls(req)
+    assert P is not None and P.shape[1:] == (4, 4, 3)
+    ans = our_answer(fam.answer(req))
+
+    def nudge(i):
+        if "controls" not in i:
+            return i
+        c = json.loads(json.dumps(i["controls"]))
+        c[0][0][0] = enc(float(np.nextafter(np.float32(dec(c[0][0][0])), np.float32(np.inf))))
+        return {**i, "controls": c}
+
+    verdicts, _ = judge_request(req, ans)
+    row = "surface.evaluation"
+    assert [v for v in verdicts if v.claim.row == row and "controls" in v.claim.inputs]
+    verdicts, _ = judge_request(req, _with_claim_inputs(ans, row, nudge))
+    mine = [v for v in verdicts if v.claim.row == row and "controls" in v.claim.inputs]
+    assert mine and all(v.kind is VerdictKind.Violated and v.rule == "claim:prepared_controls" for v in mine)
