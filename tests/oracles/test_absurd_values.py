@@ -22,6 +22,8 @@ from oracles.ledger import check_claim
 from oracles.batch import MALFORMED_ERRORS
 from oracles.model import VerdictKind, dec
 
+from .claim_paths import leaves, set_at
+
 FAR = ("0x1p+600", "-0x1p+600")
 
 
@@ -85,18 +87,6 @@ def _numeric(x) -> bool:
     return True
 
 
-def _leaves(x, path):
-    """Paths to every leaf of ``x``; of a list only its first and last item."""
-    if isinstance(x, dict):
-        for k, v in x.items():
-            yield from _leaves(v, path + (k,))
-    elif isinstance(x, list):
-        for i in sorted({0, len(x) - 1}) if x else ():
-            yield from _leaves(x[i], path + (i,))
-    else:
-        yield path, x
-
-
 @pytest.fixture(scope="module")
 def pool():
     """One corpus claim per row and claim shape (seed 7, up to 120 requests per family)."""
@@ -114,15 +104,12 @@ def test_a_value_no_implementation_could_return_is_refuted_in_every_field(pool):
     judged = 0
     for claim in pool:
         d = json.loads(json.dumps(claim.to_json()))
-        for path, leaf in _leaves(d["value"], ("value",)):
+        for path, leaf in leaves(d["value"], ("value",), ends_only=True):
             if isinstance(leaf, bool) or not _numeric(leaf):
                 continue
             for far in FAR:
                 m = json.loads(json.dumps(d))
-                node = m
-                for p in path[:-1]:
-                    node = node[p]
-                node[path[-1]] = far
+                set_at(m, path, far)
                 try:
                     cf = parse_case_text(json.dumps({"format": "claims/1", "claims": [m]}).encode())
                 except CaseFileError:

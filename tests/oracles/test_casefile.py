@@ -22,6 +22,8 @@ from oracles.model import VerdictKind
 
 from ..profiles import examples
 
+from .claim_paths import leaves, paths as field_paths, set_at
+
 FAMS = {f.name: f for f in families()}
 
 
@@ -188,30 +190,12 @@ MALFORMED = {
 }
 
 
-def _number_paths(x, path=()):
-    if isinstance(x, dict):
-        for k, v in x.items():
-            yield from _number_paths(v, path + (k,))
-    elif isinstance(x, list):
-        for i, v in enumerate(x):
-            yield from _number_paths(v, path + (i,))
-    elif isinstance(x, str) and x.lstrip("-").startswith("0x"):
-        yield path
-
-
-def _set(doc, path, value):
-    d = doc
-    for p in path[:-1]:
-        d = d[p]
-    d[path[-1]] = value
-
-
 @pytest.mark.parametrize("kind", sorted(MALFORMED))
 def test_malformed_numbers_name_the_field(tmp_path, capsys, track_claims, kind):
     _, value, reason = MALFORMED[kind]
     d = _json(_first(track_claims, "track.values"))
-    path = next(_number_paths(d["inputs"]))
-    _set(d["inputs"], path, value)
+    path = next(p for p, v in leaves(d["inputs"]) if isinstance(v, str) and v.lstrip("-").startswith("0x"))
+    set_at(d["inputs"], path, value)
     code, _ = _run(tmp_path, _doc([d]))
     err = capsys.readouterr().err
     assert code == 2
@@ -275,7 +259,7 @@ def _mutation(draw, pool):
         d["guarantee"] = draw(st.sampled_from(["Exactish", 1, "Exact", "Rounded", "Certified"]))
         surely_malformed = d["guarantee"] != row(d["row"]).guarantee.value
     else:
-        paths = list(_all_paths(d["inputs"], ("inputs",))) + list(_all_paths(d["value"], ("value",)))
+        paths = list(field_paths(d["inputs"], ("inputs",))) + list(field_paths(d["value"], ("value",)))
         if not paths or (kind == "add" and draw(st.booleans())):
             target = d["inputs"]
             target[draw(st.sampled_from(["spn", "extra", "u2"]))] = 1
@@ -283,7 +267,7 @@ def _mutation(draw, pool):
         else:
             path = draw(st.sampled_from(paths))
             if kind == "set":
-                _set(d, path, draw(_BAD_VALUES))
+                set_at(d, path, draw(_BAD_VALUES))
                 surely_malformed = None  # may still be a valid (and then judged) claim
             elif kind == "delete":
                 parent = d
@@ -304,18 +288,6 @@ def _mutation(draw, pool):
                 else:
                     surely_malformed = None
     return d, surely_malformed
-
-
-def _all_paths(x, path, ends_only: bool = False):
-    """Every path into ``x``; with ``ends_only``, of a list only into its first and last item."""
-    if isinstance(x, dict):
-        for k, v in x.items():
-            yield path + (k,)
-            yield from _all_paths(v, path + (k,), ends_only)
-    elif isinstance(x, list):
-        for i in sorted({0, len(x) - 1}) if ends_only and x else range(len(x)):
-            yield path + (i,)
-            yield from _all_paths(x[i], path + (i,), ends_only)
 
 
 @pytest.fixture(scope="module")
@@ -621,10 +593,10 @@ def test_edge_values_anywhere_are_judged_or_malformed_never_a_checker_fault(muta
     faults, judged = [], 0
     for claim in mutation_pool:
         d = json.loads(json.dumps(claim.to_json()))
-        for path in [*_all_paths(d["inputs"], ("inputs",), True), *_all_paths(d["value"], ("value",), True)]:
+        for path in [*field_paths(d["inputs"], ("inputs",), True), *field_paths(d["value"], ("value",), True)]:
             for value in _EDGE_VALUES:
                 m = json.loads(json.dumps(d))
-                _set(m, path, value)
+                set_at(m, path, value)
                 try:
                     cf = parse_case_text(json.dumps({"format": "claims/1", "claims": [m]}).encode())
                 except CaseFileError:
