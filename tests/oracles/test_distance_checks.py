@@ -210,7 +210,7 @@ def test_every_corpus_claim_validates_against_its_row_schema(honest):
 
 @pytest.mark.parametrize("row,mutate,where", [
     ("distance.prefix_bounds", lambda d: d["inputs"].update(case="random"), "inputs"),  # unread
-    ("distance.estimates", lambda d: d["inputs"].update(distance_error="0x1p-10"), "inputs"),  # unread
+    ("distance.estimates", lambda d: d["inputs"].update(projection_gap="0x1p-10"), "inputs"),  # unread
     ("distance.inversion_residual", lambda d: d["inputs"].update(policy="Loop"), "inputs.policy"),
     ("distance.length_bounds", lambda d: d["inputs"].update(range="prefix"), "inputs"),
     ("distance.prefix_bounds", lambda d: d["inputs"].update(u="1/10"), "inputs.u"),  # exact: not a float64
@@ -228,6 +228,8 @@ def test_the_schema_rejects_unread_fields_and_bad_values(honest, row, mutate, wh
 
 
 OPTIONAL = {"bound", "lookup", "short"}  # witnesses of the inversion row (tests below read them)
+# optional inputs: without one a rule is not applied (test_an_estimate_in_an_interval_wider_than_...)
+OPTIONAL_INPUTS = {("distance.estimates", "distance_error")}
 
 
 def test_every_schema_field_is_read_by_the_checker(honest):
@@ -239,7 +241,7 @@ def test_every_schema_field_is_read_by_the_checker(honest):
     for c in samples:
         for part in ("inputs", "value"):
             for key in getattr(c, part):
-                if part == "value" and key in OPTIONAL:
+                if (part == "value" and key in OPTIONAL) or (part == "inputs" and (c.row, key) in OPTIONAL_INPUTS):
                     continue
                 d = copy.deepcopy(c.to_json())
                 del d[part][key]
@@ -716,3 +718,33 @@ def test_the_integer_leaf_gap_is_the_rational_formula():
             j = int(rng.integers(0, 2**d)) if d else 0
             u0, u1 = j / 2**d, (j + 1) / 2**d
             assert leaf_gap(Span(P), u0, u1) == reference(P, u0, u1), (P, d, j)
+
+
+def test_an_estimate_in_an_interval_wider_than_distance_error_is_violated(honest):
+    """spec 002 Distance maps: the build splits 'until the whole-path gap TotalUpper - TotalLower
+    is at most the path's DistanceError', so a leaf's, the total's and a stored prefix's
+    intervals are at most that wide, and an estimate inside one is within DistanceError of the
+    truth. Before 2026-12-06 an estimate claim could state a wider interval (still holding the
+    truth) and place its estimate anywhere in it: Verified. TryBoundDistance's interval at any
+    parameter has no width in the spec and is not judged."""
+    seen = set()
+    for c in honest["distance.estimates"]:
+        what = c.inputs["what"]
+        lo, hi = dec(c.inputs["lower"]), dec(c.inputs["upper"])
+        E = dec(c.inputs["distance_error"]) if "distance_error" in c.inputs else None
+        if E is None:
+            assert what == "DistanceBound.Estimate"  # ours carry no DistanceError there
+            continue
+        assert hi - lo <= E  # honest: the build's own gap fits
+        wide_hi = lo + 2 * E + hi  # still above the truth, so the interval still holds it
+        bad = replace(c, {"estimate": enc(wide_hi)}, {**c.inputs, "upper": enc(wide_hi)})
+        v = check_claim(bad)
+        if what == "DistanceBound.Estimate":
+            assert v.kind is not X or v.rule != "distance:estimate_width"
+        else:
+            assert v.kind is X and v.rule == "distance:estimate_width", (what, v.rule)
+        seen.add(what)
+        # without distance_error the width is not judged: the truth is still inside
+        plain = {k: x for k, x in bad.inputs.items() if k != "distance_error"}
+        assert check_claim(replace(bad, inputs=plain)).kind is V
+    assert {"leaf estimate", "TotalEstimate", "PrefixEstimate"} <= seen

@@ -77,7 +77,8 @@ def build_claims(path, dmap) -> list:
 
     def estimate(est, lo, hi, inputs, what):
         out.append(Claim("distance.estimates", G.Estimated, {"estimate": enc(est)},
-                         {"controls": C, **inputs, "lower": enc(lo), "upper": enc(hi), "what": what}))
+                         {"controls": C, **inputs, "lower": enc(lo), "upper": enc(hi), "what": what,
+                          "distance_error": base["distance_error"]}))
 
     m, n = dmap.leaf_count, path.span_count
     total_at = {"span": n - 1, "u": enc(1.0)}

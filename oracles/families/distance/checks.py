@@ -93,6 +93,11 @@ RESIDUAL = spec("distance:residual", _S + "'|L(at.Parameter) - 2.5| <= at.Residu
                 "(Certified)': the true prefix length at the result lies within the residual bound of the target")
 ESTIMATE_INSIDE = spec("distance:estimate_inside", "spec 002 Guarantees: 'TotalEstimate, PrefixEstimate, "
                        "DistanceBound::Estimate: Estimated, inside the Certified interval'")
+ESTIMATE_WIDTH = spec("distance:estimate_width", _S + "'until the whole-path gap TotalUpper - TotalLower is at most "
+                      "the path's DistanceError' (the total is the sum of the leaves, a stored prefix a partial sum): "
+                      "the Certified interval a leaf estimate, TotalEstimate or a stored PrefixEstimate lies in is at "
+                      "most DistanceError wide, plus 2^-30 of its upper end for the float64 sums (TryBoundDistance's "
+                      "interval at any parameter is not bounded: the spec gives its method no width)")
 
 REQUEST_STATUS = decision("distance:request_status", "docs/decisions.md 'Distance resolution': a target outside "
                           "[0, TotalEstimate] under Reject is InvalidDomain, a residual that does not fit "
@@ -109,7 +114,7 @@ RULES = declare({
     "distance.length_bounds": (ENCLOSURE, TOTAL_GAP, MIDPOINT_LEAVES, SPLIT_ORDER),
     "distance.prefix_bounds": (ENCLOSURE,),
     "distance.inversion_residual": (RESIDUAL_FITS, TARGET, RESOLUTION_RULES, BOUND_AT_RESULT, RESIDUAL),
-    "distance.estimates": (ESTIMATE_INSIDE, ENCLOSURE),
+    "distance.estimates": (ESTIMATE_INSIDE, ESTIMATE_WIDTH, ENCLOSURE),
 })
 
 _mpq = gmpy2.mpq
@@ -477,6 +482,13 @@ def check_estimates(claim: Claim):
         return violated(claim, {"estimate": claim.value["estimate"], "lower": claim.inputs["lower"],
                                 "upper": claim.inputs["upper"]}, note="the estimate leaves its Certified interval",
                         bound_use=use, rule=ESTIMATE_INSIDE.id)
+    if "distance_error" in claim.inputs and what != "DistanceBound.Estimate":
+        allowed = to_mpq(dec(claim.inputs["distance_error"])) + abs(hi) * _mpq(1, 2**30)
+        if hi - lo > allowed:
+            return violated(claim, {"width": enc(hi - lo), "distance_error": claim.inputs["distance_error"],
+                                    "what": what}, bound_use=ratio(hi - lo, allowed),
+                            note=f"the interval of {what} is wider than DistanceError: the estimate inside it is not "
+                                 "bound to the truth", rule=ESTIMATE_WIDTH.id)
     d = _decide_inside(claim, lo, hi)
     L = d.enclosure
     mid = (lower(L) + upper(L)) / 2

@@ -26,6 +26,10 @@ _ERR = {"controls": _CONTROLS, "distance_error": S.f64(nonnegative=True, doc=(
     "TotalLower of the map, and the largest inversion residual."))}
 _BOUNDS = S.obj(required={"lower": S.f64(doc="The Certified lower bound of the true arc length, asset units."),
                           "upper": S.f64(doc="The Certified upper bound of the true arc length, asset units.")})
+_EST_ERR = {"distance_error": S.f64(nonnegative=True, doc=(
+    "Given: the path's ToleranceProfile.DistanceError, asset units. With it, a leaf's, the total's or a stored "
+    "prefix's interval must be at most that wide (the build splits until the whole-path gap fits), so the estimate "
+    "is within DistanceError of the truth; without it the width is not judged."))}
 _IV = {"lower": S.f64(doc=(
     "Yours: the Certified lower bound your implementation reported for the same length (the leaf's or total "
     "lower bound, or TryBoundDistance's lower), asset units. A producer with only an estimate: see the example "
@@ -149,18 +153,19 @@ CONTRACTS = {
     ),
     "distance.estimates": RowContract(
         checks=("Estimated: lower <= estimate <= upper exactly, and the true length the inputs name (a leaf, the "
-                "total, or a prefix) inside [lower, upper]; measured |estimate - L| / L."),
+                "total, or a prefix) inside [lower, upper]; with distance_error, upper - lower <= distance_error + "
+                "2^-30 upper for a leaf, the total and a stored prefix; measured |estimate - L| / L."),
         inputs=S.any_of(
             S.obj(required={"controls": _CONTROLS, **_LEAF, **_IV,
                             "what": S.const("leaf estimate", doc="Given: a leaf's length estimate.")},
-                  doc="A leaf's estimate."),
+                  optional=_EST_ERR, doc="A leaf's estimate."),
             S.obj(required={"controls": _CONTROLS, **_TOTAL, **_IV,
                             "what": S.const("TotalEstimate", doc="Given: the map's TotalEstimate.")},
-                  doc="The map's TotalEstimate."),
+                  optional=_EST_ERR, doc="The map's TotalEstimate."),
             S.obj(required={"controls": _CONTROLS, **_AT, **_IV,
                             "what": S.enum(["PrefixEstimate", "DistanceBound.Estimate"], doc=(
                                 "Given: which prefix estimate (at a stored boundary, or TryBoundDistance's)."))},
-                  doc="A prefix estimate L(span, u)."),
+                  optional=_EST_ERR, doc="A prefix estimate L(span, u)."),
             doc="Which estimate, of which length, with its Certified interval."),
         value=S.obj(required={"estimate": S.f64(doc="The Estimated length, asset units.")}),
         plant=plant_estimate,
