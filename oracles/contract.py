@@ -352,18 +352,41 @@ def request_controls(req: Request):
         out = replay_narrowing(src, origin).astype(np.float64)
     except (NumberError, TypeError, ValueError, KeyError, OverflowError):
         return None
-    return out.reshape(src.shape) if np.all(np.isfinite(out)) else None
+    return PreparedControls(out.reshape(src.shape)) if np.all(np.isfinite(out)) else None
 
 
-def _controls_mismatch(controls, claim: Claim) -> Verdict | None:
+class PreparedControls:
+    """A request's prepared controls (``values``, float64) and the canonical texts (``enc``) of
+    the whole source and of each span or patch, so that a claim spelling them the same way is
+    matched without reading its numbers."""
+
+    def __init__(self, values):
+        import json
+
+        from .model import enc
+
+        self.values = values
+        self.shape = values.shape
+        self.texts = {json.dumps(enc(values))} | {json.dumps(enc(values[k])) for k in range(values.shape[0])}
+
+
+def _controls_mismatch(controls: PreparedControls, claim: Claim) -> Verdict | None:
     """Violated (rule ``claim:prepared_controls``) when the claim's ``inputs.controls`` (the whole
     source, or one span or patch) are not the request's prepared controls; None when they are, or when the
     claim holds no controls of either shape (its checker reads what it has)."""
+    import json
+
     import numpy as np
 
     raw = claim.inputs.get("controls") if isinstance(claim.inputs, dict) else None
     if raw is None:
         return None
+    try:
+        if json.dumps(raw) in controls.texts:
+            return None  # the same text is the same values
+    except (TypeError, ValueError):
+        return None
+    controls = controls.values
     try:
         got = np.array(raw, dtype=object)
         got = np.vectorize(lambda x: float(parse_number(x)), otypes=[np.float64])(got) if got.size else got
