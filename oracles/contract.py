@@ -32,8 +32,8 @@ from reference.status import GuaranteeClass as G
 
 from . import schema as S
 from .family import RowContract
-from .model import Claim, NumberError, Verdict, parse_number, undecided, verified, violated
-from .rules import binding, judged
+from .model import Claim, NumberError, Verdict, dec_array, parse_number, undecided, verified, violated
+from .rules import GIVEN_INPUTS, PREPARED_CONTROLS, binding, judged
 from .rules import rule as rule_named
 from .request import Answer, Expect, Request, StepAnswer, statuses_row
 
@@ -343,14 +343,13 @@ def request_controls(req: Request):
         return None
     ((source, key, field, shape),) = found.values()
     try:
-        num = np.vectorize(lambda c: float(parse_number(c)), otypes=[np.float64])
-        src = num(np.array([item[field] for item in source[key]], dtype=object))
-        origin = num(np.array(source["origin"], dtype=object))
+        src = dec_array([item[field] for item in source[key]])
+        origin = dec_array(source["origin"])
         if src.ndim != len(shape) + 1 or src.shape[1:] != shape or origin.shape != (3,) or not (
                 np.all(np.isfinite(src)) and np.all(np.isfinite(origin))):
             return None
         out = replay_narrowing(src, origin).astype(np.float64)
-    except (NumberError, TypeError, ValueError, KeyError, OverflowError):
+    except (NumberError, TypeError, ValueError, KeyError):
         return None
     return PreparedControls(out.reshape(src.shape)) if np.all(np.isfinite(out)) else None
 
@@ -366,7 +365,6 @@ class PreparedControls:
         from .model import enc
 
         self.values = values
-        self.shape = values.shape
         self.texts = {json.dumps(enc(values))} | {json.dumps(enc(values[k])) for k in range(values.shape[0])}
 
 
@@ -384,18 +382,14 @@ def _controls_mismatch(controls: PreparedControls, claim: Claim) -> Verdict | No
     try:
         if json.dumps(raw) in controls.texts:
             return None  # the same text is the same values
-    except (TypeError, ValueError):
+        got = dec_array(raw)  # as the row checkers read them; numbers they cannot read are theirs to refuse
+    except (NumberError, TypeError, ValueError):
         return None
-    controls = controls.values
-    try:
-        got = np.array(raw, dtype=object)
-        got = np.vectorize(lambda x: float(parse_number(x)), otypes=[np.float64])(got) if got.size else got
-    except (NumberError, TypeError, ValueError, OverflowError):
-        return None
-    if got.shape == controls.shape:
-        ok = bool(np.array_equal(got, controls))
-    elif got.shape == controls.shape[1:]:
-        ok = any(np.array_equal(got, controls[k]) for k in range(controls.shape[0]))
+    want = controls.values
+    if got.shape == want.shape:
+        ok = bool(np.array_equal(got, want))
+    elif got.shape == want.shape[1:]:
+        ok = any(np.array_equal(got, want[k]) for k in range(want.shape[0]))
     else:
         return None
     if ok:
@@ -403,7 +397,7 @@ def _controls_mismatch(controls: PreparedControls, claim: Claim) -> Verdict | No
     return violated(claim, {"why": "inputs.controls are not the request's source narrowed to float32 "
                                    "(fl32(fl64(source - origin)))", "claimed_shape": list(got.shape)},
                     note="the claim's prepared controls are another curve than the request's",
-                    rule="claim:prepared_controls")
+                    rule=PREPARED_CONTROLS.id)
 
 
 def given_mismatch(params: dict, claim: Claim, controls=None) -> Verdict | None:
@@ -422,7 +416,7 @@ def given_mismatch(params: dict, claim: Claim, controls=None) -> Verdict | None:
         if isinstance(got, (dict, list)) or not _same_parameter(got, want):
             return violated(claim, {"input": name, "request": want, "claimed": got,
                                     "why": f"the Given input {name} is not the request's"},
-                            note=f"inputs.{name} differs from the request's {name}", rule="claim:given_inputs")
+                            note=f"inputs.{name} differs from the request's {name}", rule=GIVEN_INPUTS.id)
     return None
 
 

@@ -418,7 +418,7 @@ def test_a_claim_on_other_prepared_controls_than_the_request_s_is_violated():
     reqs = F.FAMILY.requests(1, F.FAMILY.default_cases)
     req = named(reqs, "helix by cubics")
     P = request_controls(req)
-    assert P is not None and P.shape[1:] == (4, 3)
+    assert P is not None and P.values.shape[1:] == (4, 3)
     ans = our_answer(F.FAMILY.answer(req))
 
     def nudge(i):
@@ -448,7 +448,7 @@ def test_a_surface_claim_on_another_patch_than_the_request_s_is_violated():
     fam = next(f for f in families() if f.name == "surface")
     req = fam.requests(1, 5)[1]
     P = request_controls(req)
-    assert P is not None and P.shape[1:] == (4, 4, 3)
+    assert P is not None and P.values.shape[1:] == (4, 4, 3)
     ans = our_answer(fam.answer(req))
 
     def nudge(i):

@@ -350,14 +350,14 @@ def _closed_loop(claim: Claim, C, runs) -> Verdict | None:
     if joint > 0 and policy == "Reject":
         return violated(claim, {"why": "the closing joint is a corner under FrameCornerPolicy Reject: the build "
                                        "fails with DegenerateFrame"}, rule=CLOSED_LOOP.id)
-    must = joint < 0 or policy == "RotateMinimally"
-    may = must or joint == 0
-    if (must and not loop) or (loop and not may):
-        why = ("a closed path baked as one run crosses its closing joint (" +
-               ("clearly G1" if joint < 0 else "RotateMinimally") + "): a closed loop") if must else \
-            "the closing joint is a corner the policy does not cross: no closed loop"
-        return violated(claim, {"why": why, "is_closed_loop": loop, "corner_policy": policy}, rule=CLOSED_LOOP.id)
-    return None
+    crossed = "clearly G1" if joint < 0 else "RotateMinimally" if policy == "RotateMinimally" else None
+    if crossed and not loop:
+        why = f"a closed path baked as one run crosses its closing joint ({crossed}): a closed loop"
+    elif loop and not crossed and joint > 0:
+        why = "the closing joint is a corner the policy does not cross: no closed loop"
+    else:
+        return None  # as the policy demands, or a joint inside the band, which may go either way
+    return violated(claim, {"why": why, "is_closed_loop": loop, "corner_policy": policy}, rule=CLOSED_LOOP.id)
 
 
 def _run_structure(claim: Claim, C, runs) -> Verdict | None:
