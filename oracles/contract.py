@@ -24,6 +24,7 @@ reads like any other verdict in the ledger (``inputs``: request id, step, op, ex
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 from collections.abc import Callable, Iterable
@@ -267,46 +268,91 @@ class Unanswered:
 
 
 # Request parameters that a claim's Given input of the same name copies verbatim (contract docs:
-# "Given: ToleranceProfile.DistanceError", "Given: FramePreparation.CornerPolicy", ...). Names
-# a claim may hold after a policy acted on them (u, span, caps) are not here.
+# "Given: ToleranceProfile.DistanceError", "Given: FramePreparation.CornerPolicy", "Given: the
+# segment's start", ...). Names a claim may hold after a policy acted on them (u, span, caps) are
+# not here.
 COPIED_PARAMETERS = frozenset({
+    # ToleranceProfile
     "position_error", "relative_position_error", "asset_scale", "continuity_position", "continuity_angle",
     "continuity_derivative", "continuity_second_derivative", "distance_error", "projection_gap",
     "tangent_angle_error", "minimum_speed", "minimum_sin_angle", "normal_min_derivative_length",
-    "normal_min_sin_angle", "corner_policy", "closed_policy", "singularity_policy", "seed_policy", "winding_turns",
-    "max_iterations", "tolerance", "longitudinal_error", "cross_section_error", "section", "winding"})
+    "normal_min_sin_angle",
+    # sources, preparations and limits
+    "origin", "is_closed", "max_depth", "corner_policy", "closed_policy", "singularity_policy", "seed_policy",
+    "winding_turns", "seed_up", "keys", "points", "coincidence_distance", "positions", "indices", "vertices",
+    "triangles",
+    # a sweep request, a surface mesh profile
+    "section", "winding", "profile", "longitudinal_error", "cross_section_error", "precision", "normal_angle_error",
+    "degeneracy", "is_coarser_mesh_accepted", "max_level", "max_cell_tests",
+    # queries
+    "point", "max_iterations", "tolerance", "query", "count", "start", "end", "time"})
+
+# A claim's Given input named otherwise than the request parameter it copies.
+CLAIM_ALIASES = {"closed": "is_closed", "accepts_coarser": "is_coarser_mesh_accepted",
+                 "coarser": "is_coarser_mesh_accepted"}
 
 
-def request_parameters(req: Request) -> dict:
-    """``{name: value}`` of every :data:`COPIED_PARAMETERS` name that the request's steps set to
-    one scalar value (a name set twice, to different values, says nothing and is left out)."""
+def _request_name(name: str) -> str:
+    return CLAIM_ALIASES.get(name, name)
+
+
+def _set_once(inputs) -> dict:
+    """``{name: value}`` of every :data:`COPIED_PARAMETERS` name set to one value in ``inputs``
+    (dicts walked, a copied name's list value taken whole)."""
     seen: dict = {}
 
     def walk(x):
         if isinstance(x, dict):
             for k, v in x.items():
-                if k in COPIED_PARAMETERS and not isinstance(v, (dict, list)):
+                if k in COPIED_PARAMETERS and not isinstance(v, dict):
                     seen.setdefault(k, []).append(v)
                 else:
                     walk(v)
+        elif isinstance(x, list):
+            for v in x:
+                walk(v)
 
-    for step in req.steps:
-        walk(step.inputs)
+    for x in inputs:
+        walk(x)
     return {k: vs[0] for k, vs in seen.items() if all(_same_parameter(v, vs[0]) for v in vs)}
+
+
+def request_parameters(req: Request) -> dict:
+    """``{name: value}`` of every :data:`COPIED_PARAMETERS` name that the request's steps set to
+    one value (a name set twice, to different values, says nothing and is left out)."""
+    return _set_once(step.inputs for step in req.steps)
+
+
+def step_parameters(req: Request) -> list[dict]:
+    """Per step, the parameters its claims copy: the request's (:func:`request_parameters`),
+    and over them those the step's own inputs set to one value (each query's point, segment or
+    count; a surface mesh's SurfaceMeshProfile.PositionError rather than the ToleranceProfile's
+    of the same name that TryPrepareSurface took)."""
+    base = request_parameters(req)
+    return [{**base, **_set_once([step.inputs])} for step in req.steps]
+
+
+def _negative_zero(x) -> bool:
+    if isinstance(x, float):
+        return x == 0 and math.copysign(1.0, x) < 0
+    return isinstance(x, str) and x.lstrip().startswith("-")
 
 
 def _same_parameter(a, b) -> bool:
     """Equal as the case files mean them: booleans by identity, names by text, numbers by exact
-    value whatever their spelling (hex, decimal, int)."""
+    value whatever their spelling (hex, decimal, int; -0 and +0 apart), lists item by item."""
     if isinstance(a, bool) or isinstance(b, bool):
         return a is b
     if a == b:
         return True
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_same_parameter(x, y) for x, y in zip(a, b))
     if isinstance(a, (int, float, str)) and isinstance(b, (int, float, str)):
         try:
-            return parse_number(a) == parse_number(b)
+            x, y = parse_number(a), parse_number(b)
         except (NumberError, TypeError, ValueError):
             return False
+        return x == y and (x != 0 or _negative_zero(a) == _negative_zero(b))
     return False
 
 
@@ -400,6 +446,41 @@ def _controls_mismatch(controls: PreparedControls, claim: Claim) -> Verdict | No
                     rule=PREPARED_CONTROLS.id)
 
 
+def _input_variants(row: str) -> tuple[tuple[frozenset, tuple[str, ...]], ...]:
+    """``(required names, optional names)`` of each object form a row's case-file contract allows
+    for ``inputs`` (one, or the ``anyOf`` forms; none for an unknown row)."""
+    got = _VARIANTS.get(row)
+    if got is None:
+        from .families import contract_for
+
+        c = contract_for(row)
+        schema = c.inputs if c is not None and isinstance(c.inputs, dict) else {}
+        forms = schema.get("anyOf", [schema])
+        got = tuple((frozenset(f.get("required", ())),
+                     tuple(n for n in f.get("properties", {}) if n not in f.get("required", ())))
+                    for f in forms if isinstance(f, dict))
+        _VARIANTS[row] = got
+    return got
+
+
+_VARIANTS: dict[str, tuple] = {}
+
+
+def with_request_inputs(params: dict, claim: Claim) -> Claim:
+    """``claim`` with every optional Given input it leaves out that names a request parameter of
+    ``params`` (one step's :func:`step_parameters`) set to the request's value: an answer's claim is
+    about the call, so it is judged on the call's inputs whether it states them or not (a sweep
+    claim without ``distance_error`` would otherwise escape the ring-twist rule). Required
+    inputs are never added (their absence is malformed), and a claim stating every such input
+    is returned as it is."""
+    if not params or not isinstance(claim.inputs, dict):
+        return claim
+    add = {n: params[_request_name(n)] for required, optional in _input_variants(claim.row)
+           if required <= claim.inputs.keys() for n in optional
+           if n not in claim.inputs and _request_name(n) in params}
+    return replace(claim, inputs={**claim.inputs, **add}) if add else claim
+
+
 def given_mismatch(params: dict, claim: Claim, controls=None) -> Verdict | None:
     """Violated (rule ``claim:given_inputs``) when a Given input of ``claim`` names a request
     parameter of ``params`` and holds another value: the claim would be judged on inputs that
@@ -411,13 +492,27 @@ def given_mismatch(params: dict, claim: Claim, controls=None) -> Verdict | None:
         bad = _controls_mismatch(controls, claim)
         if bad is not None:
             return bad
-    for name, want in params.items():
-        got = inputs.get(name, want)
-        if isinstance(got, (dict, list)) or not _same_parameter(got, want):
-            return violated(claim, {"input": name, "request": want, "claimed": got,
-                                    "why": f"the Given input {name} is not the request's"},
-                            note=f"inputs.{name} differs from the request's {name}", rule=GIVEN_INPUTS.id)
+    for label, name, got in _given_items(inputs):
+        want = params.get(_request_name(name), _ABSENT)
+        if want is not _ABSENT and not _same_parameter(got, want):
+            return violated(claim, {"input": label, "request": want, "claimed": got,
+                                    "why": f"the Given input {label} is not the request's"},
+                            note=f"inputs.{label} differs from the request's {_request_name(name)}",
+                            rule=GIVEN_INPUTS.id)
     return None
+
+
+_ABSENT = object()
+
+
+def _given_items(inputs: dict):
+    """``(label, name, value)`` of a claim's inputs, and of the fields of an input that is an
+    object (a frame's ``seed``, a mesh's ``profile``), labelled ``"seed.seed_up"``."""
+    for name, got in inputs.items():
+        if isinstance(got, dict):
+            yield from ((f"{name}.{k}", k, v) for k, v in got.items())
+        else:
+            yield name, name, got
 
 
 def judge_answer(req: Request, ans: Answer | None, judge: Callable[[Claim], Verdict | None],
@@ -438,7 +533,7 @@ def judge_answer(req: Request, ans: Answer | None, judge: Callable[[Claim], Verd
                 add(check_status(missing_claim(req, k)))
         return
     claimed = any(got.claims for got in ans.steps)
-    params = request_parameters(req) if claimed else {}
+    params = step_parameters(req) if claimed else [{}] * len(req.steps)
     controls = request_controls(req) if claimed else None
     steps: list[StepAnswer | None] = list(ans.steps[:len(req.steps)])
     steps += [None] * (len(req.steps) - len(steps))
@@ -454,7 +549,8 @@ def judge_answer(req: Request, ans: Answer | None, judge: Callable[[Claim], Verd
         seen = set()
         for c in got.claims:
             seen.add(c.row)
-            v = given_mismatch(params, c, controls) if params or controls is not None else None
+            c = with_request_inputs(params[k], c)
+            v = given_mismatch(params[k], c, controls) if params[k] or controls is not None else None
             if v is None:
                 v = judge(c)
             if v is not None:
@@ -475,9 +571,10 @@ def answer_claims(req: Request, ans: Answer) -> list[Claim]:
     """Every claim an answer makes, as a ``claims/1`` file holds them: per step its status claim
     and value claims, then each rule's claim where both outputs were reported."""
     out = []
+    params = step_parameters(req) if any(got.claims for got in ans.steps) else [{}] * len(req.steps)
     for k, got in enumerate(ans.steps[:len(req.steps)]):
         out.append(status_claim(req, k, got.status, decisions=ans.decisions))
-        out.extend(got.claims)
+        out.extend(with_request_inputs(params[k], c) for c in got.claims)
     for j, rule in enumerate(req.rules):
         if rule.after < len(ans.steps):
             a, b = ans.steps[rule.before], ans.steps[rule.after]

@@ -110,9 +110,10 @@ STATUS_EXPECTATION = spec("statuses:expectation",
 GIVEN_INPUTS = default("claim:given_inputs",
                        "docs/casefile.md ('Inputs marked Given ... are copied from the call') and docs/decisions.md "
                        "'Answers: Given inputs are the request's': in an answer, a claim's Given input that names a "
-                       "parameter the request sets once (a ToleranceProfile field, a preparation policy, a query's "
-                       "tolerance or budget) equals the request's value; a claim judged on other inputs is not a "
-                       "claim about the call")
+                       "parameter its step or the request sets to one value (a ToleranceProfile field, a policy, the "
+                       "source's origin and mesh, a query's point, segment, tolerance or budget) equals that value, "
+                       "and is that value where an optional one is left out; a claim judged on other inputs is not "
+                       "a claim about the call")
 
 PREPARED_CONTROLS = spec("claim:prepared_controls",
                         "spec 002 Precision: 'Source controls are float64. Preparation subtracts the chunk origin "

@@ -13,8 +13,8 @@ from fractions import Fraction
 
 import pytest
 
-from oracles.contract import canonical_output, check_status, rule_claim, status_claim
-from oracles.model import VerdictKind
+from oracles.contract import answer_claims, canonical_output, check_status, rule_claim, status_claim
+from oracles.model import Claim, VerdictKind, dec, enc
 from oracles.request import (Expect, Request, RequestFileError, Rule, Step, ambiguous, answers_schema, either,
                              failure, read_requests, requests_schema, success)
 
@@ -376,7 +376,7 @@ def test_a_claim_whose_given_inputs_are_not_the_request_s_is_violated():
     assert all(v.kind is VerdictKind.Verified for v in verdicts)
     wide = lambda i: {**i, "distance_error": "0x1p-3"}
     other = lambda i: {**i, "corner_policy": "SplitRuns"}
-    drop = lambda i: {k: x for k, x in i.items() if k != "closed_policy"}  # optional: not compared
+    drop = lambda i: {k: x for k, x in i.items() if k != "closed_policy"}  # optional: the request's
     respelled = lambda i: {**i, "distance_error": str(Fraction(float.fromhex(i["distance_error"])))}
     for change, kind in ((wide, VerdictKind.Violated), (other, VerdictKind.Violated),
                          (drop, VerdictKind.Verified), (respelled, VerdictKind.Verified)):
@@ -385,6 +385,186 @@ def test_a_claim_whose_given_inputs_are_not_the_request_s_is_violated():
         assert mine and all(v.kind is kind for v in mine), (kind, [v.witness for v in mine])
         if kind is VerdictKind.Violated:
             assert all(v.rule == "claim:given_inputs" for v in mine)
+
+
+def _with_claim(ans, row, change, pick=lambda c: True):
+    """``ans`` with ``change(claim)`` in place of every claim of ``row`` that ``pick`` selects."""
+    from oracles.request import Answer, StepAnswer
+
+    steps = [StepAnswer(st.status, tuple(change(c) if c.row == row and pick(c) else c for c in st.claims), st.output)
+             for st in ans.steps]
+    return Answer(ans.request, tuple(steps), ans.label, ans.decisions)
+
+
+def _without(inputs, *names):
+    return {k: x for k, x in inputs.items() if k not in names}
+
+
+def _rolled(inputs, by):
+    return {**inputs, "profile": [[k[0], k[1], enc(dec(k[2]) + by)] for k in inputs["profile"]]}
+
+
+def test_an_answer_s_claims_are_judged_on_the_request_s_inputs_they_leave_out():
+    """docs/decisions.md 'Answers: Given inputs are the request's': an optional Given input that
+    names a request parameter is the request's when a claim leaves it out. Before 2026-12-06 a
+    claim escaped the rule its optional input enables by omitting it: each planted mistake below,
+    stated without that input, is Verified as a lone claim (a claims/1 file, where the inputs are
+    the claim) and was Verified in an answer too; against its request it is Violated by the very
+    rule the input enables."""
+    from oracles.batch import check_claim
+    from oracles.families import family_named
+    from oracles.rules import our_answer
+    from .request_helpers import judge_request, named
+
+    def rolled_request(req, by):  # the request with its profile turned ``by`` radians
+        from dataclasses import replace
+
+        steps = []
+        for st in req.steps:
+            inp = copy.deepcopy(st.inputs)
+            if "request" in inp and "profile" in inp["request"]:
+                inp["request"]["profile"] = _rolled(inp["request"], by)["profile"]
+            steps.append(replace(st, inputs=inp))
+        return replace(req, steps=tuple(steps))
+
+    def ring_roll(c):  # a loop ribbon swept without its roll (0.1 rad more), without DistanceError
+        return Claim(c.row, c.guarantee, c.value, _without(c.inputs, "distance_error"), c.model, c.id, c.decisions)
+
+    def wide_estimate(c):  # half a radian of roll hidden under A = 1 rad, without TangentAngleError
+        inputs = {**_without(c.inputs, "tangent_angle_error"), "angular_error_estimate": enc(1.0)}
+        return Claim(c.row, c.guarantee, c.value, inputs, c.model, c.id, c.decisions)
+
+    def wide_total(c):  # TotalEstimate's interval four DistanceErrors wider on each side, without it
+        E, inputs = dec(c.inputs["distance_error"]), _without(c.inputs, "distance_error")
+        inputs.update(lower=enc(dec(inputs["lower"]) - 4 * E), upper=enc(dec(inputs["upper"]) + 4 * E))
+        return Claim(c.row, c.guarantee, c.value, inputs, c.model, c.id, c.decisions)
+
+    def not_within(c):  # a mesh within its PositionError claimed outside it, without the error
+        return Claim(c.row, c.guarantee, {**c.value, "is_within_position_error": False},
+                     _without(c.inputs, "position_error", "accepts_coarser"), c.model, c.id, c.decisions)
+
+    # (family, request, row, mistake, rule, the roll the implementation missed)
+    cases = (("sweep", "closed loop ribbon with rolls", "sweep.error_estimates", ring_roll, "sweep:ring_points", -0.1),
+             ("sweep", "S-curve tube", "sweep.error_estimates", wide_estimate, "sweep:frames_estimate", -0.5),
+             ("distance", "powers of two", "distance.estimates", wide_total, "distance:estimate_width", 0),
+             ("tessellation", "bilinear twisted patch", "tessellation.position_bound", not_within,
+              "tessellation:within_position_error", 0))
+    for fam_name, name, row, change, rule, missed in cases:
+        fam = family_named(fam_name)
+        req = named(fam.requests(1, fam.default_cases), name)
+        # a sweep that missed part of its roll, stating the request's profile (as claim:given_inputs demands)
+        ans = our_answer(fam.answer(rolled_request(req, missed) if missed else req))
+        if missed:
+            ans = _with_claim_inputs(ans, row, lambda i: {**i, "profile": _rolled(i, -missed)["profile"]})
+        pick = (lambda c: c.inputs.get("what") == "TotalEstimate") if row == "distance.estimates" else (lambda c: True)
+        bad = _with_claim(ans, row, change, pick)
+        planted = [c for st in bad.steps for c in st.claims if c.row == row and pick(c)]
+        assert planted and all(check_claim(c).kind is VerdictKind.Verified for c in planted), name
+        verdicts, _ = judge_request(req, bad)
+        mine = [v for v in verdicts if v.claim.row == row and pick(v.claim)]
+        assert len(mine) == len(planted) and all(v.kind is VerdictKind.Violated and v.rule == rule
+                                                 for v in mine), (name, [(v.kind, v.rule) for v in mine])
+        # the claims an answer exports (``claims``) carry the request's inputs too, so checking
+        # them alone gives the ledger's verdicts
+        exported = [c for c in answer_claims(req, bad) if c.row == row and pick(c)]
+        assert [check_claim(c).rule for c in exported] == [rule] * len(planted)
+
+
+def _nudged(x):
+    """``x`` changed by the least step its type has: a boolean flipped, an integer + 1, a number
+    to the next float64 up (+0 to -0), a name respelled, a list's first item nudged."""
+    import math
+
+    from oracles.model import NumberError, parse_number
+
+    if isinstance(x, bool):
+        return not x
+    if isinstance(x, int):
+        return x + 1
+    if isinstance(x, list):
+        return [_nudged(x[0]), *x[1:]]
+    try:
+        v = float(parse_number(x))
+    except (NumberError, ValueError, TypeError):
+        return x + "X"
+    return enc(-0.0) if v == 0 and math.copysign(1, v) > 0 else enc(math.nextafter(v, math.inf))
+
+
+def test_every_given_input_a_request_sets_is_compared_with_it():
+    """docs/decisions.md 'Answers: Given inputs are the request's': each Given input of our
+    answers' claims that names a parameter of its step (tolerances, policies, the source's
+    origin and closedness, a mesh's vertices, a query's point, segment, count or time, a sweep's
+    profile, a frame seed's SeedUp, a surface mesh's profile fields), nudged by the least step
+    of its type, is Violated by claim:given_inputs. Before 2026-12-06 only scalar tolerances and
+    policies were compared, so a claim about another query point, another segment or a mesh
+    with one vertex moved by an ulp was judged on what it stated."""
+    from oracles.contract import _given_items, _request_name, given_mismatch, step_parameters
+    from oracles.families import families
+
+    seen: set = set()
+    for fam in families():
+        if not fam.answers_requests:
+            continue
+        for req in fam.requests(1, 12):
+            params = step_parameters(req)
+            for k, st in enumerate(fam.answer(req).steps):
+                for c in st.claims:
+                    assert given_mismatch(params[k], c) is None
+                    for label, name, v in _given_items(c.inputs):
+                        if _request_name(name) not in params[k] or (c.row, label) in seen:
+                            continue
+                        seen.add((c.row, label))
+                        top, _, field = label.partition(".")
+                        inputs = dict(c.inputs)
+                        inputs[top] = {**inputs[top], field: _nudged(v)} if field else _nudged(v)
+                        bad = given_mismatch(params[k], Claim(c.row, c.guarantee, c.value, inputs, c.model))
+                        assert bad is not None and bad.rule == "claim:given_inputs" and \
+                            bad.witness["input"] == label, (c.row, label)
+    labels = {label for _, label in seen}
+    assert {"point", "query", "start", "end", "time", "origin", "vertices", "positions", "profile", "keys",
+            "seed.seed_up", "profile.position_error", "closed", "is_closed"} <= labels, sorted(labels)
+
+
+def _same(a, b) -> bool:
+    return Fraction(float.fromhex(a)) == Fraction(float.fromhex(b))
+
+
+def test_inputs_are_taken_from_the_request_only_where_the_row_allows_them():
+    """Only optional inputs of the claim's own form are taken from the request: a required
+    Given input left out stays malformed, an input named otherwise than the request's
+    parameter (a sweep's ``closed``, the path's ``is_closed``) is compared with it, and a name
+    the request sets to two values is taken from nowhere."""
+    from oracles.batch import MALFORMED_ERRORS, check_claim
+    from oracles.contract import given_mismatch, request_parameters, step_parameters, with_request_inputs
+    from oracles.families import family_named
+    from .request_helpers import named
+
+    fam = family_named("sweep")
+    req = named(fam.requests(1, fam.default_cases), "closed loop tube")
+    params = request_parameters(req)
+    assert params["is_closed"] is True and "distance_error" in params
+    c = next(c for c in fam.claims(req) if c.row == "sweep.error_estimates")
+    bare = Claim(c.row, c.guarantee, c.value, _without(c.inputs, "distance_error"), c.model)
+    filled = with_request_inputs(params, bare)
+    assert filled.inputs == c.inputs and filled.inputs["distance_error"] == params["distance_error"]
+    short = Claim(c.row, c.guarantee, c.value, _without(c.inputs, "winding_turns"), c.model)
+    assert with_request_inputs(params, short) is short  # required: malformed, not completed
+    with pytest.raises(MALFORMED_ERRORS):
+        check_claim(short)
+    assert with_request_inputs(params, c) is c  # a claim stating them all is left as it is
+    flipped = Claim(c.row, c.guarantee, c.value, {**c.inputs, "closed": False}, c.model)
+    v = given_mismatch(params, flipped)
+    assert v is not None and v.rule == "claim:given_inputs" and v.witness["input"] == "closed"
+    assert with_request_inputs(_without(params, "distance_error"), bare).inputs.keys() == bare.inputs.keys()
+    # a surface mesh's position_error is SurfaceMeshProfile's, not the ToleranceProfile's of the
+    # same name that TryPrepareSurface takes: the build step's own inputs name it
+    tess = family_named("tessellation")
+    t = named(tess.requests(1, tess.default_cases), "bilinear twisted patch")
+    build = next(st for st in t.steps if st.op == "TryBuildSurfaceMesh")
+    tol = next(st for st in t.steps if st.op == "TryPrepareSurface").inputs["tolerance"]
+    assert not _same(tol["position_error"], build.inputs["position_error"])
+    assert "position_error" not in request_parameters(t)
+    assert step_parameters(t)[t.steps.index(build)]["position_error"] == build.inputs["position_error"]
 
 
 def test_request_parameters_are_the_names_set_to_one_value():
