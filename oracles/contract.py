@@ -446,19 +446,27 @@ def _controls_mismatch(controls: PreparedControls, claim: Claim) -> Verdict | No
                     rule=PREPARED_CONTROLS.id)
 
 
-def _input_variants(row: str) -> tuple[tuple[frozenset, tuple[str, ...]], ...]:
-    """``(required names, optional names)`` of each object form a row's case-file contract allows
-    for ``inputs`` (one, or the ``anyOf`` forms; none for an unknown row)."""
+def _input_variants(row: str) -> tuple[tuple[frozenset, dict], ...]:
+    """``(required names, {optional name: its fields})`` of each object form a row's case-file
+    contract allows for ``inputs`` (one, or the ``anyOf`` forms; none for an unknown row). An
+    optional input that is itself an object (a mesh's ``profile``) has its ``(required,
+    optional)`` field names, any other None."""
     got = _VARIANTS.get(row)
     if got is None:
         from .families import contract_for
 
         c = contract_for(row)
         schema = c.inputs if c is not None and isinstance(c.inputs, dict) else {}
-        forms = schema.get("anyOf", [schema])
+
+        def fields(f):
+            if not isinstance(f, dict) or f.get("type") != "object":
+                return None
+            req = tuple(f.get("required", ()))
+            return req, tuple(n for n in f.get("properties", {}) if n not in req)
+
         got = tuple((frozenset(f.get("required", ())),
-                     tuple(n for n in f.get("properties", {}) if n not in f.get("required", ())))
-                    for f in forms if isinstance(f, dict))
+                     {n: fields(x) for n, x in f.get("properties", {}).items() if n not in f.get("required", ())})
+                    for f in schema.get("anyOf", [schema]) if isinstance(f, dict))
         _VARIANTS[row] = got
     return got
 
@@ -466,18 +474,35 @@ def _input_variants(row: str) -> tuple[tuple[frozenset, tuple[str, ...]], ...]:
 _VARIANTS: dict[str, tuple] = {}
 
 
+def _from_request(params: dict, name: str, fields):
+    """The request's value of an optional input ``name``: the parameter of that name, or, for an
+    object input none of whose required fields is missing from ``params``, the object of its
+    fields' values (a surface mesh's profile from the build's own inputs); else _ABSENT."""
+    if _request_name(name) in params:
+        return params[_request_name(name)]
+    if fields is None or not fields[0] or any(_request_name(f) not in params for f in fields[0]):
+        return _ABSENT
+    return {f: params[_request_name(f)] for f in (*fields[0], *fields[1]) if _request_name(f) in params}
+
+
 def with_request_inputs(params: dict, claim: Claim) -> Claim:
-    """``claim`` with every optional Given input it leaves out that names a request parameter of
-    ``params`` (one step's :func:`step_parameters`) set to the request's value: an answer's claim is
-    about the call, so it is judged on the call's inputs whether it states them or not (a sweep
-    claim without ``distance_error`` would otherwise escape the ring-twist rule). Required
+    """``claim`` with every optional Given input it leaves out that the request sets (one
+    step's :func:`step_parameters`, ``params``) set to the request's value: an answer's claim
+    is about the call, so it is judged on the call's inputs whether it states them or not (a
+    sweep claim without ``distance_error`` would otherwise escape the ring-twist rule). An
+    optional object input is completed when the request sets all its required fields. Required
     inputs are never added (their absence is malformed), and a claim stating every such input
     is returned as it is."""
     if not params or not isinstance(claim.inputs, dict):
         return claim
-    add = {n: params[_request_name(n)] for required, optional in _input_variants(claim.row)
-           if required <= claim.inputs.keys() for n in optional
-           if n not in claim.inputs and _request_name(n) in params}
+    add = {}
+    for required, optional in _input_variants(claim.row):
+        if required <= claim.inputs.keys():
+            for n, fields in optional.items():
+                if n not in claim.inputs and n not in add:
+                    v = _from_request(params, n, fields)
+                    if v is not _ABSENT:
+                        add[n] = v
     return replace(claim, inputs={**claim.inputs, **add}) if add else claim
 
 

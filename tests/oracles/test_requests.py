@@ -413,21 +413,44 @@ def test_an_answer_s_claims_are_judged_on_the_request_s_inputs_they_leave_out():
     rule the input enables."""
     from oracles.batch import check_claim
     from oracles.families import family_named
+    from oracles.request import Answer, StepAnswer
     from oracles.rules import our_answer
     from .request_helpers import judge_request, named
 
-    def rolled_request(req, by):  # the request with its profile turned ``by`` radians
+    def edited(req, edit):  # the request with ``edit(inputs)`` applied to each step's inputs
         from dataclasses import replace
 
-        steps = []
-        for st in req.steps:
-            inp = copy.deepcopy(st.inputs)
-            if "request" in inp and "profile" in inp["request"]:
-                inp["request"]["profile"] = _rolled(inp["request"], by)["profile"]
-            steps.append(replace(st, inputs=inp))
-        return replace(req, steps=tuple(steps))
+        return replace(req, steps=tuple(replace(st, inputs=edit(copy.deepcopy(st.inputs))) for st in req.steps))
 
-    def ring_roll(c):  # a loop ribbon swept without its roll (0.1 rad more), without DistanceError
+    def roll_missed(by):  # a sweep that missed ``by`` radians of its profile's roll
+        def edit(inp):
+            if "profile" in inp.get("request", {}):
+                inp["request"]["profile"] = _rolled(inp["request"], -by)["profile"]
+            return inp
+        return lambda req: edited(req, edit)
+
+    def coarse(req):  # a surface mesh built for 4 times the request's PositionError
+        def edit(inp):
+            if "position_error" in inp and "precision" in inp:
+                inp["position_error"] = enc(4 * dec(inp["position_error"]))
+            return inp
+        return edited(req, edit)
+
+    def states_the_request(ans, req, row):  # ... its claims stating the call's inputs where they state them
+        from oracles.contract import step_parameters
+
+        params = step_parameters(req)
+        steps = []
+        for k, st in enumerate(ans.steps):
+            def fix(c, p=params[k]):
+                inputs = {n: (p[n] if n in p else v) for n, v in c.inputs.items()}
+                if isinstance(inputs.get("profile"), dict):
+                    inputs["profile"] = {f: p.get(f, v) for f, v in inputs["profile"].items()}
+                return Claim(c.row, c.guarantee, c.value, inputs, c.model, c.id, c.decisions)
+            steps.append(StepAnswer(st.status, tuple(fix(c) if c.row == row else c for c in st.claims), st.output))
+        return Answer(ans.request, tuple(steps), ans.label, ans.decisions)
+
+    def ring_roll(c):  # a loop ribbon swept without 0.1 rad of its roll, without DistanceError
         return Claim(c.row, c.guarantee, c.value, _without(c.inputs, "distance_error"), c.model, c.id, c.decisions)
 
     def wide_estimate(c):  # half a radian of roll hidden under A = 1 rad, without TangentAngleError
@@ -443,19 +466,24 @@ def test_an_answer_s_claims_are_judged_on_the_request_s_inputs_they_leave_out():
         return Claim(c.row, c.guarantee, {**c.value, "is_within_position_error": False},
                      _without(c.inputs, "position_error", "accepts_coarser"), c.model, c.id, c.decisions)
 
-    # (family, request, row, mistake, rule, the roll the implementation missed)
-    cases = (("sweep", "closed loop ribbon with rolls", "sweep.error_estimates", ring_roll, "sweep:ring_points", -0.1),
-             ("sweep", "S-curve tube", "sweep.error_estimates", wide_estimate, "sweep:frames_estimate", -0.5),
-             ("distance", "powers of two", "distance.estimates", wide_total, "distance:estimate_width", 0),
+    def no_profile(c):  # the coarse mesh, without the profile that holds its levels to the rule
+        return Claim(c.row, c.guarantee, c.value, _without(c.inputs, "profile"), c.model, c.id, c.decisions)
+
+    # (family, request, row, mistake, rule, the request the implementation really answered)
+    same = lambda req: req
+    cases = (("sweep", "closed loop ribbon with rolls", "sweep.error_estimates", ring_roll, "sweep:ring_points",
+              roll_missed(0.1)),
+             ("sweep", "S-curve tube", "sweep.error_estimates", wide_estimate, "sweep:frames_estimate",
+              roll_missed(0.5)),
+             ("distance", "powers of two", "distance.estimates", wide_total, "distance:estimate_width", same),
              ("tessellation", "bilinear twisted patch", "tessellation.position_bound", not_within,
-              "tessellation:within_position_error", 0))
-    for fam_name, name, row, change, rule, missed in cases:
+              "tessellation:within_position_error", same),
+             ("tessellation", "spec two-patch reversed join", "tessellation.shared_positions", no_profile,
+              "tessellation:refinement", coarse))
+    for fam_name, name, row, change, rule, answered in cases:
         fam = family_named(fam_name)
         req = named(fam.requests(1, fam.default_cases), name)
-        # a sweep that missed part of its roll, stating the request's profile (as claim:given_inputs demands)
-        ans = our_answer(fam.answer(rolled_request(req, missed) if missed else req))
-        if missed:
-            ans = _with_claim_inputs(ans, row, lambda i: {**i, "profile": _rolled(i, -missed)["profile"]})
+        ans = states_the_request(our_answer(fam.answer(answered(req))), req, row)
         pick = (lambda c: c.inputs.get("what") == "TotalEstimate") if row == "distance.estimates" else (lambda c: True)
         bad = _with_claim(ans, row, change, pick)
         planted = [c for st in bad.steps for c in st.claims if c.row == row and pick(c)]
@@ -564,6 +592,15 @@ def test_inputs_are_taken_from_the_request_only_where_the_row_allows_them():
     tol = next(st for st in t.steps if st.op == "TryPrepareSurface").inputs["tolerance"]
     assert not _same(tol["position_error"], build.inputs["position_error"])
     assert "position_error" not in request_parameters(t)
+    # an optional object input is completed only when the request sets all its required fields:
+    # a frame seed's axis and is_fallback are the implementation's, so no seed is made up
+    frames = family_named("frame")
+    fr = named(frames.requests(1, frames.default_cases), "helix by cubics")
+    fp = step_parameters(fr)
+    vec = next((k, c) for k, st in enumerate(frames.answer(fr).steps) for c in st.claims
+               if c.row == "frame.vectors" and "seed" in c.inputs)
+    unseeded = Claim(vec[1].row, vec[1].guarantee, vec[1].value, _without(vec[1].inputs, "seed"), vec[1].model)
+    assert "seed_up" in fp[vec[0]] and with_request_inputs(fp[vec[0]], unseeded) is unseeded
     assert step_parameters(t)[t.steps.index(build)]["position_error"] == build.inputs["position_error"]
 
 
