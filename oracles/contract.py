@@ -296,6 +296,23 @@ def _request_name(name: str) -> str:
     return CLAIM_ALIASES.get(name, name)
 
 
+# Given inputs that copy one of their own step's arguments (``call.<argument>`` in
+# :func:`step_parameters`), by row: a distance query's target and policy, a track query's policy
+# and side. A claim's ``request`` object (the path rows' "evaluation request exactly as made")
+# copies its step's arguments field by field.
+CALL_ARGUMENTS = {"distance.inversion_residual": {"query": "distance", "policy": "policy"},
+                  "track.values": {"policy": "policy", "side": "side"}}
+
+
+def _parameter_key(row: str, label: str, name: str, params: dict) -> str:
+    """The key of ``params`` (:func:`step_parameters`) that a claim's Given input (``label``:
+    its name, or ``"field.name"`` inside an object input) copies."""
+    argument = name if label.startswith("request.") else CALL_ARGUMENTS.get(row, {}).get(label)
+    if argument is not None and f"call.{argument}" in params:
+        return f"call.{argument}"
+    return _request_name(name)
+
+
 def _set_once(inputs) -> dict:
     """``{name: value}`` of every :data:`COPIED_PARAMETERS` name set to one value in ``inputs``
     (dicts walked, a copied name's list value taken whole)."""
@@ -327,9 +344,12 @@ def step_parameters(req: Request) -> list[dict]:
     """Per step, the parameters its claims copy: the request's (:func:`request_parameters`),
     and over them those the step's own inputs set to one value (each query's point, segment or
     count; a surface mesh's SurfaceMeshProfile.PositionError rather than the ToleranceProfile's
-    of the same name that TryPrepareSurface took)."""
+    of the same name that TryPrepareSurface took); and ``call.<argument>`` for each of the
+    step's own scalar arguments (:data:`CALL_ARGUMENTS`)."""
     base = request_parameters(req)
-    return [{**base, **_set_once([step.inputs])} for step in req.steps]
+    return [{**base, **_set_once([step.inputs]),
+             **{f"call.{k}": v for k, v in step.inputs.items() if not isinstance(v, (dict, list))}}
+            for step in req.steps]
 
 
 def _negative_zero(x) -> bool:
@@ -416,34 +436,41 @@ class PreparedControls:
 
 def _controls_mismatch(controls: PreparedControls, claim: Claim) -> Verdict | None:
     """Violated (rule ``claim:prepared_controls``) when the claim's ``inputs.controls`` (the whole
-    source, or one span or patch) are not the request's prepared controls; None when they are, or when the
-    claim holds no controls of either shape (its checker reads what it has)."""
+    source, or one span or patch), or the prepared path of a path claim's ``inputs.request``,
+    are not the request's prepared controls; None when they are, or when the claim holds no
+    controls of either shape (its checker reads what it has)."""
+    inputs = claim.inputs if isinstance(claim.inputs, dict) else {}
+    request = inputs.get("request")
+    for label, raw in (("controls", inputs.get("controls")),
+                       ("request.path", request.get("path") if isinstance(request, dict) else None)):
+        if raw is not None and not _are_prepared(controls, raw):
+            return violated(claim, {"why": f"inputs.{label} are not the request's source narrowed to float32 "
+                                           "(fl32(fl64(source - origin)))", "input": label},
+                            note="the claim's prepared controls are another curve than the request's",
+                            rule=PREPARED_CONTROLS.id)
+    return None
+
+
+def _are_prepared(controls: PreparedControls, raw) -> bool:
+    """Whether ``raw`` (a claim's controls: the whole source, or one span or patch) is the
+    request's prepared controls, or cannot be read as controls at all (then the row's checker
+    refuses it)."""
     import json
 
     import numpy as np
 
-    raw = claim.inputs.get("controls") if isinstance(claim.inputs, dict) else None
-    if raw is None:
-        return None
     try:
         if json.dumps(raw) in controls.texts:
-            return None  # the same text is the same values
+            return True  # the same text is the same values
         got = dec_array(raw)  # as the row checkers read them; numbers they cannot read are theirs to refuse
     except (NumberError, TypeError, ValueError):
-        return None
+        return True
     want = controls.values
     if got.shape == want.shape:
-        ok = bool(np.array_equal(got, want))
-    elif got.shape == want.shape[1:]:
-        ok = any(np.array_equal(got, want[k]) for k in range(want.shape[0]))
-    else:
-        return None
-    if ok:
-        return None
-    return violated(claim, {"why": "inputs.controls are not the request's source narrowed to float32 "
-                                   "(fl32(fl64(source - origin)))", "claimed_shape": list(got.shape)},
-                    note="the claim's prepared controls are another curve than the request's",
-                    rule=PREPARED_CONTROLS.id)
+        return bool(np.array_equal(got, want))
+    if got.shape == want.shape[1:]:
+        return any(np.array_equal(got, want[k]) for k in range(want.shape[0]))
+    return True
 
 
 def _input_variants(row: str) -> tuple[tuple[frozenset, dict], ...]:
@@ -518,11 +545,12 @@ def given_mismatch(params: dict, claim: Claim, controls=None) -> Verdict | None:
         if bad is not None:
             return bad
     for label, name, got in _given_items(inputs):
-        want = params.get(_request_name(name), _ABSENT)
+        key = _parameter_key(claim.row, label, name, params)
+        want = params.get(key, _ABSENT)
         if want is not _ABSENT and not _same_parameter(got, want):
             return violated(claim, {"input": label, "request": want, "claimed": got,
                                     "why": f"the Given input {label} is not the request's"},
-                            note=f"inputs.{label} differs from the request's {_request_name(name)}",
+                            note=f"inputs.{label} differs from the request's {key.replace('call.', '', 1)}",
                             rule=GIVEN_INPUTS.id)
     return None
 

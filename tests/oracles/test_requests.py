@@ -523,10 +523,12 @@ def test_every_given_input_a_request_sets_is_compared_with_it():
     answers' claims that names a parameter of its step (tolerances, policies, the source's
     origin and closedness, a mesh's vertices, a query's point, segment, count or time, a sweep's
     profile, a frame seed's SeedUp, a surface mesh's profile fields), nudged by the least step
-    of its type, is Violated by claim:given_inputs. Before 2026-12-06 only scalar tolerances and
-    policies were compared, so a claim about another query point, another segment or a mesh
-    with one vertex moved by an ulp was judged on what it stated."""
-    from oracles.contract import _given_items, _request_name, given_mismatch, step_parameters
+    of its type, is Violated by claim:given_inputs; so is each field of a path claim's
+    ``request`` (the evaluation request exactly as made) against its step's arguments, and a
+    distance or track query's target, policy and side. Before 2026-12-06 only scalar tolerances
+    and policies were compared, so a claim about another query point, another segment, another
+    parameter or a mesh with one vertex moved by an ulp was judged on what it stated."""
+    from oracles.contract import _given_items, _parameter_key, given_mismatch, step_parameters
     from oracles.families import families
 
     seen: set = set()
@@ -539,7 +541,7 @@ def test_every_given_input_a_request_sets_is_compared_with_it():
                 for c in st.claims:
                     assert given_mismatch(params[k], c) is None
                     for label, name, v in _given_items(c.inputs):
-                        if _request_name(name) not in params[k] or (c.row, label) in seen:
+                        if _parameter_key(c.row, label, name, params[k]) not in params[k] or (c.row, label) in seen:
                             continue
                         seen.add((c.row, label))
                         top, _, field = label.partition(".")
@@ -550,7 +552,9 @@ def test_every_given_input_a_request_sets_is_compared_with_it():
                             bad.witness["input"] == label, (c.row, label)
     labels = {label for _, label in seen}
     assert {"point", "query", "start", "end", "time", "origin", "vertices", "positions", "profile", "keys",
-            "seed.seed_up", "profile.position_error", "closed", "is_closed"} <= labels, sorted(labels)
+            "seed.seed_up", "profile.position_error", "closed", "is_closed", "request.u", "request.span",
+            "request.policy", "request.side", "policy", "side"} <= labels, sorted(labels)
+    assert {("distance.inversion_residual", "query"), ("distance.inversion_residual", "policy")} <= seen
 
 
 def _same(a, b) -> bool:
@@ -649,6 +653,22 @@ def test_a_claim_on_other_prepared_controls_than_the_request_s_is_violated():
         mine = [v for v in verdicts if v.claim.row == row]
         assert mine and all(v.kind is VerdictKind.Violated and v.rule == "claim:prepared_controls"
                             for v in mine), row
+    # the path rows' request form states the prepared path it ran on as request.path
+    from oracles.families import family_named
+
+    paths = family_named("path")
+    preq = next(r for r in paths.requests(1, 40) for st in paths.answer(r).steps for c in st.claims
+                if c.row == "path.interior_positions" and "request" in c.inputs)
+    pans = our_answer(paths.answer(preq))
+
+    def nudge_request_path(i):
+        if "request" not in i:
+            return i
+        return {**i, "request": {**i["request"], "path": nudge({"controls": i["request"]["path"]})["controls"]}}
+
+    verdicts, _ = judge_request(preq, _with_claim_inputs(pans, "path.interior_positions", nudge_request_path))
+    mine = [v for v in verdicts if v.claim.row == "path.interior_positions" and "request" in v.claim.inputs]
+    assert mine and all(v.kind is VerdictKind.Violated and v.rule == "claim:prepared_controls" for v in mine)
 
 
 def test_a_surface_claim_on_another_patch_than_the_request_s_is_violated():

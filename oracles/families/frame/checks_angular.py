@@ -310,6 +310,11 @@ def _joint_class(C, k: int, ca: float) -> int:
     return 1 if ang > ca * (1 + JOINT_BAND) else 0
 
 
+def _run_ends(run) -> tuple[tuple[int, float], tuple[int, float]]:
+    """A claimed run's first and last parameters, ``((span, u), (span, u))``."""
+    return (int(run["start"][0]), dec(run["start"][1])), (int(run["end"][0]), dec(run["end"][1]))
+
+
 def _closed_loop(claim: Claim, C, runs) -> Verdict | None:
     """The claimed ``is_closed_loop`` and ``periodic`` against the policies: an open path is never
     a closed loop; a closed path baked as one run from (0, 0) to (n - 1, 1) is one exactly when the
@@ -336,8 +341,7 @@ def _closed_loop(claim: Claim, C, runs) -> Verdict | None:
             return violated(claim, {"why": "an open path's frames are no closed loop"}, rule=CLOSED_LOOP.id)
         return None
     n = C.shape[0]
-    whole = len(runs) == 1 and (int(runs[0]["start"][0]), dec(runs[0]["start"][1])) == (0, 0.0) \
-        and (int(runs[0]["end"][0]), dec(runs[0]["end"][1])) == (n - 1, 1.0)
+    whole = len(runs) == 1 and _run_ends(runs[0]) == ((0, 0.0), (n - 1, 1.0))
     if not whole:
         if loop:
             return violated(claim, {"why": "a closed loop is one run from the path start to its end"},
@@ -381,25 +385,24 @@ def _run_structure(claim: Claim, C, runs) -> Verdict | None:
         return any((s == k and u0 == u) or (u == 1.0 and s == k + 1 and u0 == 0.0) for s, u0, _ in ranges)
 
     for i, run in enumerate(runs):
-        k, u = int(run["start"][0]), dec(run["start"][1])
+        first, last = _run_ends(run)
+        k, u = first
         ok = (k, u) == (0, 0.0) or after_range(k, u) or (u == 0.0 and k >= 1 and policy == "SplitRuns"
                                                           and corner(k) >= 0)
         if not ok:
             return violated(claim, {"why": f"run {i} starts at (span {k}, u = {u!r}): neither the path start, "
                                            "the end of a singular range nor a corner split by SplitRuns"}, rule=RUNS.id)
-        k, u = int(run["end"][0]), dec(run["end"][1])
+        k, u = last
         ok = (k, u) == (n - 1, 1.0) or before_range(k, u) or (u == 1.0 and k + 1 < n and policy == "SplitRuns"
                                                                and corner(k + 1) >= 0)
         if not ok:
             return violated(claim, {"why": f"run {i} ends at (span {k}, u = {u!r}): neither the path end, the "
                                            "start of a singular range nor a corner split by SplitRuns"}, rule=RUNS.id)
-        k0, k1 = int(run["start"][0]), int(run["end"][0])
-        first, last = (k0, dec(run["start"][1])), (k1, dec(run["end"][1]))
         for s, u0, u1 in ranges:
             if first < (s, u1) and (s, u0) < last:
                 return violated(claim, {"why": f"run {i} crosses the singular range (span {s}, [{u0!r}, {u1!r}])"},
                                 rule=RUNS.id)
-        crossed = list(range(k0 + 1, k1 + 1)) + ([0] if v.get("is_closed_loop") else [])
+        crossed = list(range(first[0] + 1, last[0] + 1)) + ([0] if v.get("is_closed_loop") else [])
         for j in crossed:
             if policy != "RotateMinimally" and corner(j) > 0:
                 return violated(claim, {"why": f"run {i} crosses joint {j}, a corner, under corner policy {policy}"},
