@@ -382,10 +382,11 @@ _SOURCES = (("spans", "controls", (4, 3)), ("patches", "control", (4, 4, 3)))
 
 
 def request_controls(req: Request):
-    """The prepared controls ``fl32(fl64(source - origin))`` (float64 array ``(n, 4, 3)`` of a
-    path, ``(n, 4, 4, 3)`` of a surface, replayed exactly by ``interval.narrowing``) of the
-    request's one source, or None: no source, two different ones (a rebuild), or one the
-    narrowing cannot hold."""
+    """The request's one source (:class:`RequestSource`): its float64 controls, their prepared
+    form ``fl32(fl64(source - origin))`` (float64 array ``(n, 4, 3)`` of a path, ``(n, 4, 4, 3)``
+    of a surface, replayed exactly by ``interval.narrowing``; None where the narrowing cannot
+    hold it), and a surface's patch ids and joins; or None: no source, two different ones (a
+    rebuild), or one that is not an array of controls."""
     import numpy as np
 
     from interval.narrowing import replay_narrowing
@@ -414,63 +415,87 @@ def request_controls(req: Request):
         if src.ndim != len(shape) + 1 or src.shape[1:] != shape or origin.shape != (3,) or not (
                 np.all(np.isfinite(src)) and np.all(np.isfinite(origin))):
             return None
-        out = replay_narrowing(src, origin).astype(np.float64)
+        out = replay_narrowing(src, origin).astype(np.float64).reshape(src.shape)
+        ids = [item["id"] for item in source[key]] if key == "patches" else None
+        joins = [[j["first_patch"], j["first_side"], j["second_patch"], j["second_side"], j["is_reversed"]]
+                 for j in source.get("adjacency", ())] if key == "patches" else None
     except (NumberError, TypeError, ValueError, KeyError):
         return None
-    return PreparedControls(out.reshape(src.shape)) if np.all(np.isfinite(out)) else None
+    return RequestSource(src, out if np.all(np.isfinite(out)) else None, ids, joins)
 
 
-class PreparedControls:
-    """A request's prepared controls (``values``, float64) and the canonical texts (``enc``) of
-    the whole source and of each span or patch, so that a claim spelling them the same way is
+class RequestSource:
+    """A request's one source: ``source`` (float64 controls as given), ``values`` (the prepared
+    controls, float64, or None), a surface's ``ids`` and ``joins`` (``[first_patch, first_side,
+    second_patch, second_side, is_reversed]``, else None), and the canonical texts (``enc``) of
+    each array whole and of each span or patch, so that a claim spelling them the same way is
     matched without reading its numbers."""
 
-    def __init__(self, values):
-        import json
+    def __init__(self, source, values, ids=None, joins=None):
+        self.source, self.values, self.ids, self.joins = source, values, ids, joins
+        # a path span's stored endpoints are its first and last controls
+        ends = source[:, [0, 3]] if source.ndim == 3 else None
+        self.source_forms = (source, ends) if ends is not None else (source,)
+        self.texts = _texts(values) if values is not None else set()
+        self.source_texts = set().union(*(_texts(a) for a in self.source_forms))
 
-        from .model import enc
 
-        self.values = values
-        self.texts = {json.dumps(enc(values))} | {json.dumps(enc(values[k])) for k in range(values.shape[0])}
+def _texts(a) -> set:
+    import json
+
+    from .model import enc
+
+    return {json.dumps(enc(a))} | {json.dumps(enc(a[k])) for k in range(a.shape[0])}
 
 
-def _controls_mismatch(controls: PreparedControls, claim: Claim) -> Verdict | None:
+def _source_mismatch(src: RequestSource, claim: Claim) -> Verdict | None:
     """Violated (rule ``claim:prepared_controls``) when the claim's ``inputs.controls`` (the whole
     source, or one span or patch), or the prepared path of a path claim's ``inputs.request``,
-    are not the request's prepared controls; None when they are, or when the claim holds no
-    controls of either shape (its checker reads what it has)."""
+    are not the request's prepared controls; Violated (rule ``claim:given_inputs``) when its
+    Given ``source`` (whole, one span or patch, or a span's first and last controls), a
+    surface's patch ``ids`` or its ``joins`` are not the request's; None when they are, or when
+    the claim holds none of them in a shape it could (its checker reads what it has)."""
     inputs = claim.inputs if isinstance(claim.inputs, dict) else {}
     request = inputs.get("request")
-    for label, raw in (("controls", inputs.get("controls")),
-                       ("request.path", request.get("path") if isinstance(request, dict) else None)):
-        if raw is not None and not _are_prepared(controls, raw):
-            return violated(claim, {"why": f"inputs.{label} are not the request's source narrowed to float32 "
-                                           "(fl32(fl64(source - origin)))", "input": label},
-                            note="the claim's prepared controls are another curve than the request's",
-                            rule=PREPARED_CONTROLS.id)
+    if src.values is not None:
+        for label, raw in (("controls", inputs.get("controls")),
+                           ("request.path", request.get("path") if isinstance(request, dict) else None)):
+            if raw is not None and not _holds(src.texts, (src.values,), raw):
+                return violated(claim, {"why": f"inputs.{label} are not the request's source narrowed to float32 "
+                                               "(fl32(fl64(source - origin)))", "input": label},
+                                note="the claim's prepared controls are another curve than the request's",
+                                rule=PREPARED_CONTROLS.id)
+    raw = inputs.get("source")
+    bad = raw is not None and not _holds(src.source_texts, src.source_forms, raw)
+    for label, want in (("ids", src.ids), ("joins", src.joins)):
+        if not bad and want is not None and label in inputs and not _same_parameter(inputs[label], want):
+            bad, raw = label, inputs[label]
+    if bad:
+        label = "source" if bad is True else bad
+        return violated(claim, {"input": label, "why": f"the Given input {label} is not the request's source"},
+                        note=f"inputs.{label} differs from the request's", rule=GIVEN_INPUTS.id)
     return None
 
 
-def _are_prepared(controls: PreparedControls, raw) -> bool:
-    """Whether ``raw`` (a claim's controls: the whole source, or one span or patch) is the
-    request's prepared controls, or cannot be read as controls at all (then the row's checker
-    refuses it)."""
+def _holds(texts: set, forms: tuple, raw) -> bool:
+    """Whether ``raw`` (a claim's controls or source: all of them, or one item) is one of
+    ``forms`` or an item of one, or cannot be read as such at all (then the row's checker
+    refuses it); ``texts`` are their canonical spellings, matched without reading numbers."""
     import json
 
     import numpy as np
 
     try:
-        if json.dumps(raw) in controls.texts:
+        if json.dumps(raw) in texts:
             return True  # the same text is the same values
         got = dec_array(raw)  # as the row checkers read them; numbers they cannot read are theirs to refuse
     except (NumberError, TypeError, ValueError):
         return True
-    want = controls.values
-    if got.shape == want.shape:
-        return bool(np.array_equal(got, want))
-    if got.shape == want.shape[1:]:
-        return any(np.array_equal(got, want[k]) for k in range(want.shape[0]))
-    return True
+    shapes = {a.shape for a in forms} | {a.shape[1:] for a in forms}
+    if got.shape not in shapes:
+        return True
+    return any(np.array_equal(got, a) or any(np.array_equal(got, a[k]) for k in range(a.shape[0])) for a in forms
+               if got.shape in (a.shape, a.shape[1:]))
 
 
 def _input_variants(row: str) -> tuple[tuple[frozenset, dict], ...]:
@@ -536,12 +561,13 @@ def with_request_inputs(params: dict, claim: Claim) -> Claim:
 def given_mismatch(params: dict, claim: Claim, controls=None) -> Verdict | None:
     """Violated (rule ``claim:given_inputs``) when a Given input of ``claim`` names a request
     parameter of ``params`` and holds another value: the claim would be judged on inputs that
-    are not the call's (a looser DistanceError, another corner policy); Violated (rule
-    ``claim:prepared_controls``) when its prepared controls are not the narrowing of the
-    request's path (``controls``, :func:`request_controls`); else None."""
+    are not the call's (a looser DistanceError, another corner policy), or its Given source,
+    patch ids or joins are not the request's; Violated (rule ``claim:prepared_controls``) when
+    its prepared controls are not the narrowing of the request's source (``controls``,
+    :func:`request_controls`, :func:`_source_mismatch`); else None."""
     inputs = claim.inputs if isinstance(claim.inputs, dict) else {}
     if controls is not None:
-        bad = _controls_mismatch(controls, claim)
+        bad = _source_mismatch(controls, claim)
         if bad is not None:
             return bad
     for label, name, got in _given_items(inputs):

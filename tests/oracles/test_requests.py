@@ -11,6 +11,7 @@ import copy
 import json
 from fractions import Fraction
 
+import numpy as np
 import pytest
 
 from oracles.contract import answer_claims, canonical_output, check_status, rule_claim, status_claim
@@ -669,6 +670,51 @@ def test_a_claim_on_other_prepared_controls_than_the_request_s_is_violated():
     verdicts, _ = judge_request(preq, _with_claim_inputs(pans, "path.interior_positions", nudge_request_path))
     mine = [v for v in verdicts if v.claim.row == "path.interior_positions" and "request" in v.claim.inputs]
     assert mine and all(v.kind is VerdictKind.Violated and v.rule == "claim:prepared_controls" for v in mine)
+
+
+def test_a_claim_on_another_source_than_the_request_s_is_violated():
+    """A claim's Given ``source`` (float64 controls as given: the whole path or surface, one
+    span, or a span's first and last controls) and a surface's patch ``ids`` and ``joins`` are
+    the request's. The path rows that check narrowing (stored endpoints, control boxes, the
+    position floor) hold no prepared controls to compare, so before 2026-12-06 a claim that
+    stated another source, consistent with its values, was Verified. One step of the least
+    kind on each (a float64 ulp, an id + 1, a join's direction flipped) is Violated now."""
+    from oracles.contract import given_mismatch, request_controls, step_parameters
+    from oracles.families import family_named
+    from .request_helpers import named
+
+    checked = set()
+    for fam_name, name in (("path", "large origin 1e7"), ("surface", "")):
+        fam = family_named(fam_name)
+        req = named(fam.requests(1, 40), name)
+        src, params = request_controls(req), step_parameters(req)
+        assert src is not None and src.source.shape[0] >= 1
+        for k, st in enumerate(fam.answer(req).steps):
+            for c in st.claims:
+                for field in ("source", "ids", "joins"):
+                    if field not in c.inputs or (c.row, field) in checked or (field == "joins" and not c.inputs[field]):
+                        continue
+                    checked.add((c.row, field))
+                    assert given_mismatch(params[k], c, src) is None
+                    value = c.inputs[field]
+                    if field == "joins":
+                        changed = [[*value[0][:4], not value[0][4]], *value[1:]]
+                    elif field == "ids":
+                        changed = [value[0] + 1, *value[1:]]
+                    else:
+                        flat = json.loads(json.dumps(value))
+                        item = flat
+                        while isinstance(item[0], list):
+                            item = item[0]
+                        item[0] = enc(float(np.nextafter(dec(item[0]), np.inf)))
+                        changed = flat
+                    v = given_mismatch(params[k], Claim(c.row, c.guarantee, c.value, {**c.inputs, field: changed},
+                                                        c.model), src)
+                    assert v is not None and v.rule == "claim:given_inputs" and v.witness["input"] == field, \
+                        (c.row, field)
+    assert {("path.stored_endpoints", "source"), ("path.control_boxes", "source"), ("path.position_floor", "source"),
+            ("surface.shared_edges", "ids"), ("surface.shared_edges", "joins"),
+            ("surface.shared_edges", "source")} <= checked, sorted(checked)
 
 
 def test_a_surface_claim_on_another_patch_than_the_request_s_is_violated():
