@@ -301,7 +301,8 @@ def _request_name(name: str) -> str:
 # and side. A claim's ``request`` object (the path rows' "evaluation request exactly as made")
 # copies its step's arguments field by field.
 CALL_ARGUMENTS = {"distance.inversion_residual": {"query": "distance", "policy": "policy"},
-                  "track.values": {"policy": "policy", "side": "side"}}
+                  "track.values": {"policy": "policy", "side": "side"},
+                  "frame.regularity": {"max_depth": "preparation.limits.max_depth"}}
 
 
 def _parameter_key(row: str, label: str, name: str, params: dict) -> str:
@@ -345,11 +346,20 @@ def step_parameters(req: Request) -> list[dict]:
     and over them those the step's own inputs set to one value (each query's point, segment or
     count; a surface mesh's SurfaceMeshProfile.PositionError rather than the ToleranceProfile's
     of the same name that TryPrepareSurface took); and ``call.<argument>`` for each of the
-    step's own scalar arguments (:data:`CALL_ARGUMENTS`)."""
+    step's own scalar arguments, nested ones by their dotted names (:data:`CALL_ARGUMENTS`)."""
     base = request_parameters(req)
-    return [{**base, **_set_once([step.inputs]),
-             **{f"call.{k}": v for k, v in step.inputs.items() if not isinstance(v, (dict, list))}}
-            for step in req.steps]
+    return [{**base, **_set_once([step.inputs]), **_arguments(step.inputs)} for step in req.steps]
+
+
+def _arguments(inputs: dict, prefix: str = "call.") -> dict:
+    """A step's scalar arguments by their dotted names (``call.u``, ``call.preparation.limits.max_depth``)."""
+    out: dict = {}
+    for k, v in inputs.items():
+        if isinstance(v, dict):
+            out.update(_arguments(v, f"{prefix}{k}."))
+        elif not isinstance(v, list):
+            out[prefix + k] = v
+    return out
 
 
 def _negative_zero(x) -> bool:

@@ -526,7 +526,8 @@ def test_every_given_input_a_request_sets_is_compared_with_it():
     profile, a frame seed's SeedUp, a surface mesh's profile fields), nudged by the least step
     of its type, is Violated by claim:given_inputs; so is each field of a path claim's
     ``request`` (the evaluation request exactly as made) against its step's arguments, and a
-    distance or track query's target, policy and side. Before 2026-12-06 only scalar tolerances
+    distance or track query's target, policy and side, and a frame build's MaxDepth (its
+    preparation's, not the path's or the map's limit of the same name). Before 2026-12-06 only scalar tolerances
     and policies were compared, so a claim about another query point, another segment, another
     parameter or a mesh with one vertex moved by an ulp was judged on what it stated."""
     from oracles.contract import _given_items, _parameter_key, given_mismatch, step_parameters
@@ -555,7 +556,8 @@ def test_every_given_input_a_request_sets_is_compared_with_it():
     assert {"point", "query", "start", "end", "time", "origin", "vertices", "positions", "profile", "keys",
             "seed.seed_up", "profile.position_error", "closed", "is_closed", "request.u", "request.span",
             "request.policy", "request.side", "policy", "side"} <= labels, sorted(labels)
-    assert {("distance.inversion_residual", "query"), ("distance.inversion_residual", "policy")} <= seen
+    assert {("distance.inversion_residual", "query"), ("distance.inversion_residual", "policy"),
+            ("frame.regularity", "max_depth")} <= seen
 
 
 def _same(a, b) -> bool:
