@@ -302,7 +302,8 @@ def _request_name(name: str) -> str:
 # copies its step's arguments field by field.
 CALL_ARGUMENTS = {"distance.inversion_residual": {"query": "distance", "policy": "policy"},
                   "track.values": {"policy": "policy", "side": "side"},
-                  "frame.regularity": {"max_depth": "preparation.limits.max_depth"}}
+                  "frame.regularity": {"max_depth": "preparation.limits.max_depth"},
+                  "surface.evaluation": {"u": "u", "v": "v"}}
 
 
 def _parameter_key(row: str, label: str, name: str, params: dict) -> str:
@@ -458,19 +459,25 @@ def _texts(a) -> set:
     return {json.dumps(enc(a))} | {json.dumps(enc(a[k])) for k in range(a.shape[0])}
 
 
-def _source_mismatch(src: RequestSource, claim: Claim) -> Verdict | None:
+def _source_mismatch(src: RequestSource, claim: Claim, patch=None) -> Verdict | None:
     """Violated (rule ``claim:prepared_controls``) when the claim's ``inputs.controls`` (the whole
     source, or one span or patch), or the prepared path of a path claim's ``inputs.request``,
     are not the request's prepared controls; Violated (rule ``claim:given_inputs``) when its
     Given ``source`` (whole, one span or patch, or a span's first and last controls), a
     surface's patch ``ids`` or its ``joins`` are not the request's; None when they are, or when
-    the claim holds none of them in a shape it could (its checker reads what it has)."""
+    the claim holds none of them in a shape it could (its checker reads what it has). A step
+    that names a surface ``patch`` (TryEvaluateSurface) holds its claims' controls to that
+    patch, not any patch of the source."""
     inputs = claim.inputs if isinstance(claim.inputs, dict) else {}
     request = inputs.get("request")
     if src.values is not None:
+        texts, forms = src.texts, (src.values,)
+        if src.values.ndim == 4 and isinstance(patch, int) and not isinstance(patch, bool) and \
+                0 <= patch < src.values.shape[0]:
+            texts, forms = _texts(src.values[patch:patch + 1]), (src.values[patch:patch + 1],)
         for label, raw in (("controls", inputs.get("controls")),
                            ("request.path", request.get("path") if isinstance(request, dict) else None)):
-            if raw is not None and not _holds(src.texts, (src.values,), raw):
+            if raw is not None and not _holds(texts, forms, raw):
                 return violated(claim, {"why": f"inputs.{label} are not the request's source narrowed to float32 "
                                                "(fl32(fl64(source - origin)))", "input": label},
                                 note="the claim's prepared controls are another curve than the request's",
@@ -526,9 +533,12 @@ def _input_variants(row: str) -> tuple[tuple[frozenset, dict], ...]:
             req = tuple(f.get("required", ()))
             return req, tuple(n for n in f.get("properties", {}) if n not in req)
 
+        # forms are the anyOf alternatives that declare properties; an anyOf of bare "required"
+        # lists (the path rows' point-or-request) only constrains the one object form
+        forms = [f for f in schema.get("anyOf", ()) if isinstance(f, dict) and "properties" in f] or [schema]
         got = tuple((frozenset(f.get("required", ())),
                      {n: fields(x) for n, x in f.get("properties", {}).items() if n not in f.get("required", ())})
-                    for f in schema.get("anyOf", [schema]) if isinstance(f, dict))
+                    for f in forms)
         _VARIANTS[row] = got
     return got
 
@@ -536,25 +546,44 @@ def _input_variants(row: str) -> tuple[tuple[frozenset, dict], ...]:
 _VARIANTS: dict[str, tuple] = {}
 
 
-def _from_request(params: dict, name: str, fields):
-    """The request's value of an optional input ``name``: the parameter of that name, or, for an
-    object input none of whose required fields is missing from ``params``, the object of its
-    fields' values (a surface mesh's profile from the build's own inputs); else _ABSENT."""
+def _from_request(params: dict, name: str, fields, source=None):
+    """The request's value of an optional input ``name``: the parameter of that name; a path
+    evaluation's ``request`` object (:func:`_evaluation_request`); or, for an object input none
+    of whose required fields is missing from ``params``, the object of its fields' values (a
+    surface mesh's profile from the build's own inputs); else _ABSENT."""
     if _request_name(name) in params:
         return params[_request_name(name)]
+    if name == "request":
+        return _evaluation_request(params, source)
     if fields is None or not fields[0] or any(_request_name(f) not in params for f in fields[0]):
         return _ABSENT
     return {f: params[_request_name(f)] for f in (*fields[0], *fields[1]) if _request_name(f) in params}
 
 
-def with_request_inputs(params: dict, claim: Claim) -> Claim:
+def _evaluation_request(params: dict, source):
+    """A path evaluation claim's ``request`` object ("the evaluation request exactly as made")
+    from its step: the step's span, u, policy and side, the path's closedness, and the prepared
+    path the narrowing rule fixes (``source``, :func:`request_controls`); _ABSENT where any is
+    missing."""
+    from .model import enc
+
+    call = ("span", "u", "policy", "side")
+    if source is None or source.values is None or source.values.ndim != 3 or "is_closed" not in params or any(
+            f"call.{f}" not in params for f in call):
+        return _ABSENT
+    return {"path": enc(source.values), "is_closed": params["is_closed"],
+            **{f: params[f"call.{f}"] for f in call}}
+
+
+def with_request_inputs(params: dict, claim: Claim, source=None) -> Claim:
     """``claim`` with every optional Given input it leaves out that the request sets (one
     step's :func:`step_parameters`, ``params``) set to the request's value: an answer's claim
     is about the call, so it is judged on the call's inputs whether it states them or not (a
     sweep claim without ``distance_error`` would otherwise escape the ring-twist rule). An
-    optional object input is completed when the request sets all its required fields. Required
-    inputs are never added (their absence is malformed), and a claim stating every such input
-    is returned as it is."""
+    optional object input is completed when the request sets all its required fields, and a
+    path evaluation's ``request`` from its step and the request's ``source``
+    (:func:`request_controls`). Required inputs are never added (their absence is malformed),
+    and a claim stating every such input is returned as it is."""
     if not params or not isinstance(claim.inputs, dict):
         return claim
     add = {}
@@ -562,7 +591,7 @@ def with_request_inputs(params: dict, claim: Claim) -> Claim:
         if required <= claim.inputs.keys():
             for n, fields in optional.items():
                 if n not in claim.inputs and n not in add:
-                    v = _from_request(params, n, fields)
+                    v = _from_request(params, n, fields, source)
                     if v is not _ABSENT:
                         add[n] = v
     return replace(claim, inputs={**claim.inputs, **add}) if add else claim
@@ -577,7 +606,7 @@ def given_mismatch(params: dict, claim: Claim, controls=None) -> Verdict | None:
     :func:`request_controls`, :func:`_source_mismatch`); else None."""
     inputs = claim.inputs if isinstance(claim.inputs, dict) else {}
     if controls is not None:
-        bad = _source_mismatch(controls, claim)
+        bad = _source_mismatch(controls, claim, params.get("call.patch"))
         if bad is not None:
             return bad
     for label, name, got in _given_items(inputs):
@@ -638,7 +667,7 @@ def judge_answer(req: Request, ans: Answer | None, judge: Callable[[Claim], Verd
         seen = set()
         for c in got.claims:
             seen.add(c.row)
-            c = with_request_inputs(params[k], c)
+            c = with_request_inputs(params[k], c, controls)
             v = given_mismatch(params[k], c, controls) if params[k] or controls is not None else None
             if v is None:
                 v = judge(c)
@@ -660,10 +689,12 @@ def answer_claims(req: Request, ans: Answer) -> list[Claim]:
     """Every claim an answer makes, as a ``claims/1`` file holds them: per step its status claim
     and value claims, then each rule's claim where both outputs were reported."""
     out = []
-    params = step_parameters(req) if any(got.claims for got in ans.steps) else [{}] * len(req.steps)
+    claimed = any(got.claims for got in ans.steps)
+    params = step_parameters(req) if claimed else [{}] * len(req.steps)
+    source = request_controls(req) if claimed else None
     for k, got in enumerate(ans.steps[:len(req.steps)]):
         out.append(status_claim(req, k, got.status, decisions=ans.decisions))
-        out.extend(with_request_inputs(params[k], c) for c in got.claims)
+        out.extend(with_request_inputs(params[k], c, source) for c in got.claims)
     for j, rule in enumerate(req.rules):
         if rule.after < len(ans.steps):
             a, b = ans.steps[rule.before], ans.steps[rule.after]

@@ -16,7 +16,8 @@ import pytest
 
 from oracles.contract import answer_claims, canonical_output, check_status, rule_claim, status_claim
 from oracles.model import Claim, VerdictKind, dec, enc
-from oracles.request import (Expect, Request, RequestFileError, Rule, Step, ambiguous, answers_schema, either,
+from oracles.request import (Answer, Expect, Request, RequestFileError, Rule, Step, StepAnswer, ambiguous,
+                             answers_schema, either,
                              failure, read_requests, requests_schema, success)
 
 from .request_helpers import check_docs, request_and_answer_docs
@@ -499,6 +500,54 @@ def test_an_answer_s_claims_are_judged_on_the_request_s_inputs_they_leave_out():
         assert [check_claim(c).rule for c in exported] == [rule] * len(planted)
 
 
+def test_a_point_other_than_the_step_names_is_violated_when_its_request_is_left_out():
+    """A path evaluation claim may state the evaluated point (controls and u) without the
+    ``request`` object that names it; in an answer that object is the step's call (span, u,
+    policy, side, the path's closedness, and the prepared path the narrowing rule fixes), so
+    the point is judged against the one the call names. Before 2026-12-06 an evaluation at the
+    joint (1, 0) with side Incoming, answered at the outgoing span's start (the same position,
+    but not the point the spec's SpanSide names), was Verified when its request was left out;
+    and a surface claim on another patch than its step's was Verified, since any patch of the
+    source matched."""
+    from dataclasses import replace as dc_replace
+
+    from oracles.batch import check_claim
+    from oracles.families import family_named
+    from oracles.rules import our_answer
+    from .request_helpers import judge_request, named
+
+    paths = family_named("path")
+    req = named(paths.requests(1, 40), "large origin 1e7")
+    k = next(i for i, st in enumerate(req.steps) if st.op == "TryEvaluatePath" and st.inputs["side"] == "Incoming"
+             and st.inputs["span"] == 1 and float.fromhex(st.inputs["u"]) == 0.0)
+    ans = our_answer(paths.answer(req))
+    c = next(c for c in ans.steps[k].claims if c.row == "path.interior_positions")
+    assert c.inputs["request"]["span"] == 1 and float.fromhex(c.inputs["u"]) == 1.0  # (0, 1): the incoming span
+    outgoing = Claim(c.row, c.guarantee, c.value,
+                     {"controls": copy.deepcopy(c.inputs["request"]["path"][1]), "u": enc(0.0)}, c.model, c.id,
+                     c.decisions)
+    assert check_claim(outgoing).kind is VerdictKind.Verified  # alone, the point it states is right
+    steps = list(ans.steps)
+    steps[k] = StepAnswer(steps[k].status, tuple(outgoing if x is c else x for x in steps[k].claims), steps[k].output)
+    verdicts, _ = judge_request(req, Answer(ans.request, tuple(steps), ans.label, ans.decisions))
+    v = next(v for v in verdicts if v.claim.inputs.get("controls") is outgoing.inputs["controls"])
+    assert "request" in v.claim.inputs  # completed from the step
+    assert v.kind is VerdictKind.Violated and v.rule.startswith("path:"), v.witness
+
+    surfaces = family_named("surface")
+    sreq = next(r for r in surfaces.requests(1, 40) if any(
+        st.op == "TryEvaluateSurface" and st.inputs["patch"] == 0 for st in r.steps) and any(
+        len(st.inputs.get("patches", ())) > 1 for st in r.steps))
+    sans = our_answer(surfaces.answer(sreq))
+    j = next(i for i, st in enumerate(sreq.steps) if st.op == "TryEvaluateSurface" and st.inputs["patch"] == 0)
+    assert sans.steps[j].claims and all(check_claim(x).kind is VerdictKind.Verified for x in sans.steps[j].claims)
+    asked = dc_replace(sreq, steps=tuple(dc_replace(st, inputs={**st.inputs, "patch": 1}) if i == j else st
+                                         for i, st in enumerate(sreq.steps)))  # the call named patch 1
+    verdicts, _ = judge_request(asked, sans)
+    mine = [v for v in verdicts if v.claim in sans.steps[j].claims]
+    assert mine and all(v.kind is VerdictKind.Violated and v.rule == "claim:prepared_controls" for v in mine)
+
+
 def _nudged(x):
     """``x`` changed by the least step its type has: a boolean flipped, an integer + 1, a number
     to the next float64 up (+0 to -0), a name respelled, a list's first item nudged."""
@@ -557,7 +606,7 @@ def test_every_given_input_a_request_sets_is_compared_with_it():
             "seed.seed_up", "profile.position_error", "closed", "is_closed", "request.u", "request.span",
             "request.policy", "request.side", "policy", "side"} <= labels, sorted(labels)
     assert {("distance.inversion_residual", "query"), ("distance.inversion_residual", "policy"),
-            ("frame.regularity", "max_depth")} <= seen
+            ("frame.regularity", "max_depth"), ("surface.evaluation", "u"), ("surface.evaluation", "v")} <= seen
 
 
 def _same(a, b) -> bool:
