@@ -23,6 +23,7 @@ reads like any other verdict in the ledger (``inputs``: request id, step, op, ex
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import replace
 from fractions import Fraction
@@ -374,8 +375,10 @@ def _same_parameter(a, b) -> bool:
     value whatever their spelling (hex, decimal, int; -0 and +0 apart), lists item by item."""
     if isinstance(a, bool) or isinstance(b, bool):
         return a is b
-    if a == b:
-        return True
+    if a is b or (isinstance(a, str) and a == b):
+        return True  # the same text is the same value
+    if isinstance(a, list) and a == b and json.dumps(a) == json.dumps(b):
+        return True  # the same items (== alone takes -0.0 for 0.0)
     if isinstance(a, list) and isinstance(b, list):
         return len(a) == len(b) and all(_same_parameter(x, y) for x, y in zip(a, b))
     if isinstance(a, (int, float, str)) and isinstance(b, (int, float, str)):
@@ -452,8 +455,6 @@ class RequestSource:
 
 
 def _texts(a) -> set:
-    import json
-
     from .model import enc
 
     return {json.dumps(enc(a))} | {json.dumps(enc(a[k])) for k in range(a.shape[0])}
@@ -498,8 +499,6 @@ def _holds(texts: set, forms: tuple, raw) -> bool:
     """Whether ``raw`` (a claim's controls or source: all of them, or one item) is one of
     ``forms`` or an item of one, or cannot be read as such at all (then the row's checker
     refuses it); ``texts`` are their canonical spellings, matched without reading numbers."""
-    import json
-
     import numpy as np
 
     try:

@@ -674,6 +674,18 @@ def test_request_parameters_are_the_names_set_to_one_value():
     assert request_parameters(r) == {"distance_error": "0x1p-10"}  # span is not a copied parameter
 
 
+def test_parameters_compare_by_exact_value_item_by_item_with_signed_zeros_apart():
+    """docs/decisions.md 'Answers: Given inputs are the request's': numbers by exact value
+    whatever their spelling, lists item by item, and -0 apart from +0 (a convex partition's
+    output is bitwise its source, so a source zero's sign is part of the call)."""
+    from oracles.contract import _same_parameter as same
+
+    assert same(1, "0x1.0000000000000p+0") and same("1/1024", "0x1p-10") and same([0.5, "1/4"], ["0x1p-1", 0.25])
+    assert not same("-0x0.0p+0", "0x0.0p+0") and not same(-0.0, 0.0) and not same([-0.0], [0.0])
+    assert same([-0.0], ["-0x0.0p+0"]) and same([[1, 2]], [[1.0, "2"]]) and not same([1, 2], [1, 2, 3])
+    assert not same(True, 1) and same("Clamp", "Clamp") and not same("Clamp", "Wrap")
+
+
 def test_a_claim_on_other_prepared_controls_than_the_request_s_is_violated():
     """spec 002 Precision: preparation subtracts the chunk origin in float64, then narrows to
     float32. A claim's prepared controls (Yours) are therefore the request's source narrowed:
