@@ -364,7 +364,7 @@ def test_a_claim_whose_given_inputs_are_not_the_request_s_is_violated():
     times the request's (which widens the twist tolerance a thousandfold), or under another
     corner policy, was judged on those inputs before 2026-12-06 and Verified."""
     from oracles.families import frame as F
-    from oracles.contract import request_parameters
+    from oracles.given import request_parameters
     from oracles.rules import our_answer
     from .request_helpers import judge_request, named
 
@@ -439,7 +439,7 @@ def test_an_answer_s_claims_are_judged_on_the_request_s_inputs_they_leave_out():
         return edited(req, edit)
 
     def states_the_request(ans, req, row):  # ... its claims stating the call's inputs where they state them
-        from oracles.contract import step_parameters
+        from oracles.given import step_parameters
 
         params = step_parameters(req)
         steps = []
@@ -579,7 +579,7 @@ def test_every_given_input_a_request_sets_is_compared_with_it():
     preparation's, not the path's or the map's limit of the same name). Before 2026-12-06 only scalar tolerances
     and policies were compared, so a claim about another query point, another segment, another
     parameter or a mesh with one vertex moved by an ulp was judged on what it stated."""
-    from oracles.contract import _given_items, _parameter_key, given_mismatch, step_parameters
+    from oracles.given import _given_items, _parameter_key, given_mismatch, step_parameters
     from oracles.families import families
 
     seen: set = set()
@@ -619,7 +619,7 @@ def test_inputs_are_taken_from_the_request_only_where_the_row_allows_them():
     parameter (a sweep's ``closed``, the path's ``is_closed``) is compared with it, and a name
     the request sets to two values is taken from nowhere."""
     from oracles.batch import MALFORMED_ERRORS, check_claim
-    from oracles.contract import given_mismatch, request_parameters, step_parameters, with_request_inputs
+    from oracles.given import given_mismatch, request_parameters, step_parameters, with_request_inputs
     from oracles.families import family_named
     from .request_helpers import named
 
@@ -663,7 +663,7 @@ def test_inputs_are_taken_from_the_request_only_where_the_row_allows_them():
 def test_request_parameters_are_the_names_set_to_one_value():
     """A name the request sets to two values (a rebuild with another tolerance) says nothing
     about a claim and is left out; numbers compare by value, whatever their spelling."""
-    from oracles.contract import request_parameters
+    from oracles.given import request_parameters
 
     def req(*inputs):
         return Request("path/0", "path", "two builds", tuple(Step("TryPreparePath", i, Expect("success"), ())
@@ -678,7 +678,7 @@ def test_parameters_compare_by_exact_value_item_by_item_with_signed_zeros_apart(
     """docs/decisions.md 'Answers: Given inputs are the request's': numbers by exact value
     whatever their spelling, lists item by item, and -0 apart from +0 (a convex partition's
     output is bitwise its source, so a source zero's sign is part of the call)."""
-    from oracles.contract import _same_parameter as same
+    from oracles.given import _same_parameter as same
 
     assert same(1, "0x1.0000000000000p+0") and same("1/1024", "0x1p-10") and same([0.5, "1/4"], ["0x1p-1", 0.25])
     assert not same("-0x0.0p+0", "0x0.0p+0") and not same(-0.0, 0.0) and not same([-0.0], [0.0])
@@ -694,7 +694,7 @@ def test_a_claim_on_other_prepared_controls_than_the_request_s_is_violated():
     on one control of the whole path, or of a single span's controls, is Violated now."""
     import numpy as np
 
-    from oracles.contract import request_controls
+    from oracles.given import request_controls
     from oracles.families import frame as F
     from oracles.model import dec, enc
     from oracles.rules import our_answer
@@ -742,7 +742,7 @@ def test_a_claim_on_another_source_than_the_request_s_is_violated():
     position floor) hold no prepared controls to compare, so before 2026-12-06 a claim that
     stated another source, consistent with its values, was Verified. One step of the least
     kind on each (a float64 ulp, an id + 1, a join's direction flipped) is Violated now."""
-    from oracles.contract import given_mismatch, request_controls, step_parameters
+    from oracles.given import given_mismatch, request_controls, step_parameters
     from oracles.families import family_named
     from .request_helpers import named
 
@@ -785,7 +785,7 @@ def test_a_surface_claim_on_another_patch_than_the_request_s_is_violated():
     TryPreparePath does'): one float32 step on one control of an evaluated patch is Violated."""
     import numpy as np
 
-    from oracles.contract import request_controls
+    from oracles.given import request_controls
     from oracles.families import families
     from oracles.model import dec, enc
     from oracles.rules import our_answer
