@@ -37,8 +37,8 @@ COPIED_PARAMETERS = frozenset({
     "normal_min_sin_angle",
     # sources, preparations and limits
     "origin", "is_closed", "max_depth", "corner_policy", "closed_policy", "singularity_policy", "seed_policy",
-    "winding_turns", "seed_up", "keys", "points", "coincidence_distance", "positions", "indices", "vertices",
-    "triangles",
+    "winding_turns", "seed_up", "keys", "points", "tangents", "widths", "coincidence_distance", "positions",
+    "indices", "vertices", "triangles",
     # a sweep request, a surface mesh profile
     "section", "winding", "profile", "longitudinal_error", "cross_section_error", "precision", "normal_angle_error",
     "degeneracy", "is_coarser_mesh_accepted", "max_level", "max_cell_tests",
@@ -107,7 +107,25 @@ def step_parameters(req: Request) -> list[dict]:
     of the same name that TryPrepareSurface took); and ``call.<argument>`` for each of the
     step's own scalar arguments, nested ones by their dotted names (:data:`CALL_ARGUMENTS`)."""
     base = request_parameters(req)
-    return [{**base, **_set_once([step.inputs]), **_arguments(step.inputs)} for step in req.steps]
+    return [{**base, **_set_once([step.inputs]), **_arguments(step.inputs), **_conversion(step)} for step in req.steps]
+
+
+# A conversion step's claims name the converter they ran (``kind``), and a Hermite source's
+# waypoints [position, tangent, width] by column.
+_CONVERSION_KINDS = {"TryConvertHermite": "hermite", "TryConvertCentripetalCatmullRom": "catmull_rom"}
+
+
+def _conversion(step) -> dict:
+    kind = _CONVERSION_KINDS.get(step.op)
+    if kind is None:
+        return {}
+    out = {"kind": kind}
+    waypoints = step.inputs.get("waypoints")
+    if kind == "hermite" and isinstance(waypoints, list) and all(
+            isinstance(w, list) and len(w) == 3 for w in waypoints):
+        out.update(points=[w[0] for w in waypoints], tangents=[w[1] for w in waypoints],
+                   widths=[w[2] for w in waypoints])
+    return out
 
 
 def _arguments(inputs: dict, prefix: str = "call.") -> dict:
