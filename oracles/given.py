@@ -107,16 +107,20 @@ def step_parameters(req: Request) -> list[dict]:
     of the same name that TryPrepareSurface took); and ``call.<argument>`` for each of the
     step's own scalar arguments, nested ones by their dotted names (:data:`CALL_ARGUMENTS`)."""
     base = request_parameters(req)
-    return [{**base, **_set_once([step.inputs]), **_arguments(step.inputs), **_conversion(step)} for step in req.steps]
+    return [{**base, **_set_once([step.inputs]), **_arguments(step.inputs), **_step_kind(step)} for step in req.steps]
 
 
-# A conversion step's claims name the converter they ran (``kind``), and a Hermite source's
-# waypoints [position, tangent, width] by column.
-_CONVERSION_KINDS = {"TryConvertHermite": "hermite", "TryConvertCentripetalCatmullRom": "catmull_rom"}
+# The claims of these steps name what the step did (``kind``): the converter a conversion ran,
+# the evaluation a surface query made (a normal query answered with a sample claim would leave
+# its normal unjudged); a Hermite source's waypoints [position, tangent, width] by column.
+_STEP_KINDS = {"TryConvertHermite": "hermite", "TryConvertCentripetalCatmullRom": "catmull_rom",
+               "TryEvaluateSurfaceNormal": "normal"}
 
 
-def _conversion(step) -> dict:
-    kind = _CONVERSION_KINDS.get(step.op)
+def _step_kind(step) -> dict:
+    kind = _STEP_KINDS.get(step.op)
+    if step.op == "TryEvaluateSurface" and step.inputs.get("partials") is True:
+        kind = "sample"  # "Given: TryEvaluateSurface with all partials"
     if kind is None:
         return {}
     out = {"kind": kind}

@@ -607,7 +607,8 @@ def test_every_given_input_a_request_sets_is_compared_with_it():
             "request.policy", "request.side", "policy", "side"} <= labels, sorted(labels)
     assert {("distance.inversion_residual", "query"), ("distance.inversion_residual", "policy"),
             ("frame.regularity", "max_depth"), ("surface.evaluation", "u"), ("surface.evaluation", "v"),
-            ("path.conversions", "kind"), ("path.conversions", "tangents"), ("path.conversions", "widths")} <= seen
+            ("path.conversions", "kind"), ("path.conversions", "tangents"), ("path.conversions", "widths"),
+            ("surface.evaluation", "kind")} <= seen
 
 
 def _same(a, b) -> bool:
