@@ -21,7 +21,7 @@ from .model import Claim, NumberError, Verdict, dec_array, parse_number, violate
 from .request import Request
 from .rules import GIVEN_INPUTS, PREPARED_CONTROLS
 
-__all__ = ["CALL_ARGUMENTS", "CLAIM_ALIASES", "COPIED_PARAMETERS", "RequestSource", "given_mismatch",
+__all__ = ["CALL_ARGUMENTS", "CLAIM_ALIASES", "COPIED_PARAMETERS", "STEP_FORMS", "RequestSource", "given_mismatch",
            "request_controls", "request_parameters", "step_parameters", "with_request_inputs"]
 
 
@@ -107,7 +107,15 @@ def step_parameters(req: Request) -> list[dict]:
     of the same name that TryPrepareSurface took); and ``call.<argument>`` for each of the
     step's own scalar arguments, nested ones by their dotted names (:data:`CALL_ARGUMENTS`)."""
     base = request_parameters(req)
-    return [{**base, **_set_once([step.inputs]), **_arguments(step.inputs), **_step_kind(step)} for step in req.steps]
+    return [{**base, **_set_once([step.inputs]), **_arguments(step.inputs), **_step_kind(step), "step.op": step.op}
+            for step in req.steps]
+
+
+# Forms of a claim that only some steps' claims may take, by the claim's row and input: a
+# DistanceBound.Estimate (TryBoundDistance's, whose interval no width rule bounds) is made by
+# TryBoundDistance alone, so a map build's leaf, total or stored prefix estimate cannot be
+# stated in that form to escape distance:estimate_width.
+STEP_FORMS = {("distance.estimates", "what"): {"DistanceBound.Estimate": frozenset({"TryBoundDistance"})}}
 
 
 # The claims of these steps name what the step did (``kind``): the converter a conversion ran,
@@ -387,6 +395,14 @@ def given_mismatch(params: dict, claim: Claim, controls=None) -> Verdict | None:
         bad = _source_mismatch(controls, claim, params.get("call.patch"))
         if bad is not None:
             return bad
+    op = params.get("step.op")
+    for (row, name), forms in STEP_FORMS.items():
+        ops = forms.get(inputs.get(name)) if row == claim.row and isinstance(inputs.get(name), str) else None
+        if op is not None and ops is not None and op not in ops:
+            return violated(claim, {"input": name, "claimed": inputs[name], "step": op,
+                                    "why": f"{inputs[name]} is made by {', '.join(sorted(ops))}, not by {op}"},
+                            note=f"inputs.{name} names the form of another operation than its step's",
+                            rule=GIVEN_INPUTS.id)
     for label, name, got in _given_items(inputs):
         key = _parameter_key(claim.row, label, name, params)
         want = params.get(key, _ABSENT)

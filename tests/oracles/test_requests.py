@@ -548,6 +548,34 @@ def test_a_point_other_than_the_step_names_is_violated_when_its_request_is_left_
     assert mine and all(v.kind is VerdictKind.Violated and v.rule == "claim:prepared_controls" for v in mine)
 
 
+def test_a_build_s_estimate_cannot_take_the_form_of_try_bound_distance_s():
+    """docs/decisions.md 'Answers: Given inputs are the request's': an estimate's ``what`` names
+    the operation that made it, and only TryBoundDistance makes a DistanceBound.Estimate, the one
+    form whose interval no width rule bounds. Before 2026-12-06 a map build's stored prefix
+    estimate with an interval eight DistanceErrors wide, stated as a DistanceBound.Estimate, was
+    Verified; it is Violated now, and the same claim in a TryBoundDistance step is not refused
+    for its form."""
+    from oracles.batch import check_claim
+    from oracles.families import family_named
+    from oracles.given import given_mismatch, step_parameters
+    from .request_helpers import named
+
+    fam = family_named("distance")
+    req = named(fam.requests(1, fam.default_cases), "powers of two")
+    params = step_parameters(req)
+    k, c = next((k, c) for k, st in enumerate(fam.answer(req).steps) for c in st.claims
+                if c.row == "distance.estimates" and c.inputs["what"] == "PrefixEstimate")
+    assert req.steps[k].op == "TryBuildDistanceMap" and given_mismatch(params[k], c) is None
+    E = dec(c.inputs["distance_error"])
+    wide = {**c.inputs, "lower": enc(dec(c.inputs["lower"]) - 4 * E), "upper": enc(dec(c.inputs["upper"]) + 4 * E)}
+    assert check_claim(Claim(c.row, c.guarantee, c.value, wide, c.model)).rule == "distance:estimate_width"
+    bound = Claim(c.row, c.guarantee, c.value, {**wide, "what": "DistanceBound.Estimate"}, c.model)
+    assert check_claim(bound).kind is VerdictKind.Verified  # alone: no width rule for that form
+    v = given_mismatch(params[k], bound)
+    assert v is not None and v.rule == "claim:given_inputs" and v.witness["step"] == "TryBuildDistanceMap"
+    assert given_mismatch({"step.op": "TryBoundDistance"}, bound) is None
+
+
 def _nudged(x):
     """``x`` changed by the least step its type has: a boolean flipped, an integer + 1, a number
     to the next float64 up (+0 to -0), a name respelled, a list's first item nudged."""
