@@ -9,6 +9,7 @@ import json
 import math
 import re
 import xml.etree.ElementTree as ET
+import zlib
 from fractions import Fraction
 
 import pytest
@@ -579,9 +580,13 @@ def test_a_bad_id_is_malformed(tmp_path, capsys, track_claims, label):
 _EDGE_VALUES = [*_BAD, 0, 2**63, "0x1p-1074", "-0x0p+0", "0x1.fffffffffffffp+1023", 1e308]
 
 
-def test_edge_values_anywhere_are_judged_or_malformed_never_a_checker_fault(mutation_pool):
+@pytest.mark.parametrize("exhaustive", [False, pytest.param(True, marks=pytest.mark.slow)],
+                         ids=["every field, a quarter of the values", "exhaustive"])
+def test_edge_values_anywhere_are_judged_or_malformed_never_a_checker_fault(mutation_pool, exhaustive):
     """Every field of one claim of every checked row (of a list, its first and last item), set to
-    each of _EDGE_VALUES, read as `check` reads a case file: a claim the schema admits is
+    each of _EDGE_VALUES (by default a quarter of them per field, chosen by the field's path so
+    that every value meets fields of every row; all of them under ``-m slow``, 50 s), read as
+    `check` reads a case file: a claim the schema admits is
     judged (Verified, Violated or Undecided) or found malformed by its checker, never a checker
     or oracle fault. The exhaustive form of test_mutated_documents_never_raise, which found a
     claimed sweep index of 2^70 reaching numpy's int64; this one found four more (a zero sample
@@ -594,7 +599,10 @@ def test_edge_values_anywhere_are_judged_or_malformed_never_a_checker_fault(muta
     for claim in mutation_pool:
         d = json.loads(json.dumps(claim.to_json()))
         for path in [*field_paths(d["inputs"], ("inputs",), True), *field_paths(d["value"], ("value",), True)]:
-            for value in _EDGE_VALUES:
+            turn = zlib.crc32(repr((d["row"], path)).encode())
+            for i, value in enumerate(_EDGE_VALUES):
+                if not exhaustive and (turn + i) % 4:
+                    continue
                 m = json.loads(json.dumps(d))
                 set_at(m, path, value)
                 try:
@@ -610,7 +618,7 @@ def test_edge_values_anywhere_are_judged_or_malformed_never_a_checker_fault(muta
                     continue
                 if v.kind in (VerdictKind.CheckerError, VerdictKind.OracleFault):
                     faults.append((d["row"], path, value, v.witness))
-    assert judged > 1000  # not vacuous: most edge values pass the schema somewhere
+    assert judged > (1000 if exhaustive else 250)  # not vacuous: most edge values pass the schema somewhere
     assert faults == []
 
 

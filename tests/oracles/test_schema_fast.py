@@ -181,16 +181,21 @@ def _decimal_mutants():
         yield whole
 
 
-def test_the_compiled_reader_reads_decimals_as_the_validator_does():
+@pytest.mark.parametrize("exhaustive", [False, pytest.param(True, marks=pytest.mark.slow)],
+                         ids=["every third mutant", "exhaustive"])
+def test_the_compiled_reader_reads_decimals_as_the_validator_does(exhaustive):
     """Where the reading predicates pass a claim (``oracles.schema._read_claims``), the row's
     validator finds no error and reports the same readings (path, hex text, rounded, short);
     where they leave it to the validator, it finds an error or reads a number the compiled
     reader does not take. Both read through ``read_claim_number``, but the traversal, the paths,
-    the anyOf branches and the sign rules are the compiler's own."""
+    the anyOf branches and the sign rules are the compiler's own. By default every third mutant
+    (every row and number kind still meets both branches); all of them under ``-m slow``."""
     from oracles.schema import _read_claims
 
     passed = refused = 0
-    for m in _decimal_mutants():
+    for i, m in enumerate(_decimal_mutants()):
+        if not exhaustive and i % 3:
+            continue
         slow, readings = _read_claims([m], [0])
         errors, expected = _validator_reading(m)
         if not slow:
@@ -200,7 +205,8 @@ def test_the_compiled_reader_reads_decimals_as_the_validator_does():
         else:
             refused += 1
             assert readings == []
-    assert passed > 300 and refused > 100, (passed, refused)
+    least = (300, 100) if exhaustive else (100, 30)
+    assert passed > least[0] and refused > least[1], (passed, refused)
 
 
 def test_exact_numbers_leave_every_inexact_decimal_to_the_validator():
