@@ -107,7 +107,7 @@ def step_parameters(req: Request) -> list[dict]:
     of the same name that TryPrepareSurface took); and ``call.<argument>`` for each of the
     step's own scalar arguments, nested ones by their dotted names (:data:`CALL_ARGUMENTS`)."""
     base = request_parameters(req)
-    return [{**base, **_set_once([step.inputs]), **_arguments(step.inputs), **_step_kind(step), "step.op": step.op}
+    return [{**base, **_set_once([step.inputs]), **_arguments(step.inputs), **_step_values(step), "step.op": step.op}
             for step in req.steps]
 
 
@@ -125,7 +125,9 @@ _STEP_KINDS = {"TryConvertHermite": "hermite", "TryConvertCentripetalCatmullRom"
                "TryEvaluateSurfaceNormal": "normal"}
 
 
-def _step_kind(step) -> dict:
+def _step_values(step) -> dict:
+    """What a step's claims state of the step itself: its ``kind``, and a Hermite source's
+    ``points``, ``tangents`` and ``widths``."""
     kind = _STEP_KINDS.get(step.op)
     if step.op == "TryEvaluateSurface" and step.inputs.get("partials") is True:
         kind = "sample"  # "Given: TryEvaluateSurface with all partials"
