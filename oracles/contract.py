@@ -23,8 +23,6 @@ reads like any other verdict in the ledger (``inputs``: request id, step, op, ex
 
 from __future__ import annotations
 
-import math
-from fractions import Fraction
 from typing import Any
 from collections.abc import Callable, Iterable
 
@@ -32,8 +30,9 @@ from reference.status import GuaranteeClass as G
 
 from . import schema as S
 from .family import RowContract
-from .given import given_mismatch, request_controls, step_parameters, with_request_inputs
-from .model import Claim, NumberError, Verdict, parse_number, undecided, verified, violated
+from .given import (RequestSource, canonical_output, given_mismatch, request_controls, step_parameters,
+                    with_request_inputs)
+from .model import Claim, Verdict, undecided, verified, violated
 from .rules import binding, judged
 from .rules import rule as rule_named
 from .request import Answer, Expect, Request, StepAnswer, statuses_row
@@ -73,38 +72,6 @@ def rule_claim(req: Request, j: int, before: Any, after: Any) -> Claim:
 def missing_claim(req: Request, k: int) -> Claim:
     """No outcome for a step that must fail or be ambiguous."""
     return status_claim(req, k, None)
-
-
-def _canonical_number(x: Any):
-    try:
-        q = parse_number(x)
-    except NumberError:
-        return None
-    if isinstance(q, float):  # nan / inf words
-        return ("special", "nan" if math.isnan(q) else ("inf" if q > 0 else "-inf"))
-    neg_zero = q == 0 and isinstance(x, str) and x.strip().startswith("-")
-    return ("num", q, neg_zero)
-
-
-def canonical_output(x: Any) -> Any:
-    """``x`` with every claim number replaced by its exact value (and the sign of a zero), so
-    that ``"0x1p+0"``, ``"1"`` and ``1`` compare equal and ``"-0x0p+0"`` differs from ``"0x0p+0"``."""
-    if isinstance(x, dict):
-        return ("obj", tuple(sorted((k, canonical_output(v)) for k, v in x.items())))
-    if isinstance(x, list):
-        return ("arr", tuple(canonical_output(v) for v in x))
-    if isinstance(x, bool) or x is None:
-        return ("lit", x)
-    if isinstance(x, (int, float, Fraction)) or ((isinstance(x, str) and x[:1] in "+-.0123456789") or
-                                                  (isinstance(x, str) and x in ("nan", "inf", "-inf"))):
-        c = _canonical_number(x)
-        if c is not None:
-            return c
-    if not isinstance(x, str):
-        c = _canonical_number(x)  # Decimal
-        if c is not None:
-            return c
-    return ("str", x)
 
 
 def _first_difference(a: Any, b: Any, path: str = "") -> str | None:
@@ -267,6 +234,14 @@ class Unanswered:
         return sum(self.by_row.values())
 
 
+def _the_call(req: Request, ans: Answer) -> tuple[list[dict], RequestSource | None]:
+    """What an answer's claims are held to (``oracles.given``): each step's parameters and the
+    request's one source; computed only when the answer makes a value claim."""
+    if not any(got.claims for got in ans.steps):
+        return [{}] * len(req.steps), None
+    return step_parameters(req), request_controls(req)
+
+
 def judge_answer(req: Request, ans: Answer | None, judge: Callable[[Claim], Verdict | None],
                  add: Callable[[Verdict], None], unanswered: Callable[[str, str], None]) -> None:
     """Judge one request's answer (None: no answer at all).
@@ -284,9 +259,7 @@ def judge_answer(req: Request, ans: Answer | None, judge: Callable[[Claim], Verd
             if step.expect.must_fail:
                 add(check_status(missing_claim(req, k)))
         return
-    claimed = any(got.claims for got in ans.steps)
-    params = step_parameters(req) if claimed else [{}] * len(req.steps)
-    controls = request_controls(req) if claimed else None
+    params, source = _the_call(req, ans)
     steps: list[StepAnswer | None] = list(ans.steps[:len(req.steps)])
     steps += [None] * (len(req.steps) - len(steps))
     for k, (step, got) in enumerate(zip(req.steps, steps)):
@@ -301,8 +274,8 @@ def judge_answer(req: Request, ans: Answer | None, judge: Callable[[Claim], Verd
         seen = set()
         for c in got.claims:
             seen.add(c.row)
-            c = with_request_inputs(params[k], c, controls)
-            v = given_mismatch(params[k], c, controls) if params[k] or controls is not None else None
+            c = with_request_inputs(params[k], c, source)
+            v = given_mismatch(params[k], c, source)
             if v is None:
                 v = judge(c)
             if v is not None:
@@ -323,9 +296,7 @@ def answer_claims(req: Request, ans: Answer) -> list[Claim]:
     """Every claim an answer makes, as a ``claims/1`` file holds them: per step its status claim
     and value claims, then each rule's claim where both outputs were reported."""
     out = []
-    claimed = any(got.claims for got in ans.steps)
-    params = step_parameters(req) if claimed else [{}] * len(req.steps)
-    source = request_controls(req) if claimed else None
+    params, source = _the_call(req, ans)
     for k, got in enumerate(ans.steps[:len(req.steps)]):
         out.append(status_claim(req, k, got.status, decisions=ans.decisions))
         out.extend(with_request_inputs(params[k], c, source) for c in got.claims)

@@ -16,13 +16,16 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import replace
+from fractions import Fraction
+from functools import cached_property
+from typing import Any
 
-from .model import Claim, NumberError, Verdict, dec_array, parse_number, violated
+from .model import Claim, NumberError, Verdict, dec_array, enc, parse_number, violated
 from .request import Request
 from .rules import GIVEN_INPUTS, PREPARED_CONTROLS
 
-__all__ = ["CALL_ARGUMENTS", "CLAIM_ALIASES", "COPIED_PARAMETERS", "STEP_FORMS", "RequestSource", "given_mismatch",
-           "request_controls", "request_parameters", "step_parameters", "with_request_inputs"]
+__all__ = ["CALL_ARGUMENTS", "CLAIM_ALIASES", "COPIED_PARAMETERS", "STEP_FORMS", "RequestSource", "canonical_output",
+           "given_mismatch", "request_controls", "request_parameters", "step_parameters", "with_request_inputs"]
 
 
 # Request parameters that a claim's Given input of the same name copies verbatim (contract docs:
@@ -73,8 +76,8 @@ def _parameter_key(row: str, label: str, name: str, params: dict) -> str:
     return _request_name(name)
 
 
-def _set_once(inputs) -> dict:
-    """``{name: value}`` of every :data:`COPIED_PARAMETERS` name set to one value in ``inputs``
+def _copied(inputs: dict) -> dict[str, list]:
+    """``{name: [values]}`` of every :data:`COPIED_PARAMETERS` name in a step's ``inputs``
     (dicts walked, a copied name's list value taken whole)."""
     seen: dict = {}
 
@@ -89,15 +92,27 @@ def _set_once(inputs) -> dict:
             for v in x:
                 walk(v)
 
-    for x in inputs:
-        walk(x)
+    walk(inputs)
+    return seen
+
+
+def _set_once(seen: dict[str, list]) -> dict:
+    """The names of ``seen`` (:func:`_copied`) set to one value, with it."""
     return {k: vs[0] for k, vs in seen.items() if all(_same_parameter(v, vs[0]) for v in vs)}
+
+
+def _merged(per_step: list) -> dict[str, list]:
+    out: dict = {}
+    for seen in per_step:
+        for k, vs in seen.items():
+            out.setdefault(k, []).extend(vs)
+    return out
 
 
 def request_parameters(req: Request) -> dict:
     """``{name: value}`` of every :data:`COPIED_PARAMETERS` name that the request's steps set to
     one value (a name set twice, to different values, says nothing and is left out)."""
-    return _set_once(step.inputs for step in req.steps)
+    return _set_once(_merged([_copied(step.inputs) for step in req.steps]))
 
 
 def step_parameters(req: Request) -> list[dict]:
@@ -106,9 +121,10 @@ def step_parameters(req: Request) -> list[dict]:
     count; a surface mesh's SurfaceMeshProfile.PositionError rather than the ToleranceProfile's
     of the same name that TryPrepareSurface took); and ``call.<argument>`` for each of the
     step's own scalar arguments, nested ones by their dotted names (:data:`CALL_ARGUMENTS`)."""
-    base = request_parameters(req)
-    return [{**base, **_set_once([step.inputs]), **_arguments(step.inputs), **_step_values(step), "step.op": step.op}
-            for step in req.steps]
+    per_step = [_copied(step.inputs) for step in req.steps]  # each step's inputs walked once
+    base = _set_once(_merged(per_step))
+    return [{**base, **_set_once(own), **_arguments(step.inputs), **_step_values(step), "step.op": step.op}
+            for step, own in zip(req.steps, per_step)]
 
 
 # Forms of a claim that only some steps' claims may take, by the claim's row and input: a
@@ -153,30 +169,49 @@ def _arguments(inputs: dict, prefix: str = "call.") -> dict:
     return out
 
 
-def _negative_zero(x) -> bool:
-    if isinstance(x, float):
-        return x == 0 and math.copysign(1.0, x) < 0
-    return isinstance(x, str) and x.lstrip().startswith("-")
+def _canonical_number(x: Any):
+    try:
+        q = parse_number(x)
+    except NumberError:
+        return None
+    if isinstance(q, float):  # nan / inf words
+        return ("special", "nan" if math.isnan(q) else ("inf" if q > 0 else "-inf"))
+    neg_zero = q == 0 and (x.strip().startswith("-") if isinstance(x, str) else
+                           isinstance(x, float) and math.copysign(1.0, x) < 0)
+    return ("num", q, neg_zero)
+
+
+def canonical_output(x: Any) -> Any:
+    """``x`` with every claim number replaced by its exact value (and the sign of a zero), so
+    that ``"0x1p+0"``, ``"1"`` and ``1`` compare equal and ``"-0x0p+0"`` differs from ``"0x0p+0"``."""
+    if isinstance(x, dict):
+        return ("obj", tuple(sorted((k, canonical_output(v)) for k, v in x.items())))
+    if isinstance(x, list):
+        return ("arr", tuple(canonical_output(v) for v in x))
+    if isinstance(x, bool) or x is None:
+        return ("lit", x)
+    if isinstance(x, (int, float, Fraction)) or ((isinstance(x, str) and x[:1] in "+-.0123456789") or
+                                                  (isinstance(x, str) and x in ("nan", "inf", "-inf"))):
+        c = _canonical_number(x)
+        if c is not None:
+            return c
+    if not isinstance(x, str):
+        c = _canonical_number(x)  # Decimal
+        if c is not None:
+            return c
+    return ("str", x)
 
 
 def _same_parameter(a, b) -> bool:
-    """Equal as the case files mean them: booleans by identity, names by text, numbers by exact
-    value whatever their spelling (hex, decimal, int; -0 and +0 apart), lists item by item."""
-    if isinstance(a, bool) or isinstance(b, bool):
-        return a is b
+    """Equal as the case files mean them (:func:`canonical_output`): booleans by identity, names
+    by text, numbers by exact value whatever their spelling (hex, decimal, int; -0 and +0 apart),
+    lists item by item. The same text, or the same list spelled alike, is equal without
+    reading its numbers."""
     if a is b or (isinstance(a, str) and a == b):
-        return True  # the same text is the same value
+        return True
     if isinstance(a, list) and a == b and json.dumps(a) == json.dumps(b):
-        return True  # the same items (== alone takes -0.0 for 0.0)
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(_same_parameter(x, y) for x, y in zip(a, b))
-    if isinstance(a, (int, float, str)) and isinstance(b, (int, float, str)):
-        try:
-            x, y = parse_number(a), parse_number(b)
-        except (NumberError, TypeError, ValueError):
-            return False
-        return x == y and (x != 0 or _negative_zero(a) == _negative_zero(b))
-    return False
+        return True  # the same items spelled alike (== alone takes -0.0 for 0.0)
+    return canonical_output(a) == canonical_output(b)
 
 
 # A request's source: items under ``key``, each holding its controls under ``field`` in the
@@ -232,20 +267,31 @@ class RequestSource:
     controls, float64, or None), a surface's ``ids`` and ``joins`` (``[first_patch, first_side,
     second_patch, second_side, is_reversed]``, else None), and the canonical texts (``enc``) of
     each array whole and of each span or patch, so that a claim spelling them the same way is
-    matched without reading its numbers."""
+    matched without reading its numbers (built on first use: most requests' claims state no
+    ``source``)."""
 
     def __init__(self, source, values, ids=None, joins=None):
         self.source, self.values, self.ids, self.joins = source, values, ids, joins
         # a path span's stored endpoints are its first and last controls
-        ends = source[:, [0, 3]] if source.ndim == 3 else None
-        self.source_forms = (source, ends) if ends is not None else (source,)
-        self.texts = _texts(values) if values is not None else set()
-        self.source_texts = set().union(*(_texts(a) for a in self.source_forms))
+        self.source_forms = (source, source[:, [0, 3]]) if source.ndim == 3 else (source,)
+        self._patch_texts: dict[int, set] = {}
+
+    @cached_property
+    def texts(self) -> set:
+        return _texts(self.values) if self.values is not None else set()
+
+    @cached_property
+    def source_texts(self) -> set:
+        return set().union(*(_texts(a) for a in self.source_forms))
+
+    def patch_texts(self, patch: int) -> set:
+        """The canonical texts of one prepared patch (a TryEvaluateSurface step's)."""
+        if patch not in self._patch_texts:
+            self._patch_texts[patch] = _texts(self.values[patch:patch + 1])
+        return self._patch_texts[patch]
 
 
 def _texts(a) -> set:
-    from .model import enc
-
     return {json.dumps(enc(a))} | {json.dumps(enc(a[k])) for k in range(a.shape[0])}
 
 
@@ -264,7 +310,7 @@ def _source_mismatch(src: RequestSource, claim: Claim, patch=None) -> Verdict | 
         texts, forms = src.texts, (src.values,)
         if src.values.ndim == 4 and isinstance(patch, int) and not isinstance(patch, bool) and \
                 0 <= patch < src.values.shape[0]:
-            texts, forms = _texts(src.values[patch:patch + 1]), (src.values[patch:patch + 1],)
+            texts, forms = src.patch_texts(patch), (src.values[patch:patch + 1],)
         for label, raw in (("controls", inputs.get("controls")),
                            ("request.path", request.get("path") if isinstance(request, dict) else None)):
             if raw is not None and not _holds(texts, forms, raw):
@@ -273,14 +319,13 @@ def _source_mismatch(src: RequestSource, claim: Claim, patch=None) -> Verdict | 
                                 note="the claim's prepared controls are another curve than the request's",
                                 rule=PREPARED_CONTROLS.id)
     raw = inputs.get("source")
-    bad = raw is not None and not _holds(src.source_texts, src.source_forms, raw)
+    same = {"source": raw is None or _holds(src.source_texts, src.source_forms, raw)}
     for label, want in (("ids", src.ids), ("joins", src.joins)):
-        if not bad and want is not None and label in inputs and not _same_parameter(inputs[label], want):
-            bad, raw = label, inputs[label]
-    if bad:
-        label = "source" if bad is True else bad
-        return violated(claim, {"input": label, "why": f"the Given input {label} is not the request's source"},
-                        note=f"inputs.{label} differs from the request's", rule=GIVEN_INPUTS.id)
+        same[label] = want is None or label not in inputs or _same_parameter(inputs[label], want)
+    for label, ok in same.items():
+        if not ok:
+            return violated(claim, {"input": label, "why": f"the Given input {label} is not the request's source"},
+                            note=f"inputs.{label} differs from the request's", rule=GIVEN_INPUTS.id)
     return None
 
 
@@ -353,8 +398,6 @@ def _evaluation_request(params: dict, source):
     from its step: the step's span, u, policy and side, the path's closedness, and the prepared
     path the narrowing rule fixes (``source``, :func:`request_controls`); _ABSENT where any is
     missing."""
-    from .model import enc
-
     call = ("span", "u", "policy", "side")
     if source is None or source.values is None or source.values.ndim != 3 or "is_closed" not in params or any(
             f"call.{f}" not in params for f in call):
@@ -385,16 +428,16 @@ def with_request_inputs(params: dict, claim: Claim, source=None) -> Claim:
     return replace(claim, inputs={**claim.inputs, **add}) if add else claim
 
 
-def given_mismatch(params: dict, claim: Claim, controls=None) -> Verdict | None:
+def given_mismatch(params: dict, claim: Claim, source: RequestSource | None = None) -> Verdict | None:
     """Violated (rule ``claim:given_inputs``) when a Given input of ``claim`` names a request
     parameter of ``params`` and holds another value: the claim would be judged on inputs that
     are not the call's (a looser DistanceError, another corner policy), or its Given source,
     patch ids or joins are not the request's; Violated (rule ``claim:prepared_controls``) when
-    its prepared controls are not the narrowing of the request's source (``controls``,
-    :func:`request_controls`, :func:`_source_mismatch`); else None."""
+    its prepared controls are not the narrowing of the request's ``source``
+    (:func:`request_controls`, :func:`_source_mismatch`); else None."""
     inputs = claim.inputs if isinstance(claim.inputs, dict) else {}
-    if controls is not None:
-        bad = _source_mismatch(controls, claim, params.get("call.patch"))
+    if source is not None:
+        bad = _source_mismatch(source, claim, params.get("call.patch"))
         if bad is not None:
             return bad
     op = params.get("step.op")

@@ -261,6 +261,8 @@ def test_an_unanswered_ambiguous_query_and_a_hit_where_it_must_be_ambiguous_are_
 def test_outputs_compare_by_exact_value_and_sign_of_zero():
     assert canonical_output({"a": ["0x1p+0", 2]}) == canonical_output({"a": ["1", "0x1p+1"]})
     assert canonical_output(["0x0p+0"]) != canonical_output(["-0x0p+0"])
+    # an in-memory float keeps its zero's sign too (files hold numbers as text)
+    assert canonical_output([-0.0]) == canonical_output(["-0x0p+0"]) != canonical_output([0.0])
     assert canonical_output(["nan"]) == canonical_output(["nan"]) != canonical_output(["inf"])
     assert canonical_output({"status": "Success"}) != canonical_output({"status": "Degenerate"})
     s = Step("TryPrepareTrack", {}, success())
