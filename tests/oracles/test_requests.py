@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import json
+from dataclasses import replace as dc_replace
 from fractions import Fraction
 
 import numpy as np
@@ -347,17 +348,18 @@ def test_an_answer_file_opts_in_by_its_header_or_per_answer(tmp_path):
     assert not malformed and [a.decisions for a in answers] == [True, False]
 
 
-def _with_claim_inputs(ans, row, change):
-    """``ans`` with ``change(inputs)`` applied to every claim of ``row``."""
-    from oracles.model import Claim
+def _with_claim(ans, row, change, pick=lambda c: True):
+    """``ans`` with ``change(claim)`` in place of every claim of ``row`` that ``pick`` selects."""
     from oracles.request import Answer, StepAnswer
 
-    steps = []
-    for st in ans.steps:
-        claims = tuple(Claim(c.row, c.guarantee, c.value, change(dict(c.inputs)) if c.row == row else c.inputs,
-                             c.model, c.id, c.decisions) for c in st.claims)
-        steps.append(StepAnswer(st.status, claims, st.output))
+    steps = [StepAnswer(st.status, tuple(change(c) if c.row == row and pick(c) else c for c in st.claims), st.output)
+             for st in ans.steps]
     return Answer(ans.request, tuple(steps), ans.label, ans.decisions)
+
+
+def _with_claim_inputs(ans, row, change):
+    """``ans`` with ``change(inputs)`` applied to every claim of ``row``."""
+    return _with_claim(ans, row, lambda c: dc_replace(c, inputs=change(dict(c.inputs))))
 
 
 def test_a_claim_whose_given_inputs_are_not_the_request_s_is_violated():
@@ -391,15 +393,6 @@ def test_a_claim_whose_given_inputs_are_not_the_request_s_is_violated():
             assert all(v.rule == "claim:given_inputs" for v in mine)
 
 
-def _with_claim(ans, row, change, pick=lambda c: True):
-    """``ans`` with ``change(claim)`` in place of every claim of ``row`` that ``pick`` selects."""
-    from oracles.request import Answer, StepAnswer
-
-    steps = [StepAnswer(st.status, tuple(change(c) if c.row == row and pick(c) else c for c in st.claims), st.output)
-             for st in ans.steps]
-    return Answer(ans.request, tuple(steps), ans.label, ans.decisions)
-
-
 def _without(inputs, *names):
     return {k: x for k, x in inputs.items() if k not in names}
 
@@ -422,9 +415,7 @@ def test_an_answer_s_claims_are_judged_on_the_request_s_inputs_they_leave_out():
     from .request_helpers import judge_request, named
 
     def edited(req, edit):  # the request with ``edit(inputs)`` applied to each step's inputs
-        from dataclasses import replace
-
-        return replace(req, steps=tuple(replace(st, inputs=edit(copy.deepcopy(st.inputs))) for st in req.steps))
+        return dc_replace(req, steps=tuple(dc_replace(st, inputs=edit(copy.deepcopy(st.inputs))) for st in req.steps))
 
     def roll_missed(by):  # a sweep that missed ``by`` radians of its profile's roll
         def edit(inp):
@@ -450,28 +441,28 @@ def test_an_answer_s_claims_are_judged_on_the_request_s_inputs_they_leave_out():
                 inputs = {n: (p[n] if n in p else v) for n, v in c.inputs.items()}
                 if isinstance(inputs.get("profile"), dict):
                     inputs["profile"] = {f: p.get(f, v) for f, v in inputs["profile"].items()}
-                return Claim(c.row, c.guarantee, c.value, inputs, c.model, c.id, c.decisions)
+                return dc_replace(c, inputs=inputs)
             steps.append(StepAnswer(st.status, tuple(fix(c) if c.row == row else c for c in st.claims), st.output))
         return Answer(ans.request, tuple(steps), ans.label, ans.decisions)
 
     def ring_roll(c):  # a loop ribbon swept without 0.1 rad of its roll, without DistanceError
-        return Claim(c.row, c.guarantee, c.value, _without(c.inputs, "distance_error"), c.model, c.id, c.decisions)
+        return dc_replace(c, inputs=_without(c.inputs, "distance_error"))
 
     def wide_estimate(c):  # half a radian of roll hidden under A = 1 rad, without TangentAngleError
         inputs = {**_without(c.inputs, "tangent_angle_error"), "angular_error_estimate": enc(1.0)}
-        return Claim(c.row, c.guarantee, c.value, inputs, c.model, c.id, c.decisions)
+        return dc_replace(c, inputs=inputs)
 
     def wide_total(c):  # TotalEstimate's interval four DistanceErrors wider on each side, without it
         E, inputs = dec(c.inputs["distance_error"]), _without(c.inputs, "distance_error")
         inputs.update(lower=enc(dec(inputs["lower"]) - 4 * E), upper=enc(dec(inputs["upper"]) + 4 * E))
-        return Claim(c.row, c.guarantee, c.value, inputs, c.model, c.id, c.decisions)
+        return dc_replace(c, inputs=inputs)
 
     def not_within(c):  # a mesh within its PositionError claimed outside it, without the error
-        return Claim(c.row, c.guarantee, {**c.value, "is_within_position_error": False},
-                     _without(c.inputs, "position_error", "accepts_coarser"), c.model, c.id, c.decisions)
+        return dc_replace(c, value={**c.value, "is_within_position_error": False},
+                          inputs=_without(c.inputs, "position_error", "accepts_coarser"))
 
     def no_profile(c):  # the coarse mesh, without the profile that holds its levels to the rule
-        return Claim(c.row, c.guarantee, c.value, _without(c.inputs, "profile"), c.model, c.id, c.decisions)
+        return dc_replace(c, inputs=_without(c.inputs, "profile"))
 
     # (family, request, row, mistake, rule, the request the implementation really answered)
     same = lambda req: req
@@ -511,8 +502,6 @@ def test_a_point_other_than_the_step_names_is_violated_when_its_request_is_left_
     but not the point the spec's SpanSide names), was Verified when its request was left out;
     and a surface claim on another patch than its step's was Verified, since any patch of the
     source matched."""
-    from dataclasses import replace as dc_replace
-
     from oracles.batch import check_claim
     from oracles.families import family_named
     from oracles.rules import our_answer
