@@ -36,6 +36,14 @@ class RowContract:
             (``("mpmath iv: Taylor quadrature", "FLINT Arb: acb.integral")``); a row enclosed
             twice checks that the two overlap per claim (disjoint is an OracleFault). The ledger
             header lists them per row.
+        evaluated_point: ``(rule, point)`` for a row whose claims name the point their step
+            evaluated (``inputs.controls``: the evaluated span's prepared controls, ``inputs.u``:
+            its parameter after span sides resolve): ``point(spans, call) -> (span, u) | None``,
+            from the number of prepared spans and the step's arguments (``{"span": ..., "u":
+            ..., "side": ...}``), None where the call names no point (its status is judged
+            instead). In an answer, a claim naming another point is Violated under ``rule``
+            (``oracles.given``): each claim is then also about the call it answers, not only true
+            of the point it names.
     """
 
     checks: str
@@ -45,6 +53,7 @@ class RowContract:
     model: dict | None = None
     refutable: bool = True
     oracles: tuple[str, ...] = ()
+    evaluated_point: tuple[Any, Callable[[int, dict], Any]] | None = None
 
 
 @dataclass(frozen=True)

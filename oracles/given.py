@@ -274,7 +274,7 @@ class RequestSource:
         self.source, self.values, self.ids, self.joins = source, values, ids, joins
         # a path span's stored endpoints are its first and last controls
         self.source_forms = (source, source[:, [0, 3]]) if source.ndim == 3 else (source,)
-        self._patch_texts: dict[int, set] = {}
+        self._item_texts: dict[int, set] = {}
 
     @cached_property
     def texts(self) -> set:
@@ -284,11 +284,11 @@ class RequestSource:
     def source_texts(self) -> set:
         return set().union(*(_texts(a) for a in self.source_forms))
 
-    def patch_texts(self, patch: int) -> set:
-        """The canonical texts of one prepared patch (a TryEvaluateSurface step's)."""
-        if patch not in self._patch_texts:
-            self._patch_texts[patch] = _texts(self.values[patch:patch + 1])
-        return self._patch_texts[patch]
+    def item_texts(self, k: int) -> set:
+        """The canonical texts of one prepared span or patch (the one a step evaluates)."""
+        if k not in self._item_texts:
+            self._item_texts[k] = _texts(self.values[k:k + 1])
+        return self._item_texts[k]
 
 
 def _texts(a) -> set:
@@ -310,7 +310,7 @@ def _source_mismatch(src: RequestSource, claim: Claim, patch=None) -> Verdict | 
         texts, forms = src.texts, (src.values,)
         if src.values.ndim == 4 and isinstance(patch, int) and not isinstance(patch, bool) and \
                 0 <= patch < src.values.shape[0]:
-            texts, forms = src.patch_texts(patch), (src.values[patch:patch + 1],)
+            texts, forms = src.item_texts(patch), (src.values[patch:patch + 1],)
         for label, raw in (("controls", inputs.get("controls")),
                            ("request.path", request.get("path") if isinstance(request, dict) else None)):
             if raw is not None and not _holds(texts, forms, raw):
@@ -326,6 +326,49 @@ def _source_mismatch(src: RequestSource, claim: Claim, patch=None) -> Verdict | 
         if not ok:
             return violated(claim, {"input": label, "why": f"the Given input {label} is not the request's source"},
                             note=f"inputs.{label} differs from the request's", rule=GIVEN_INPUTS.id)
+    return None
+
+
+def _evaluated_point(row: str):
+    """A row contract's ``evaluated_point`` (``(rule, point)``), or None."""
+    if row not in _POINTS:
+        from .families import contract_for
+
+        c = contract_for(row)
+        _POINTS[row] = getattr(c, "evaluated_point", None)
+    return _POINTS[row]
+
+
+_POINTS: dict = {}
+
+
+def _point_mismatch(params: dict, claim: Claim, src: RequestSource) -> Verdict | None:
+    """Violated (the row's own rule, ``RowContract.evaluated_point``) when a claim of a row whose
+    claims name the point their step evaluated names another one: its ``controls`` are not the
+    prepared span its step's arguments name, or its ``u`` not that u (exact values; a signed zero
+    is zero). None for other rows, for a call that names no point, and for inputs the row's
+    checker cannot read (it refuses them)."""
+    got = _evaluated_point(claim.row)
+    if got is None or src.values is None or src.values.ndim != 3:
+        return None
+    rule, point = got
+    p = point(src.values.shape[0], {k[5:]: v for k, v in params.items() if k.startswith("call.")})
+    if p is None:
+        return None
+    k, u = p
+    inputs = claim.inputs if isinstance(claim.inputs, dict) else {}
+    if "controls" in inputs and not _holds(src.item_texts(k), (src.values[k:k + 1],), inputs["controls"]):
+        return violated(claim, {"input": "controls", "span": k, "u": enc(u),
+                                "why": f"inputs.controls are not span {k}'s, the span the step names"},
+                        note="the claim is about another span than the one its step evaluates", rule=rule.id)
+    try:
+        claimed = parse_number(inputs.get("u"))
+    except NumberError:
+        return None
+    if isinstance(claimed, Fraction) and claimed != Fraction(u):
+        return violated(claim, {"input": "u", "span": k, "u": enc(u), "claimed": inputs.get("u"),
+                                "why": f"inputs.u is not {enc(u)}, the u of span {k} that the step names"},
+                        note="the claim is about another parameter than the one its step evaluates", rule=rule.id)
     return None
 
 
@@ -437,7 +480,7 @@ def given_mismatch(params: dict, claim: Claim, source: RequestSource | None = No
     (:func:`request_controls`, :func:`_source_mismatch`); else None."""
     inputs = claim.inputs if isinstance(claim.inputs, dict) else {}
     if source is not None:
-        bad = _source_mismatch(source, claim, params.get("call.patch"))
+        bad = _source_mismatch(source, claim, params.get("call.patch")) or _point_mismatch(params, claim, source)
         if bad is not None:
             return bad
     op = params.get("step.op")

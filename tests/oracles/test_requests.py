@@ -831,3 +831,63 @@ def test_a_surface_claim_on_another_patch_than_the_request_s_is_violated():
     verdicts, _ = judge_request(req, _with_claim_inputs(ans, row, nudge))
     mine = [v for v in verdicts if v.claim.row == row and "controls" in v.claim.inputs]
     assert mine and all(v.kind is VerdictKind.Violated and v.rule == "claim:prepared_controls" for v in mine)
+
+
+def _joint_evaluations(req):
+    """``(incoming, outgoing)`` step indices of two TryEvaluateFrame steps naming the same interior
+    joint as ``(span k >= 1, u = 0)``, one with each side."""
+    ev = [(i, st.inputs) for i, st in enumerate(req.steps) if st.op == "TryEvaluateFrame"
+          and "path_revision" not in st.inputs and isinstance(st.inputs["u"], str) and dec(st.inputs["u"]) == 0.0
+          and st.inputs["span"] >= 1]
+    for i, a in ev:
+        for j, b in ev:
+            if a["side"] == "Incoming" and b["side"] == "Outgoing" and a["span"] == b["span"]:
+                return i, j
+    return None
+
+
+def test_a_frame_evaluated_at_another_point_than_its_step_names_is_violated():
+    """A frame.vectors claim names its point (the evaluated span's controls and its u "after span
+    sides resolve"); in an answer that point is the one its TryEvaluateFrame step's span, u and
+    side name (spec 002 Span sides: "SpanSide::Incoming selects the previous span at u = 1"), so
+    rule frame:evaluated_point refutes a frame of another point even when the frame is right for
+    the point it names. Before 2026-12-06 both plants below were Verified: the claims of the two
+    sides of a joint swapped (an implementation that ignores SpanSide answers the outgoing frame
+    to an incoming call), and a claim whose u is one float64 step off its call's."""
+    from oracles.batch import check_claim
+    from oracles.families import family_named
+    from oracles.rules import our_answer
+    from .request_helpers import judge_request
+
+    frames = family_named("frame")
+    req = next(r for r in frames.requests(1, 40) if _joint_evaluations(r) is not None)
+    i, o = _joint_evaluations(req)
+    ans = our_answer(frames.answer(req))
+    verdicts, _ = judge_request(req, ans)
+    assert verdicts and all(v.kind is VerdictKind.Verified for v in verdicts)
+    (ci,) = [c for c in ans.steps[i].claims if c.row == "frame.vectors"]
+    (co,) = [c for c in ans.steps[o].claims if c.row == "frame.vectors"]
+    k = req.steps[i].inputs["span"]
+    assert dec(ci.inputs["u"]) == 1.0 and dec(co.inputs["u"]) == 0.0  # (k - 1, 1) and (k, 0)
+    assert ci.inputs["controls"] != co.inputs["controls"]
+
+    def judged(swapped):
+        steps = [StepAnswer(st.status, tuple(swapped.get(id(c), c) for c in st.claims), st.output)
+                 for st in ans.steps]
+        return judge_request(req, Answer(ans.request, tuple(steps), ans.label, ans.decisions))[0]
+
+    # the sides swapped: each claim alone is a right frame of the point it names
+    assert check_claim(ci).kind is VerdictKind.Verified and check_claim(co).kind is VerdictKind.Verified
+    got = judged({id(ci): co, id(co): ci})
+    mine = [v for v in got if v.claim.row == "frame.vectors" and v.kind is not VerdictKind.Verified]
+    assert len(mine) == 2 and all(v.kind is VerdictKind.Violated and v.rule == "frame:evaluated_point"
+                                  for v in mine), [(v.kind, v.rule, v.witness) for v in mine]
+    assert {v.witness["span"] for v in mine} == {k - 1, k}
+
+    # u one float64 step into the span: the frame there is within its bound, the point is not the call's
+    nudged = dc_replace(co, inputs={**co.inputs, "u": enc(float(np.nextafter(0.0, 1.0)))})
+    assert check_claim(nudged).kind is VerdictKind.Verified
+    got = judged({id(co): nudged})
+    v = next(v for v in got if v.claim.row == "frame.vectors" and v.claim.inputs["u"] == nudged.inputs["u"])
+    assert v.kind is VerdictKind.Violated and v.rule == "frame:evaluated_point" and v.witness["input"] == "u"
+    assert [w for w in got if w.kind is not VerdictKind.Verified] == [v]

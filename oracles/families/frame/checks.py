@@ -81,6 +81,13 @@ SEED = spec("frame:seed", _S + "'The first run starts from SeedUp projected perp
             "that projection is degenerate (its sine is at or below MinimumSinAngle) ... UseFallbackAxis projects "
             "FallbackAxis instead': a fallback seed only where the true sine of SeedUp is within the model's band of "
             "MinimumSinAngle or below it, and the seed axis not parallel to the tangent")
+EVALUATED_POINT = spec("frame:evaluated_point", _S + "Span sides: 'An exact boundary selects the outgoing span at "
+                       "u = 0. The terminal endpoint selects the last span at u = 1. SpanSide::Incoming selects the "
+                       "previous span at u = 1; at the first endpoint both sides select the first span', and 'A joint "
+                       "has an incoming sample at u = 1 and an outgoing sample at u = 0': in an answer, a "
+                       "frame.vectors claim's controls are the prepared span and its u the parameter that its "
+                       "TryEvaluateFrame step's span, u and side name (evaluation takes no policy: Reject), so a "
+                       "frame evaluated at another point than the one asked for is not a frame of the call")
 
 REQUEST_STATUS = decision("frame:request_status", "docs/decisions.md 'Frames: bad input' and 'Frames: how the twist is "
                           "interpolated, and evaluation': a preparation naming no policy, a strict flag that is not a "
@@ -96,7 +103,7 @@ REQUEST_STATUS = decision("frame:request_status", "docs/decisions.md 'Frames: ba
 RULES = declare({
     "frame.statuses": (REQUEST_STATUS,),
     "frame.regularity": (REGULARITY, DEPTH_LIMITED),
-    "frame.vectors": (SINGULAR_RANGES, VECTORS, VECTORS_BOUND, SEED),
+    "frame.vectors": (SINGULAR_RANGES, VECTORS, VECTORS_BOUND, SEED, EVALUATED_POINT),
 })
 
 

@@ -7,8 +7,8 @@ import numpy as np
 
 from ... import schema as S
 from ...family import RowContract
-from ...model import Claim, dec, enc
-from .checks import FRAME_VECTOR_K, controls_of
+from ...model import Claim, NumberError, dec, enc
+from .checks import EVALUATED_POINT, FRAME_VECTOR_K, controls_of
 from .checks_angular import ACCEPTANCE_FACTOR
 
 __all__ = ["CONTRACTS"]
@@ -34,6 +34,23 @@ def _plant_regularity(c: Claim) -> Claim:
         big = float(6.0 * np.max(np.abs(P)) * 2.0 + 1.0) * 2.0 ** c.inputs["max_depth"]
         return Claim(c.row, c.guarantee, c.value, {**c.inputs, "minimum_speed": enc(big)}, c.model)
     return _with(c, {"regular": True})  # a singular range called regular
+
+
+def _evaluated_point(spans: int, call: dict):
+    """The ``(span, u)`` a TryEvaluateFrame call names on ``spans`` prepared spans, under spec 002's
+    span sides and the Reject policy (:func:`.demands.resolve_request`), or None where it names
+    no point (a nonfinite u, outside the domain, an unknown side: its status is judged instead)."""
+    from .demands import resolve_request
+
+    k, side = call.get("span"), call.get("side")
+    if type(k) is not int or side not in ("Outgoing", "Incoming"):
+        return None
+    try:
+        u = dec(call.get("u"))
+    except (NumberError, TypeError, ValueError):
+        return None
+    got = resolve_request(spans, k, u, side)
+    return (got[1], got[2]) if got[0] == "ok" else None
 
 
 def _plant_vectors(c: Claim) -> Claim:
@@ -95,7 +112,8 @@ CONTRACTS = {
             "controls": S.described(_CONTROLS, "Yours: the evaluated span's four prepared controls (chunk-relative "
                                                "float32)."),
             "u": S.f64(nonnegative=True, doc="Given: the evaluated parameter within the span, [0, 1], after span "
-                                             "sides resolve.")},
+                                             "sides resolve (in an answer, the span and u its TryEvaluateFrame "
+                                             "step's span, u and side name: rule frame:evaluated_point).")},
                      optional={"seed": S.obj(required={
                          "axis": S.described(_XYZ, "Given: the axis the run was seeded from: SeedUp, or FallbackAxis "
                                                    "for a fallback-seeded run."),
@@ -118,7 +136,8 @@ CONTRACTS = {
                              doc="No frame."),
                        doc="The frame, or Degenerate."),
         model=S.model("[position, tangent, orthonormality, handedness, seed]", FRAME_VECTOR_K),
-        plant=_plant_vectors),
+        plant=_plant_vectors,
+        evaluated_point=(EVALUATED_POINT, _evaluated_point)),
     "frame.angular_error_estimate": RowContract(
         checks="Run structure: a run starts only at the path start, after a claimed singular range or at a joint "
                "not clearly G1 (true tangent angle >= continuity_angle (1 - 2^-20)) under SplitRuns, crosses no "

@@ -1,7 +1,8 @@
 """Frame requests: the corpus as requests, each step with the status the spec demands of it.
 
 A frame case is a scenario: ``TryBuildFrames`` on its path and distance map, then
-``TryEvaluateFrame`` at the path start, at every joint from both sides, at random parameters, and
+``TryEvaluateFrame`` at the path's ends from both sides, at every joint named from both spans
+with both sides (a side names the other span's end in half of them), at random parameters, and
 around every parameter the case is built around where the speed is at most MinimumSpeed (a cusp,
 a reversal, a stopped or stationary span): the parameter itself, which must be Degenerate whatever
 MaxDepth is, and the points half a grid step (``2^-(MaxDepth + 1)``) on either side and the grid
@@ -333,9 +334,13 @@ def _queries(case: dict) -> list:
     """``(span, u, side, roll)`` of a case's evaluations (chosen from the case alone)."""
     n = case["source"].shape[0]
     rng = np.random.default_rng([case["query_seed"], 5])
-    out = [(0, 0.0, "Outgoing", 0.0)]
+    # the ends and every joint named from both of its spans with both sides: a side names the
+    # other span's end in half of them (spec 002 Span sides), so a SpanSide ignored, or always
+    # applied, evaluates a frame of another point than the call's (rule frame:evaluated_point)
+    out = [(0, 0.0, "Outgoing", 0.0), (0, 0.0, "Incoming", 0.0), (n - 1, 1.0, "Outgoing", 0.0)]
     for k in range(1, n):
-        out += [(k, 0.0, "Outgoing", 0.25), (k - 1, 1.0, "Incoming", -0.5)]
+        out += [(k, 0.0, "Outgoing", 0.25), (k - 1, 1.0, "Incoming", -0.5),
+                (k, 0.0, "Incoming", 0.125), (k - 1, 1.0, "Outgoing", -0.125)]
     for _ in range(case["queries"]):
         out.append((int(rng.integers(0, n)), float(rng.random()), "Outgoing", float(rng.uniform(-4, 4))))
     w = 2.0 ** -case["max_depth"]

@@ -12,6 +12,7 @@ _ORACLE = "tests/interval/test_frame_oracle.py"
 _TWIST = "tests/interval/test_frame_twist_reference.py"
 _ADAPTER = "oracles/families/frame/answers.py"
 _STATUSES = _CHECKS + "::test_our_fast_path_meets_every_status_request"
+_REQUESTS = "tests/oracles/test_requests.py::test_a_frame_evaluated_at_another_point_than_its_step_names_is_violated"
 
 FAULTS = [
     # --- the regularity decision (Certified) ---
@@ -237,4 +238,18 @@ FAULTS = [
           "        if False:\n            return failure(GeometryStatus.DegenerateFrame, \"closing joint 0",
           "Reject lets a corner at the closing joint through (the build succeeds, the loop left open)",
           (_STATUSES,)),
+    # --- the evaluated point (rule frame:evaluated_point, 2026-12-06 evening) ---
+    Fault("frame.evaluate_side_ignored", "frame", _R,
+          "r = resolve_parameter(path_view, parameter, BoundaryPolicy.Reject, side)",
+          "r = resolve_parameter(path_view, parameter, BoundaryPolicy.Reject, SpanSide.Outgoing)",
+          "evaluation ignores SpanSide: an Incoming call at a joint gets the outgoing span's frame at u = 0 "
+          "(a right frame of another point than the call's)",
+          (_REQUESTS,)),
+    Fault("frame.evaluate_sides_swapped", "frame", _R,
+          "r = resolve_parameter(path_view, parameter, BoundaryPolicy.Reject, side)",
+          "r = resolve_parameter(path_view, parameter, BoundaryPolicy.Reject, SpanSide.Incoming if side is "
+          "SpanSide.Outgoing else SpanSide.Outgoing)",
+          "evaluation reads SpanSide backwards: Outgoing names the previous span at u = 1 and Incoming the next "
+          "at u = 0",
+          (_REQUESTS,)),
 ]
