@@ -31,7 +31,7 @@ from reference.status import GuaranteeClass as G
 from . import schema as S
 from .family import RowContract
 from .given import (RequestSource, canonical_output, given_mismatch, request_controls, step_parameters,
-                    with_request_inputs)
+                    with_answer, with_request_inputs)
 from .model import Claim, Verdict, undecided, verified, violated
 from .rules import binding, judged
 from .rules import rule as rule_named
@@ -277,6 +277,8 @@ def judge_answer(req: Request, ans: Answer | None, judge: Callable[[Claim], Verd
             c = with_request_inputs(params[k], c, source)
             v = given_mismatch(params[k], c, source)
             if v is None:
+                c, v = with_answer(c, req, ans, k)
+            if v is None:
                 v = judge(c)
             if v is not None:
                 add(v)
@@ -299,7 +301,7 @@ def answer_claims(req: Request, ans: Answer) -> list[Claim]:
     params, source = _the_call(req, ans)
     for k, got in enumerate(ans.steps[:len(req.steps)]):
         out.append(status_claim(req, k, got.status, decisions=ans.decisions))
-        out.extend(with_request_inputs(params[k], c, source) for c in got.claims)
+        out.extend(with_answer(with_request_inputs(params[k], c, source), req, ans, k)[0] for c in got.claims)
     for j, rule in enumerate(req.rules):
         if rule.after < len(ans.steps):
             a, b = ans.steps[rule.before], ans.steps[rule.after]

@@ -44,6 +44,11 @@ class RowContract:
             instead). In an answer, a claim naming another point is Violated under ``rule``
             (``oracles.given``): each claim is then also about the call it answers, not only true
             of the point it names.
+        answered: ``answered(claim, request, answer, step) -> (claim, verdict)`` for a row whose
+            claims restate what other steps of the same answer returned (a frame build's claim
+            lists the frames later evaluations returned): the claim completed from those steps
+            where it leaves that out, and a Violated verdict (else None) where it contradicts
+            them (``oracles.given.with_answer``).
     """
 
     checks: str
@@ -54,6 +59,7 @@ class RowContract:
     refutable: bool = True
     oracles: tuple[str, ...] = ()
     evaluated_point: tuple[Any, Callable[[int, dict], Any]] | None = None
+    answered: Callable[[Claim, Any, Any, int], tuple] | None = None
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,8 @@ from .request import Request
 from .rules import GIVEN_INPUTS, PREPARED_CONTROLS
 
 __all__ = ["CALL_ARGUMENTS", "CLAIM_ALIASES", "COPIED_PARAMETERS", "STEP_FORMS", "RequestSource", "canonical_output",
-           "given_mismatch", "request_controls", "request_parameters", "step_parameters", "with_request_inputs"]
+           "given_mismatch", "request_controls", "request_parameters", "step_parameters", "with_answer",
+           "with_request_inputs"]
 
 
 # Request parameters that a claim's Given input of the same name copies verbatim (contract docs:
@@ -329,17 +330,26 @@ def _source_mismatch(src: RequestSource, claim: Claim, patch=None) -> Verdict | 
     return None
 
 
-def _evaluated_point(row: str):
-    """A row contract's ``evaluated_point`` (``(rule, point)``), or None."""
-    if row not in _POINTS:
+def _hook(row: str, name: str):
+    """A row contract's answer hook ``name`` (``evaluated_point``, ``answered``), or None."""
+    key = (row, name)
+    if key not in _HOOKS:
         from .families import contract_for
 
-        c = contract_for(row)
-        _POINTS[row] = getattr(c, "evaluated_point", None)
-    return _POINTS[row]
+        _HOOKS[key] = getattr(contract_for(row), name, None)
+    return _HOOKS[key]
 
 
-_POINTS: dict = {}
+_HOOKS: dict = {}
+
+
+def with_answer(claim: Claim, req: Request, ans, step: int) -> tuple[Claim, Verdict | None]:
+    """``(claim, verdict)``: for a row whose claims restate what other steps of the answer
+    returned (``RowContract.answered``: a frame build's claim lists the frames later evaluations
+    returned), the claim completed from those steps, and a Violated verdict where it
+    contradicts them; any other claim as it is, with None."""
+    hook = _hook(claim.row, "answered")
+    return (claim, None) if hook is None else hook(claim, req, ans, step)
 
 
 def _point_mismatch(params: dict, claim: Claim, src: RequestSource) -> Verdict | None:
@@ -348,7 +358,7 @@ def _point_mismatch(params: dict, claim: Claim, src: RequestSource) -> Verdict |
     prepared span its step's arguments name, or its ``u`` not that u (exact values; a signed zero
     is zero). None for other rows, for a call that names no point, and for inputs the row's
     checker cannot read (it refuses them)."""
-    got = _evaluated_point(claim.row)
+    got = _hook(claim.row, "evaluated_point")
     if got is None or src.values is None or src.values.ndim != 3:
         return None
     rule, point = got

@@ -710,8 +710,10 @@ def test_limits_at_equality_and_one_past_follow_the_rule(status_reqs):
 
 def test_a_frame_inside_a_singular_range_is_violated_without_any_claim():
     """Spec 002: TryEvaluateFrame "returns Degenerate inside it". A producer that answers a frame at
-    the cusp u = 1/3 (and makes no claim of it, so no value row sees it) is Violated on the status
-    row: the request demands Degenerate there, decided from the exact speed alone."""
+    the cusp u = 1/3 (and makes no claim of it) is Violated on the status row: the request demands
+    Degenerate there, decided from the exact speed alone. Since rule frame:evaluations the build's
+    claim is Violated too: the frame returned is a call answered Success on its frames, and the
+    claim's list of evaluations leaves it out."""
     req = FR.case_request("frame/test", FC.named_case("cusp at u = 1/3, SplitRuns"))
     k = next(i for i, s in enumerate(req.steps) if s.op == "TryEvaluateFrame" and s.expect.kind == "failure")
     assert req.steps[k].expect.statuses == ("Degenerate",) and dec(req.steps[k].inputs["u"]) == 1 / 3
@@ -722,8 +724,10 @@ def test_a_frame_inside_a_singular_range_is_violated_without_any_claim():
     steps = list(ans.steps)
     steps[k] = StepAnswer("Success", (), frame)
     verdicts, _ = _judge(req, Answer(req.id, tuple(steps)))
-    bad = [v for v in verdicts if v.kind is X]
-    assert len(bad) == 1 and bad[0].claim.row == "frame.statuses" and bad[0].witness["got"] == "Success"
+    bad = sorted((v for v in verdicts if v.kind is X), key=lambda v: v.claim.row)
+    assert [(v.claim.row, v.rule) for v in bad] == [("frame.angular_error_estimate", "frame:evaluations"),
+                                                    ("frame.statuses", "statuses:expectation")]
+    assert bad[1].witness["got"] == "Success" and bad[0].witness["field"] == "inputs.evaluations"
 
 
 def test_must_be_degenerate_parameters_do_not_depend_on_max_depth():

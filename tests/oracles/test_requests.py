@@ -891,3 +891,77 @@ def test_a_frame_evaluated_at_another_point_than_its_step_names_is_violated():
     v = next(v for v in got if v.claim.row == "frame.vectors" and v.claim.inputs["u"] == nudged.inputs["u"])
     assert v.kind is VerdictKind.Violated and v.rule == "frame:evaluated_point" and v.witness["input"] == "u"
     assert [w for w in got if w.kind is not VerdictKind.Verified] == [v]
+
+
+def _rolled_frame(v: dict, by: float) -> dict:
+    """A frame value or output with its normal (and binormal) turned by ``by`` about its tangent."""
+    if not isinstance(v, dict) or "normal" not in v:
+        return v
+    t, n, b = (np.array([dec(x) for x in v[f]]) for f in ("tangent", "normal", "binormal"))
+    n2 = np.cos(by) * n + np.sin(by) * b
+    return {**v, "normal": [enc(float(x)) for x in n2], "binormal": [enc(float(x)) for x in np.cross(t, n2)]}
+
+
+def test_a_build_s_evaluated_frames_are_the_frames_its_evaluations_returned():
+    """The TryEvaluateFrame normal is judged against the true frame (rolled, twisted) only through
+    the build's frame.angular_error_estimate claim, which lists the evaluations made on its frames
+    (``evaluations``, Given) and their normals (``value.evaluated``). In an answer both are the
+    later calls answered Success on those frames and what they returned (rule frame:evaluations):
+    left out, they are taken from those calls; stated otherwise, the claim is Violated. Before
+    2026-12-06 an answer whose every evaluation turned its normal 0.3 rad too far was Verified
+    but at a run's seed when its build claim left the two lists out, and whatever it returned when
+    the lists held other normals than the calls'."""
+    from collections import Counter
+
+    from oracles.families import family_named
+    from oracles.rules import our_answer
+    from .request_helpers import judge_request
+
+    frames = family_named("frame")
+    req = frames.requests(1, 40)[0]
+    ans = our_answer(frames.answer(req))
+    (b,) = [k for k, st in enumerate(req.steps) if st.op == "TryBuildFrames"]
+    (angular,) = [c for c in ans.steps[b].claims if c.row == "frame.angular_error_estimate"]
+    evaluated = [k for k, st in enumerate(req.steps)
+                 if st.op == "TryEvaluateFrame" and ans.steps[k].status == "Success"]
+    assert len(angular.inputs["evaluations"]) == len(evaluated) >= 10
+
+    def answered(change_angular, turn=0.0):
+        steps = [StepAnswer(st.status, tuple(change_angular(c) if c.row == "frame.angular_error_estimate" else
+                                             dc_replace(c, value=_rolled_frame(c.value, turn)) if turn else c
+                                             for c in st.claims), _rolled_frame(st.output, turn) if turn else st.output)
+                 for st in ans.steps]
+        got = Answer(ans.request, tuple(steps), ans.label, ans.decisions)
+        verdicts, _ = judge_request(req, got)
+        return got, Counter((v.claim.row, v.kind.value, v.rule) for v in verdicts if v.kind is not VerdictKind.Verified)
+
+    def without_lists(c):
+        return dc_replace(c, inputs={k: v for k, v in c.inputs.items() if k != "evaluations"},
+                          value={k: v for k, v in c.value.items() if k != "evaluated"})
+
+    # an honest answer leaving both lists out: taken from its evaluations, the same lists, all Verified
+    got, bad = answered(without_lists)
+    assert bad == Counter()
+    (completed,) = [c for c in answer_claims(req, got) if c.row == "frame.angular_error_estimate"]
+    assert [[k, dec(u), dec(r)] for k, u, r in completed.inputs["evaluations"]] == \
+        [[k, dec(u), dec(r)] for k, u, r in angular.inputs["evaluations"]]
+    assert completed.value["evaluated"] == angular.value["evaluated"]
+
+    # every evaluated normal 0.3 rad off: refuted against the true frame through the completed lists
+    row = "frame.angular_error_estimate"
+    _, bad = answered(without_lists, 0.3)
+    assert bad[(row, "Violated", "frame:acceptance")] == 1, bad
+    # ... and as a contradiction where the build's lists hold other normals than the calls returned
+    _, bad = answered(lambda c: c, 0.3)
+    assert bad[(row, "Violated", "frame:evaluations")] == 1, bad
+
+    # an evaluation listed with another roll, or one left out of a stated list
+    def other_roll(c):
+        ev = copy.deepcopy(c.inputs["evaluations"])
+        ev[3][2] = enc(dec(ev[3][2]) + 0.5)
+        return dc_replace(c, inputs={**c.inputs, "evaluations": ev})
+
+    for change in (other_roll, lambda c: dc_replace(c, inputs={**c.inputs, "evaluations": c.inputs["evaluations"][:-1]},
+                                                     value={**c.value, "evaluated": c.value["evaluated"][:-1]})):
+        _, bad = answered(change)
+        assert bad == Counter({(row, "Violated", "frame:evaluations"): 1}), bad

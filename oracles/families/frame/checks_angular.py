@@ -84,9 +84,16 @@ ACCEPTANCE = default("frame:acceptance", "docs/decisions.md 'Frames: the Estimat
                      "angle error (normals against the true RMF, residual twist, evaluated frames with roll and "
                      "twist) at most ACCEPTANCE_FACTOR = 4 times AngularErrorEstimate plus 32 u per sample (spec 002 "
                      "Guarantees: 'AngularErrorEstimate, residual twist' are Estimated, with no factor)")
+EVALUATIONS = default("frame:evaluations", "docs/casefile.md frame.angular_error_estimate ('evaluations: Given: "
+                      "the TryEvaluateFrame calls made on these frames'; 'evaluated: the frame's final normal') and "
+                      "docs/decisions.md 'Answers: Given inputs are the request's' step 6: in an answer, a build's "
+                      "evaluations are the later TryEvaluateFrame calls answered Success on its frames (their points "
+                      "after span sides resolve, and their rolls), in order, and value.evaluated holds the normals "
+                      "those calls returned; left out, both are taken from those calls, so every evaluated normal is "
+                      "judged against the true frame")
 
 RULES = declare({"frame.angular_error_estimate": (ESTIMATE, RUNS, CLOSED_LOOP, TWIST, DISTANCES, ACCEPTANCE,
-                                                  VECTORS_BOUND)})
+                                                  VECTORS_BOUND, EVALUATIONS)})
 
 # Rounding allowance of transported frames: 32 u per baked sample of the run (a step rounds
 # a few u per reflection and renormalization; rotations propagate earlier errors unchanged).

@@ -3,13 +3,15 @@ planted false claim (``tests/oracles/test_every_checker_can_fail.py``)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from ... import schema as S
 from ...family import RowContract
-from ...model import Claim, NumberError, dec, enc
+from ...model import Claim, NumberError, dec, enc, parse_number, violated
 from .checks import EVALUATED_POINT, FRAME_VECTOR_K, controls_of
-from .checks_angular import ACCEPTANCE_FACTOR
+from .checks_angular import ACCEPTANCE_FACTOR, EVALUATIONS
 
 __all__ = ["CONTRACTS"]
 
@@ -51,6 +53,95 @@ def _evaluated_point(spans: int, call: dict):
         return None
     got = resolve_request(spans, k, u, side)
     return (got[1], got[2]) if got[0] == "ok" else None
+
+
+def _same_values(a, b) -> bool:
+    """Whether two lists of claim numbers hold the same exact values (-0 is 0)."""
+    try:
+        return len(a) == len(b) and all(parse_number(x) == parse_number(y) for x, y in zip(a, b))
+    except (NumberError, TypeError):
+        return False
+
+
+def _evaluations_made(req, ans, k: int) -> list | None:
+    """``[(span, u, roll, normal)]`` of the TryEvaluateFrame calls answered Success on the frames
+    step ``k`` built, in order: the later calls up to the next build answered Success (a failed
+    rebuild keeps the frames), on the build's path revision, at the point each names
+    (:func:`_evaluated_point`), with the normal it returned; None where the build names no path."""
+    try:
+        path = req.steps[k].inputs["path"]
+        n, revision = len(path["spans"]), path["revision"]
+    except (KeyError, TypeError):
+        return None
+    out = []
+    for st, got in zip(req.steps[k + 1:], ans.steps[k + 1:]):
+        if st.op == "TryBuildFrames" and got.status == "Success":
+            break
+        if st.op != "TryEvaluateFrame" or got.status != "Success" or st.inputs.get("path_revision", revision) != \
+                revision or not isinstance(got.output, dict) or not isinstance(got.output.get("normal"), list):
+            continue
+        p = _evaluated_point(n, st.inputs)
+        if p is not None:
+            out.append((p[0], p[1], st.inputs.get("roll"), got.output["normal"]))
+    return out
+
+
+def _run_holding(runs, k: int, u: float) -> int:
+    """The index of the first run whose [start, end] holds ``(k, u)`` (else the last run starting
+    before it, or 0: the checker refutes a frame outside its run)."""
+    best = 0
+    for i, r in enumerate(runs):
+        try:
+            start = (int(r["start"][0]), parse_number(r["start"][1]))
+            end = (int(r["end"][0]), parse_number(r["end"][1]))
+        except (KeyError, TypeError, ValueError, IndexError, NumberError):
+            continue
+        if start <= (k, u) <= end:
+            return i
+        if start <= (k, u):
+            best = i
+    return best
+
+
+def _answered_evaluations(claim: Claim, req, ans, k: int):
+    """``(claim, verdict)``: a build's frame.angular_error_estimate claim held to the evaluations
+    its answer made on those frames (rule frame:evaluations): its ``evaluations`` are their points
+    after span sides resolve and their rolls, its ``value.evaluated`` normals the normals they
+    returned; either left out is taken from them (the run of each from the claim's runs)."""
+    made = _evaluations_made(req, ans, k)
+    inputs, value = claim.inputs, claim.value
+    if made is None or not isinstance(inputs, dict) or not isinstance(value, dict):
+        return claim, None
+
+    def refuted(field, i, claimed, want, why):
+        return claim, violated(claim, {"field": field, "index": i, "claimed": claimed, "answered": want, "why": why},
+                               note=f"{field} are not the evaluations this answer made on these frames",
+                               rule=EVALUATIONS.id)
+
+    calls = [[s, enc(u), roll] for s, u, roll, _ in made]
+    stated = inputs.get("evaluations")
+    if isinstance(stated, list):
+        for i in range(max(len(stated), len(calls))):
+            a, b = (stated[i] if i < len(stated) else None), (calls[i] if i < len(calls) else None)
+            if not (isinstance(a, list) and b is not None and len(a) == 3 and type(a[0]) is int and a[0] == b[0]
+                    and _same_values(a[1:], b[1:])):
+                return refuted("inputs.evaluations", i, a, b, "the i-th evaluation is not the i-th TryEvaluateFrame "
+                                                              "call answered Success on these frames")
+    normals = value.get("evaluated")
+    if isinstance(normals, list):
+        for i in range(max(len(normals), len(made))):
+            a, b = (normals[i] if i < len(normals) else None), (made[i][3] if i < len(made) else None)
+            if not (isinstance(a, list) and b is not None and len(a) == 2 and isinstance(a[1], list)
+                    and _same_values(a[1], b)):
+                return refuted("value.evaluated", i, a, b, "the i-th evaluated normal is not the normal the i-th "
+                                                           "evaluation returned")
+    add_inputs = {} if stated is not None or not calls else {"evaluations": calls}
+    add_value = {}
+    if normals is None and calls and isinstance(inputs.get("runs"), list):
+        add_value = {"evaluated": [[_run_holding(inputs["runs"], s, u), nrm] for s, u, _, nrm in made]}
+    if add_inputs or add_value:
+        claim = replace(claim, inputs={**inputs, **add_inputs}, value={**value, **add_value})
+    return claim, None
 
 
 def _plant_vectors(c: Claim) -> Claim:
@@ -192,7 +283,9 @@ CONTRACTS = {
                                    "closed loop).")),
                                "evaluations": S.array(S.tuple_(_INDEX, _F64V, _F64V), doc=(
                                    "Given: the TryEvaluateFrame calls made on these frames, each [span, u, roll "
-                                   "(radians)], in the order of value.evaluated."))},
+                                   "(radians)], in the order of value.evaluated, at the point after span sides "
+                                   "resolve (in an answer, the later calls answered Success on these frames, and "
+                                   "taken from them when left out: rule frame:evaluations)."))},
                      doc=("The frames' structure and the tolerances they were built with. Without corner_policy (and "
                           "value.ranges) the run structure is not checked; without evaluations none is.")),
         value=S.obj(required={
@@ -214,7 +307,9 @@ CONTRACTS = {
                                   "The singular ranges the frames report, [span, u0, u1].")),
                               "evaluated": S.array(S.tuple_(_INDEX, S.vec(_F64V, 3)), doc=(
                                   "Per evaluation of inputs.evaluations, [run, normal]: the frame's final normal "
-                                  "(after twist and roll)."))}),
-        plant=_plant_angular),
+                                  "(after twist and roll; in an answer, the normal that call returned, taken from "
+                                  "it when left out: rule frame:evaluations)."))}),
+        plant=_plant_angular,
+        answered=_answered_evaluations),
 }
 
