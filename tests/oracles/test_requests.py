@@ -965,3 +965,73 @@ def test_a_build_s_evaluated_frames_are_the_frames_its_evaluations_returned():
                                                      value={**c.value, "evaluated": c.value["evaluated"][:-1]})):
         _, bad = answered(change)
         assert bad == Counter({(row, "Violated", "frame:evaluations"): 1}), bad
+
+
+def test_a_frame_s_ranges_are_the_ranges_its_frames_report():
+    """A frame.vectors claim's ``ranges`` (Yours: the singular ranges the frames report whose
+    closure holds u) decide its singular-range rule (spec 002: "TryEvaluateFrame returns
+    Degenerate inside it"). In an answer they are the ranges the build's output reports there
+    (rule frame:reported_ranges), and are taken from it when left out. Before 2026-12-06 an
+    answer whose frames reported a range and which returned a frame strictly inside it was
+    Verified when its claim left the ranges out (or stated none), and a Degenerate answer where
+    the request allows either was Verified with a range the frames never reported."""
+    from collections import Counter
+
+    from oracles.families import family_named
+    from oracles.rules import our_answer
+    from .request_helpers import judge_request
+
+    frames = family_named("frame")
+    req = frames.requests(1, 40)[0]
+    ans = our_answer(frames.answer(req))
+    (b,) = [k for k, st in enumerate(req.steps) if st.op == "TryBuildFrames"]
+    assert ans.steps[b].output["ranges"] == []
+    k = next(i for i, st in enumerate(req.steps) if st.op == "TryEvaluateFrame" and ans.steps[i].status == "Success"
+             and 0.0 < dec(st.inputs["u"]) < 1.0 and st.inputs["side"] == "Outgoing")
+    span, u = req.steps[k].inputs["span"], dec(req.steps[k].inputs["u"])
+    (c,) = [x for x in ans.steps[k].claims if x.row == "frame.vectors"]
+    assert c.inputs["ranges"] == []
+
+    def judged(steps):
+        verdicts, _ = judge_request(req, Answer(ans.request, tuple(steps), ans.label, ans.decisions))
+        return Counter((v.claim.row, v.kind.value, v.rule) for v in verdicts if v.kind is not VerdictKind.Verified)
+
+    # the frames report a range strictly around u (the build's output), yet the call returned a frame
+    steps = list(ans.steps)
+    steps[b] = StepAnswer(steps[b].status, steps[b].claims, {
+        **steps[b].output, "ranges": [[span, enc(u / 2), enc((u + 1) / 2), False]]})
+    for stated in ("left out", "none"):
+        claim = dc_replace(c, inputs={n: v for n, v in c.inputs.items() if n != "ranges" or stated == "none"})
+        steps[k] = StepAnswer(steps[k].status, tuple(claim if x is c else x for x in ans.steps[k].claims),
+                              steps[k].output)
+        bad = judged(steps)
+        rule = "frame:singular_ranges" if stated == "left out" else "frame:reported_ranges"
+        row = ("frame.vectors", "Violated", rule)
+        assert bad == Counter({row: 1}), (stated, bad)
+
+    # Degenerate where the request allows it (near a cusp) but the frames report no range holding
+    # the point, excused by a range the claim makes up
+    found = 0
+    for req in frames.requests(1, 40):
+        ans = our_answer(frames.answer(req))
+        for i, st in enumerate(req.steps):
+            if not (st.op == "TryEvaluateFrame" and st.expect.allows("Success") and st.expect.allows("Degenerate")
+                    and ans.steps[i].status == "Success"):
+                continue
+            (f,) = [x for x in ans.steps[i].claims if x.row == "frame.vectors"]
+            uu = dec(f.inputs["u"])
+            if f.inputs["ranges"] or not 0.0 < uu < 1.0:
+                continue
+            made_up = dc_replace(f, value={"status": "Degenerate"},
+                                 inputs={**f.inputs, "ranges": [[enc(uu / 2), enc((uu + 1) / 2)]]})
+            # the build's list of evaluations left out, so that it is the calls answered Success
+            steps = [StepAnswer(s.status, tuple(dc_replace(x, inputs={n: v for n, v in x.inputs.items()
+                                                                       if n != "evaluations"},
+                                                           value={n: v for n, v in x.value.items() if n != "evaluated"})
+                                                if x.row == "frame.angular_error_estimate" else x for x in s.claims),
+                                s.output) for s in ans.steps]
+            assert judged(steps) == Counter()
+            steps[i] = StepAnswer("Degenerate", (made_up,), {"status": "Degenerate"})
+            assert judged(steps) == Counter({("frame.vectors", "Violated", "frame:reported_ranges"): 1})
+            found += 1
+    assert found >= 3

@@ -89,6 +89,15 @@ EVALUATED_POINT = spec("frame:evaluated_point", _S + "Span sides: 'An exact boun
                        "TryEvaluateFrame step's span, u and side name (evaluation takes no policy: Reject), so a "
                        "frame evaluated at another point than the one asked for is not a frame of the call")
 
+REPORTED_RANGES = default("frame:reported_ranges", "docs/casefile.md frame.vectors ('ranges: Yours: the singular "
+                          "ranges your frames report on this span whose closure holds u') and docs/decisions.md "
+                          "'Answers: Given inputs are the request's' step 7: in an answer, a frame.vectors claim's "
+                          "ranges are the ranges its frames report (the output of the build answered Success before "
+                          "it) on the span its step names whose closure holds the point; left out, they are taken "
+                          "from that output, so a frame inside a range the frames report (spec 002: 'TryEvaluateFrame "
+                          "returns Degenerate inside it') is refuted, and a Degenerate answer is not excused by a "
+                          "range the frames do not report")
+
 REQUEST_STATUS = decision("frame:request_status", "docs/decisions.md 'Frames: bad input' and 'Frames: how the twist is "
                           "interpolated, and evaluation': a preparation naming no policy, a strict flag that is not a "
                           "bool, a seed_up or fallback_axis that is not a finite nonzero vector and winding_turns "
@@ -103,7 +112,7 @@ REQUEST_STATUS = decision("frame:request_status", "docs/decisions.md 'Frames: ba
 RULES = declare({
     "frame.statuses": (REQUEST_STATUS,),
     "frame.regularity": (REGULARITY, DEPTH_LIMITED),
-    "frame.vectors": (SINGULAR_RANGES, VECTORS, VECTORS_BOUND, SEED, EVALUATED_POINT),
+    "frame.vectors": (SINGULAR_RANGES, VECTORS, VECTORS_BOUND, SEED, EVALUATED_POINT, REPORTED_RANGES),
 })
 
 

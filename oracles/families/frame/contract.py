@@ -10,7 +10,7 @@ import numpy as np
 from ... import schema as S
 from ...family import RowContract
 from ...model import Claim, NumberError, dec, enc, parse_number, violated
-from .checks import EVALUATED_POINT, FRAME_VECTOR_K, controls_of
+from .checks import EVALUATED_POINT, FRAME_VECTOR_K, REPORTED_RANGES, controls_of
 from .checks_angular import ACCEPTANCE_FACTOR, EVALUATIONS
 
 __all__ = ["CONTRACTS"]
@@ -144,6 +144,59 @@ def _answered_evaluations(claim: Claim, req, ans, k: int):
     return claim, None
 
 
+def _frames_held(req, ans, k: int):
+    """The output of the last TryBuildFrames step before ``k`` answered Success (the frames step
+    ``k`` evaluates: a failed rebuild keeps them), with the number of spans of its path; or None."""
+    for j in range(min(k, len(ans.steps)) - 1, -1, -1):
+        if req.steps[j].op == "TryBuildFrames" and ans.steps[j].status == "Success":
+            try:
+                return ans.steps[j].output, len(req.steps[j].inputs["path"]["spans"])
+            except (KeyError, TypeError):
+                return None
+    return None
+
+
+def _answered_ranges(claim: Claim, req, ans, k: int):
+    """``(claim, verdict)``: a frame.vectors claim's ``ranges`` held to the ranges its frames report
+    (rule frame:reported_ranges): the build output's ranges ``[span, u0, u1, ...]`` on the span its
+    step names whose closure holds the point, compared as sets by exact value; taken from them when
+    left out."""
+    held = _frames_held(req, ans, k)
+    inputs = claim.inputs
+    if held is None or not isinstance(inputs, dict) or req.steps[k].op != "TryEvaluateFrame":
+        return claim, None
+    (output, n), point = held, None
+    reported = output.get("ranges") if isinstance(output, dict) else None
+    point = _evaluated_point(n, req.steps[k].inputs)
+    if point is None or not isinstance(reported, list):
+        return claim, None
+    s, u = point
+    want = []
+    for r in reported:
+        try:
+            if r[0] == s and parse_number(r[1]) <= u <= parse_number(r[2]):
+                want.append([r[1], r[2]])
+        except (NumberError, TypeError, IndexError, KeyError):
+            return claim, None  # an output the statuses row refuses or cannot read: not ours to judge here
+    stated = inputs.get("ranges")
+    if stated is None:
+        return replace(claim, inputs={**inputs, "ranges": want}), None
+
+    def values(rs):
+        try:
+            return sorted((parse_number(a), parse_number(b)) for a, b in rs)
+        except (NumberError, TypeError, ValueError):
+            return None
+
+    got = values(stated) if isinstance(stated, list) else None
+    if got is not None and got != values(want):
+        return claim, violated(claim, {"field": "inputs.ranges", "claimed": stated, "reported": want, "span": s,
+                                       "u": enc(u), "why": "the ranges are not those the frames report (the build's "
+                                                           "output) on this span whose closure holds u"},
+                               note="inputs.ranges are not the ranges the frames report", rule=REPORTED_RANGES.id)
+    return claim, None
+
+
 def _plant_vectors(c: Claim) -> Claim:
     if "status" in c.value:
         # a frame inside a singular range (any frame: the range alone refutes it)
@@ -216,7 +269,8 @@ CONTRACTS = {
                               "that the normal is checked against the projected axis.")),
                                "ranges": S.array(S.vec(S.f64(nonnegative=True), 2), doc=(
                                    "Yours: the singular ranges [u0, u1] your frames report on this span whose closure "
-                                   "holds u (empty when none)."))}),
+                                   "holds u (empty when none; in an answer, those its build's output reports, taken "
+                                   "from it when left out: rule frame:reported_ranges)."))}),
         value=S.any_of(S.obj(required={
             "position": S.vec(_F64V, 3, doc="B(u), chunk-relative float64."),
             "tangent": S.vec(_F64V, 3, doc="The unit tangent."),
@@ -228,7 +282,8 @@ CONTRACTS = {
                        doc="The frame, or Degenerate."),
         model=S.model("[position, tangent, orthonormality, handedness, seed]", FRAME_VECTOR_K),
         plant=_plant_vectors,
-        evaluated_point=(EVALUATED_POINT, _evaluated_point)),
+        evaluated_point=(EVALUATED_POINT, _evaluated_point),
+        answered=_answered_ranges),
     "frame.angular_error_estimate": RowContract(
         checks="Run structure: a run starts only at the path start, after a claimed singular range or at a joint "
                "not clearly G1 (true tangent angle >= continuity_angle (1 - 2^-20)) under SplitRuns, crosses no "
