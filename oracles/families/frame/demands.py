@@ -99,30 +99,28 @@ def _size(P) -> float:
 
 def resolve_request(n: int, k, u, side: str):
     """The point a TryEvaluateFrame request names under the Reject policy: ``("ok", k, u)`` or
-    ``(status, why)``. Spec 002: "An exact boundary selects the outgoing span at u = 0 ...
-    SpanSide::Incoming selects the previous span at u = 1"; docs/decisions.md "Frames: how the twist
-    is interpolated, and evaluation" (the parameter follows resolve_parameter with Reject: outside the
-    domain InvalidDomain, a nonfinite u InvalidArgument) and "Paths: the parameter domain and
-    boundary policies" ((n, 0) and (-1, 1) name the ends; another point outside names nothing)."""
+    ``(status, why)``: the path rows' resolver (:func:`..path.checks.exact_request_point`: spec
+    002 "Span sides", "Boundary policies") with Reject, the policy evaluation takes (docs/decisions.md
+    "Frames: how the twist is interpolated, and evaluation": the parameter follows resolve_parameter
+    with Reject, outside the domain InvalidDomain, a nonfinite u InvalidArgument; "Paths: the
+    parameter domain and boundary policies": (n, 0) and (-1, 1) name the ends, another point
+    outside names nothing)."""
+    from ..path.checks import exact_request_point
+
     if not isinstance(u, float) or not math.isfinite(u):
         return "InvalidArgument", ("a nonfinite u (docs/decisions.md 'Frames: how the twist is interpolated, "
                                    "and evaluation')")
-    if (k, u) == (n, 0.0):
-        k, u = n - 1, 1.0
-    elif (k, u) == (-1, 1.0):
-        k, u = 0, 0.0
-    if not (0 <= k < n and 0.0 <= u <= 1.0):
-        q = Fraction(k) + Fraction(u)
-        if 0 <= q <= n:
-            return "InvalidArgument", "a point outside [0, 1] of an interior span names no point " \
-                                      "(docs/decisions.md 'Paths: the parameter domain and boundary policies')"
+    try:
+        got = exact_request_point(n, False, k, u, "Reject", side)
+    except ValueError:
+        return "InvalidArgument", f"side {side!r} names no SpanSide (spec 002 Span sides)"
+    if got == "InvalidArgument":
+        return "InvalidArgument", "a point outside [0, 1] of an interior span names no point " \
+                                  "(docs/decisions.md 'Paths: the parameter domain and boundary policies')"
+    if got == "InvalidDomain":
         return "InvalidDomain", "outside the path's domain under Reject (spec 002 Boundary policies; " \
                                 "docs/decisions.md 'Frames: how the twist is interpolated, and evaluation')"
-    if u == 1.0 and k < n - 1 and side == "Outgoing":
-        k, u = k + 1, 0.0
-    elif u == 0.0 and k > 0 and side == "Incoming":
-        k, u = k - 1, 1.0
-    return "ok", k, u
+    return ("ok", *got)
 
 
 def _grid_intervals(u: float, depth: int) -> list:
