@@ -487,7 +487,8 @@ def given_mismatch(params: dict, claim: Claim, source: RequestSource | None = No
     are not the call's (a looser DistanceError, another corner policy), or its Given source,
     patch ids or joins are not the request's; Violated (rule ``claim:prepared_controls``) when
     its prepared controls are not the narrowing of the request's ``source``
-    (:func:`request_controls`, :func:`_source_mismatch`); else None."""
+    (:func:`request_controls`, :func:`_source_mismatch`); Violated (the row's own rule) when it
+    names another point than the one its step evaluates (:func:`_point_mismatch`); else None."""
     inputs = claim.inputs if isinstance(claim.inputs, dict) else {}
     if source is not None:
         bad = _source_mismatch(source, claim, params.get("call.patch")) or _point_mismatch(params, claim, source)

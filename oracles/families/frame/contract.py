@@ -44,14 +44,14 @@ def _evaluated_point(spans: int, call: dict):
     no point (a nonfinite u, outside the domain, an unknown side: its status is judged instead)."""
     from .demands import resolve_request
 
-    k, side = call.get("span"), call.get("side")
-    if type(k) is not int or side not in ("Outgoing", "Incoming"):
+    k = call.get("span")
+    if type(k) is not int:
         return None
     try:
         u = dec(call.get("u"))
     except (NumberError, TypeError, ValueError):
         return None
-    got = resolve_request(spans, k, u, side)
+    got = resolve_request(spans, k, u, call.get("side"))
     return (got[1], got[2]) if got[0] == "ok" else None
 
 
@@ -63,22 +63,41 @@ def _same_values(a, b) -> bool:
         return False
 
 
-def _evaluations_made(req, ans, k: int) -> list | None:
-    """``[(span, u, roll, normal)]`` of the TryEvaluateFrame calls answered Success on the frames
-    step ``k`` built, in order: the later calls up to the next build answered Success (a failed
-    rebuild keeps the frames), on the build's path revision, at the point each names
-    (:func:`_evaluated_point`), with the normal it returned; None where the build names no path."""
+def _build_held(req, ans, k: int) -> int | None:
+    """The build step whose frames step ``k`` sees: the last TryBuildFrames before it answered Success
+    (a failed rebuild keeps the frames), or None."""
+    for j in range(min(k, len(ans.steps)) - 1, -1, -1):
+        if req.steps[j].op == "TryBuildFrames" and ans.steps[j].status == "Success":
+            return j
+    return None
+
+
+def _spans(req, b: int) -> int | None:
+    """The number of spans of the path build step ``b`` was given, or None."""
     try:
-        path = req.steps[k].inputs["path"]
-        n, revision = len(path["spans"]), path["revision"]
+        return len(req.steps[b].inputs["path"]["spans"])
     except (KeyError, TypeError):
         return None
+
+
+def _evaluations_made(req, ans, b: int) -> list | None:
+    """``[(span, u, roll, normal)]`` of the TryEvaluateFrame calls answered Success on the frames
+    step ``b`` built (those whose :func:`_build_held` is ``b``), in order, on the build's path
+    revision, at the point each names (:func:`_evaluated_point`), with the normal it returned;
+    None where the build names no path."""
+    n = _spans(req, b)
+    try:
+        revision = req.steps[b].inputs["path"]["revision"]
+    except (KeyError, TypeError):
+        return None
+    if n is None:
+        return None
     out = []
-    for st, got in zip(req.steps[k + 1:], ans.steps[k + 1:]):
-        if st.op == "TryBuildFrames" and got.status == "Success":
-            break
-        if st.op != "TryEvaluateFrame" or got.status != "Success" or st.inputs.get("path_revision", revision) != \
-                revision or not isinstance(got.output, dict) or not isinstance(got.output.get("normal"), list):
+    for j in range(b + 1, min(len(req.steps), len(ans.steps))):
+        st, got = req.steps[j], ans.steps[j]
+        if st.op != "TryEvaluateFrame" or got.status != "Success" or _build_held(req, ans, j) != b or \
+                st.inputs.get("path_revision", revision) != revision or not isinstance(got.output, dict) or \
+                not isinstance(got.output.get("normal"), list):
             continue
         p = _evaluated_point(n, st.inputs)
         if p is not None:
@@ -144,28 +163,17 @@ def _answered_evaluations(claim: Claim, req, ans, k: int):
     return claim, None
 
 
-def _frames_held(req, ans, k: int):
-    """The output of the last TryBuildFrames step before ``k`` answered Success (the frames step
-    ``k`` evaluates: a failed rebuild keeps them), with the number of spans of its path; or None."""
-    for j in range(min(k, len(ans.steps)) - 1, -1, -1):
-        if req.steps[j].op == "TryBuildFrames" and ans.steps[j].status == "Success":
-            try:
-                return ans.steps[j].output, len(req.steps[j].inputs["path"]["spans"])
-            except (KeyError, TypeError):
-                return None
-    return None
-
-
 def _answered_ranges(claim: Claim, req, ans, k: int):
     """``(claim, verdict)``: a frame.vectors claim's ``ranges`` held to the ranges its frames report
     (rule frame:reported_ranges): the build output's ranges ``[span, u0, u1, ...]`` on the span its
     step names whose closure holds the point, compared as sets by exact value; taken from them when
     left out."""
-    held = _frames_held(req, ans, k)
+    b = _build_held(req, ans, k)
+    n = None if b is None else _spans(req, b)
     inputs = claim.inputs
-    if held is None or not isinstance(inputs, dict) or req.steps[k].op != "TryEvaluateFrame":
+    if n is None or not isinstance(inputs, dict) or req.steps[k].op != "TryEvaluateFrame":
         return claim, None
-    (output, n), point = held, None
+    output = ans.steps[b].output
     reported = output.get("ranges") if isinstance(output, dict) else None
     point = _evaluated_point(n, req.steps[k].inputs)
     if point is None or not isinstance(reported, list):

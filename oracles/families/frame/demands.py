@@ -37,6 +37,7 @@ from interval.frame import Arcs, derivative_box, step_difference
 from reference.frame import MIN_DEPTH, ROUNDING_FLOOR, frames_bytes
 
 from ...model import dec, dec_array
+from ..path.checks import exact_request_point
 from .checks import RANGE_BOX_BAND
 from .checks_angular import JOINT_BAND
 
@@ -105,8 +106,6 @@ def resolve_request(n: int, k, u, side: str):
     with Reject, outside the domain InvalidDomain, a nonfinite u InvalidArgument; "Paths: the
     parameter domain and boundary policies": (n, 0) and (-1, 1) name the ends, another point
     outside names nothing)."""
-    from ..path.checks import exact_request_point
-
     if not isinstance(u, float) or not math.isfinite(u):
         return "InvalidArgument", ("a nonfinite u (docs/decisions.md 'Frames: how the twist is interpolated, "
                                    "and evaluation')")
