@@ -15,7 +15,7 @@ best bound reached. All arithmetic is exact ``gmpy2.mpq``.
 
 **The true rotation-minimizing frame** (for Estimated checks). The RMF normal r along the
 curve solves ``dr/du = -(r . dt/du) t`` with ``t = B'/|B'|``. :func:`true_rmf` integrates it
-with mpmath (``mp``, 113 bits, 34 digits) by the Taylor-series method: at a step centre c the Taylor
+at 113 bits (34 digits) by the Taylor-series method: at a step centre c the Taylor
 coefficients of ``B'`` are exact, those of ``g = f^(-1/2)`` follow from
 ``k f_0 g_k = sum_{j=1}^{4} (-j/2 - (k - j)) f_j g_{k-j}``, ``t_k = sum_j B'_j g_{k-j}``, and
 those of r from the equation itself: ``q_k = sum_j r_j . (k-j+1) t_{k-j+1}``,
@@ -30,6 +30,12 @@ t_out``); a closed loop's residual twist is the signed angle about ``t(0, 0)``.
 
 Angles use ``mpmath.mp.atan2`` at 113 bits; ``tests/interval/test_frame_oracle.py`` validates
 it (and ``mp.sqrt``) against MPFR with directed rounding at 256 bits before it is trusted.
+
+The integration and the acceptance steps run on gmpy2's MPFR, the rest on mpmath: every
+operation of both is correctly rounded to nearest even, so each gives the bits of the other
+(:class:`_Numbers`; the tests compare them), and MPFR's are several times cheaper (the frame
+family's ledger judges in about two thirds of the time; docs/decisions.md "The true frame on
+MPFR").
 """
 
 from __future__ import annotations
@@ -41,7 +47,7 @@ from collections.abc import Sequence
 import gmpy2
 import numpy as np
 from mpmath import mp
-from mpmath.libmp import mpf_mul, mpf_sum, round_nearest
+from mpmath.libmp import from_man_exp, mpf_mul, mpf_sum, round_nearest
 
 from .arclength import speed_squared_coefficients
 from .context import to_mpq
@@ -246,8 +252,65 @@ def decide_speed_at_most(controls, u0, u1, minimum_speed, max_pieces: int = 4096
 # --- The true rotation-minimizing frame --------------------------------------------------------
 
 
-def _vec(x) -> list:
-    return [mp.mpf(v) if not isinstance(v, type(_mpq(0))) else mp.mpf(v.numerator) / v.denominator for v in x]
+class _Numbers:
+    """The arithmetic the true frame runs on, at the working precision of its context: ``num``
+    (a rational: numerator rounded, then divided, as ``mp.mpf(p) / q`` does), ``num_float`` (a
+    float, exactly), ``sqrt``, and ``fdot`` (exact products, one rounding of their sum).
+
+    Two instances: :data:`_MP` (mpmath at ``mp.prec``) and :data:`_MPFR` (gmpy2's MPFR at the
+    precision of gmpy2's current context). Every operation of both is correctly rounded to
+    nearest, ties to even, so an integration gives the same bits on either (the tests compare
+    them); MPFR does it several times faster, which is why :func:`true_rmf` runs on it. One
+    difference, out of these integrations' reach: mpmath's ``mpf_sum`` drops a term more than
+    twice the precision below the running sum, which can move a sum sitting on a rounding tie;
+    ``mpfr_sum`` never drops one."""
+
+    def __init__(self, num_float, sqrt, fdot):
+        self.num_float, self.sqrt, self.fdot = num_float, sqrt, fdot
+
+    def num(self, q):
+        return self.num_float(int(q.numerator)) / int(q.denominator) if isinstance(q, _MPQ) else self.num_float(q)
+
+
+def _fdot_mp(xs, ys):
+    """``mp.fdot`` of two sequences of real ``mp.mpf`` (exact products, one rounding of the sum
+    at the working precision), without its per-element type conversions."""
+    return mp.make_mpf(mpf_sum([mpf_mul(x._mpf_, y._mpf_) for x, y in zip(xs, ys)], mp.prec, round_nearest))
+
+
+def _fdot_mpfr(xs, ys):
+    """The same on MPFR values of at most the working precision: products at twice it (exact),
+    then ``mpfr_sum`` (correctly rounded)."""
+    ctx = gmpy2.get_context()
+    wide = _WIDE.get(ctx.precision)
+    if wide is None:
+        wide = _WIDE[ctx.precision] = gmpy2.context(precision=2 * ctx.precision)
+    return ctx.fsum(map(wide.mul, xs, ys))
+
+
+_WIDE: dict = {}  # working precision -> the context of its exact products
+
+
+def _mpfr_context(prec: int):
+    """gmpy2's context for :data:`_MPFR` at ``prec`` bits: to nearest, ties to even, and a
+    division by zero raises ``ZeroDivisionError`` as mpmath's does (MPFR would return an
+    infinity and go on)."""
+    return gmpy2.context(precision=prec, trap_divzero=True, trap_invalid=True)
+
+
+_MPQ = type(_mpq(0))
+_MP = _Numbers(mp.mpf, mp.sqrt, _fdot_mp)
+_MPFR = _Numbers(gmpy2.mpfr, gmpy2.sqrt, _fdot_mpfr)
+
+
+def _to_mp(x):
+    """An MPFR value as the ``mp.mpf`` of the same value (exact)."""
+    man, exp = x.as_mantissa_exp()
+    return mp.make_mpf(from_man_exp(int(man), int(exp)))
+
+
+def _vec(x, ns: _Numbers = _MP) -> list:
+    return [ns.num(v) for v in x]
 
 
 def _dot(a, b):
@@ -270,24 +333,26 @@ def _sub(a, b):
     return [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
 
 
-def _unit(a):
+def _unit(a, sqrt=mp.sqrt):
     d = _dot(a, a)
     if not d > 0:
         raise SingularRun("a zero vector has no direction (a zero of the speed)")
-    return _scale(1 / mp.sqrt(d), a)
+    return _scale(1 / sqrt(d), a)
 
 
 class _Span:
-    """Exact power coefficients of ``B'(u) = A + B u + C u^2`` (mp vectors) and of ``f``."""
+    """Exact power coefficients of ``B'(u) = A + B u + C u^2`` (vectors of ``ns``'s numbers,
+    rounded to its working precision) and of ``f``."""
 
-    def __init__(self, controls):
+    def __init__(self, controls, ns: _Numbers = _MP):
+        self.ns = ns
         P = [[to_mpq(float(v)) for v in row] for row in np.asarray(controls, dtype=np.float64)]
         d = [[P[k + 1][a] - P[k][a] for a in range(3)] for k in range(3)]
         A = [3 * d[0][a] for a in range(3)]
         B = [6 * (d[1][a] - d[0][a]) for a in range(3)]
         C = [3 * (d[0][a] - 2 * d[1][a] + d[2][a]) for a in range(3)]
         self.q = (A, B, C)
-        self.A, self.B, self.C = (_vec(v) for v in self.q)
+        self.A, self.B, self.C = (_vec(v, ns) for v in self.q)
         f = speed_squared_coefficients(np.asarray(controls, dtype=np.float64))
         self.f_float = [float(x) for x in f]
 
@@ -295,7 +360,7 @@ class _Span:
         return [self.A[a] + u * (self.B[a] + u * self.C[a]) for a in range(3)]
 
     def tangent(self, u):
-        return _unit(self.derivative(u))
+        return _unit(self.derivative(u), self.ns.sqrt)
 
     def radius(self, c: float) -> float:
         """Distance from c to the nearest complex zero of f (float steering only)."""
@@ -309,19 +374,20 @@ class _Span:
 
     def taylor(self, c, h, r0, tol):
         """Taylor coefficients ``r_k`` of r about c for a step of size h: the list, or None when
-        the series does not fall below ``tol`` within the order cap. Sums are ``mp.fdot``
-        (one rounding per sum, exact products)."""
-        fdot = _fdot
+        the series does not fall below ``tol`` within the order cap. Sums are ``fdot`` (one
+        rounding per sum, exact products)."""
+        ns = self.ns
+        fdot = ns.fdot
         a0 = self.derivative(c)
         a1 = [self.B[a] + 2 * c * self.C[a] for a in range(3)]
         a2 = self.C
         f = [_dot(a0, a0), 2 * _dot(a0, a1), _dot(a1, a1) + 2 * _dot(a0, a2), 2 * _dot(a1, a2), _dot(a2, a2)]
-        g = [1 / mp.sqrt(f[0])]
+        g = [1 / ns.sqrt(f[0])]
         t = ([], [], [])  # t[a][k]: Taylor coefficients of the tangent, per component
         tp = ([], [], [])  # tp[a][k] = (k + 1) t[a][k + 1]: of its derivative
         r = ([r0[0]], [r0[1]], [r0[2]])
         q = []
-        hk = mp.mpf(1)
+        hk = ns.num_float(1)
         tol2 = tol * tol
         small = 0
         for k in range(_MAX_ORDER):
@@ -343,8 +409,8 @@ class _Span:
             qk = fdot([r[a][j] for a in range(3) for j in range(k + 1)],
                       [tp[a][k - j] for a in range(3) for j in range(k + 1)])
             q.append(qk)
-            scale = mp.mpf(-1) / (k + 1)
-            size2 = mp.mpf(0)
+            scale = ns.num_float(-1) / (k + 1)
+            size2 = ns.num_float(0)
             for a in range(3):
                 v = scale * fdot(q, [t[a][k - j] for j in range(k + 1)])
                 r[a].append(v)
@@ -354,11 +420,6 @@ class _Span:
             if small >= 3:
                 return [[r[0][i], r[1][i], r[2][i]] for i in range(len(r[0]))]
         return None
-
-def _fdot(xs, ys):
-    """``mp.fdot`` of two sequences of real ``mp.mpf`` (exact products, one rounding of the sum
-    at the working precision), without its per-element type conversions."""
-    return mp.make_mpf(mpf_sum([mpf_mul(x._mpf_, y._mpf_) for x, y in zip(xs, ys)], mp.prec, round_nearest))
 
 
 _MAX_ORDER = 90
@@ -372,7 +433,7 @@ class SingularRun(ValueError):
 
 
 def _horner(coeffs, x):
-    out = [mp.mpf(0)] * 3
+    out = [type(x)(0)] * 3
     for ck in reversed(coeffs):
         out = _add(_scale(x, out), ck)
     return out
@@ -394,7 +455,7 @@ def _integrate_span(span: _Span, ua, ub, r0, targets: Sequence, frac: float, tol
         if c >= ub:
             break
         rho = span.radius(float(c))
-        h = min(mp.mpf(rho * frac) if np.isfinite(rho) else ub - c, ub - c)
+        h = min(span.ns.num_float(rho * frac) if np.isfinite(rho) else ub - c, ub - c)
         steps += 1
         if not h > _MIN_STEP or steps > _MAX_STEPS:
             raise SingularRun(f"the speed vanishes near u = {float(c)!r}: no tangent to integrate along")
@@ -457,22 +518,23 @@ def rotate_between(v, a, b):
 
 def _run_once(spans, segments, r0, targets, frac, tol):
     normals = {}
+    sqrt = next(iter(spans.values())).ns.sqrt
     r = None
     prev_t = None
     for si, (k, ua, ub) in enumerate(segments):
         sp = spans[k]
         t_a = sp.tangent(ua)
         if r is None:
-            r = _unit(_sub(r0, _scale(_dot(r0, t_a), t_a)))  # the seed, on the true normal plane
+            r = _unit(_sub(r0, _scale(_dot(r0, t_a), t_a)), sqrt)  # the seed, on the true normal plane
         else:
             r = rotate_between(r, prev_t, t_a)  # a joint: minimal rotation
         tg = [u for (kk, u) in targets if kk == k and ua <= u <= ub]
         r, got = _integrate_span(sp, ua, ub, r, tg, frac, tol)
         for u, v in got.items():
             tt = sp.tangent(u)
-            normals[(k, u)] = _unit(_sub(v, _scale(_dot(v, tt), tt)))
+            normals[(k, u)] = _unit(_sub(v, _scale(_dot(v, tt), tt)), sqrt)
         prev_t = sp.tangent(ub)
-        r = _unit(_sub(r, _scale(_dot(r, prev_t), prev_t)))
+        r = _unit(_sub(r, _scale(_dot(r, prev_t), prev_t)), sqrt)
     return normals, r, prev_t
 
 
@@ -487,31 +549,43 @@ def true_rmf(controls, start, end, normal0, targets, prec: int = RMF_PREC, tol: 
         start, end: ``(span, u)`` with start before end in path order.
         normal0: (3,) floats, the run's first normal.
         targets: ``(span, u)`` pairs inside the run where the normal is wanted.
-        prec: mp precision in bits (at least 100).
+        prec: working precision in bits (at least 100).
         tol: series truncation tolerance per step.
+
+    The integration runs on MPFR (gmpy2) and returns mp values of the same bits as mpmath's
+    arithmetic would give (:class:`_Numbers`).
     """
+    with _mpfr_context(prec):
+        tf = _true_rmf(controls, start, end, normal0, targets, tol, _MPFR)
+    vec = lambda v: [_to_mp(x) for x in v]
+    return TrueFrames({key: vec(v) for key, v in tf.normals.items()}, vec(tf.end), _to_mp(tf.error),
+                      vec(tf.start_normal), vec(tf.start_tangent), vec(tf.end_tangent))
+
+
+def _true_rmf(controls, start, end, normal0, targets, tol, ns: _Numbers) -> TrueFrames:
+    """:func:`true_rmf` in ``ns``'s numbers, at the precision its context has set."""
     C = np.asarray(controls, dtype=np.float64)
-    with mp.workprec(prec):
-        (k0, u0), (k1, u1) = start, end
-        spans = {k: _Span(C[k]) for k in range(int(k0), int(k1) + 1)}
-        segments = []
-        for k in range(int(k0), int(k1) + 1):
-            ua = _mp(u0) if k == k0 else mp.mpf(0)
-            ub = _mp(u1) if k == k1 else mp.mpf(1)
-            segments.append((k, ua, ub))
-        tg = [(int(k), _mp(u)) for k, u in targets]
-        r0 = [mp.mpf(float(v)) for v in normal0]
-        coarse, end_c, t_end = _run_once(spans, segments, r0, tg, 0.35, mp.mpf(tol))
-        fine, end_f, _ = _run_once(spans, segments, r0, tg, 0.175, mp.mpf(tol))
-        err = mp.sqrt(_dot(_sub(end_c, end_f), _sub(end_c, end_f)))
-        for key, v in coarse.items():
-            d = _sub(v, fine[key])
-            err = max(err, mp.sqrt(_dot(d, d)))
-        back = {(int(k), _mp(u)): (k, u) for k, u in targets}
-        normals = {back[key]: v for key, v in fine.items()}
-        t0 = spans[int(k0)].tangent(segments[0][1])
-        n0 = _unit(_sub(r0, _scale(_dot(r0, t0), t0)))
-        return TrueFrames(normals, end_f, err, n0, t0, t_end)
+    (k0, u0), (k1, u1) = start, end
+    spans = {k: _Span(C[k], ns) for k in range(int(k0), int(k1) + 1)}
+    zero, one = ns.num_float(0), ns.num_float(1)
+    segments = []
+    for k in range(int(k0), int(k1) + 1):
+        ua = ns.num(to_mpq(u0)) if k == k0 else zero
+        ub = ns.num(to_mpq(u1)) if k == k1 else one
+        segments.append((k, ua, ub))
+    tg = [(int(k), ns.num(to_mpq(u))) for k, u in targets]
+    r0 = [ns.num_float(float(v)) for v in normal0]
+    coarse, end_c, t_end = _run_once(spans, segments, r0, tg, 0.35, ns.num_float(tol))
+    fine, end_f, _ = _run_once(spans, segments, r0, tg, 0.175, ns.num_float(tol))
+    err = ns.sqrt(_dot(_sub(end_c, end_f), _sub(end_c, end_f)))
+    for key, v in coarse.items():
+        d = _sub(v, fine[key])
+        err = max(err, ns.sqrt(_dot(d, d)))
+    back = {(int(k), ns.num(to_mpq(u))): (k, u) for k, u in targets}
+    normals = {back[key]: v for key, v in fine.items()}
+    t0 = spans[int(k0)].tangent(segments[0][1])
+    n0 = _unit(_sub(r0, _scale(_dot(r0, t0), t0)), ns.sqrt)
+    return TrueFrames(normals, end_f, err, n0, t0, t_end)
 
 
 def angle_between(a, b):
@@ -529,7 +603,8 @@ def signed_angle(a, b, axis):
 # --- The spec's acceptance quantity and arc length (for conformance checks) --------------------
 
 
-def _point_mp(Cq, u):
+def _point(Cq, u):
+    """``B(u)`` from the controls ``Cq`` in the Bernstein form, each operation rounded once."""
     w = [(1 - u) ** 3, 3 * u * (1 - u) ** 2, 3 * u ** 2 * (1 - u), u ** 3]
     return [sum(w[q] * Cq[q][i] for q in range(4)) for i in range(3)]
 
@@ -547,22 +622,22 @@ def _double_reflection(x0, t0, r0, x1, t1):
     return _reflect(rl, _sub(t1, tl))
 
 
-def _settle(r, t):
-    return _unit(_sub(r, _scale(_dot(r, t), t)))
+def _settle(r, t, sqrt):
+    return _unit(_sub(r, _scale(_dot(r, t), t)), sqrt)
 
 
 _SPANS: dict = {}
 
 
 def _span_at(controls, prec):
-    """The exact span and its mp controls at ``prec`` (cached by the controls' bytes: a checker
-    asks for many intervals of one span)."""
+    """The exact span and its MPFR controls at ``prec`` (cached by the controls' bytes: a checker
+    asks for many intervals of one span); call it inside a gmpy2 context of that precision."""
     P = np.asarray(controls, dtype=np.float64)
     key = (P.tobytes(), prec)
     if key not in _SPANS:
         if len(_SPANS) > 256:
             _SPANS.clear()
-        _SPANS[key] = (_Span(P), [[_mp(float(v)) for v in row] for row in P])
+        _SPANS[key] = (_Span(P, _MPFR), [[gmpy2.mpfr(float(v)) for v in row] for row in P])
     return _SPANS[key]
 
 
@@ -573,22 +648,31 @@ def step_difference(controls, a, b, prec: int = RMF_PREC):
     ``prec`` bits; both steps map ``t(a)`` to ``t(b)`` by proper rotations, so the angle does not
     depend on the starting normal, taken perpendicular to ``t(a)``). Returns an mp value, a few
     ulps at ``prec`` of the exact-arithmetic angle. This is our own evaluation of the quantity
-    the spec defines, not the fast path's (which rounds every step in float64)."""
+    the spec defines, not the fast path's (which rounds every step in float64). The steps run on
+    MPFR, the angle on mpmath (the same bits as mpmath throughout: :class:`_Numbers`)."""
+    with _mpfr_context(prec):
+        full, half = _step_pair(*_span_at(controls, prec), a, b)
     with mp.workprec(prec):
-        sp, Cq = _span_at(controls, prec)
-        ua, ub = _mp(a), _mp(b)
-        um = (ua + ub) / 2
-        X = [_point_mp(Cq, u) for u in (ua, um, ub)]
-        T = [sp.tangent(u) for u in (ua, um, ub)]
-        t0 = T[0]
-        i = min(range(3), key=lambda k: abs(t0[k]))
-        e = [mp.mpf(0)] * 3
-        e[i] = mp.mpf(1)
-        r0 = _unit(_cross(t0, e))
-        full = _settle(_double_reflection(X[0], T[0], r0, X[2], T[2]), T[2])
-        half = _settle(_double_reflection(X[0], T[0], r0, X[1], T[1]), T[1])
-        half = _settle(_double_reflection(X[1], T[1], half, X[2], T[2]), T[2])
-        return angle_between(full, half)
+        return angle_between([_to_mp(x) for x in full], [_to_mp(x) for x in half])
+
+
+def _step_pair(sp: _Span, Cq, a, b):
+    """The normals at b of :func:`step_difference`'s one step and two half steps, in the
+    numbers of ``sp`` (``Cq``: its controls in the same numbers)."""
+    ns = sp.ns
+    ua, ub = ns.num(to_mpq(a)), ns.num(to_mpq(b))
+    um = (ua + ub) / 2
+    X = [_point(Cq, u) for u in (ua, um, ub)]
+    T = [sp.tangent(u) for u in (ua, um, ub)]
+    t0 = T[0]
+    i = min(range(3), key=lambda k: abs(t0[k]))
+    e = [ns.num_float(0)] * 3
+    e[i] = ns.num_float(1)
+    r0 = _unit(_cross(t0, e), ns.sqrt)
+    full = _settle(_double_reflection(X[0], T[0], r0, X[2], T[2]), T[2], ns.sqrt)
+    half = _settle(_double_reflection(X[0], T[0], r0, X[1], T[1]), T[1], ns.sqrt)
+    half = _settle(_double_reflection(X[1], T[1], half, X[2], T[2]), T[2], ns.sqrt)
+    return full, half
 
 
 _GL_CACHE: dict = {}

@@ -105,7 +105,7 @@ def ideal_frames(controls, seed_normal, targets, prec: int = 113):
     keys = list(dict.fromkeys((int(k), float(u)) for k, u in targets))
     with mp.workprec(prec):
         tr = true_rmf(C, (0, 0.0), (n - 1, 1.0), seed_normal, keys, prec=prec)
-        from .frame import _Span, _mp  # one exact span per index (tangents at exact u)
+        from .frame import _Span, _mp, _point  # one exact span per index (tangents at exact u)
         spans = {}
         Cq = {}
         out = {}
@@ -116,9 +116,7 @@ def ideal_frames(controls, seed_normal, targets, prec: int = 113):
             r = tr.normals[(k, u)]
             t = spans[k].tangent(_mp(u))
             b = [t[1] * r[2] - t[2] * r[1], t[2] * r[0] - t[0] * r[2], t[0] * r[1] - t[1] * r[0]]
-            uu = _mp(u)
-            w = [(1 - uu) ** 3, 3 * uu * (1 - uu) ** 2, 3 * uu ** 2 * (1 - uu), uu ** 3]
-            x = [sum(w[q] * Cq[k][q][i] for q in range(4)) for i in range(3)]
+            x = _point(Cq[k], _mp(u))
             out[(k, u)] = tuple(np.array([float(v) for v in vec]) for vec in (x, r, b))
         return out, float(_loop_twist(tr)), tr.error
 

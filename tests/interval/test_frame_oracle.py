@@ -14,6 +14,8 @@ from __future__ import annotations
 import gmpy2
 import numpy as np
 import pytest
+from hypothesis import Phase, given, settings
+from hypothesis import strategies as st
 from mpmath import mp
 
 from interval.context import to_mpq
@@ -229,3 +231,57 @@ def test_speed_witness_finds_a_non_dyadic_zero_exactly():
     # a slow claim refuted: some speed above 1 on [0.5, 1]
     u, f = speed_witness(P, 0.5, 1.0, 1.0, above=False)
     assert f > 1 and 0.5 <= u <= 1
+
+
+# The integration and the acceptance steps run on MPFR (gmpy2) because it is several times faster
+# than mpmath; every operation of both is correctly rounded to nearest even at the same
+# precision, so the two must give the same bits. mpmath's own arithmetic is the independent
+# side: a wrong rounding context, a product rounded before its sum, a float conversion or a
+# lost bit in the mp <-> MPFR conversion would show here.
+_FLOATS32 = st.floats(-1e3, 1e3, allow_nan=False, width=32)
+_NO_SHRINK = (Phase.explicit, Phase.generate)  # a failing integration is seconds: report it as found
+
+
+@settings(max_examples=12, deadline=None, derandomize=True, phases=_NO_SHRINK)
+@given(st.lists(_FLOATS32, min_size=21, max_size=21), st.sampled_from([(0.0, 1.0), (0.25, 0.875), (0.125, 0.5)]))
+def test_the_mpfr_integration_has_mpmaths_bits(values, ends):
+    from interval.frame import _MP, _true_rmf
+
+    v = np.array(values[:18], dtype=np.float64).reshape(2, 3, 3)
+    C = np.stack([np.concatenate([v[0], v[1][:1]]), np.concatenate([v[1][:1], v[1][1:], v[0][:1] + 1])])
+    seed = (values[18], values[19], values[20] + 0.5)
+    start, end = (0, ends[0]), (1, ends[1])
+    targets = [(0, ends[0]), (0, 0.625), (1, 0.1), (1, ends[1])]
+    try:
+        got = true_rmf(C, start, end, seed, targets)
+    except ValueError as e:  # a zero of the speed, or a seed along the tangent: both must say so
+        with mp.workprec(113), pytest.raises(type(e)):
+            _true_rmf(C, start, end, seed, targets, 1e-24, _MP)
+        return
+    with mp.workprec(113):
+        want = _true_rmf(C, start, end, seed, targets, 1e-24, _MP)
+    assert got.normals == want.normals and got.end == want.end and got.error == want.error
+    assert (got.start_normal, got.start_tangent, got.end_tangent) == (want.start_normal, want.start_tangent,
+                                                                      want.end_tangent)
+    assert all(x._mpf_[3] <= 113 for v in got.normals.values() for x in v)  # no extra bits
+
+
+@settings(max_examples=40, deadline=None, derandomize=True, phases=_NO_SHRINK)
+@given(st.lists(_FLOATS32, min_size=12, max_size=12), st.integers(1, 12), st.integers(0, 2**12))
+def test_the_mpfr_acceptance_steps_have_mpmaths_bits(values, depth, index):
+    from interval.frame import _MP, _MPFR, _Span, _mpfr_context, _step_pair, _to_mp
+
+    P = np.array(values, dtype=np.float64).reshape(4, 3)
+    width = 2.0**-depth
+    a = (index % 2**depth) * width
+    try:
+        with _mpfr_context(113):
+            sp = _Span(P, _MPFR)
+            got = _step_pair(sp, [[gmpy2.mpfr(float(x)) for x in row] for row in P], a, a + width)
+    except ValueError as e:
+        with mp.workprec(113), pytest.raises(type(e)):
+            _step_pair(_Span(P, _MP), [[mp.mpf(float(x)) for x in row] for row in P], a, a + width)
+        return
+    with mp.workprec(113):
+        want = _step_pair(_Span(P, _MP), [[mp.mpf(float(x)) for x in row] for row in P], a, a + width)
+    assert [[_to_mp(x) for x in v] for v in got] == [list(v) for v in want]
