@@ -290,13 +290,13 @@ def _merge(ledger, parts: Iterable, timing_key) -> None:
 
 #: Scheduling hints: CPU seconds of each family's default corpus in the serial ledger, all of
 #: what a worker does for it (making the requests with their expected statuses, answering,
-#: judging): ``python benchmarks/ledger_split.py``, its "CPU s" column, at 6a089b1 (2026-12-05
-#: 21:58 UTC), rounded. Not the ``seconds`` of ledger.json, which count judging alone and so
+#: judging): ``python benchmarks/ledger_split.py``, its "CPU s" column, at 1227622 (2026-12-06
+#: 22:35 UTC), rounded. Not the ``seconds`` of ledger.json, which count judging alone and so
 #: under-weighted the families whose requests cost most (distance). They only place whole
 #: families on workers (:func:`lanes`); a wrong or missing hint costs balance, never a verdict.
-COST_HINT = {"convex_polygon": 0.6, "distance": 11.5, "frame": 7.1, "path": 5.1, "point_search": 0.9,
-             "projection": 5.5, "surface": 2.3, "sweep": 2.9, "tessellation": 4.6, "track": 2.0,
-             "triangle": 5.0}
+COST_HINT = {"convex_polygon": 0.7, "distance": 17.1, "frame": 10.6, "path": 8.2, "point_search": 1.3,
+             "projection": 8.2, "surface": 3.6, "sweep": 3.6, "tessellation": 7.1, "track": 2.7,
+             "triangle": 7.3}
 
 
 def lanes(chunks: list[Chunk], n: int, default_cases: dict) -> list[int]:
