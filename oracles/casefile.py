@@ -39,6 +39,7 @@ __all__ = [
     "CaseFile",
     "CaseFileError",
     "NumberReport",
+    "decimals_as_text",
     "load_case_file",
     "load_claims",
     "loads_within_depth",
@@ -208,14 +209,15 @@ def loads_within_depth(text: str, **kw):
     return doc, too_deep(doc)
 
 
-def _normalize(x):
-    """JSON numbers read as Decimal become exact decimal text of the claim grammar."""
+def decimals_as_text(x):
+    """JSON numbers read as Decimal become exact decimal text of the claim grammar (claims,
+    request inputs and answer outputs alike); everything else is kept."""
     if isinstance(x, Decimal):
         return str(x)
     if isinstance(x, list):
-        return [_normalize(v) for v in x]
+        return [decimals_as_text(v) for v in x]
     if isinstance(x, dict):
-        return {k: _normalize(v) for k, v in x.items()}
+        return {k: decimals_as_text(v) for k, v in x.items()}
     return x
 
 
@@ -256,7 +258,7 @@ def read_claims(doc: dict, *, exact_numbers: bool = False,
     if any(e.claim is None for e in reading.errors):
         claims = []
     else:
-        norm = _normalize if decimals else (lambda x: x)
+        norm = decimals_as_text if decimals else (lambda x: x)
         claims = [(i, Claim.from_json(norm(item))) for i, item in enumerate(items) if i not in bad]
     return claims, reading.errors, NumberReport(exact_numbers, rounded, short, tuple(first))
 

@@ -47,6 +47,7 @@ from collections.abc import Iterable
 
 from reference.status import GeometryStatus
 
+from .casefile import decimals_as_text
 from .reports import output_file
 
 __all__ = [
@@ -425,7 +426,7 @@ def parse_json(data: bytes, name: str) -> Any:
     from .casefile import MAX_DEPTH, CaseFileError, _no_duplicates, _reject_constant, loads_within_depth
 
     try:
-        # Depth refused before anything walks the document recursively (_plain, the schema, the ledger).
+        # Depth refused before anything walks the document recursively (decimals_as_text, the schema, the ledger).
         doc, deep = loads_within_depth(data.decode("utf-8"), parse_float=Decimal, parse_constant=_reject_constant,
                                        object_pairs_hook=_no_duplicates)
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError, CaseFileError, ValueError) as e:
@@ -446,7 +447,7 @@ def read_requests(path) -> tuple[dict, list[Request]]:
     reqs = []
     for i, r in enumerate(doc["requests"]):
         try:
-            reqs.append(_read_request(_plain(r), f"requests[{i}]"))
+            reqs.append(_read_request(decimals_as_text(r), f"requests[{i}]"))
         except RequestFileError as e:
             raise RequestFileError(f"{path}: {e}") from None
     ids = [r.id for r in reqs]
@@ -573,21 +574,10 @@ def read_answers(path, *, exact_numbers: bool = False):
                         c = dataclasses.replace(c, decisions=True)
                     kept.append(c)
                 n += 1
-            steps.append(StepAnswer(st["status"], tuple(kept), _plain(st.get("output"))))
+            steps.append(StepAnswer(st["status"], tuple(kept), decimals_as_text(st.get("output"))))
         answers.append(Answer(a["request"], tuple(steps), a.get("id"), opted))
     header = {k: v for k, v in doc.items() if k != "answers"}
     return header, answers, malformed, numbers
-
-
-def _plain(x):
-    """Decimal JSON numbers as text (request inputs keep the claim number grammar)."""
-    if isinstance(x, Decimal):
-        return str(x)
-    if isinstance(x, list):
-        return [_plain(v) for v in x]
-    if isinstance(x, dict):
-        return {k: _plain(v) for k, v in x.items()}
-    return x
 
 
 def _schema_errors(schema: dict, doc: Any) -> list[str]:
