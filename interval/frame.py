@@ -333,7 +333,7 @@ def _sub(a, b):
     return [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
 
 
-def _unit(a, sqrt=mp.sqrt):
+def _unit(a, sqrt):
     d = _dot(a, a)
     if not d > 0:
         raise SingularRun("a zero vector has no direction (a zero of the speed)")
@@ -504,8 +504,7 @@ def true_tangent(controls, u, prec: int = RMF_PREC):
 
 
 def _mp(x):
-    q = to_mpq(x)
-    return mp.mpf(int(q.numerator)) / int(q.denominator)
+    return _MP.num(to_mpq(x))
 
 
 def rotate_between(v, a, b):
@@ -518,23 +517,22 @@ def rotate_between(v, a, b):
 
 def _run_once(spans, segments, r0, targets, frac, tol):
     normals = {}
-    sqrt = next(iter(spans.values())).ns.sqrt
     r = None
     prev_t = None
     for si, (k, ua, ub) in enumerate(segments):
         sp = spans[k]
         t_a = sp.tangent(ua)
         if r is None:
-            r = _unit(_sub(r0, _scale(_dot(r0, t_a), t_a)), sqrt)  # the seed, on the true normal plane
+            r = _unit(_sub(r0, _scale(_dot(r0, t_a), t_a)), sp.ns.sqrt)  # the seed, on the true normal plane
         else:
             r = rotate_between(r, prev_t, t_a)  # a joint: minimal rotation
         tg = [u for (kk, u) in targets if kk == k and ua <= u <= ub]
         r, got = _integrate_span(sp, ua, ub, r, tg, frac, tol)
         for u, v in got.items():
             tt = sp.tangent(u)
-            normals[(k, u)] = _unit(_sub(v, _scale(_dot(v, tt), tt)), sqrt)
+            normals[(k, u)] = _unit(_sub(v, _scale(_dot(v, tt), tt)), sp.ns.sqrt)
         prev_t = sp.tangent(ub)
-        r = _unit(_sub(r, _scale(_dot(r, prev_t), prev_t)), sqrt)
+        r = _unit(_sub(r, _scale(_dot(r, prev_t), prev_t)), sp.ns.sqrt)
     return normals, r, prev_t
 
 
