@@ -455,21 +455,52 @@ def _stored(dmap: DistanceMapView, i: int) -> DistanceBound:
                          float(dmap.prefix_estimate[i]))
 
 
+def _leaf_prefix_bounds(path: PathView, dmap: DistanceMapView, k: int, i: int, u: np.ndarray):
+    """Certified prefix bounds (with estimates) at parameters ``u`` of span ``k`` strictly inside
+    its leaf ``i`` (``leaf_u0[i] < u < leaf_u1[i]``): the stored bounds at the leaf's start plus
+    ``leaf_bounds`` of ``[leaf_u0[i], u]``, clamped into the stored bounds at its end. Arrays;
+    element ``j`` has the same bits whatever the batch (``leaf_bounds`` is elementwise)."""
+    n = u.shape[0]
+    cl, pu, pe = leaf_bounds(np.broadcast_to(path.controls[k], (n,) + path.controls.shape[1:]),
+                             np.full(n, float(dmap.leaf_u0[i])), u)
+    lo_i, hi_i, hi_next = float(dmap.prefix_lower[i]), float(dmap.prefix_upper[i]), float(dmap.prefix_upper[i + 1])
+    lower = np.maximum(add_lo(lo_i, cl), lo_i)
+    upper = np.minimum(add_hi(hi_i, pu), hi_next)
+    est = np.minimum(float(dmap.prefix_estimate[i]) + pe, float(dmap.prefix_estimate[i + 1]))
+    return lower, upper, np.minimum(np.maximum(est, lower), upper)
+
+
 def _bound_at(path: PathView, dmap: DistanceMapView, k: int, u: float) -> DistanceBound:
     """The Certified prefix bound at ``(k, u)`` (an evaluated parameter, u in [0, 1])."""
     first, last = int(dmap.span_first_leaf[k]), int(dmap.span_first_leaf[k + 1])
     if u >= 1.0:
         return _stored(dmap, last)  # the end of span k is the start of the next leaf
     i = first + int(np.searchsorted(dmap.leaf_u0[first:last], u, side="right")) - 1
-    u0 = float(dmap.leaf_u0[i])
-    if u == u0:
+    if u == float(dmap.leaf_u0[i]):
         return _stored(dmap, i)
-    cl, pu, pe = leaf_bounds(path.controls[k:k + 1], np.array([u0]), np.array([u]))
-    lo_i, hi_i, hi_next = float(dmap.prefix_lower[i]), float(dmap.prefix_upper[i]), float(dmap.prefix_upper[i + 1])
-    lower = max(float(add_lo(lo_i, cl[0])), lo_i)
-    upper = min(float(add_hi(hi_i, pu[0])), hi_next)
-    est = min(float(dmap.prefix_estimate[i]) + float(pe[0]), float(dmap.prefix_estimate[i + 1]))
-    return DistanceBound(lower, upper, min(max(est, lower), upper))
+    lower, upper, est = _leaf_prefix_bounds(path, dmap, k, i, np.array([u]))
+    return DistanceBound(float(lower[0]), float(upper[0]), float(est[0]))
+
+
+_LOOKAHEAD = 6  # bisection levels evaluated per leaf_bounds call (2^6 - 1 parameters)
+
+
+def _bisection_bounds(path: PathView, dmap: DistanceMapView, k: int, i: int, lo: float, hi: float) -> dict:
+    """The prefix bounds at the midpoints of the next ``_LOOKAHEAD`` bisection levels of
+    ``[lo, hi]`` (inside leaf ``i``), by parameter, in one vectorised call: the bisection is
+    sequential, numpy's cost is per call. Degenerate midpoints (no float strictly between) are
+    left out; the bisection stops before it would ask for them."""
+    us, front = [], [(lo, hi)]
+    for _ in range(_LOOKAHEAD):
+        nxt = []
+        for a, b in front:
+            m = 0.5 * (a + b)
+            if a < m < b:
+                us.append(m)
+                nxt += [(a, m), (m, b)]
+        front = nxt
+    lower, upper, est = _leaf_prefix_bounds(path, dmap, k, i, np.array(us))
+    return {m: DistanceBound(a, b, c) for m, a, b, c in zip(us, lower.tolist(), upper.tolist(), est.tolist())}
 
 
 def try_bound_distance(path: PathView, dmap: DistanceMapView, parameter: SegmentParameter,
@@ -561,6 +592,7 @@ def try_resolve_distance(path: PathView, dmap: DistanceMapView, query: DistanceQ
         lo, hi = float(dmap.leaf_u0[i]), float(dmap.leaf_u1[i])
         iterations = 0
         bound = None
+        ahead: dict = {}
         while True:
             mid = 0.5 * (lo + hi)
             if mid <= lo or mid >= hi or hi - lo <= _RESOLUTION:
@@ -569,7 +601,10 @@ def try_resolve_distance(path: PathView, dmap: DistanceMapView, query: DistanceQ
                 return failure(GeometryStatus.BudgetExceeded,
                                f"bisection needs more than max_iterations = {it} steps", field="max_iterations",
                                value=float(it))
-            b = _bound_at(path, dmap, k, mid)
+            b = ahead.get(mid)
+            if b is None:
+                ahead = _bisection_bounds(path, dmap, k, i, lo, hi)
+                b = ahead[mid]
             iterations += 1
             if b.estimate >= s:
                 hi, bound = mid, b

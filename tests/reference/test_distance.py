@@ -421,3 +421,37 @@ def test_wrap_many_periods_away_is_the_exact_remainder():
         r = try_resolve_distance(path, m, DistanceQuery(PathDistance(s), P.Wrap, 128)).value
         exact = Fraction(s) - Fraction(T) * (Fraction(s) / Fraction(T)).__floor__()
         assert abs(Fraction(r.distance.value) - exact) <= Fraction(r.residual_bound), s
+
+
+def test_leaf_bounds_of_a_batch_are_the_bits_of_each_leaf_alone():
+    # The bisection evaluates several levels in one call (reference.distance._LOOKAHEAD); that
+    # is only the same algorithm if each element's bits do not depend on its batch.
+    rng = np.random.default_rng(11)
+    P = curvy(4, 5).astype(np.float32)
+    spans = rng.integers(0, 4, 200)
+    u0 = rng.random(200) * 0.5
+    u1 = u0 + rng.random(200) * 0.5 * 2.0 ** -rng.integers(0, 40, 200)
+    together = leaf_bounds(P[spans], u0, u1)
+    for j in range(200):
+        alone = leaf_bounds(P[spans[j]:spans[j] + 1], u0[j:j + 1], u1[j:j + 1])
+        assert [a[j].hex() for a in together] == [a[0].hex() for a in alone]
+
+
+def test_the_bisection_looking_ahead_is_the_bisection_one_level_at_a_time(monkeypatch):
+    import reference.distance as D
+
+    def run():
+        out = []
+        for seed in (1, 4):
+            path = path_of(curvy(3, seed), 1e-5)
+            m = build(path)
+            for s in list(np.random.default_rng(seed).random(40) * m.total_estimate) + list(m.prefix_estimate[1::3]):
+                for it in (128, 7, 30):
+                    r = try_resolve_distance(path, m, DistanceQuery(PathDistance(float(s)), P.Reject, it))
+                    out.append((r.status, r.value) if r.ok else (r.status, r.diagnostic.message))
+        return out
+
+    ahead = run()
+    monkeypatch.setattr(D, "_LOOKAHEAD", 1)  # one leaf_bounds call per step: the plain bisection
+    assert run() == ahead
+    assert {s for s, _ in ahead} == {S.Success, S.BudgetExceeded}
