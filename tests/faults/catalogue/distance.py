@@ -188,13 +188,13 @@ FAULTS = [
           "the preceding leaves' uncertainty (so does the residual).",
           (_REF,)),
     Fault("distance.partial_floor_next_boundary", "distance", _F,
-          "    lower = max(float(add_lo(lo_i, cl[0])), lo_i)",
-          "    lower = max(float(add_lo(lo_i, cl[0])), float(dmap.prefix_lower[i + 1]))",
+          "    lower = np.maximum(add_lo(lo_i, cl), lo_i)",
+          "    lower = np.maximum(add_lo(lo_i, cl), float(dmap.prefix_lower[i + 1]))",
           "The prefix lower bound inside a leaf is floored at the next stored boundary instead of the leaf start.",
           (_REF,)),
     Fault("distance.partial_leaf_wrong_side", "distance", _F,
-          "    cl, pu, pe = leaf_bounds(path.controls[k:k + 1], np.array([u0]), np.array([u]))",
-          "    cl, pu, pe = leaf_bounds(path.controls[k:k + 1], np.array([u]), np.array([float(dmap.leaf_u1[i])]))",
+          "                             np.full(n, float(dmap.leaf_u0[i])), u)",
+          "                             u, np.full(n, float(dmap.leaf_u1[i])))",
           "The partial leaf added to the leaf's start prefix is measured from u to the leaf's end instead of "
           "from its start to u.",
           (_REF,)),
@@ -216,8 +216,8 @@ FAULTS = [
           (_REF,)),
     # --- Estimates inside their Certified intervals --------------------------------------------
     Fault("distance.bound_estimate_unclamped", "distance", _F,
-          "    return DistanceBound(lower, upper, min(max(est, lower), upper))",
-          "    return DistanceBound(lower, upper, est)",
+          "    return lower, upper, np.minimum(np.maximum(est, lower), upper)",
+          "    return lower, upper, est",
           "TryBoundDistance's estimate is not clamped into its Certified interval.",
           (_REF,),
           equivalent="equivalent: the clamp never binds. est <= upper term by term (PE_i <= PU_i, the partial "
