@@ -153,11 +153,11 @@ def cubic_subsegment(ctx, P, u0, u1):
     operations are those of its own blossom (the same bits), in a quarter of the array calls."""
     u0, u1 = np.broadcast_arrays(np.asarray(u0), np.asarray(u1))
 
-    def triple(*ts):
+    def per_blossom(*ts):  # one blossom argument, for each of the four blossoms
         return np.stack(ts, axis=-1)
 
-    return cubic_blossom(ctx, P[..., None, :, :], triple(u0, u0, u0, u1), triple(u0, u0, u1, u1),
-                         triple(u0, u1, u1, u1))
+    return cubic_blossom(ctx, P[..., None, :, :], per_blossom(u0, u0, u0, u1), per_blossom(u0, u0, u1, u1),
+                         per_blossom(u0, u1, u1, u1))
 
 
 @kernel
