@@ -290,13 +290,13 @@ def _merge(ledger, parts: Iterable, timing_key) -> None:
 
 #: Scheduling hints: CPU seconds of each family's default corpus in the serial ledger, all of
 #: what a worker does for it (making the requests with their expected statuses, answering,
-#: judging): ``python benchmarks/ledger_split.py``, its "CPU s" column, at 1227622 (2026-12-06
-#: 22:35 UTC), rounded. Not the ``seconds`` of ledger.json, which count judging alone and so
-#: under-weighted the families whose requests cost most (distance). They only place whole
+#: judging): ``python benchmarks/ledger_split.py``, its "CPU s" column, at 62be144 (2026-12-07
+#: 01:07 UTC, warm kernel cache), rounded. Not the ``seconds`` of ledger.json, which count
+#: judging alone and so under-weighted the families whose requests cost most (distance). They only place whole
 #: families on workers (:func:`lanes`); a wrong or missing hint costs balance, never a verdict.
-COST_HINT = {"convex_polygon": 0.7, "distance": 17.1, "frame": 10.6, "path": 8.2, "point_search": 1.3,
-             "projection": 8.2, "surface": 3.6, "sweep": 3.6, "tessellation": 7.1, "track": 2.7,
-             "triangle": 7.3}
+COST_HINT = {"convex_polygon": 0.8, "distance": 16.3, "frame": 11.3, "path": 10.1, "point_search": 1.6,
+             "projection": 10.3, "surface": 4.0, "sweep": 3.8, "tessellation": 7.1, "track": 2.6,
+             "triangle": 8.0}
 
 
 def lanes(chunks: list[Chunk], n: int, default_cases: dict) -> list[int]:
