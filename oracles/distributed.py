@@ -38,6 +38,7 @@ Needs the ``dask`` extra (``pip install -e .[dask]``); without it the CLI says s
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import itertools
 import os
@@ -166,6 +167,14 @@ class cluster:
     def __exit__(self, *exc):
         if self._thread is not None:
             self._thread.join()
+        if self.client is not None and self._cluster is not None:
+            # Our own workers are about to exit: freeze their heaps first, as the command line
+            # freezes its own (docs/decisions.md "Few collections"), so that no worker spends its
+            # exit on a last full collection (0.8 s of a closing two-worker cluster, measured).
+            # Never on a cluster named by --scheduler: its workers live on, and frozen objects
+            # would never be collected. A worker that cannot answer is closed all the same.
+            with contextlib.suppress(Exception):
+                self.client.run(gc.freeze)
         if self.client is not None:
             self.client.close()
         if self._cluster is not None:

@@ -377,3 +377,26 @@ def test_the_started_clusters_workers_run_without_the_profiler_and_collect_rarel
     # and collect garbage as the command line does (docs/decisions.md "Few collections")
     assert list(thresholds.values()) == [(1_000_000, 20, 100)]
     assert (dask.config.get("distributed.worker.profile.enabled"), gc.get_threshold()) == before
+
+
+@needs_dask
+def test_our_own_workers_freeze_their_heaps_before_they_exit_and_a_named_clusters_never_do():
+    """A closing LocalCluster of ours freezes its workers' heaps (no last full collection at their
+    exit: docs/decisions.md "Few collections"); a cluster named by --scheduler keeps collecting."""
+    import gc
+
+    import distributed
+
+    from oracles.distributed import cluster
+
+    ran = []
+    with cluster(workers=1) as client:
+        run = client.run
+        client.run = lambda fn, *a, **k: (ran.append(fn), run(fn, *a, **k))[1]
+    assert gc.freeze in ran
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None,
+                                  silence_logs=40) as theirs:
+        with cluster(scheduler=theirs.scheduler_address) as client:
+            assert client.submit(sum, [1, 2]).result() == 3
+        with distributed.Client(theirs) as c:
+            assert list(c.run(gc.get_freeze_count).values()) == [0]
