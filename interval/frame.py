@@ -254,8 +254,9 @@ def decide_speed_at_most(controls, u0, u1, minimum_speed, max_pieces: int = 4096
 
 class _Numbers:
     """The arithmetic the true frame runs on, at the working precision of its context: ``num``
-    (a rational: numerator rounded, then divided, as ``mp.mpf(p) / q`` does), ``num_float`` (a
-    float, exactly), ``sqrt``, and ``fdot`` (exact products, one rounding of their sum).
+    (a rational: numerator rounded, then divided, as ``mp.mpf(p) / q`` does), ``exact`` (a float
+    read exactly as a rational, then ``num``), ``num_float`` (a float, exactly), ``sqrt``, and
+    ``fdot`` (exact products, one rounding of their sum).
 
     Two instances: :data:`_MP` (mpmath at ``mp.prec``) and :data:`_MPFR` (gmpy2's MPFR at the
     precision of gmpy2's current context). Every operation of both is correctly rounded to
@@ -270,6 +271,10 @@ class _Numbers:
 
     def num(self, q):
         return self.num_float(int(q.numerator)) / int(q.denominator) if isinstance(q, _MPQ) else self.num_float(q)
+
+    def exact(self, x):
+        """``num`` of a float (or anything ``to_mpq`` reads) taken exactly as a rational first."""
+        return self.num(to_mpq(x))
 
 
 def _fdot_mp(xs, ys):
@@ -307,10 +312,6 @@ def _to_mp(x):
     """An MPFR value as the ``mp.mpf`` of the same value (exact)."""
     man, exp = x.as_mantissa_exp()
     return mp.make_mpf(from_man_exp(int(man), int(exp)))
-
-
-def _vec(x, ns: _Numbers = _MP) -> list:
-    return [ns.num(v) for v in x]
 
 
 def _dot(a, b):
@@ -352,7 +353,7 @@ class _Span:
         B = [6 * (d[1][a] - d[0][a]) for a in range(3)]
         C = [3 * (d[0][a] - 2 * d[1][a] + d[2][a]) for a in range(3)]
         self.q = (A, B, C)
-        self.A, self.B, self.C = (_vec(v, ns) for v in self.q)
+        self.A, self.B, self.C = ([ns.num(x) for x in v] for v in self.q)
         f = speed_squared_coefficients(np.asarray(controls, dtype=np.float64))
         self.f_float = [float(x) for x in f]
 
@@ -504,7 +505,7 @@ def true_tangent(controls, u, prec: int = RMF_PREC):
 
 
 def _mp(x):
-    return _MP.num(to_mpq(x))
+    return _MP.exact(x)
 
 
 def rotate_between(v, a, b):
@@ -568,10 +569,10 @@ def _true_rmf(controls, start, end, normal0, targets, tol, ns: _Numbers) -> True
     zero, one = ns.num_float(0), ns.num_float(1)
     segments = []
     for k in range(int(k0), int(k1) + 1):
-        ua = ns.num(to_mpq(u0)) if k == k0 else zero
-        ub = ns.num(to_mpq(u1)) if k == k1 else one
+        ua = ns.exact(u0) if k == k0 else zero
+        ub = ns.exact(u1) if k == k1 else one
         segments.append((k, ua, ub))
-    tg = [(int(k), ns.num(to_mpq(u))) for k, u in targets]
+    tg = [(int(k), ns.exact(u)) for k, u in targets]
     r0 = [ns.num_float(float(v)) for v in normal0]
     coarse, end_c, t_end = _run_once(spans, segments, r0, tg, 0.35, ns.num_float(tol))
     fine, end_f, _ = _run_once(spans, segments, r0, tg, 0.175, ns.num_float(tol))
@@ -579,7 +580,7 @@ def _true_rmf(controls, start, end, normal0, targets, tol, ns: _Numbers) -> True
     for key, v in coarse.items():
         d = _sub(v, fine[key])
         err = max(err, ns.sqrt(_dot(d, d)))
-    back = {(int(k), ns.num(to_mpq(u))): (k, u) for k, u in targets}
+    back = {(int(k), ns.exact(u)): (k, u) for k, u in targets}
     normals = {back[key]: v for key, v in fine.items()}
     t0 = spans[int(k0)].tangent(segments[0][1])
     n0 = _unit(_sub(r0, _scale(_dot(r0, t0), t0)), ns.sqrt)
@@ -658,7 +659,7 @@ def _step_pair(sp: _Span, Cq, a, b):
     """The normals at b of :func:`step_difference`'s one step and two half steps, in the
     numbers of ``sp`` (``Cq``: its controls in the same numbers)."""
     ns = sp.ns
-    ua, ub = ns.num(to_mpq(a)), ns.num(to_mpq(b))
+    ua, ub = ns.exact(a), ns.exact(b)
     um = (ua + ub) / 2
     X = [_point(Cq, u) for u in (ua, um, ub)]
     T = [sp.tangent(u) for u in (ua, um, ub)]

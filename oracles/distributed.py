@@ -301,8 +301,9 @@ def _merge(ledger, parts: Iterable, timing_key) -> None:
 #: what a worker does for it (making the requests with their expected statuses, answering,
 #: judging): ``python benchmarks/ledger_split.py``, its "CPU s" column, at 62be144 (2026-12-07
 #: 01:07 UTC, warm kernel cache), rounded. Not the ``seconds`` of ledger.json, which count
-#: judging alone and so under-weighted the families whose requests cost most (distance). They only place whole
-#: families on workers (:func:`lanes`); a wrong or missing hint costs balance, never a verdict.
+#: judging alone and so under-weighted the families whose requests cost most (distance). They
+#: only place whole families on workers (:func:`lanes`); a wrong or missing hint costs balance,
+#: never a verdict.
 COST_HINT = {"convex_polygon": 0.8, "distance": 16.3, "frame": 11.3, "path": 10.1, "point_search": 1.6,
              "projection": 10.3, "surface": 4.0, "sweep": 3.8, "tessellation": 7.1, "track": 2.6,
              "triangle": 8.0}
