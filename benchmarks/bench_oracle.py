@@ -83,7 +83,12 @@ else:
 # untimed first: the family's imports and first-use costs (loading compiled kernels) are start-up,
 # not judging, and this tree imports families per row where the baseline imports them all at once.
 _PER_ROW = r"""
-import json, os, sys, time
+import gc, json, os, sys, time
+import oracles
+# the collector as each tree's own command line sets it (a tree without GC_THRESHOLDS: the
+# defaults, whose full collections walk the loaded corpus again and again: a row's time would
+# depend on how many allocations the rows before it made)
+gc.set_threshold(*getattr(oracles, "GC_THRESHOLDS", gc.get_threshold()))
 from oracles.casefile import load_case_file
 cf = load_case_file(sys.argv[1])
 rows = {}
