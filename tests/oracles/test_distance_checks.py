@@ -665,6 +665,30 @@ def test_a_leaf_the_split_rule_does_not_end_with_is_violated(status_reqs):
                 assert v.witness["leaf"][0] == key[0] and [1, 0.0, 1.0] != v.witness["rule_ends_with"]
 
 
+def test_the_replay_s_shared_leaf_gaps_are_each_leaf_s_own():
+    """Replays share widened leaf gaps across maps (keyed by the span's float32 bits and the
+    leaf's parameters): a replay after others, or after the cache is emptied, ends alike, and
+    each shared gap is leaf_gap's of that span and leaf, widened, whichever span came first."""
+    from oracles.families.distance import leaves as L
+
+    rng = np.random.default_rng(7)
+    paths = [np.cumsum(rng.normal(size=(3, 4, 3)), axis=1).astype(np.float32) for _ in range(3)]
+    paths.append(paths[0][::-1].copy())  # the same spans in another order
+    L._GAPS.clear()
+    cold = []
+    for P in paths:
+        L._GAPS.clear()
+        cold.append(replay_build(P, 1e-3, _NO_LIMITS))
+    warm = [replay_build(P, 1e-3, _NO_LIMITS) for P in paths]
+    for a, b in zip(cold, warm):
+        assert (a.statuses, a.finals, a.leaves, a.decided) == (b.statuses, b.finals, b.leaves, b.decided)
+    assert len(L._GAPS) > 12
+    for (raw, u0, u1), (lo, hi) in list(L._GAPS.items())[:200]:
+        span = Span(np.frombuffer(raw, dtype=np.float32).reshape(4, 3))
+        g_lo, g_hi, poly = leaf_gap(span, u0, u1)
+        assert (lo, hi) == (g_lo, g_hi + L.ALLOWANCE * (span.M + poly))
+
+
 def test_twins_are_the_only_ties_the_replay_breaks():
     """The second span moved by (4, 0, 0): the same exact gaps (a translation, exact in float32),
     but not the same inputs, so an implementation's roundings may order them either way and the

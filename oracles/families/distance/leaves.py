@@ -193,12 +193,37 @@ def _earliest_twins(cands: list, twin: list) -> list:
     return kept
 
 
+# A leaf's widened gap is a function of its span's float32 bits and its parameters alone, and
+# one map is replayed several times (its build request's expected status, its leaf claims'
+# split order, needed_leaves): about half of a ledger's leaf_gap calls repeat one before them.
+_SPANS: dict = {}
+_GAPS: dict = {}
+_GAPS_KEPT = 1 << 17  # about 40 MB at most (~310 bytes a leaf); emptied whole when full
+
+
+def _widened_gap(raw: bytes, u0: float, u1: float) -> tuple:
+    """``(lo, hi + ALLOWANCE (M + polygon))`` of the leaf ``[u0, u1]`` of the span whose float32
+    controls are the bytes ``raw`` (:func:`leaf_gap` widened by the replay's allowance). Exact."""
+    key = (raw, u0, u1)
+    got = _GAPS.get(key)
+    if got is None:
+        span = _SPANS.get(raw)
+        if span is None:
+            if len(_SPANS) >= _GAPS_KEPT:
+                _SPANS.clear()
+            span = _SPANS[raw] = Span(np.frombuffer(raw, dtype=np.float32).reshape(4, 3))
+        lo, hi, poly = leaf_gap(span, u0, u1)
+        if len(_GAPS) >= _GAPS_KEPT:
+            _GAPS.clear()
+        got = _GAPS[key] = (lo, hi + ALLOWANCE * (span.M + poly))
+    return got
+
+
 def replay_build(narrowed, distance_error: float, limits: dict, *, max_steps: int = _MAX_STEPS) -> Replay:
     """Replay the spec's build rule on the exact narrowed controls ``(n, 4, 3)`` (float32
     values) with the path's ``distance_error`` and these ``WorkLimits`` fields (valid integers;
     range checks are the caller's): every way the rule can end, within the allowance."""
-    spans = [Span(narrowed[i]) for i in range(narrowed.shape[0])]
-    n = len(spans)
+    n = narrowed.shape[0]
     E = _mpq(Fraction(float(distance_error)))
     out = Replay()
     if n > limits["max_leaves"] or map_bytes(n, n) > limits["max_prepared_bytes"]:
@@ -207,13 +232,13 @@ def replay_build(narrowed, distance_error: float, limits: dict, *, max_steps: in
     cache: dict = {}
     # Each span's twin class: the first span with the same prepared controls, bit for bit.
     first_of: dict = {}
-    twin = [first_of.setdefault(np.ascontiguousarray(narrowed[i], dtype=np.float32).tobytes(), i) for i in range(n)]
+    raw = [np.ascontiguousarray(narrowed[i], dtype=np.float32).tobytes() for i in range(n)]
+    twin = [first_of.setdefault(b, i) for i, b in enumerate(raw)]
 
     def bounds(key):
         if key not in cache:
             s, u0, u1 = key
-            lo, hi, poly = leaf_gap(spans[s], u0, u1)
-            cache[key] = (lo, hi + ALLOWANCE * (spans[s].M + poly))
+            cache[key] = _widened_gap(raw[s], u0, u1)
         return cache[key]
 
     start = _State()
