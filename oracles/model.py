@@ -488,6 +488,13 @@ def _short(x: Any) -> str:
 def dec(s: Any) -> float:
     """A float64 from a claim number (:func:`enc`'s hex text, ``p/q``, decimal text, a JSON
     number, ``nan``/``inf``); raises :class:`NumberError` unless it is exactly a float64."""
+    if type(s) is str and s.startswith(("0x", "-0x")):  # :func:`_canonical_hex` inline: the common case
+        try:
+            v = float.fromhex(s)
+        except (ValueError, OverflowError):
+            return number_as(s, "f64")
+        if v.hex() == s:
+            return v
     return number_as(s, "f64")
 
 
@@ -502,9 +509,9 @@ def number_or_text(x: Any) -> Any:
 
 
 def _f64_nested(s: Any):
-    if isinstance(s, list):
+    if type(s) is list:
         return [_f64_nested(v) for v in s]
-    return number_as(s, "f64")
+    return dec(s)
 
 
 def dec_array(s: Any, dtype=np.float64) -> np.ndarray:
@@ -517,6 +524,8 @@ def dec_array(s: Any, dtype=np.float64) -> np.ndarray:
         raise NumberError(f"ragged or malformed array: {e}") from None
     if isinstance(s, list) and not s:
         arr = np.zeros(0)
+    if np.dtype(dtype) == np.float64:  # every element was read as exactly a float64
+        return arr
     out = arr.astype(dtype)
     if not np.array_equal(out.astype(np.float64), arr, equal_nan=True):
         raise NumberError(f"value not exactly representable as {np.dtype(dtype).name}")
