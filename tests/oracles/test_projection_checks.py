@@ -574,3 +574,25 @@ def test_a_failed_query_that_writes_the_result_is_violated(status_reqs):
         written = Answer(req.id, (ans.steps[0], StepAnswer(ans.steps[1].status, ans.steps[1].claims, out)))
         verdicts, _ = _judge(req, written)
         assert any(v.kind is VerdictKind.Violated and "rule" in v.claim.inputs for v in verdicts), req.name
+
+
+def test_the_shared_first_search_is_each_query_s_own():
+    """The branch and bound's first search (threshold-free) is shared by the claims of one query:
+    a query's claims judged after other queries' and after their own twins, or with the cache
+    emptied, get the same verdicts, and the shared search equals a fresh one of that query."""
+    names = ("spec_example", "on_curve", "at_cusp", "large_origin", "closed_circle_outside")
+    claims = [c for n in names for c in PJ.claims(NAMED[n])
+              if c.row in ("projection.strict", "projection.approximate")]
+    assert len({json.dumps(c.inputs["point"]) for c in claims}) >= 3
+    cold = []
+    for c in claims:
+        PJT._first_search_of.cache_clear()
+        cold.append(check_claim(c).to_json())
+    warm = [check_claim(c).to_json() for c in claims]
+    assert warm == cold
+    for c in claims[:6]:
+        i = c.inputs
+        C, o, p = dec_array(i["controls"]).astype("float32"), dec_array(i["origin"]), dec_array(i["point"])
+        fresh = enclose_min_distance(C, o, p, PJT.BUDGET[0], target=PJT._target(dec(i["projection_gap"])),
+                                     max_splits=PJT.SPLITS[PJT.BUDGET[0]])
+        assert PJT._first_search(C, o, p, dec(i["projection_gap"])) == fresh

@@ -10,8 +10,10 @@ claim are an oracle fault (the claim is not judged).
 from __future__ import annotations
 
 import dataclasses
+import functools
 
 import gmpy2
+import numpy as np
 
 from interval.arb_projection import decide_lower_bound as arb_decide
 from interval.arb_projection import sqrt_down, sqrt_up
@@ -56,8 +58,7 @@ def truth(d) -> Truth:
     except _ORACLE_ERRORS as exc:
         return Truth(None, ARB_BUDGET[0], None, None, None, {"arb_root_isolation": f"raised {exc!r}"[:300]}, 0)
     try:
-        b = enclose_min_distance(d.controls, d.origin, d.point, BUDGET[0], target=_target(d.gap),
-                                 max_splits=SPLITS[BUDGET[0]])
+        b = _first_search(d.controls, d.origin, d.point, d.gap)
         bb = None
         if holds is None:  # the branch and bound decides what the balls could not (or reports)
             bb = refine(lambda prec: _bb_at(d, prec), BUDGET)
@@ -80,6 +81,21 @@ def truth(d) -> Truth:
                            key=lambda w: (not w[1] < T2, not isinstance(w[0][1], float)))
         witness = {"span": span, "u": enc(u), "distance_sq_upper": enc(f)}
     return Truth(holds, a.prec if bb is None else bb.prec, lo, hi, witness, None, b.splits)
+
+
+def _first_search(controls, origin, point, gap: float):
+    """The branch and bound's first search (no threshold: it does not depend on the claimed
+    LowerBound), shared by the claims of one query (its strict and approximate answers)."""
+    C = np.ascontiguousarray(controls, dtype=np.float32)
+    o, p = (np.ascontiguousarray(x, dtype=np.float64) for x in (origin, point))
+    return _first_search_of(C.tobytes(), C.shape[0], o.tobytes(), p.tobytes(), float(gap))
+
+
+@functools.lru_cache(maxsize=4096)
+def _first_search_of(controls: bytes, n: int, origin: bytes, point: bytes, gap: float):
+    C = np.frombuffer(controls, dtype=np.float32).reshape(n, 4, 3).copy()
+    o, p = (np.frombuffer(x, dtype=np.float64).copy() for x in (origin, point))
+    return enclose_min_distance(C, o, p, BUDGET[0], target=_target(gap), max_splits=SPLITS[BUDGET[0]])
 
 
 def _target(gap: float) -> float:
