@@ -6,6 +6,7 @@ the fast path's claims from a case file alone."""
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import subprocess
 import sys
@@ -489,6 +490,9 @@ def test_disagreeing_oracles_are_an_oracle_fault_never_a_verdict(monkeypatch):
     import dataclasses
 
     monkeypatch.setattr(PJT, "enclose_min_distance", shifted)
+    # a cache of its own: searches shared with earlier claims were the real one's, and the
+    # shifted ones must not outlive the test
+    monkeypatch.setattr(PJT, "_first_search_of", functools.lru_cache(maxsize=16)(PJT._first_search_of.__wrapped__))
     for c in (strict_claim(), approx_claim()):
         v = check_claim(c)
         assert v.kind is VerdictKind.OracleFault, (v.kind, v.note)

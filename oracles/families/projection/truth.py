@@ -88,14 +88,15 @@ def _first_search(controls, origin, point, gap: float):
     LowerBound), shared by the claims of one query (its strict and approximate answers)."""
     C = np.ascontiguousarray(controls, dtype=np.float32)
     o, p = (np.ascontiguousarray(x, dtype=np.float64) for x in (origin, point))
-    return _first_search_of(C.tobytes(), C.shape[0], o.tobytes(), p.tobytes(), float(gap))
+    prec = BUDGET[0]
+    return _first_search_of(C.tobytes(), C.shape[0], o.tobytes(), p.tobytes(), float(gap), prec, SPLITS[prec])
 
 
 @functools.lru_cache(maxsize=4096)
-def _first_search_of(controls: bytes, n: int, origin: bytes, point: bytes, gap: float):
+def _first_search_of(controls: bytes, n: int, origin: bytes, point: bytes, gap: float, prec: int, splits: int):
     C = np.frombuffer(controls, dtype=np.float32).reshape(n, 4, 3).copy()
     o, p = (np.frombuffer(x, dtype=np.float64).copy() for x in (origin, point))
-    return enclose_min_distance(C, o, p, BUDGET[0], target=_target(gap), max_splits=SPLITS[BUDGET[0]])
+    return enclose_min_distance(C, o, p, prec, target=_target(gap), max_splits=splits)
 
 
 def _target(gap: float) -> float:
