@@ -23,8 +23,10 @@ method of Wang, Juttler, Zheng and Liu (ACM TOG 27(1), 2008). One step from ``(x
   ``ROUNDING_FLOOR`` (no halving can resolve differences at float64 noise). Both steps map
   ``t(a)`` to ``t(b)`` by a proper rotation, so the angle does not depend on the frame
   transported so far and the whole partition is decided before any frame is transported.
-* Acceptance starts at depth 1 (``MIN_DEPTH``): a whole span of a symmetric cubic (an arc or
-  helix approximation) fools the comparison, since one step and two half steps err alike there.
+* Acceptance starts at depth 2 (``MIN_DEPTH``): a whole span of a symmetric cubic (an arc or
+  helix approximation) fools the comparison, since one step and two half steps err alike there,
+  and so, more rarely, does a half span (docs/decisions.md "Frames: the share-of-path rule,
+  MIN_DEPTH and the limits").
 * An interval that is neither regular nor certainly slow is halved until ``MaxDepth``; at the
   limit it is decided once more with a finer box (the hodograph's own controls, whose rounding
   does not grow with depth), and what stays undecided is a singular range exactly
@@ -137,7 +139,7 @@ MAX_WINDING_TURNS = 1 << 20
 # interval whose curve is symmetric under a half-turn about its midpoint normal (a whole span
 # of a symmetric cubic, such as a circular-arc or helix approximation: there one step and two
 # half steps err alike), and no dyadic interval of depth >= 1 is centred on u = 1/2.
-MIN_DEPTH = 1
+MIN_DEPTH = 2
 # Bytes per baked sample: span (4), run (4), u and next u (16), position, tangent and normal
 # (72), twist, distance and interval angle (24). Per run 24, per singular range 24.
 SAMPLE_BYTES = 4 + 4 + 16 + 72 + 24

@@ -430,15 +430,16 @@ def test_limits_are_checked_before_allocation_and_keep_nothing():
                                                (CORNER, FrameCornerPolicy.RotateMinimally, 1)])
 def test_prepared_bytes_count_the_runs_a_build_makes(src, policy, runs):
     """docs/decisions.md: 120 bytes per sample, 24 per run and per range. Both paths are planar, so
-    every regular interval is accepted at depth MIN_DEPTH = 1 (one step and two half steps are the
-    same rotation about the plane normal): 2 intervals a span, 3 samples a span, 6 in all, in one
-    run, or two when SplitRuns seeds a run at the corner: 744 or 768 bytes. At that count the build
-    succeeds, one byte less it is BudgetExceeded (issue 24: the check once counted a run per span)."""
+    every regular interval is accepted at depth MIN_DEPTH = 2 (one step and two half steps are the
+    same rotation about the plane normal): 4 intervals a span, 5 samples a span, 10 in all, in one
+    run, or two when SplitRuns seeds a run at the corner: 1,224 or 1,248 bytes. At that count the
+    build succeeds, one byte less it is BudgetExceeded (issue 24: the check once counted a run per
+    span)."""
     pv, mv = path_of(src, tae=1e-8)
-    need = 6 * 120 + runs * 24
+    need = 10 * 120 + runs * 24
     at = try_build_frames(pv, mv, prep(corner_policy=policy, limits=WorkLimits(64, 64, 1 << 16, 24, 1 << 14, need,
                                                                                 1 << 12)))
-    assert at.ok and at.value.view().sample_count == 6 and len(at.value.view().runs) == runs
+    assert at.ok and at.value.view().sample_count == 10 and len(at.value.view().runs) == runs
     short = try_build_frames(pv, mv, prep(corner_policy=policy, limits=WorkLimits(64, 64, 1 << 16, 24, 1 << 14,
                                                                                    need - 1, 1 << 12)))
     assert short.status is GS.BudgetExceeded and short.diagnostic.field == "max_prepared_bytes"
