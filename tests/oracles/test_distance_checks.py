@@ -666,7 +666,7 @@ def test_a_leaf_the_split_rule_does_not_end_with_is_violated(status_reqs):
 
 
 def test_the_replay_s_shared_leaf_gaps_are_each_leaf_s_own():
-    """Replays share widened leaf gaps across maps (keyed by the span's float32 bits and the
+    """Replays share widened leaf gaps across maps (keyed by the span's control values and the
     leaf's parameters): a replay after others, or after the cache is emptied, ends alike, and
     each shared gap is leaf_gap's of that span and leaf, widened, whichever span came first."""
     from oracles.families.distance import leaves as L
@@ -684,7 +684,7 @@ def test_the_replay_s_shared_leaf_gaps_are_each_leaf_s_own():
         assert (a.statuses, a.finals, a.leaves, a.decided) == (b.statuses, b.finals, b.leaves, b.decided)
     assert len(L._GAPS) > 12
     for (raw, u0, u1), (lo, hi) in list(L._GAPS.items())[:200]:
-        span = Span(np.frombuffer(raw, dtype=np.float32).reshape(4, 3))
+        span = Span(np.frombuffer(raw, dtype=np.float64).reshape(4, 3))
         g_lo, g_hi, poly = leaf_gap(span, u0, u1)
         assert (lo, hi) == (g_lo, g_hi + L.ALLOWANCE * (span.M + poly))
 

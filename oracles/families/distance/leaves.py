@@ -193,7 +193,7 @@ def _earliest_twins(cands: list, twin: list) -> list:
     return kept
 
 
-# A leaf's widened gap is a function of its span's float32 bits and its parameters alone, and
+# A leaf's widened gap is a function of its span's controls and its parameters alone, and
 # one map is replayed several times (its build request's expected status, its leaf claims'
 # split order, needed_leaves): about half of a ledger's leaf_gap calls repeat one before them.
 _SPANS: dict = {}
@@ -202,8 +202,8 @@ _GAPS_KEPT = 1 << 17  # about 40 MB at most (~310 bytes a leaf); emptied whole w
 
 
 def _widened_gap(raw: bytes, u0: float, u1: float) -> tuple:
-    """``(lo, hi + ALLOWANCE (M + polygon))`` of the leaf ``[u0, u1]`` of the span whose float32
-    controls are the bytes ``raw`` (:func:`leaf_gap` widened by the replay's allowance). Exact."""
+    """``(lo, hi + ALLOWANCE (M + polygon))`` of the leaf ``[u0, u1]`` of the span whose controls
+    are the float64 bytes ``raw`` (:func:`leaf_gap` widened by the replay's allowance). Exact."""
     key = (raw, u0, u1)
     got = _GAPS.get(key)
     if got is None:
@@ -211,7 +211,7 @@ def _widened_gap(raw: bytes, u0: float, u1: float) -> tuple:
         if span is None:
             if len(_SPANS) >= _GAPS_KEPT:
                 _SPANS.clear()
-            span = _SPANS[raw] = Span(np.frombuffer(raw, dtype=np.float32).reshape(4, 3))
+            span = _SPANS[raw] = Span(np.frombuffer(raw, dtype=np.float64).reshape(4, 3))
         lo, hi, poly = leaf_gap(span, u0, u1)
         if len(_GAPS) >= _GAPS_KEPT:
             _GAPS.clear()
@@ -232,8 +232,9 @@ def replay_build(narrowed, distance_error: float, limits: dict, *, max_steps: in
     cache: dict = {}
     # Each span's twin class: the first span with the same prepared controls, bit for bit.
     first_of: dict = {}
-    raw = [np.ascontiguousarray(narrowed[i], dtype=np.float32).tobytes() for i in range(n)]
-    twin = [first_of.setdefault(b, i) for i, b in enumerate(raw)]
+    twin = [first_of.setdefault(np.ascontiguousarray(narrowed[i], dtype=np.float32).tobytes(), i) for i in range(n)]
+    # the controls' own values (float32 values in every caller), exactly, for the shared gaps
+    raw = [np.ascontiguousarray(narrowed[i], dtype=np.float64).tobytes() for i in range(n)]
 
     def bounds(key):
         if key not in cache:
