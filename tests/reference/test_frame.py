@@ -478,3 +478,22 @@ def test_a_nearly_parallel_seed_still_gives_an_orthonormal_frame():
         fr = frame(pv, fv, 0, 0.0)
         assert abs(float(fr.tangent @ fr.normal)) <= FRAME_VECTOR_K * U64
         assert_orthonormal_right_handed(fr)
+
+
+def test_every_baked_normal_of_the_named_cases_is_a_unit_vector_within_6u():
+    """A baked normal is the transported one projected perpendicular to the tangent and normalized
+    (``_settle``): |n|^2 is within about 4 u of 1 (the norm's rounding and three divisions; 6 u
+    leaves room), whatever the run's length. Keeping the raw double-reflected normal instead
+    (planted fault frame.sample_normal_unsettled) lets rounding accumulate along a run: 9.6 u on the
+    loop with a corner at its closing joint. The ledger's bound is the frame row's 16 u, which
+    that drift stays inside, so only this test sees it. Exact squares (Fractions)."""
+    from oracles.families.frame import corpus as FC
+
+    worst = Fraction(0)
+    for case in FC.corpus_cases(1, FC.NAMED):
+        _pv, _mv, f = FC.build(case)
+        if f is None or not f.ok:
+            continue
+        for n in f.value.view().sample_normal:
+            worst = max(worst, abs(sum(Fraction(float(x)) ** 2 for x in n) - 1))
+    assert 0 < worst <= 6 * Fraction(U64), float(worst / Fraction(U64))

@@ -216,7 +216,8 @@ FAULTS = [
           "            S.add(k, S.run[live], p.b, x1, t1, r)",
           "a baked sample keeps the raw double-reflected normal (not projected perpendicular to the tangent "
           "and renormalized), so its length drifts along the run",
-          (_CHECKS + "::test_baked_and_evaluated_normals_are_unit_vectors_within_16u",)),
+          (_REF + "::test_every_baked_normal_of_the_named_cases_is_a_unit_vector_within_6u",
+           _CHECKS + "::test_baked_and_evaluated_normals_are_unit_vectors_within_16u")),
     Fault("frame.twist_on_preserved_holonomy", "frame", _R,
           "            if prep.closed_policy is ClosedFramePolicy.DistributeTwist:\n                total_twist",
           "            if True:\n                total_twist",
