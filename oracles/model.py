@@ -509,7 +509,7 @@ def number_or_text(x: Any) -> Any:
 
 
 def _f64_nested(s: Any):
-    if type(s) is list:
+    if isinstance(s, list):
         return [_f64_nested(v) for v in s]
     return dec(s)
 
