@@ -139,7 +139,8 @@ def _arrays(draw):
     shape = draw(array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=4))
     if np.dtype(dtype).kind == "f":
         elems = st.one_of(st.floats(width=np.finfo(dtype).bits), _special_floats.filter(
-            lambda v: v != v or abs(v) in (0.0, math.inf) or np.finfo(dtype).tiny <= abs(v) <= np.finfo(dtype).max))
+            lambda v: v != v or abs(v) in (0.0, math.inf)
+            or float(np.finfo(dtype).tiny) <= abs(v) <= float(np.finfo(dtype).max)))  # Python floats: no cast
         return draw(arrays(dtype, shape, elements=elems))
     return draw(arrays(dtype, shape))
 
