@@ -488,14 +488,8 @@ def _short(x: Any) -> str:
 def dec(s: Any) -> float:
     """A float64 from a claim number (:func:`enc`'s hex text, ``p/q``, decimal text, a JSON
     number, ``nan``/``inf``); raises :class:`NumberError` unless it is exactly a float64."""
-    if type(s) is str and s.startswith(("0x", "-0x")):  # :func:`_canonical_hex` inline: the common case
-        try:
-            v = float.fromhex(s)
-        except (ValueError, OverflowError):
-            return number_as(s, "f64")
-        if v.hex() == s:
-            return v
-    return number_as(s, "f64")
+    v = _canonical_hex(s)  # the common case, before number_as's general path
+    return v if v is not None else number_as(s, "f64")
 
 
 def number_or_text(x: Any) -> Any:
