@@ -229,18 +229,15 @@ def replay_build(narrowed, distance_error: float, limits: dict, *, max_steps: in
     if n > limits["max_leaves"] or map_bytes(n, n) > limits["max_prepared_bytes"]:
         out.statuses.add("BudgetExceeded")
         return out
-    cache: dict = {}
     # Each span's twin class: the first span with the same prepared controls, bit for bit.
     first_of: dict = {}
     twin = [first_of.setdefault(np.ascontiguousarray(narrowed[i], dtype=np.float32).tobytes(), i) for i in range(n)]
     # the controls' own values (float32 values in every caller), exactly, for the shared gaps
     raw = [np.ascontiguousarray(narrowed[i], dtype=np.float64).tobytes() for i in range(n)]
 
-    def bounds(key):
-        if key not in cache:
-            s, u0, u1 = key
-            cache[key] = _widened_gap(raw[s], u0, u1)
-        return cache[key]
+    def bounds(key):  # the shared gaps are the replay's only cache
+        s, u0, u1 = key
+        return _widened_gap(raw[s], u0, u1)
 
     start = _State()
     for i in range(n):
