@@ -82,13 +82,18 @@ else:
 # {row: [claims timed, cpu seconds, decided by the filter]}. Each row's first claim is judged
 # untimed first: the family's imports and first-use costs (loading compiled kernels) are start-up,
 # not judging, and this tree imports families per row where the baseline imports them all at once.
-_PER_ROW = r"""
-import gc, json, os, sys, time
+# The collector as each tree's own command line sets it (a tree without GC_THRESHOLDS: the
+# defaults, whose full collections walk a loaded corpus again and again, so that a row's time
+# would depend on how many allocations the rows before it made).
+_COLLECTOR = r"""
+import gc
 import oracles
-# the collector as each tree's own command line sets it (a tree without GC_THRESHOLDS: the
-# defaults, whose full collections walk the loaded corpus again and again: a row's time would
-# depend on how many allocations the rows before it made)
 gc.set_threshold(*getattr(oracles, "GC_THRESHOLDS", gc.get_threshold()))
+"""
+
+_PER_ROW = r"""
+import json, os, sys, time
+""" + _COLLECTOR + r"""
 from oracles.casefile import load_case_file
 cf = load_case_file(sys.argv[1])
 rows = {}
@@ -111,13 +116,10 @@ print(json.dumps(out))
 # Where a check's CPU goes, in one process: imports, reading the case file (JSON, schema
 # validation, numbers), the first claim, judging the rest; prints the four CPU seconds.
 _BREAKDOWN = r"""
-import gc, json, os, sys, time
+import json, os, sys, time
 t0 = time.process_time()
 from oracles.casefile import load_case_file
-""" + _JUDGE + r"""
-import oracles
-# the collector as each tree's own command line sets it (a tree without GC_THRESHOLDS: the defaults)
-gc.set_threshold(*getattr(oracles, "GC_THRESHOLDS", gc.get_threshold()))
+""" + _JUDGE + _COLLECTOR + r"""
 t1 = time.process_time()
 claims = [c for _, c in load_case_file(sys.argv[1]).claims]
 t2 = time.process_time()
