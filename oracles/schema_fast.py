@@ -166,6 +166,7 @@ class _Compiler:
         if keys == {"type", "claimNumber"} and schema["type"] == NUMBER_TYPES:
             return self.number(schema["claimNumber"], v, pad, at)
         out: list[str] = []
+        typed = None  # the one JSON type ``v`` is known to have once the type test has passed
         if "$ref" in keys:
             ref = schema["$ref"]
             target = defs.get(ref[len("#/$defs/"):]) if ref.startswith("#/$defs/") else None
@@ -178,6 +179,7 @@ class _Compiler:
             if any(t not in _TYPE_TESTS for t in types):
                 raise _Unknown(str(types))
             out.append(f"{pad}if not ({' or '.join(_TYPE_TESTS[t].format(v=v) for t in types)}): return False")
+            typed = types[0] if len(types) == 1 else None
             keys.discard("type")
         if "enum" in keys or "const" in keys:
             if "enum" in schema and "const" in schema:
@@ -201,10 +203,10 @@ class _Compiler:
             out.append(f"{pad}if type({v}) is str and ({' or '.join(tests)}): return False")
             keys -= {"minLength", "maxLength"}
         if keys & {"items", "prefixItems", "minItems", "maxItems"}:
-            out += self.array(schema, defs, v, level, depth, at)
+            out += self.array(schema, defs, v, level, depth, at, typed == "array")
             keys -= {"items", "prefixItems", "minItems", "maxItems"}
         if keys & {"properties", "required", "additionalProperties", "dependentRequired"}:
-            out += self.object(schema, defs, v, level, depth, at)
+            out += self.object(schema, defs, v, level, depth, at, typed == "object")
             keys -= {"properties", "required", "additionalProperties", "dependentRequired"}
         if "anyOf" in keys:
             tests = []
@@ -256,17 +258,23 @@ class _Compiler:
                 f"{pad}elif type({v}) in READABLE: {read_aside}",
                 f"{pad}else: return False"]
 
-    def array(self, schema, defs, v, level, depth, at) -> list[str]:
+    def array(self, schema, defs, v, level, depth, at, typed: bool = False) -> list[str]:
+        """The array keywords' statements; ``typed``: ``v`` is known to be a list (no guard)."""
+        if typed:
+            level -= 1  # the statements sit where the guard's body would
         pad, inner = "    " * level, "    " * (level + 1)
         lo, hi = schema.get("minItems", 0), schema.get("maxItems")
         prefix = schema.get("prefixItems", ())
         items = schema.get("items", True)
         n = self.fresh("n")
-        out = [f"{pad}if type({v}) is list:", f"{inner}{n} = len({v})"]
-        if lo:
-            out.append(f"{inner}if {n} < {lo}: return False")
-        if hi is not None:
-            out.append(f"{inner}if {n} > {hi}: return False")
+        out = ([] if typed else [f"{pad}if type({v}) is list:"]) + [f"{inner}{n} = len({v})"]
+        if lo and lo == hi:
+            out.append(f"{inner}if {n} != {lo}: return False")
+        else:
+            if lo:
+                out.append(f"{inner}if {n} < {lo}: return False")
+            if hi is not None:
+                out.append(f"{inner}if {n} > {hi}: return False")
         if items is False:
             out.append(f"{inner}if {n} > {len(prefix)}: return False")
         for i, q in enumerate(prefix):
@@ -283,27 +291,33 @@ class _Compiler:
                 out += [f"{inner}for {loop}:", *body]
         return out
 
-    def object(self, schema, defs, v, level, depth, at) -> list[str]:
+    def object(self, schema, defs, v, level, depth, at, typed: bool = False) -> list[str]:
+        """The object keywords' statements; ``typed``: ``v`` is known to be a dict (no guard)."""
+        if typed:
+            level -= 1
         pad, inner = "    " * level, "    " * (level + 1)
         extra = schema.get("additionalProperties", True)
         if extra not in (True, False):
             raise _Unknown("additionalProperties")
         props = schema.get("properties", {})
-        out = [f"{pad}if type({v}) is dict:"]
+        guard = [] if typed else [f"{pad}if type({v}) is dict:"]
+        out = list(guard)
+        required = set(schema.get("required", ()))
         for r in schema.get("required", ()):
             out.append(f"{inner}if {r!r} not in {v}: return False")
         for k, deps in schema.get("dependentRequired", {}).items():
             out.append(f"{inner}if {k!r} in {v} and not ({self.all_in(deps, v)}): return False")
-        if extra is False:
-            k = self.fresh("k")
-            out.append(f"{inner}for {k} in {v}:")
-            out.append(f"{inner}    if {k} not in {self.const(frozenset(props))}: return False")
+        if extra is False:  # every key a named property: one set comparison in C
+            out.append(f"{inner}if not ({v}.keys() <= {self.const(frozenset(props))}): return False")
         for key, sub in props.items():
             w = self.fresh("w")
-            body = self.emit(sub, defs, w, level + 2, depth + 1, (*at, repr(key)))
+            present = key in required  # a required key is there: its test above returned otherwise
+            body = self.emit(sub, defs, w, level + (1 if present else 2), depth + 1, (*at, repr(key)))
             if body:
-                out += [f"{inner}if {key!r} in {v}:", f"{inner}    {w} = {v}[{key!r}]", *body]
-        return out if len(out) > 1 else []
+                take = [f"{inner}{w} = {v}[{key!r}]"] if present else [f"{inner}if {key!r} in {v}:",
+                                                                       f"{inner}    {w} = {v}[{key!r}]"]
+                out += take + body
+        return out if len(out) > len(guard) else []
 
 
 def _branch(fn, x, c, t, p) -> bool:
