@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from functools import cache
 from pathlib import Path
 
 
@@ -113,7 +114,11 @@ class Labels:
 # Characters XML 1.0 does not allow (its Char production): control characters but tab, newline
 # and carriage return, lone surrogates, U+FFFE and U+FFFF. An id or a message may hold any JSON
 # string; one of these in it would make the whole JUnit file unreadable.
-_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+# Compiled on first use: only a JUnit file needs it, and compiling its character class costs
+# about 5 ms of every command's start.
+@cache
+def _not_xml() -> re.Pattern:
+    return re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
 def _xml_safe(text):
@@ -121,7 +126,7 @@ def _xml_safe(text):
     (``\\u0001``); anything else (None) unchanged."""
     if not isinstance(text, str):
         return text
-    return _NOT_XML.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return _not_xml().sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def write_junit(path, ledger, labels=None) -> None:
