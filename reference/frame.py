@@ -4,7 +4,11 @@
 method of Wang, Juttler, Zheng and Liu (ACM TOG 27(1), 2008). One step from ``(x0, t0, r0)`` to
 ``(x1, t1)`` reflects in the plane normal to ``v1 = x1 - x0`` and then in the plane normal to
 ``v2 = t1 - tL`` (``tL`` the reflected tangent); the result is projected perpendicular to
-``t1`` and normalized (so rounding never lets a frame drift off orthonormality).
+``t1`` and normalized (so rounding never lets a frame drift off orthonormality). The chord
+``v1`` is computed as the integral of the hodograph over the step (``kernel.cubic_chord``), not
+as a difference of two positions: its rounding is then relative to the step's own length, and a
+short chord keeps its direction (docs/decisions.md "Frames: the rounding allowance of a step
+whose chord is short").
 
 **Stepping.** Each span is stepped over dyadic intervals ``[a, b]`` (depth d: width ``2^-d``).
 
@@ -368,18 +372,23 @@ def _reflect_or_keep(v, n):
     return np.where(ok[..., None], out, v)
 
 
-def double_reflection(x0, t0, r0, x1, t1):
+def double_reflection(v1, t0, r0, t1):
     """One double-reflection step (Wang et al. 2008), vectorised over leading axes. Rounded.
 
-    Reflect ``r0`` and ``t0`` in the plane normal to ``v1 = x1 - x0``, then ``r`` in the plane
-    normal to ``v2 = t1 - tL``; a zero ``v1`` or ``v2`` skips its reflection (the step is then
-    exact: equal inputs give ``r0`` back bit for bit). Returns the raw reflected vector (not
-    re-projected).
+    Reflect ``r0`` and ``t0`` in the plane normal to the chord ``v1 = x1 - x0`` (given: see
+    :func:`_chord`), then ``r`` in the plane normal to ``v2 = t1 - tL``; a zero ``v1`` or ``v2``
+    skips its reflection (the step is then exact: equal inputs give ``r0`` back bit for bit).
+    Returns the raw reflected vector (not re-projected).
     """
-    v1 = x1 - x0
     rL = _reflect_or_keep(r0, v1)
     tL = _reflect_or_keep(t0, v1)
     return _reflect_or_keep(rL, t1 - tL)
+
+
+def _chord(P, a, b):
+    """``x(b) - x(a)`` of the span with float64 controls ``P`` (``kernel.cubic_chord``). Rounded,
+    with an error relative to the step's length, not to the positions."""
+    return K.cubic_chord(F64, P, a, b)
 
 
 def _settle(r, t):
@@ -520,7 +529,7 @@ def _step_angles(P, a, b):
     """Angle between one reflection step a -> b and two half steps a -> m -> b, with the
     positions and unit tangents at a, m, b; and whether every computed speed is positive."""
     m = 0.5 * (a + b)
-    X = [K.cubic_point(F64, P, u) for u in (a, m, b)]
+    V = [_chord(P, a, b), _chord(P, a, m), _chord(P, m, b)]  # the full step's chord, the halves'
     D = [K.cubic_derivative(F64, P, u) for u in (a, m, b)]
     speeds = [np.sqrt(_dot(d, d)) for d in D]
     ok = np.all([s > 0 for s in speeds], axis=0) & np.all([np.isfinite(s) for s in speeds], axis=0)
@@ -528,9 +537,9 @@ def _step_angles(P, a, b):
         T = [d / s[:, None] for d, s in zip(D, speeds)]
         T = [np.where(ok[:, None], t, 1.0 / np.sqrt(3.0)) for t in T]
         r0 = _any_perpendicular(T[0])
-        full = _settle(double_reflection(X[0], T[0], r0, X[2], T[2]), T[2])
-        half = _settle(double_reflection(X[0], T[0], r0, X[1], T[1]), T[1])
-        half = _settle(double_reflection(X[1], T[1], half, X[2], T[2]), T[2])
+        full = _settle(double_reflection(V[0], T[0], r0, T[2]), T[2])
+        half = _settle(double_reflection(V[1], T[0], r0, T[1]), T[1])
+        half = _settle(double_reflection(V[2], T[1], half, T[2]), T[2])
         ang = _angle_between_units(full, half)
     return np.where(ok, ang, np.inf), ok
 
@@ -929,7 +938,9 @@ def _build(path: PathView, dmap: DistanceMapView, prep: FramePreparation) -> Out
                     return bad
                 live = len(S) - 1
             x1, t1 = _point(P, p.b)
-            r = double_reflection(S.x[live], S.t[live], S.n[live], x1, t1)
+            # the live sample is this span's, at p.a (the previous piece's end, a joint's (k, 0),
+            # or the run's seed)
+            r = double_reflection(_chord(P, S.u[live], p.b), S.t[live], S.n[live], t1)
             S.next_u[live] = p.b
             S.angle[live] = p.angle
             S.add(k, S.run[live], p.b, x1, t1, _settle(r, t1))
@@ -1047,8 +1058,8 @@ def transported_normal(path_view: PathView, frames_view: FramesView, parameter: 
         t = frames_view.sample_tangent[j].copy()
         x = frames_view.sample_position[j].copy()
     else:
-        nrm = _settle(double_reflection(frames_view.sample_position[j], frames_view.sample_tangent[j],
-                                        frames_view.sample_normal[j], x, t), t)
+        chord = _chord(P, frames_view.sample_u[j], np.float64(u))  # sample j is span k's (_locate)
+        nrm = _settle(double_reflection(chord, frames_view.sample_tangent[j], frames_view.sample_normal[j], t), t)
     return success((k, u, j, x, t, nrm))
 
 

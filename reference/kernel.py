@@ -37,6 +37,7 @@ __all__ = [
     "cross",
     "cross_boundary_controls",
     "cubic_blossom",
+    "cubic_chord",
     "cubic_derivative",
     "cubic_point",
     "cubic_sample",
@@ -95,6 +96,26 @@ def cubic_derivative(ctx, P, u):
     d1 = P[..., 2, :] - P[..., 1, :]
     d2 = P[..., 3, :] - P[..., 2, :]
     return three * ((_col(s * s) * d0 + _col(two * s * u) * d1) + _col(u * u) * d2)
+
+
+@kernel
+def cubic_chord(ctx, P, a, b):
+    """B(b) - B(a) for controls ``P`` (..., 4, D), ``a`` and ``b`` broadcasting to ``...``: the
+    integral of dB/du over [a, b] from the hodograph's Bernstein coefficients there (its blossoms
+    at (a, a), (a, b), (b, b)), ``(b - a) (q(a, a) + q(a, b) + q(b, b))`` with ``q`` the blossom of
+    ``(dB/du) / 3``. The same value as the difference of the two points; in floating point its
+    error is relative to the control polygon's legs times ``b - a``, not to the positions (a
+    short chord of a span far from its origin keeps its direction)."""
+    one = ctx.const("1")
+    d0 = P[..., 1, :] - P[..., 0, :]
+    d1 = P[..., 2, :] - P[..., 1, :]
+    d2 = P[..., 3, :] - P[..., 2, :]
+
+    def q(x, y):
+        sx, sy = one - x, one - y
+        return (_col(sx * sy) * d0 + _col(sx * y + x * sy) * d1) + _col(x * y) * d2
+
+    return _col(b - a) * ((q(a, a) + q(a, b)) + q(b, b))
 
 
 @kernel

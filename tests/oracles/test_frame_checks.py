@@ -779,19 +779,16 @@ def test_a_quarter_span_symmetric_about_its_midpoint_still_fools_the_estimate_fr
     assert check_claim(_angular({"q": F.claims({**case, "expect": "ok"})}, "q")).kind is V
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="open question on the rounding allowance of evaluated frames: docs/decisions.md "
-                          "'Frames: the rounding allowance of a step whose chord is short' (seed 20261208, 2026-12-07)")
 def test_an_evaluation_step_across_a_sharp_planar_turn_stays_within_the_rounding_allowance():
     """The thorough differential run with seed 20261208 found a planar span (controls in the plane
-    of (1, 0, 1) and (0, 1, 0)) that turns by nearly 180 degrees around u = 1/3: the true RMF is
-    exact for the double reflection there, so every step difference is 0 and the estimate is 0.
-    Every baked normal is within 1.2e-16 rad of the truth, but the evaluated frame at u = 0.382,
-    transported from the sample at u = 1/4 by one reflection step whose chord is 1/45 of the
-    controls' magnitude, is 1.6e-13 rad off: 563 u beyond its tangent's tilt allowance, against
-    frame:acceptance's rounding allowance of 32 u a sample (192 u). Strict: the day the fast path
-    or the allowance's error model changes so that this claim is Verified, this test fails and
-    asks for its removal (and for the decision to be written up)."""
+    of (1, 0, 1) and (0, 1, 0)) that turns by nearly 180 degrees around u = 1/3: the double
+    reflection is exact on a planar curve, so every step difference is 0 and the estimate is 0.
+    The evaluated frame at u = 0.382, transported from the sample at u = 1/4 by one reflection
+    step whose chord is 1/45 of the controls' magnitude, was 1.6e-13 rad off while the chord was
+    a difference of two positions: 563 u beyond its tangent's tilt allowance, against
+    frame:acceptance's 192 u. With the chord from the hodograph (``kernel.cubic_chord``) the
+    claim is Verified (docs/decisions.md "Frames: the rounding allowance of a step whose chord
+    is short"); the planted fault ``frame.chord_from_positions`` brings the old chord back."""
     src = np.array([[[0.0, 0.0, 0.0], [1.0, 0.0, 1.0], [0.0, 0.0, 0.0], [0.0, 0.01, 0.0]]])
     case = FC._case("sharp planar turn", src, origin=(0.0, 0.0, 1.0), tae=1e-4, ms=1e-9, seed_up=(2.0, 0.0, 2.0),
                     seed_policy=FC._SEED.UseFallbackAxis, fallback=(0.3, -0.4, 0.85), sing=FC._SING.Reject,

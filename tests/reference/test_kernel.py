@@ -290,6 +290,16 @@ def chord_b(ur, a, b, d):
     return _kbound(ur, qabs(Qa(b) - Qa(a)) / to_mpq(d))
 
 
+def cubic_chord_b(ur, P, a, b):
+    # Each hodograph blossom weighs the legs D_i = P[i+1] - P[i] by weights in [0, 1] that sum to
+    # one (about six roundings of max |D_i|); three of them summed (two more) and scaled by
+    # b - a (two): K u times |b - a| (|D_0| + |D_1| + |D_2|) bounds it, relative to the step, not
+    # to the positions.
+    Q = Qa(P)
+    legs = sum(max(qabs(Q[i + 1] - Q[i])) for i in range(3))
+    return _kbound(ur, qabs(to_mpq(b) - to_mpq(a)) * legs)
+
+
 def joint_exact(P_in, P_out, w_in, w_out):
     wi, wo = to_mpq(w_in), to_mpq(w_out)
     return (bezier_exact(P_in, 1, 1) / wi, bezier_exact(P_out, 0, 1) / wo,
@@ -346,6 +356,9 @@ CASES = [
     KCase("cubic_blossom", {"P": "ctrl", "t1": "param", "t2": "param", "t3": "param"},
           lambda c, P, t1, t2, t3: K.cubic_blossom(c, P, t1, t2, t3),
           blossom_exact, lambda uu, P, **_: pos_b(uu, P)),
+    KCase("cubic_chord", {"P": "ctrl", "a": "param", "b": "param"},
+          lambda c, P, a, b: K.cubic_chord(c, P, a, b),
+          lambda P, a, b: bezier_exact(P, b) - bezier_exact(P, a), cubic_chord_b),
     KCase("cubic_split", {"P": "ctrl", "t": "param"},
           lambda c, P, t: K.cubic_split(c, P, t), split_exact,
           lambda uu, P, t: (pos_b(uu, P),) * 2),

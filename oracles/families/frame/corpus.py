@@ -343,10 +343,24 @@ def _fooled_halves(rng):
                  seed_up=_FOOLED_SEED_UP, closed_policy=_CLOSED.DistributeTwist, queries=6, query_seed=5)
 
 
+def _sharp_planar_turn(rng):
+    """A planar span turning by nearly 180 degrees around u = 1/3 (speed 0.0033 there), found by
+    the thorough differential run (seed 20261208): every step difference is 0, so the estimate is
+    0 and the rounding allowance alone bounds the frames; the evaluation at u = 0.382 steps from
+    u = 1/4 across the turn on a chord 1/45 of the controls' size (docs/decisions.md "Frames: the
+    rounding allowance of a step whose chord is short")."""
+    src = [[[0.0, 0.0, 0.0], [1.0, 0.0, 1.0], [0.0, 0.0, 0.0], [0.0, 0.01, 0.0]]]
+    return _case("planar span turning sharply: an evaluation steps across the turn on a short chord", src,
+                 origin=(0.0, 0.0, 1.0), tae=1e-4, seed_up=(2.0, 0.0, 2.0), fallback=(0.3, -0.4, 0.85),
+                 sing=_SING.Reject, corner=_CORNER.Reject, closed_policy=_CLOSED.DistributeTwist, queries=3,
+                 query_seed=0, max_depth=24)
+
+
 def _closed_loop_specials():
     """The closed-loop rule (frame:closed_loop, 2026-12-06): a G1 closing joint closes the loop
     under any corner policy; a corner closes it only under RotateMinimally. Then the chain whose
-    span halves fool the step comparison (MIN_DEPTH, 2026-12-07)."""
+    span halves fool the step comparison (MIN_DEPTH, 2026-12-07) and the planar span whose
+    evaluation steps across a sharp turn (the chord, 2026-12-07)."""
     return [
         lambda r: {**_uneven_loop(r), "name": "closed loop with uneven speed, SplitRuns (its G1 closing joint is "
                                               "crossed)", "corner": _CORNER.SplitRuns},
@@ -356,6 +370,7 @@ def _closed_loop_specials():
         _kinked_loop(_CORNER.SplitRuns, "loop with a corner at its closing joint, SplitRuns (not a closed loop)"),
         _kinked_loop(_CORNER.Reject, "loop with a corner at its closing joint, Reject", expect="DegenerateFrame"),
         _fooled_halves,
+        _sharp_planar_turn,
     ]
 
 
