@@ -266,7 +266,7 @@ def test_readme_worked_examples_print_what_the_readme_shows(capsys):
     text = capsys.readouterr().out
     for line in ("verdict Violated, error_ratio = 628846", "234.3", "u  <== most error entered here",
                  "[cancellation xinf]", 'a float32 producer declares model {"u": "0x1p-24"}',
-                 "amplified by the cancellation at step 15 (bernstein3:76: s = one - u, which cancelled to 0)"):
+                 "amplified by the cancellation at step 15 (bernstein3:77: s = one - u, which cancelled to 0)"):
         assert line in text, line
     # Independently: float32 rounds u = 1 - 2^-30 to 1, where the kernel returns P3 exactly,
     # so the whole error is B(1) - B(u), all of it from that input rounding.
