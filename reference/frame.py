@@ -527,7 +527,8 @@ def _speed_range(lo, hi):
 
 def _step_angles(P, a, b):
     """Angle between one reflection step a -> b and two half steps a -> m -> b, with the
-    positions and unit tangents at a, m, b; and whether every computed speed is positive."""
+    chords of the three steps (:func:`_chord`) and the unit tangents at a, m, b; and whether
+    every computed speed is positive."""
     m = 0.5 * (a + b)
     V = [_chord(P, a, b), _chord(P, a, m), _chord(P, m, b)]  # the full step's chord, the halves'
     D = [K.cubic_derivative(F64, P, u) for u in (a, m, b)]

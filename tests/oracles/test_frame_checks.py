@@ -789,9 +789,5 @@ def test_an_evaluation_step_across_a_sharp_planar_turn_stays_within_the_rounding
     frame:acceptance's 192 u. With the chord from the hodograph (``kernel.cubic_chord``) the
     claim is Verified (docs/decisions.md "Frames: the rounding allowance of a step whose chord
     is short"); the planted fault ``frame.chord_from_positions`` brings the old chord back."""
-    src = np.array([[[0.0, 0.0, 0.0], [1.0, 0.0, 1.0], [0.0, 0.0, 0.0], [0.0, 0.01, 0.0]]])
-    case = FC._case("sharp planar turn", src, origin=(0.0, 0.0, 1.0), tae=1e-4, ms=1e-9, seed_up=(2.0, 0.0, 2.0),
-                    seed_policy=FC._SEED.UseFallbackAxis, fallback=(0.3, -0.4, 0.85), sing=FC._SING.Reject,
-                    corner=FC._CORNER.Reject, closed_policy=FC._CLOSED.DistributeTwist, queries=3, query_seed=0,
-                    max_depth=24)
+    case = FC._sharp_planar_turn(None)  # the named corpus case, as the ledger meets it
     assert check_claim(_angular({"q": F.claims({**case, "expect": "ok"})}, "q")).kind is V

@@ -292,9 +292,9 @@ def chord_b(ur, a, b, d):
 
 def cubic_chord_b(ur, P, a, b):
     # Each hodograph blossom weighs the legs D_i = P[i+1] - P[i] by weights in [0, 1] that sum to
-    # one (about six roundings of max |D_i|); three of them summed (two more) and scaled by
-    # b - a (two): K u times |b - a| (|D_0| + |D_1| + |D_2|) bounds it, relative to the step, not
-    # to the positions.
+    # one (about six roundings of the largest leg component); three of them summed (two more) and
+    # scaled by b - a (two): K u times |b - a| times the sum of each leg's largest component
+    # bounds every component, relative to the step, not to the positions.
     Q = Qa(P)
     legs = sum(max(qabs(Q[i + 1] - Q[i])) for i in range(3))
     return _kbound(ur, qabs(to_mpq(b) - to_mpq(a)) * legs)
