@@ -20,7 +20,8 @@ coefficients of ``B'`` are exact, those of ``g = f^(-1/2)`` follow from
 ``k f_0 g_k = sum_{j=1}^{4} (-j/2 - (k - j)) f_j g_{k-j}``, ``t_k = sum_j B'_j g_{k-j}``, and
 those of r from the equation itself: ``q_k = sum_j r_j . (k-j+1) t_{k-j+1}``,
 ``r_{k+1} = -(1/(k+1)) sum_j q_j t_{k-j}``. The step is 0.35 of the distance from c to
-the nearest complex zero of f (where t is singular), and the series is summed until its
+the nearest complex zero of f (where t is singular; the zeros from f's exact factorisation
+``G^2 Q``, so a cusp's double zero is steered to as itself), and the series is summed until its
 terms fall below the tolerance; results between step ends are the Taylor polynomials
 evaluated there (dense output). The integration runs twice, the second time with every step
 halved, and the largest difference of the two is returned as the oracle's own error
@@ -354,8 +355,8 @@ class _Span:
         C = [3 * (d[0][a] - 2 * d[1][a] + d[2][a]) for a in range(3)]
         self.q = (A, B, C)
         self.A, self.B, self.C = ([ns.num(x) for x in v] for v in self.q)
-        f = speed_squared_coefficients(np.asarray(controls, dtype=np.float64))
-        self.f_float = [float(x) for x in f]
+        self.controls = np.asarray(controls, dtype=np.float64)
+        self._zeros = None  # the complex zeros of f, found on the first step (steering only)
 
     def derivative(self, u):
         return [self.A[a] + u * (self.B[a] + u * self.C[a]) for a in range(3)]
@@ -365,13 +366,10 @@ class _Span:
 
     def radius(self, c: float) -> float:
         """Distance from c to the nearest complex zero of f (float steering only)."""
-        coef = list(reversed(self.f_float))
-        while coef and coef[0] == 0.0:
-            coef.pop(0)
-        if len(coef) <= 1:
-            return float("inf")
-        roots = np.roots(coef)
-        return float(np.min(np.abs(roots - c))) if roots.size else float("inf")
+        if self._zeros is None:
+            self._zeros = _speed_zeros(self.controls)
+        z = self._zeros
+        return float(np.min(np.abs(z - c))) if z.size else float("inf")
 
     def taylor(self, c, h, r0, tol):
         """Taylor coefficients ``r_k`` of r about c for a step of size h: the list, or None when
@@ -431,6 +429,21 @@ _MAX_STEPS = 100000
 
 class SingularRun(ValueError):
     """The run crosses (or touches) a parameter where ``B' = 0``: it has no RMF there."""
+
+
+def _speed_zeros(controls) -> np.ndarray:
+    """The complex zeros of ``f = |B'|^2`` (complex floats, each zero once; empty for a
+    stationary span), for steering only. ``f = G^2 Q`` exactly (``G`` the gcd of B''s components:
+    ``interval.arb_arclength.speed_factorization``), and each factor's zeros are FLINT's
+    certified isolations: a zero of the speed (a cusp) is a double zero of f, which float
+    root-finding of f's coefficients splits by about the square root of their rounding (1e-8
+    for a unit span), so that a run ending 2^-25 before a cusp stopped where the split zeros
+    were nearer than the true one; a zero of G is found as itself."""
+    from .arb_arclength import speed_factorization
+
+    G, Q = speed_factorization(controls)
+    zeros = [complex(r.mid()) for p in (G, Q) if p.degree() > 0 for r, _ in p.complex_roots()]
+    return np.array(zeros, dtype=complex)
 
 
 def _horner(coeffs, x):

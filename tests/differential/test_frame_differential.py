@@ -87,18 +87,5 @@ def test_every_frame_claim_is_verified(case):
         return
     for claim in frame_claims(case):
         v = check_claim(claim)
-        if _integration_stopped_at_a_cusp(claim, v):
-            continue
         assert v.kind is VerdictKind.Verified, (claim.row, v.kind, v.note, v.witness, case["name"])
 
-
-def _integration_stopped_at_a_cusp(claim, v) -> bool:
-    """The oracle's stated limit, not a refutation: a run that ends 2^-(MaxDepth + 1) before a
-    cusp takes the true RMF's integration to where its step control stops (float root-finding of
-    |B'|^2), and the angular claim is Undecided unless a zero of the speed in the run is shown
-    exactly, which would be Violated (``tests/oracles/test_frame_checks.py::
-    test_a_run_ending_just_before_a_cusp_is_not_refuted_where_the_oracle_cannot_integrate``).
-    Builds reach such runs more often since chords come from the hodograph (3d6cddd: a cusp's
-    neighbour is no longer refused on rounding noise); seed 20261208 found one at max_depth 24."""
-    return (claim.row == "frame.angular_error_estimate" and v.kind is VerdictKind.Undecided
-            and "the RMF integration stopped" in v.note and "no zero of the speed in the run is shown" in v.note)

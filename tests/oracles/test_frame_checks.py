@@ -750,16 +750,46 @@ def test_must_be_degenerate_parameters_do_not_depend_on_max_depth():
     assert all(FD.evaluation_demand(S, 1e-9, 24, u)[0] == "failure" for u in (0.0, 0.3, 1.0))
 
 
-def test_a_run_ending_just_before_a_cusp_is_not_refuted_where_the_oracle_cannot_integrate(status_reqs):
-    """Near a cusp the RMF integrator's step control stops (float root-finding of |B'|^2); that is
-    the oracle's limit, not a refutation: Undecided unless a zero of the speed in the run is shown
-    exactly (a run across the cusp is still Violated: ``test_a_run_across_the_cusp_is_violated``)."""
-    case = FC._case("interior cusp", [[[-1, 0, 0], [1, 1, 0.5], [-1, 1, 0.5], [1, 0, 0]]], max_depth=30)
+def _claim_ending_before_the_cusp(max_depth: int):
+    """The angular claim of the planar span with a cusp at u = 1/2, built to ``max_depth``: its
+    first run ends just before the cusp (2^-(max_depth + 1) before it up to depth 30)."""
+    case = FC._case("interior cusp", [[[-1, 0, 0], [1, 1, 0.5], [-1, 1, 0.5], [1, 0, 0]]], max_depth=max_depth)
     ans = F.FAMILY.answer(FR.case_request("frame/test", case))
-    ang = next(c for s in ans.steps for c in s.claims if c.row == "frame.angular_error_estimate")
-    v = check_claim(ang)
-    assert v.kind is U and "no zero of the speed" in v.note
+    return next(c for s in ans.steps for c in s.claims if c.row == "frame.angular_error_estimate")
 
+
+@pytest.mark.parametrize("max_depth", [24, 30, 34])  # from 36 the build exceeds its budget
+def test_a_run_ending_just_before_a_cusp_is_judged(max_depth):
+    """The true RMF is integrated up to a run's end just before a cusp: the integrator steers by
+    the exact zeros of the speed (``interval.frame._speed_zeros``), where float root-finding of
+    |B'|^2 split the cusp's double zero by about 1e-8 and stopped the run (Undecided before
+    2026-12-07). The span is planar, so the true frame is the double reflection's (the claim is
+    Verified), and a sample normal turned by 1e-6 rad just before the cusp is Violated."""
+    ang = _claim_ending_before_the_cusp(max_depth)
+    end = dec(ang.inputs["runs"][0]["end"][1])
+    assert 0.5 - 2.0**-(min(max_depth, 30) + 1) <= end < 0.5  # from depth 31 the build ends it nearer still
+    assert check_claim(ang).kind is V
+    samples = [list(e) for e in ang.value["samples"]]
+    last = max((j for j, e in enumerate(samples) if e[0] == 0), key=lambda j: dec(samples[j][2]))
+    assert dec(samples[last][2]) == end
+    n = np.array([dec(x) for x in samples[last][3]])
+    turned = np.cos(1e-6) * n + np.sin(1e-6) * np.cross([0.0, -0.5, 1.0] / np.sqrt(1.25), n)  # about the plane's normal
+    samples[last][3] = [enc(float(x)) for x in turned]
+    v = check_claim(replace(ang, {**ang.value, "samples": samples}))
+    assert v.kind is X, (v.kind, v.note)
+
+
+def test_a_run_the_oracle_cannot_integrate_is_undecided(monkeypatch):
+    """Where the RMF integration stops (here forced: its smallest step raised to 2^-20, so the run
+    ending 2^-31 before the cusp cannot be reached) and no zero of the speed lies in the run, the
+    claim is Undecided, never refuted on the oracle's limit (a run across the cusp is still
+    Violated: ``test_a_run_across_the_cusp_is_violated``)."""
+    import interval.frame as IF
+
+    ang = _claim_ending_before_the_cusp(30)
+    monkeypatch.setattr(IF, "_MIN_STEP", 2.0**-20)
+    v = check_claim(ang)
+    assert v.kind is U and "the RMF integration stopped" in v.note and "no zero of the speed" in v.note
 
 
 @pytest.mark.xfail(strict=True, raises=AssertionError,
