@@ -356,11 +356,20 @@ def _sharp_planar_turn(rng):
                  query_seed=0, max_depth=24)
 
 
+def _cusp_deep(rng):
+    """The interior cusp at MaxDepth 30: its first run ends 2^-31 before the cusp, where the speed
+    is 2^-30 of the controls' and the tangent is the limit of B'/|B'| (a cubic's cusp is planar, so
+    the true frame keeps the plane's normal); the oracle integrates the true frame to there by
+    steering on the speed's exact zeros (``interval.frame._speed_zeros``)."""
+    return {**_cusp(rng), "name": "interior cusp, MaxDepth 30: a run ends 2^-31 before the cusp", "max_depth": 30}
+
+
 def _closed_loop_specials():
     """The closed-loop rule (frame:closed_loop, 2026-12-06): a G1 closing joint closes the loop
     under any corner policy; a corner closes it only under RotateMinimally. Then the chain whose
-    span halves fool the step comparison (MIN_DEPTH, 2026-12-07) and the planar span whose
-    evaluation steps across a sharp turn (the chord, 2026-12-07)."""
+    span halves fool the step comparison (MIN_DEPTH, 2026-12-07), the planar span whose
+    evaluation steps across a sharp turn (the chord, 2026-12-07) and the interior cusp at
+    MaxDepth 30 (the oracle's exact zeros, 2026-12-07)."""
     return [
         lambda r: {**_uneven_loop(r), "name": "closed loop with uneven speed, SplitRuns (its G1 closing joint is "
                                               "crossed)", "corner": _CORNER.SplitRuns},
@@ -371,6 +380,7 @@ def _closed_loop_specials():
         _kinked_loop(_CORNER.Reject, "loop with a corner at its closing joint, Reject", expect="DegenerateFrame"),
         _fooled_halves,
         _sharp_planar_turn,
+        _cusp_deep,
     ]
 
 
