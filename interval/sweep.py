@@ -6,6 +6,9 @@ swept surface. Nothing here reuses the fast path's planner or emitter.
   mpmath interval cos/sin at ``prec`` bits: exact up to an enclosure a few ulps of ``prec`` wide.
 * :func:`curvature_product_iv` encloses ``h |B' x B''| / |B'|^3`` at exact u for exact controls
   in interval arithmetic (``reference.kernel`` over ``IV``).
+* :func:`may_fold` says whether that product may reach 1 anywhere on a parameter interval
+  (bisection in interval arithmetic; "no" is proved): where the swept surface may fold between
+  two rings, which a check at the rings alone misses.
 * :func:`ideal_frames` integrates the true rotation-minimizing frame (``interval.frame.true_rmf``)
   once over the whole path and returns ``B(u)``, the true normal ``r`` and ``t x r`` at every
   requested parameter (mp at 113 bits, rounded to float64) with the loop's true residual twist;
@@ -24,13 +27,14 @@ from mpmath import iv, mp
 
 from reference import kernel as K
 
-from .context import IV, QQ, lower, upper
+from .context import IV, QQ, iv_from_mpq, iv_hull, lower, to_mpq, upper
 from .frame import true_rmf, rotate_between, signed_angle
 
 __all__ = [
     "curvature_product_iv",
     "ideal_frames",
     "ideal_points",
+    "may_fold",
     "point_triangle_distance",
     "ring_offsets_iv",
     "section_points",
@@ -79,6 +83,34 @@ def curvature_product_iv(controls, u: float, half_extent: float, prec: int = 113
         sp = K.norm(ctx, d)
         val = K.norm(ctx, x) / (sp * sp * sp) * ctx.asarray(np.float64(half_extent))
     return lower(val), upper(val)
+
+
+def may_fold(controls, u0: float, u1: float, half_extent: float, prec: int = 113, budget: int = 64) -> bool:
+    """Whether ``half_extent |B' x B''| / |B'|^3`` may reach 1 somewhere on ``[u0, u1]`` of one
+    span (the swept surface may fold there): False only when interval arithmetic shows it below
+    1 on every piece of a bisection of at most ``budget`` pieces (a piece where ``|B'|`` may
+    vanish never shows it). Certified in the direction it is used: False is proved."""
+    ctx = IV(prec)
+    P = ctx.asarray(np.asarray(controls, dtype=np.float64))
+    h = ctx.asarray(np.float64(half_extent))
+    a, b = to_mpq(float(u0)), to_mpq(float(u1))
+    todo = [(a, b)]
+    pieces = 0
+    with ctx.scope():
+        while todo:
+            lo, hi = todo.pop()
+            pieces += 1
+            uu = iv_hull(iv_from_mpq(lo, prec), iv_from_mpq(hi, prec))
+            d = K.cubic_derivative(ctx, P, uu)
+            dd = K.cubic_second_derivative(ctx, P, uu)
+            sp = K.norm(ctx, d)
+            if lower(sp) > 0 and upper(K.norm(ctx, K.cross(ctx, d, dd)) / (sp * sp * sp) * h) < 1:
+                continue
+            if pieces + len(todo) + 2 > budget or hi == lo:
+                return True
+            m = (lo + hi) / 2
+            todo += [(m, hi), (lo, m)]
+    return False
 
 
 def true_loop_twist(controls, seed_normal, prec: int = 113):

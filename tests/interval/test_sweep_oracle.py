@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from interval.sweep import curvature_product_iv, ideal_points, point_triangle_distance, ring_offsets_iv
+from interval.sweep import curvature_product_iv, ideal_points, may_fold, point_triangle_distance, ring_offsets_iv
 from oracles.families.frame.corpus import _quarter
 
 from interval.context import to_mpq
@@ -100,3 +100,51 @@ def test_ideal_frames_integrate_once_and_agree_with_the_loop_twist():
     _, twist, _ = ideal_frames(chiral, [0.0, 0.0, 1.0], [(1, 0.25)])
     tw, _ = true_loop_twist(chiral, [0.0, 0.0, 1.0])
     assert abs(twist) > 0.1 and abs(twist - float(tw)) < 1e-15
+
+
+# A span with a tight bend near u = 0.59 (the sweep differential run's seed 2329, 2026-12-07).
+_BEND = np.array([[1.23442078, -0.46643019, -0.31101853], [1.22420681, -0.24840671, -0.22759742],
+                  [1.16631722, -0.23693316, -0.16518748], [1.27966702, -0.37763479, -0.22402087]],
+                 dtype=np.float32).astype(np.float64)
+
+
+def _sympy_curvature_max(P, a, b):
+    """The largest |B' x B''| / |B'|^3 on [a, b] from sympy: its exact derivative's real roots in
+    [a, b] and the ends (an independent truth: exact polynomials, roots to 30 digits)."""
+    u = sp.Symbol("u")
+    Q = [[sp.Rational(float(x)) for x in row] for row in P]
+    B = [sum(sp.binomial(3, i) * (1 - u) ** (3 - i) * u**i * Q[i][c] for i in range(4)) for c in range(3)]
+    d1 = sp.Matrix([sp.diff(x, u) for x in B])
+    d2 = sp.Matrix([sp.diff(x, u, 2) for x in B])
+    k2 = sp.simplify(d1.cross(d2).dot(d1.cross(d2))) / d1.dot(d1) ** 3  # curvature squared
+    num, _den = sp.fraction(sp.together(sp.diff(k2, u)))
+    cands = [sp.Rational(a), sp.Rational(b)] + [r for r in sp.Poly(sp.expand(num), u).real_roots()
+                                                   if sp.Rational(a) <= r <= sp.Rational(b)]
+    return max(float(sp.sqrt(k2.subs(u, r)).evalf(30)) for r in cands)
+
+
+def test_may_fold_agrees_with_the_exact_curvature_maximum():
+    """``may_fold`` says False only where h times the curvature's maximum on the interval (from
+    sympy's exact derivative) is below 1, and True where it reaches 1: on the bend between rings
+    at u = 0.5625 and 0.625 the maximum is about 197.5, so h = 0.0062 folds and h = 0.0048 does
+    not; within 5 % of 1 the bisection's budget may leave "may fold" (the safe side)."""
+    kmax = _sympy_curvature_max(_BEND, 0.5625, 0.625)
+    assert 190 < kmax < 205
+    for h in (0.0062, 0.0051, 0.0050, 0.0049, 0.0048, 0.004, 0.002):
+        got = may_fold(_BEND, 0.5625, 0.625, h)
+        assert got or h * kmax < 1, h  # "no fold" is proved
+        if h * kmax < 0.95:  # the bisection's resolution: 64 pieces settle a maximum 5 % below 1
+            assert not got, h
+    assert may_fold(_BEND, 0.5625, 0.625, 0.0062) and not may_fold(_BEND, 0.5625, 0.625, 0.0048)
+    # at the rings alone the product stays below 1 (0.955 and 0.82): a check at the rings misses the fold
+    assert curvature_product_iv(_BEND, 0.5625, 0.0062)[1] < 1 and curvature_product_iv(_BEND, 0.625, 0.0062)[1] < 1
+    kmax_right = _sympy_curvature_max(_BEND, 0.625, 0.6875)
+    assert 0.0062 * kmax_right < 1 and not may_fold(_BEND, 0.625, 0.6875, 0.0062)
+
+
+def test_may_fold_is_true_where_the_speed_vanishes():
+    """A cusp (B'(1/2) = 0) has unbounded curvature: any half-extent may fold there, and a piece
+    whose speed may be 0 never shows otherwise."""
+    cusp = np.array([[-1, 0, 0], [1, 1, 0.5], [-1, 1, 0.5], [1, 0, 0]], dtype=np.float64)
+    assert may_fold(cusp, 0.4, 0.6, 1e-6)
+    assert not may_fold(cusp, 0.0, 0.1, 1e-3)

@@ -109,6 +109,25 @@ def test_rings_plants(tube, plant):
     assert v.kind is VerdictKind.Violated and WHY[plant] in v.witness["why"], v.witness
 
 
+def test_winding_is_not_judged_where_the_surface_folds_between_two_rings():
+    """The sweep differential run (seed 2329, 2026-12-07) found a tube whose path bends sharply
+    between two rings (u = 0.5625 and 0.625): half-extent x curvature is 0.955 and 0.82 at the
+    rings but 1.22 between them, so the tube folds there and the 24 triangles joining those rings
+    face against their normals. The spec counts that risk ('SelfIntersectionRiskCount ... can
+    flag a risk but never proves the surface simple'), so winding is not judged there; it was
+    judged before, because only the rings were checked for folding, and the claim was Violated.
+    A triangle flipped between two other rings is still Violated."""
+    c, _ = SW.claims(SWC._fold_between_rings())  # the named corpus case, as the ledger meets it
+    v = _check(c)
+    assert v.kind is VerdictKind.Verified and v.extra["winding_skipped"] == 24, (v.kind, v.witness)
+    n = int(c.inputs["segments"])
+    I = list(c.value["indices"])
+    t = 6 * n * 1  # the first triangle between rings 1 and 2 (u = 0.125 and 0.25, no fold)
+    I[t + 1], I[t + 2] = I[t + 2], I[t + 1]
+    v = _check(Claim(c.row, c.guarantee, {**c.value, "indices": I}, c.inputs, c.model))
+    assert v.kind is VerdictKind.Violated and "clockwise" in v.witness["why"], v.witness
+
+
 @pytest.mark.parametrize("which", ["centre", "rim"])
 @pytest.mark.parametrize("end", [0, 1])
 def test_a_cap_vertex_carries_its_end_ring_s_v(tube, which, end):

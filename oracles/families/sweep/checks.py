@@ -20,7 +20,7 @@ import numpy as np
 
 from interval.context import QQ, to_mpq
 from interval.frame import Arcs
-from interval.sweep import curvature_product_iv, ring_offsets_iv
+from interval.sweep import curvature_product_iv, may_fold, ring_offsets_iv
 from reference import error_model as EM
 from reference import kernel as K
 from reference.fp import U64
@@ -56,7 +56,8 @@ UV = spec("sweep:uv", _S + "'V is estimated path distance in asset units' and th
           "rounding), V the ring's distance, and a Flat cap's V its end ring's (its rim copies the ring, its centre "
           "is the path's end)")
 WINDING = spec("sweep:winding", _S + "'Triangles are counter-clockwise from the side their normals face unless "
-               "SweepWinding::Clockwise is requested' (rings that may fold are skipped: the Estimated risk)")
+               "SweepWinding::Clockwise is requested' (triangles where the surface may fold are skipped: at "
+               "their rings or between them, the Estimated risk)")
 
 STATUS_NAMES = decision("sweep:status_names", "docs/decisions.md 'Sweeps: the request, statuses and order of "
                         "checks': a zero or negative scale is InvalidDomain; a request field naming nothing or a "
@@ -110,6 +111,22 @@ def _profile_scale_q(prof, s):
     i = max(j for j in range(len(prof)) if prof[j][0] <= s)
     a, b = prof[i], prof[i + 1]
     return a[1] + (b[1] - a[1]) * (s - a[0]) / (b[0] - a[0]), max(abs(a[1]), abs(b[1]))
+
+
+def _may_fold_between(C, ring_a, ring_b, prof, ribbon: bool) -> bool:
+    """Whether the swept surface may fold between two consecutive rings: half-extent x
+    curvature may reach 1 somewhere on the path between their parameters
+    (``interval.sweep.may_fold``), with the largest scale on that stretch (the rings' own, and
+    any profile key between their distances: the scale is linear between keys)."""
+    ka, kb = ring_span(ring_a, len(C)), ring_span(ring_b, len(C))
+    ua, ub, da, db = dec(ring_a[1]), dec(ring_b[1]), to_mpq(dec(ring_a[2])), to_mpq(dec(ring_b[2]))
+    h = max([dec(ring_a[3]), dec(ring_b[3])] + [float(key[1]) for key in prof or () if da < key[0] < db])
+    h = 0.5 * h if ribbon else h
+    if ka == kb:
+        pieces = [(ka, ua, ub)]
+    else:
+        pieces = [(ka, ua, 1.0)] + [(k, 0.0, 1.0) for k in range(ka + 1, kb)] + [(kb, 0.0, ub)]
+    return any(may_fold(C[k], lo, hi, h) for k, lo, hi in pieces if lo <= hi)
 
 
 def mesh_counts(section, nseg, r, caps):
@@ -266,19 +283,22 @@ def check_rings(claim: Claim):
     P = [[to_mpq(float(c)) for c in row[:3]] for row in V]
     # A ring whose half-extent x curvature may reach 1 folds the surface there (the risk the
     # Estimated row counts): triangles touching it are not judged for winding.
+    # A body triangle joins rings i and i + 1, and the surface may fold anywhere between them,
+    # not only at the rings (a fold between two rings flips the triangles there as surely).
     folded = set()
     for i, ring in enumerate(rings):
         sc = dec(ring[3])
         _, hi = curvature_product_iv(C[int(ring[0])], dec(ring[1]), 0.5 * sc if ribbon else sc)
         if hi >= 1:
             folded.add(i)
+    folded_between = {i for i in range(r - 1) if _may_fold_between(C, rings[i], rings[i + 1], prof, ribbon)}
     skipped = 0
     for ti in range(ni // 3):
         a, b, c = (int(q) for q in I[3 * ti:3 * ti + 3])
-        touched = {q // per for q in (a, b, c) if q < r * per} | ({0} if max(a, b, c) >= r * per and
-                                                                  min(a, b, c) < r * per + nseg + 1 else set()) \
+        body = {q // per for q in (a, b, c) if q < r * per}
+        touched = body | ({0} if max(a, b, c) >= r * per and min(a, b, c) < r * per + nseg + 1 else set()) \
             | ({r - 1} if max(a, b, c) >= r * per + nseg + 1 else set())
-        if touched & folded:
+        if touched & folded or (len(body) == 2 and min(body) in folded_between):
             skipped += 1
             continue
         e1 = [P[b][q] - P[a][q] for q in range(3)]

@@ -83,7 +83,27 @@ def _named():
         # below the risk, their full widths would not.
         _sc("tight bend ribbon (risk at half the width)", [FC.quarter((0, 0, 0), 1.0, 0.0)], _R, _N, _CCW,
             [(0, 1.2, 0), (1.5, 1.9, 0.5)], 2e-2, 1e-3),
+        _fold_between_rings(),
     ]
+
+
+def _fold_between_rings():
+    """A tube that folds between two rings and not at them (the sweep differential run's seed
+    2329, 2026-12-07): its path bends with curvature up to 197.5 near u = 0.59, between the
+    rings at u = 0.5625 and 0.625, where half-extent x curvature is 0.955 and 0.82; between them
+    it reaches 1.22, so the 24 triangles joining those rings face against their normals. The
+    spec counts that risk, so winding is not judged there (docs/decisions.md "Sweeps: the vertex
+    error model, mesh rules and the risk band"); everywhere else it is."""
+    src = [[[float.fromhex(x) for x in p] for p in (
+        ("0x1.3c030047f892bp+0", "-0x1.dd9fe05c1f993p-2", "-0x1.3e7ba398ee42bp-2"),
+        ("0x1.39659ddb8b2f7p+0", "-0x1.fcbca8e7a1bc6p-3", "-0x1.d21e9742ddeb0p-3"),
+        ("0x1.2a93c495d4b52p+0", "-0x1.e53d35b5d7ddcp-3", "-0x1.524dd007c281bp-3"),
+        ("0x1.47984259f16f5p+0", "-0x1.82b2b1f90b2e3p-2", "-0x1.cacb73a2e0ee5p-3"))]]
+    profile = [(0.031401852872406946, 0.0019550796834630177, -1.1845517881273506),
+               (0.313426229481382, 0.008480392495976135, -0.1258237817896939),
+               (0.4530191303150514, 0.014561949544169119, 2.9821116785376622)]
+    return _sc("tube folding between two rings (not at them)", src, _T, _F, _CCW, profile, 0.0027064574469581174,
+               0.0005757774567715437, seed_up=(-0.4388920273533132, -0.570801403848909, 1.0763020272725434))
 
 
 def _random(rng):

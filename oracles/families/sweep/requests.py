@@ -1,9 +1,9 @@
 """Sweep requests: the corpus as requests, each step with the status the spec demands of it.
 
 A sweep case is a scenario: ``TryPlanSweepMesh`` on its path, distance map and frames, then
-``TryEmitSweepMesh`` into caller arrays sized from the plan's report. The first 9 requests are
+``TryEmitSweepMesh`` into caller arrays sized from the plan's report. The first 10 requests are
 the named corpus cases of ``corpus.py``; then come the status contracts
-(:func:`status_requests`, 43 requests, so ``--cases 52`` reaches the last of them): every status
+(:func:`status_requests`, 43 requests, so ``--cases 53`` reaches the last of them): every status
 the spec and our decisions name for TryPlanSweepMesh and TryEmitSweepMesh, every limit planning
 uses met with equality (must succeed) and exceeded by one (must fail), emission capacity at
 equality and one short, failed emissions that must leave the caller's arrays unchanged, and failed
