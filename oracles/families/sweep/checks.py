@@ -8,7 +8,8 @@ the exactly enclosed ``x + offset`` (M the ring position's largest component, S 
 normal within ``16 u`` of the enclosed direction, U exactly ``j / N``, V the ring's distance; the
 seam vertex, cap rims, cap normals and a closed path's last ring bitwise copies; every triangle's
 exact normal (rational cross product of the claimed positions) on the side of its vertex normals
-(CCW) or opposite (Clockwise); with a profile, each ring's scale the profile's at its distance;
+(CCW) or opposite (Clockwise), except where the tube may fold (half-extent x curvature may reach
+1 at a ring or between two rings); with a profile, each ring's scale the profile's at its distance;
 with a capacity probe, emission into arrays one entry short CapacityExceeded with both arrays
 unchanged.
 """
@@ -281,10 +282,10 @@ def check_rings(claim: Claim):
             base += nseg + 1
     ccw = inp["winding"] == "CounterClockwise"
     P = [[to_mpq(float(c)) for c in row[:3]] for row in V]
-    # A ring whose half-extent x curvature may reach 1 folds the surface there (the risk the
-    # Estimated row counts): triangles touching it are not judged for winding.
-    # A body triangle joins rings i and i + 1, and the surface may fold anywhere between them,
-    # not only at the rings (a fold between two rings flips the triangles there as surely).
+    # Where half-extent x curvature may reach 1 the surface may fold (the risk the Estimated row
+    # counts) and its triangles are not judged for winding: those touching such a ring, and the
+    # body triangles joining rings i and i + 1 when it may reach 1 anywhere between them (a fold
+    # between two rings flips the triangles there as surely as one at a ring).
     folded = set()
     for i, ring in enumerate(rings):
         sc = dec(ring[3])

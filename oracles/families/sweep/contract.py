@@ -51,13 +51,14 @@ CONTRACTS = {
         checks="counts r(N+1) or 2r (+2(N+1) Flat) vertices and 6N(r-1) (+6N) indices; ring positions within "
                "position_bound(E) of exact B(u); ring frames orthonormal and right-handed within 16u; vertices "
                "within 16u(M + 2S) + 16eta of the interval-enclosed x + S(cos a N + sin a B) (ribbon -/+ S/2 B), "
-               "normals within 16u; U = j/N exactly, V the ring distance; seam, cap rims, cap normals and a "
-               "closed path's last ring bitwise copies; every triangle's exact normal on the side of its vertex "
-               "normals (CCW) or opposite (Clockwise); with a profile, each ring's scale the profile's at its "
-               "distance (linear between keys, clamped, within 8 u of the keys' scales); with a capacity probe, "
-               "emission into arrays one vertex or one index short CapacityExceeded with both arrays unchanged; "
-               "with distance_error, each ring's distance and the total within it of the true arc length "
-               "(float64 Gauss-Legendre with its halving error). "
+               "normals within 16u; U = j/N exactly, V the ring distance; seam, cap rims, cap normals and a closed "
+               "path's last ring bitwise copies; every triangle's exact normal on the side of its vertex normals "
+               "(CCW) or opposite (Clockwise), but where the tube may fold (half-extent x curvature may reach 1 at a"
+               " ring or between two rings: interval bisection); with a profile, each ring's scale the profile's at "
+               "its distance (linear between keys, clamped, within 8 u of the keys' scales); with a capacity probe, "
+               "emission into arrays one vertex or one index short CapacityExceeded with both arrays unchanged; with"
+               " distance_error, each ring's distance and the total within it of the true arc length (float64 "
+               "Gauss-Legendre with its halving error). "
                "Model components: [position, frame, vertex, normal].",
         inputs=S.obj(required={**_COMMON,
                                "rings": S.array(_RING, min_items=2, doc=(
