@@ -71,17 +71,22 @@ def ring_offsets_iv(normal, binormal, scale: float, segments: int, ribbon: bool,
     return out_o, out_d
 
 
+def _curvature_product(ctx, P, uu, h):
+    """``(|B'|, h |B' x B''| / |B'|^3)`` in ``ctx`` at ``uu`` (a point or an interval of u),
+    inside ``ctx.scope()``."""
+    d = K.cubic_derivative(ctx, P, uu)
+    dd = K.cubic_second_derivative(ctx, P, uu)
+    sp = K.norm(ctx, d)
+    return sp, K.norm(ctx, K.cross(ctx, d, dd)) / (sp * sp * sp) * h
+
+
 def curvature_product_iv(controls, u: float, half_extent: float, prec: int = 113):
     """``(lo, hi)`` exact mpq enclosure of ``half_extent |B' x B''| / |B'|^3`` at exact u."""
     ctx = IV(prec)
     P = ctx.asarray(np.asarray(controls, dtype=np.float64))
     uu = ctx.asarray(np.float64(u))
     with ctx.scope():
-        d = K.cubic_derivative(ctx, P, uu)
-        dd = K.cubic_second_derivative(ctx, P, uu)
-        x = K.cross(ctx, d, dd)
-        sp = K.norm(ctx, d)
-        val = K.norm(ctx, x) / (sp * sp * sp) * ctx.asarray(np.float64(half_extent))
+        _, val = _curvature_product(ctx, P, uu, ctx.asarray(np.float64(half_extent)))
     return lower(val), upper(val)
 
 
@@ -93,18 +98,14 @@ def may_fold(controls, u0: float, u1: float, half_extent: float, prec: int = 113
     ctx = IV(prec)
     P = ctx.asarray(np.asarray(controls, dtype=np.float64))
     h = ctx.asarray(np.float64(half_extent))
-    a, b = to_mpq(float(u0)), to_mpq(float(u1))
-    todo = [(a, b)]
+    todo = [(to_mpq(float(u0)), to_mpq(float(u1)))]
     pieces = 0
     with ctx.scope():
         while todo:
             lo, hi = todo.pop()
             pieces += 1
-            uu = iv_hull(iv_from_mpq(lo, prec), iv_from_mpq(hi, prec))
-            d = K.cubic_derivative(ctx, P, uu)
-            dd = K.cubic_second_derivative(ctx, P, uu)
-            sp = K.norm(ctx, d)
-            if lower(sp) > 0 and upper(K.norm(ctx, K.cross(ctx, d, dd)) / (sp * sp * sp) * h) < 1:
+            sp, val = _curvature_product(ctx, P, iv_hull(iv_from_mpq(lo, prec), iv_from_mpq(hi, prec)), h)
+            if lower(sp) > 0 and upper(val) < 1:
                 continue
             if pieces + len(todo) + 2 > budget or hi == lo:
                 return True
