@@ -94,9 +94,9 @@ FAULTS = [
           (_REF,)),
     # --- the oracle ---
     Fault("sweep.oracle_curvature_square", "sweep", _I,
-          "val = K.norm(ctx, x) / (sp * sp * sp) * ctx.asarray(np.float64(half_extent))",
-          "val = K.norm(ctx, x) / (sp * sp) * ctx.asarray(np.float64(half_extent))",
-          "the oracle's curvature divides by |B'|^2",
+          "return sp, K.norm(ctx, K.cross(ctx, d, dd)) / (sp * sp * sp) * h",
+          "return sp, K.norm(ctx, K.cross(ctx, d, dd)) / (sp * sp) * h",
+          "the oracle's curvature (at a ring and between two rings) divides by |B'|^2",
           (_ORACLE,)),
     Fault("sweep.oracle_section_angle", "sweep", _I,
           "a = 2 * iv.pi * j / segments", "a = iv.pi * j / segments",
