@@ -592,7 +592,7 @@ def _partition(path: PathView, dmap: DistanceMapView, limits: WorkLimits):
     accepted = 0
     while ks.size:
         P = controls[ks]
-        regular, accept, slow, ang = _decide(path, dmap, ks, P, a, b, _derivative_boxes(P, a, b), depth)
+        regular, accept, slow, ang = _decide(path, dmap, ks, P, a, b, _interval_boxes(path, P, a, b), depth)
         at_limit = depth >= limits.max_depth
         if at_limit and np.any(regular & ~accept):
             i = int(np.flatnonzero(regular & ~accept)[0])
@@ -660,47 +660,37 @@ def _hodograph_boxes(P: np.ndarray, a: np.ndarray, b: np.ndarray):
     return np.minimum.reduce(los), np.maximum.reduce(his)
 
 
-def _decide_finely(path: PathView, dmap: DistanceMapView, ks, a, b, depth: int):
-    """:func:`_decide` with :func:`_hodograph_boxes`: the finer decision at the depth limit."""
-    P = path.controls.astype(np.float64)[ks]
-    return _decide(path, dmap, ks, P, a, b, _hodograph_boxes(P, a, b), depth)
+def _interval_boxes(path: PathView, P: np.ndarray, a: np.ndarray, b: np.ndarray):
+    """The derivative box each interval is decided by: the level box (:func:`_derivative_boxes`),
+    and where it shows the interval neither regular nor certainly slow, the hodograph's own box
+    (:func:`_hodograph_boxes`), whose rounding does not grow with depth. Both enclose the same
+    exact hodograph controls, so either is a Certified box of ``B'`` over ``[a, b]``; the finer one
+    is computed only where the cheap one cannot decide (docs/decisions.md "Frames: the regularity
+    box and singular ranges")."""
+    lo, hi = _derivative_boxes(P, a, b)
+    ms = float(path.tolerance.minimum_speed)
+    smin, smax = _speed_range(lo, hi)
+    undecided = np.flatnonzero(~(smin > ms) & ~(smax <= ms))
+    if undecided.size:
+        lo[undecided], hi[undecided] = _hodograph_boxes(P[undecided], a[undecided], b[undecided])
+    return lo, hi
 
 
 def _settle_depth_limit(path: PathView, dmap: DistanceMapView, limits: WorkLimits, ks, a, b, pieces, splits):
-    """Settle the intervals ``2^-MaxDepth`` wide that the level boxes left undecided, so that a
-    range that cannot be shown regular is ``2^-MaxDepth`` wide (spec 002, "Transported frames";
-    ``docs/decisions.md``, "Frames: depth-limited ranges are 2^-MaxDepth wide"):
-
-    1. each is decided again with the finer box (:func:`_hodograph_boxes`): regular (and then
-       accepted, or BudgetExceeded as any regular interval at the limit), slow, or still
-       undecided;
-    2. two adjacent undecided intervals ``[m - w, m]``, ``[m, m + w]`` with no undecided
-       neighbour are an isolated zero at (or within rounding of) their common end ``m``: their
-       outer halves, decided the same way, become regular intervals and the range is the one
-       ``[m - w/2, m + w/2]`` centred on ``m``. Otherwise (a half not shown regular, or three
-       undecided in a row: the speed stays within rounding of MinimumSpeed longer than one
-       interval) each undecided interval is its own range.
+    """Settle the intervals ``2^-MaxDepth`` wide that neither box (:func:`_interval_boxes`) shows
+    regular or certainly slow, so that a range that cannot be shown regular is ``2^-MaxDepth``
+    wide (spec 002, "Transported frames"; ``docs/decisions.md``, "Frames: depth-limited ranges
+    are 2^-MaxDepth wide"): two adjacent such intervals ``[m - w, m]``, ``[m, m + w]`` with no
+    undecided neighbour are an isolated zero at (or within rounding of) their common end ``m``:
+    their outer halves, decided the same way, become regular intervals and the range is the one
+    ``[m - w/2, m + w/2]`` centred on ``m``. Otherwise (a half not shown regular, or three
+    undecided in a row: the speed stays within rounding of MinimumSpeed longer than one
+    interval) each undecided interval is its own range.
 
     Appends to ``pieces``; returns ``Outcome((splits, accepted intervals))``."""
     depth = int(limits.max_depth)
-    regular, accept, slow, ang = _decide_finely(path, dmap, ks, a, b, depth)
-    if np.any(regular & ~accept):
-        i = int(np.flatnonzero(regular & ~accept)[0])
-        return failure(GeometryStatus.BudgetExceeded,
-                       f"span {int(ks[i])}: interval [{a[i]!r}, {b[i]!r}] misses TangentAngleError's "
-                       f"share at max_depth = {limits.max_depth}", field="max_depth",
-                       index=int(ks[i]), value=float(ang[i]))
-    open_ = []  # (span, a, b) still undecided
-    for i in range(ks.size):
-        k, lo, hi = int(ks[i]), float(a[i]), float(b[i])
-        if regular[i]:
-            pieces[k].append(_Piece(lo, hi, True, float(ang[i])))
-        elif slow[i]:
-            pieces[k].append(_Piece(lo, hi, False))
-        else:
-            open_.append((k, lo, hi))
-    extra = int(np.count_nonzero(regular))
-    open_.sort()
+    open_ = sorted((int(k), float(lo), float(hi)) for k, lo, hi in zip(ks, a, b))  # (span, a, b)
+    extra = 0
     pairs = []
     for i in range(len(open_) - 1):
         (k, lo, m), (k1, m1, hi) = open_[i], open_[i + 1]
@@ -714,7 +704,8 @@ def _settle_depth_limit(path: PathView, dmap: DistanceMapView, limits: WorkLimit
         pk = np.array([open_[i][0] for i in pairs] * 2)
         pa = np.array([open_[i][1] for i in pairs] + [open_[i + 1][2] - half for i in pairs])
         pb = pa + half  # exact: on the 2^-(MaxDepth + 1) grid in [0, 1] (MaxDepth <= 52)
-        _, ok, _, pang = _decide_finely(path, dmap, pk, pa, pb, depth + 1)
+        P = path.controls.astype(np.float64)[pk]
+        _, ok, _, pang = _decide(path, dmap, pk, P, pa, pb, _interval_boxes(path, P, pa, pb), depth + 1)
         n = len(pairs)
         for j, i in enumerate(pairs):
             if ok[j] and ok[n + j]:

@@ -8,6 +8,7 @@ never read from the code under test.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from fractions import Fraction
 
@@ -208,6 +209,51 @@ def test_a_depth_limited_range_is_two_to_the_minus_max_depth_wide(c):
         assert try_evaluate_frame(pv, fv, SegmentParameter(0, u), 0.0).status is GS.Degenerate
     for u in (r.u0, r.u1):
         assert try_evaluate_frame(pv, fv, SegmentParameter(0, u), 0.0).ok
+
+
+@pytest.mark.parametrize("max_depth", [24, 36, 44, 52])
+def test_a_cusp_builds_at_any_max_depth_within_the_budget(max_depth):
+    """An interior cusp (spec 002: "the run ends before the range; a new run is seeded after it")
+    builds within max_samples = 4096 at any MaxDepth: near the cusp the speed falls like
+    ``|B''| |u - 1/2|``, and the box an interval is decided by keeps its rounding to a few u of the
+    hodograph at every depth, so only the intervals within rounding of MinimumSpeed are split to
+    the limit (before 2026-12-07 the level box's rounding grew like 2^depth: no interval within
+    about 2^-24 of the cusp was decided and the build exceeded max_samples from MaxDepth 35).
+    Checked in exact rationals: both runs end where the exact speed exceeds MinimumSpeed, and the
+    singular zone between them holds the cusp and lies within 2^-max_depth of the exact stretch
+    where the speed is at most MinimumSpeed."""
+    src = [[[-1, 0, 0], [1, 1, 0.5], [-1, 1, 0.5], [1, 0, 0]]]  # B'(1/2) = 0, B''(1/2) = (-6, 0, 0) + ...
+    pv, mv = path_of(src)
+    limits = dataclasses.replace(LIMITS, max_depth=max_depth)
+    out = try_build_frames(pv, mv, prep(limits=limits))
+    assert out.ok, out.diagnostic
+    fv = out.value.view()
+    (r0, r1) = fv.runs
+    e, s = Fraction(r0.end.u), Fraction(r1.start.u)
+    assert e < Fraction(1, 2) < s
+    P = [[Fraction(x) for x in row] for row in np.asarray(src[0], dtype=np.float64)]
+
+    def speed2(u):
+        d = [3 * ((1 - u) ** 2 * (P[1][i] - P[0][i]) + 2 * u * (1 - u) * (P[2][i] - P[1][i])
+                  + u * u * (P[3][i] - P[2][i])) for i in range(3)]
+        return sum(x * x for x in d)
+
+    ms2 = Fraction(1e-9) ** 2
+    assert speed2(e) > ms2 and speed2(s) > ms2  # both ends belong to regular intervals
+    # the exact stretch where |B'| <= MinimumSpeed, found by bisection in rationals (speed2 grows
+    # monotonically away from the cusp on each side within 1e-3 of it)
+    def edge(inside, outside):
+        for _ in range(80):
+            m = (inside + outside) / 2
+            inside, outside = (m, outside) if speed2(m) <= ms2 else (inside, m)
+        return inside, outside
+
+    lo_in, lo_out = edge(Fraction(1, 2), Fraction(1, 2) - Fraction(1, 1000))
+    hi_in, hi_out = edge(Fraction(1, 2), Fraction(1, 2) + Fraction(1, 1000))
+    w = Fraction(1, 2 ** max_depth)
+    assert e <= lo_out and s >= hi_out  # no regular interval holds a point at or below MinimumSpeed
+    if max_depth >= 36:  # the zone is about 3e-10 wide: from about depth 32 the grid resolves it
+        assert lo_in - e <= 4 * w and s - hi_in <= 4 * w
 
 
 def test_corner_reject():
