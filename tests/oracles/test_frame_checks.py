@@ -620,6 +620,67 @@ def test_a_derivative_box_without_its_rounding_widening_is_refuted_on_the_far_va
     assert len(bad) >= 3, [v.kind for v in planted]
 
 
+THIRD_VALLEY = "valley whose minimum speed 3 at u = 1/3 is exactly MinimumSpeed, MaxDepth 30"
+
+
+def _third_valley():
+    return next(c for c in F.generate(1, N_NAMED + 1) if c["name"] == THIRD_VALLEY)
+
+
+def test_the_third_valley_sits_at_its_exact_minimum_speed():
+    """|B'|^2 - 9 is 324 (u - 1/3)^2 as a polynomial, from the stored controls in rationals: the
+    speed is at least 3 everywhere and exactly 3 (the case's MinimumSpeed) at u = 1/3 only."""
+    case = _third_valley()
+    assert case["ms"] == 3.0 and case["max_depth"] == 30
+    P = [[Fraction(float(x)) for x in row] for row in case["source"][0]]
+    d = [[3 * (P[i + 1][c] - P[i][c]) for c in range(3)] for i in range(3)]
+    # B'(u) = A + B u + C u^2 per component
+    A = [d[0][c] for c in range(3)]
+    B = [2 * (d[1][c] - d[0][c]) for c in range(3)]
+    C = [d[0][c] - 2 * d[1][c] + d[2][c] for c in range(3)]
+    coeffs = [sum(A[c] ** 2 for c in range(3)), sum(2 * A[c] * B[c] for c in range(3)),
+              sum(B[c] ** 2 + 2 * A[c] * C[c] for c in range(3)), sum(2 * B[c] * C[c] for c in range(3)),
+              sum(C[c] ** 2 for c in range(3))]
+    third = Fraction(1, 3)
+    assert coeffs == [9 + 324 * third**2, -2 * 324 * third, 324, 0, 0]
+
+
+def _hodograph_boxes_in_plain_float64():
+    """``reference.frame._hodograph_boxes`` with the planted fault frame.hodograph_box_nearest (its
+    polar form multiplied and summed in plain float64: corners that are computed values, not
+    bounds), made from the function's own source with the fault catalogue's replacement."""
+    import inspect
+    import textwrap
+
+    import reference.frame as RF
+    from tests.faults.catalogue.frame import FAULTS
+
+    fault = next(f for f in FAULTS if f.id == "frame.hodograph_box_nearest")
+    src = inspect.getsource(RF._hodograph_boxes)
+    assert src.count(fault.old) == 1
+    ns: dict = {}
+    exec(textwrap.dedent(src.replace(fault.old, fault.new)), vars(RF).copy(), ns)
+    return ns["_hodograph_boxes"]
+
+
+def test_a_hodograph_box_rounded_to_nearest_is_refuted_on_the_third_valley(monkeypatch):
+    """The planted fault frame.hodograph_box_nearest, which the far valley (max_depth 17, where the
+    polar form's weights are exact) cannot show: on the valley whose minimum speed 3 at the
+    non-dyadic u = 1/3 is exactly MinimumSpeed, a hodograph box summed to nearest calls an
+    interval holding 1/3 regular at some depth from about 26, and the oracle refutes that claim.
+    With the outward-rounded box every regularity claim of the case is Verified. (Products alone
+    or sums alone taken to nearest are not refuted on this case: the outward-rounded operations
+    left each step a whole ulp, which covers a nearest rounding's half ulp.)"""
+    import reference.frame as RF
+
+    case = _third_valley()
+    honest = [check_claim(c) for c in F.claims(case) if c.row == "frame.regularity"]
+    assert honest and all(v.kind is V for v in honest)
+    monkeypatch.setattr(RF, "_hodograph_boxes", _hodograph_boxes_in_plain_float64())
+    planted = [check_claim(c) for c in F.claims(case) if c.row == "frame.regularity"]
+    assert any(v.kind is X for v in planted), [v.kind for v in planted]
+
+
 def test_a_frame_inside_a_singular_range_is_violated(adversarial):
     """Spec 002: TryEvaluateFrame "returns Degenerate inside it and never reuses a frame across
     it". Degenerate answers inside ranges are claimed and Verified; a frame there is Violated, as
@@ -758,7 +819,7 @@ def _claim_ending_before_the_cusp(max_depth: int):
     return next(c for s in ans.steps for c in s.claims if c.row == "frame.angular_error_estimate")
 
 
-@pytest.mark.parametrize("max_depth", [24, 30, 34])  # from 36 the build exceeds its budget
+@pytest.mark.parametrize("max_depth", [24, 30, 34, 44, 52])
 def test_a_run_ending_just_before_a_cusp_is_judged(max_depth):
     """The true RMF is integrated up to a run's end just before a cusp: the integrator steers by
     the exact zeros of the speed (``interval.frame._speed_zeros``), where float root-finding of

@@ -502,12 +502,29 @@ def _far_valley_at_speed(rng):
                  max_depth=17, tae=1e-3, expect="ok", singular=[(0, _FAR_VALLEY_U)])
 
 
+# B' = (3, 18 (u - 1/3), 0): the speed's minimum 3 is reached at the non-dyadic u = 1/3 with one
+# component constant and the other crossing zero, so the exact box of any interval holding 1/3
+# has its smallest norm exactly 3.
+_THIRD_VALLEY = np.array([[0.0, 0.0, 0.0], [1.0, -2.0, 0.0], [2.0, -1.0, 0.0], [3.0, 3.0, 0.0]])
+
+
+def _third_valley_at_speed(rng):
+    # MinimumSpeed exactly the minimum speed 3: no interval holding u = 1/3 is regular, and from
+    # about depth 26 the polar-form weights of the hodograph box round, so a hodograph box whose
+    # corners are not outward rounded (a planted fault the far valley, at max_depth 17, cannot
+    # show) calls such an interval regular: a regularity claim the oracle refutes.
+    return _case("valley whose minimum speed 3 at u = 1/3 is exactly MinimumSpeed, MaxDepth 30", [_THIRD_VALLEY],
+                 ms=3.0, sing=_SING.SplitRuns, corner=_CORNER.SplitRuns, max_depth=30, tae=1e-3, expect="ok",
+                 singular=[(0, 1.0 / 3.0)])
+
+
 def _near_threshold_specials():
     """Named cases at the regularity margin (issue 23 item 4): a straight span of speed exactly 3,
     alone and after a fast span, at the largest MinimumSpeed the fast path still calls regular
     (its box one ulp above) and, as the last span, at the smallest it calls certainly slow; a
     planar span whose speed has an interior minimum 3 at u = 1/2, at its regular threshold; and a
-    valley far from the origin whose boxes round, at exactly its minimum speed."""
+    valley far from the origin whose boxes round, at exactly its minimum speed. (The valley at
+    exactly MinimumSpeed at u = 1/3 comes last of all named cases, :func:`corpus_cases`.)"""
     return [
         _at_threshold("straight span just above MinimumSpeed (box one ulp clear)", [_LINE], 9, False),
         _at_threshold("straight span just below MinimumSpeed (slow, box one ulp under)", [_LEAD, _LINE], 9, True),
@@ -516,10 +533,16 @@ def _near_threshold_specials():
     ]
 
 
+def _specials() -> list:
+    """The named cases' makers, in corpus order. Named cases added later come last, so that every
+    earlier case keeps its index (and its rng)."""
+    return _generate_specials() + _twist_and_range_specials() + _near_threshold_specials() + \
+        _closed_loop_specials() + [_third_valley_at_speed]
+
+
 def corpus_cases(seed: int, n: int) -> list:
     """``n`` frame cases, named corner cases first. Deterministic in ``seed``."""
-    specials = _generate_specials() + _twist_and_range_specials() + _near_threshold_specials() + \
-        _closed_loop_specials()
+    specials = _specials()
     cases = []
     for k in range(n):
         rng = np.random.default_rng([seed, k, 12])
@@ -558,8 +581,7 @@ def frame_limits(case) -> WorkLimits:
     return FRAME_LIMITS if depth == FRAME_LIMITS.max_depth else dataclasses.replace(FRAME_LIMITS, max_depth=depth)
 
 
-NAMED = len(_generate_specials()) + len(_twist_and_range_specials()) + len(_near_threshold_specials()) + \
-    len(_closed_loop_specials())
+NAMED = len(_specials())
 quarter = _quarter
 random_case = _random_case
 

@@ -6,9 +6,9 @@ with both sides (a side names the other span's end in half of them), at random p
 around every parameter the case is built around where the speed is at most MinimumSpeed (a cusp,
 a reversal, a stopped or stationary span): the parameter itself, which must be Degenerate whatever
 MaxDepth is, and the points half a grid step (``2^-(MaxDepth + 1)``) on either side and the grid
-points around it, which a range the spec allows may or may not hold. The first 37 requests are the
+points around it, which a range the spec allows may or may not hold. The first 38 requests are the
 named corpus cases of ``corpus.py``; then come the status contracts (:func:`status_requests`, 38
-requests, so ``--cases 75`` reaches the last of them): every status the spec and our decisions
+requests, so ``--cases 76`` reaches the last of them): every status the spec and our decisions
 name for TryBuildFrames and TryEvaluateFrame, each limit the build uses met with equality (must
 succeed) and exceeded by one (must fail), and failed rebuilds that must keep the previous frames.
 The rest are random chains.
