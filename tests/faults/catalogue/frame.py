@@ -59,8 +59,8 @@ FAULTS = [
           "            tl = th = wl * cl\n"
           "            lo = tl if lo is None else lo + tl\n"
           "            hi = th if hi is None else hi + th\n",
-          "the hodograph box's polar form is summed in plain float64, rounded to nearest: its corners are "
-          "computed values, not bounds",
+          "the hodograph box's polar form in plain float64 (each weight's lower end times each control's "
+          "lower end, summed to nearest): its corners are computed values, not bounds",
           (_KER, _REF, _CHECKS)),
     Fault("frame.range_not_centred", "frame", _R,
           "            if ok[j] and ok[n + j]:",
