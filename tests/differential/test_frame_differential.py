@@ -4,9 +4,9 @@ Paths are chains of 1 to 3 spans in world coordinates up to 1e4 with a chunk ori
 either C0 chains (``tests.strategies.float64_sources_near_origin``: corners at most joints) or
 smooth G1 chains, some closed, some with a zero-speed ease endpoint, a stationary span, an
 interior cusp or a reversal; seeds random or parallel to the first tangent; every policy
-drawn. Every claim (regularity Certified, vectors within their model, the angular error
-within the acceptance factor of its estimate) must be Verified, and any build failure must be
-one of the policy table's statuses. 2,000 paths under ``HYPOTHESIS_PROFILE=thorough``.
+drawn; MaxDepth the default, 36 or 52. Every claim (regularity Certified, vectors within their
+model, the angular error within the acceptance factor of its estimate) must be Verified, and any
+build failure must be one of the policy table's statuses. 2,000 paths under ``HYPOTHESIS_PROFILE=thorough``.
 """
 
 from __future__ import annotations
@@ -75,7 +75,9 @@ def frame_cases(draw):
         seed_up=seed_up, seed_policy=draw(st.sampled_from(list(F._SEED))), fallback=(0.3, -0.4, 0.85),
         sing=draw(st.sampled_from(list(F._SING))), corner=draw(st.sampled_from(list(F._CORNER))),
         closed_policy=draw(st.sampled_from(list(F._CLOSED))), winding=draw(st.integers(-2, 2)), queries=3,
-        query_seed=draw(st.integers(0, 2**30)))
+        query_seed=draw(st.integers(0, 2**30)),
+        # deep limits too: near a cusp or reversal the hodograph box decides intervals down to 2^-52
+        max_depth=draw(st.sampled_from([None, None, None, 36, 52])))
 
 
 @settings(max_examples=examples(6, 2000))
