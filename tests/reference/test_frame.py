@@ -218,11 +218,11 @@ def test_a_cusp_builds_at_any_max_depth_within_the_budget(max_depth):
     ``|B''| |u - 1/2|``, and the box an interval is decided by keeps its rounding to a few u of the
     hodograph at every depth, so only the intervals within rounding of MinimumSpeed are split to
     the limit (before 2026-12-07 the level box's rounding grew like 2^depth: no interval within
-    about 2^-24 of the cusp was decided and the build exceeded max_samples from MaxDepth 35).
+    about 2^-24 of the cusp was decided and the build exceeded its budget from MaxDepth 35).
     Checked in exact rationals: both runs end where the exact speed exceeds MinimumSpeed, and the
-    singular zone between them holds the cusp and lies within 2^-max_depth of the exact stretch
-    where the speed is at most MinimumSpeed."""
-    src = [[[-1, 0, 0], [1, 1, 0.5], [-1, 1, 0.5], [1, 0, 0]]]  # B'(1/2) = 0, B''(1/2) = (-6, 0, 0) + ...
+    singular zone between them holds the exact stretch where the speed is at most MinimumSpeed
+    and, from MaxDepth 36, exceeds it by at most four grid steps (4 * 2^-max_depth) on each side."""
+    src = [[[-1, 0, 0], [1, 1, 0.5], [-1, 1, 0.5], [1, 0, 0]]]  # B'(1/2) = 0, B''(1/2) = (0, -6, -3)
     pv, mv = path_of(src)
     limits = dataclasses.replace(LIMITS, max_depth=max_depth)
     out = try_build_frames(pv, mv, prep(limits=limits))

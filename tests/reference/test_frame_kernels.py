@@ -161,8 +161,9 @@ def test_hodograph_boxes_hold_the_exact_hodograph_at_any_depth():
     level box cannot decide) contains the exact Bezier controls of ``B'`` over ``[a, b]``, the
     polar form ``h(a, a), h(a, b), h(b, b)`` of the hodograph computed in rationals, on random
     float32 spans whose coordinates mix magnitudes 1e-3 .. 1e5 at dyadic intervals of depth 1 to
-    52, so that the weights' products and their sums round. Its width stays a few u of the
-    hodograph at every depth (the level box's grows like 2^depth)."""
+    52, so that the weights' products and their sums round. Its width is the exact controls'
+    spread plus at most 64 u of the hodograph at every depth (the level box's rounding grows like
+    2^depth)."""
     from fractions import Fraction
 
     from reference.frame import _hodograph_boxes
