@@ -554,13 +554,14 @@ class _Piece:
     depth_limited: bool = False
 
 
-def _decide(path: PathView, dmap: DistanceMapView, ks, P, a, b, box, depth: int):
-    """The decisions on intervals ``[a, b]`` of spans ``ks`` (depth ``depth``) from derivative
-    boxes ``box = (lo, hi)``: ``(regular, accepted, certainly slow, step angle)``, arrays."""
+def _decide(path: PathView, dmap: DistanceMapView, ks, P, a, b, speeds, depth: int):
+    """The decisions on intervals ``[a, b]`` of spans ``ks`` (depth ``depth``) from the outward
+    bounds ``speeds = (smin, smax)`` of their derivative boxes' norms (:func:`_interval_speeds`):
+    ``(regular, accepted, certainly slow, step angle)``, arrays."""
     ms = float(path.tolerance.minimum_speed)
     tae = float(path.tolerance.tangent_angle_error)
     total = float(dmap.total_estimate)
-    smin, smax = _speed_range(*box)
+    smin, smax = speeds
     regular = smin > ms
     slow = ~regular & (smax <= ms)
     ang = np.full(ks.shape, np.inf)
@@ -592,7 +593,7 @@ def _partition(path: PathView, dmap: DistanceMapView, limits: WorkLimits):
     accepted = 0
     while ks.size:
         P = controls[ks]
-        regular, accept, slow, ang = _decide(path, dmap, ks, P, a, b, _interval_boxes(path, P, a, b), depth)
+        regular, accept, slow, ang = _decide(path, dmap, ks, P, a, b, _interval_speeds(path, P, a, b), depth)
         at_limit = depth >= limits.max_depth
         if at_limit and np.any(regular & ~accept):
             i = int(np.flatnonzero(regular & ~accept)[0])
@@ -660,24 +661,24 @@ def _hodograph_boxes(P: np.ndarray, a: np.ndarray, b: np.ndarray):
     return np.minimum.reduce(los), np.maximum.reduce(his)
 
 
-def _interval_boxes(path: PathView, P: np.ndarray, a: np.ndarray, b: np.ndarray):
-    """The derivative box each interval is decided by: the level box (:func:`_derivative_boxes`),
-    and where it shows the interval neither regular nor certainly slow, the hodograph's own box
-    (:func:`_hodograph_boxes`), whose rounding does not grow with depth. Both enclose the same
-    exact hodograph controls, so either is a Certified box of ``B'`` over ``[a, b]``; the finer one
-    is computed only where the cheap one cannot decide (docs/decisions.md "Frames: the regularity
-    box and singular ranges")."""
-    lo, hi = _derivative_boxes(P, a, b)
+def _interval_speeds(path: PathView, P: np.ndarray, a: np.ndarray, b: np.ndarray):
+    """Outward bounds ``(smin, smax)`` of ``|B'|`` over each ``[a, b]`` from the derivative box the
+    interval is decided by: the level box (:func:`_derivative_boxes`), and where it shows the
+    interval neither regular nor certainly slow, the hodograph's own box (:func:`_hodograph_boxes`),
+    whose rounding does not grow with depth. Both enclose the same exact hodograph controls, so
+    either is a Certified box of ``B'`` over ``[a, b]``; the finer one is computed (and its norms
+    taken) only where the cheap one cannot decide (docs/decisions.md "Frames: the regularity box
+    and singular ranges")."""
+    smin, smax = _speed_range(*_derivative_boxes(P, a, b))
     ms = float(path.tolerance.minimum_speed)
-    smin, smax = _speed_range(lo, hi)
     undecided = np.flatnonzero(~(smin > ms) & ~(smax <= ms))
     if undecided.size:
-        lo[undecided], hi[undecided] = _hodograph_boxes(P[undecided], a[undecided], b[undecided])
-    return lo, hi
+        smin[undecided], smax[undecided] = _speed_range(*_hodograph_boxes(P[undecided], a[undecided], b[undecided]))
+    return smin, smax
 
 
 def _settle_depth_limit(path: PathView, dmap: DistanceMapView, limits: WorkLimits, ks, a, b, pieces, splits):
-    """Settle the intervals ``2^-MaxDepth`` wide that neither box (:func:`_interval_boxes`) shows
+    """Settle the intervals ``2^-MaxDepth`` wide that neither box (:func:`_interval_speeds`) shows
     regular or certainly slow, so that a range that cannot be shown regular is ``2^-MaxDepth``
     wide (spec 002, "Transported frames"; ``docs/decisions.md``, "Frames: depth-limited ranges
     are 2^-MaxDepth wide"): two adjacent such intervals ``[m - w, m]``, ``[m, m + w]`` with no
@@ -705,7 +706,7 @@ def _settle_depth_limit(path: PathView, dmap: DistanceMapView, limits: WorkLimit
         pa = np.array([open_[i][1] for i in pairs] + [open_[i + 1][2] - half for i in pairs])
         pb = pa + half  # exact: on the 2^-(MaxDepth + 1) grid in [0, 1] (MaxDepth <= 52)
         P = path.controls.astype(np.float64)[pk]
-        _, ok, _, pang = _decide(path, dmap, pk, P, pa, pb, _interval_boxes(path, P, pa, pb), depth + 1)
+        _, ok, _, pang = _decide(path, dmap, pk, P, pa, pb, _interval_speeds(path, P, pa, pb), depth + 1)
         n = len(pairs)
         for j, i in enumerate(pairs):
             if ok[j] and ok[n + j]:

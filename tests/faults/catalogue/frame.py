@@ -47,8 +47,8 @@ FAULTS = [
           "adjacent depth-limited intervals merge into one range (the code before issue 23)",
           (_REF, _CHECKS)),
     Fault("frame.no_finer_box", "frame", _R,
-          "lo[undecided], hi[undecided] = _hodograph_boxes(P[undecided], a[undecided], b[undecided])",
-          "lo[undecided], hi[undecided] = _derivative_boxes(P[undecided], a[undecided], b[undecided])",
+          "= _speed_range(*_hodograph_boxes(P[undecided], a[undecided], b[undecided]))",
+          "= _speed_range(*_derivative_boxes(P[undecided], a[undecided], b[undecided]))",
           "an interval the level box cannot decide is never decided with the hodograph's box, whose rounding "
           "does not grow like 2^depth: the neighbour of a non-dyadic cusp stays a range",
           (_REF, _CHECKS, _KER)),
