@@ -54,10 +54,29 @@ def _one(t) -> tuple[float, bool]:
     return (v, True) if float.hex(v) == t else (0.0, False)
 
 
+# Texts read together: the reading's temporaries (a few dozen bytes a text) then stay within a
+# core's cache and are reused, not fresh pages of memory each time: 160,000 texts read in one
+# piece took 50 % more CPU, a third of it page faults (docs/decisions.md "Hex texts read in
+# pieces").
+CHUNK = 16384
+
+
 def canonical_values(texts: list) -> tuple[np.ndarray, np.ndarray]:
     """``(values, ok)`` of a list of claim numbers: ``ok[i]`` says ``texts[i]`` is a ``str``
     equal to ``float.hex(float.fromhex(texts[i]))`` (no exception), ``values[i]`` is then that
     float64 (0.0 where not ok). Exact: the same answer as the rule applied text by text."""
+    n = len(texts)
+    if n <= CHUNK:
+        return _canonical_values(texts)
+    values = np.empty(n, dtype=np.float64)
+    ok = np.empty(n, dtype=bool)
+    for lo in range(0, n, CHUNK):
+        values[lo:lo + CHUNK], ok[lo:lo + CHUNK] = _canonical_values(texts[lo:lo + CHUNK])
+    return values, ok
+
+
+def _canonical_values(texts: list) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`canonical_values` of one piece, in one pass of numpy over all of its texts."""
     n = len(texts)
     values = np.zeros(n, dtype=np.float64)
     ok = np.zeros(n, dtype=bool)

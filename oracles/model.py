@@ -549,7 +549,7 @@ def dec_q(s: Any):
 _GUARANTEE_OF = {g.value: g for g in GuaranteeClass}  # a claim's "guarantee" text -> its class
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Claim:
     """One assertion of an implementation about one guarantee row.
 
@@ -575,6 +575,12 @@ class Claim:
     model: dict | None = None
     id: str | None = None
     decisions: bool = False
+
+    def __init__(self, row: str, guarantee: GuaranteeClass, value: Any, inputs: dict, model: dict | None = None,
+                 id: str | None = None, decisions: bool = False):
+        # In one step, as Verdict's: a large case file builds one claim per entry.
+        self.__dict__.update(row=row, guarantee=guarantee, value=value, inputs=inputs, model=model, id=id,
+                             decisions=decisions)
 
     def to_json(self) -> dict:
         out = {"id": self.id} if self.id is not None else {}

@@ -49,6 +49,7 @@ from reference.status import GeometryStatus
 
 from .casefile import decimals_as_text
 from .reports import output_file
+from .rows import statuses_row
 
 __all__ = [
     "ANSWERS_FORMAT",
@@ -90,11 +91,6 @@ EXPECT_KINDS = ("success", "failure", "ambiguous", "either")
 # spec names no status.
 FAILURE_STATUSES = tuple(s.value for s in GeometryStatus if s is not GeometryStatus.Success)
 MAX_BYTES = 1 << 30
-
-
-def statuses_row(family: str) -> str:
-    """The ledger row that judges a family's status contracts (``path.statuses``)."""
-    return f"{family}.statuses"
 
 
 @dataclass(frozen=True)

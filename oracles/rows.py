@@ -11,7 +11,12 @@ from dataclasses import dataclass
 
 from reference.status import GuaranteeClass as G
 
-__all__ = ["ROWS", "RowSpec", "row"]
+__all__ = ["ROWS", "RowSpec", "row", "statuses_row"]
+
+
+def statuses_row(family: str) -> str:
+    """The ledger row that judges a family's status contracts (``path.statuses``)."""
+    return f"{family}.statuses"
 
 
 @dataclass(frozen=True)
@@ -67,7 +72,7 @@ ROWS: tuple[RowSpec, ...] = (
     # Status contracts, one row per family (after the guarantees, never renaming them): each
     # request step's status against the class the spec demands, and scenario rules such as
     # "a failed rebuild keeps the previous snapshot" (oracles.contract).
-    RowSpec(f"{family}.statuses", G.Exact, f"{where}: {what}")
+    RowSpec(statuses_row(family), G.Exact, f"{where}: {what}")
     for family, where, what in (
         ("path", "spec 002 Paths, Contracts",
          "statuses of preparation, evaluation, tangents and conversions; failed rebuild keeps the path"),

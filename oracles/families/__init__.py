@@ -14,6 +14,7 @@ import pkgutil
 from functools import cache
 
 from ..family import Family
+from ..rows import statuses_row
 
 __all__ = ["batch_checker_for", "checker_for", "contract_for", "families", "family_named", "family_of_row"]
 
@@ -63,28 +64,30 @@ def _family_of(row_id: str):
     return family_named(row_id.split(".", 1)[0])
 
 
+# oracles.contract (and the request format it imports) only where a statuses row is asked for:
+# a claims file of other rows never needs them (a tenth of `check`'s imports).
+
+
 @cache
 def _row_checker(row_id: str):
-    from ..contract import check_status
-    from ..request import statuses_row
-
     fam = _family_of(row_id)
     if fam is None:
         return None
     if fam.answers_requests and row_id == statuses_row(fam.name):
+        from ..contract import check_status
+
         return check_status
     return fam.checkers.get(row_id)
 
 
 @cache
 def _row_contract(row_id: str):
-    from ..contract import STATUS_CONTRACT
-    from ..request import statuses_row
-
     fam = _family_of(row_id)
     if fam is None:
         return None
     if fam.answers_requests and row_id == statuses_row(fam.name):
+        from ..contract import STATUS_CONTRACT
+
         return STATUS_CONTRACT
     return fam.contracts.get(row_id)
 
@@ -92,7 +95,6 @@ def _row_contract(row_id: str):
 @cache
 def _checkers() -> dict:
     from ..contract import check_status
-    from ..request import statuses_row
 
     table = {}
     for fam in families():
@@ -125,7 +127,6 @@ def batch_checker_for(row_id: str):
 @cache
 def _contracts() -> dict:
     from ..contract import STATUS_CONTRACT
-    from ..request import statuses_row
 
     out = {}
     for fam in families():
@@ -142,8 +143,6 @@ def contract_for(row_id: str):
 
 @cache
 def _rows_of() -> dict:
-    from ..request import statuses_row
-
     out = {}
     for fam in families():
         for rid in fam.checkers:

@@ -86,3 +86,17 @@ def test_canonical_texts_are_read_in_bulk_not_by_the_rule(monkeypatch):
     values, ok = canonical_values([x.hex() for x in xs])
     assert ok.all()
     assert [bits(float(v)) for v in values] == [bits(x) for x in xs]
+
+
+def test_a_list_longer_than_a_piece_reads_as_the_rule_across_the_pieces(monkeypatch):
+    """Long lists are read in pieces of ``CHUNK`` texts: with pieces of 5, every text (canonical,
+    one edit away, a non-text, one holding a newline) reads as the rule wherever it falls, the
+    last piece short; and a list of exactly one piece and of one text more reads the same."""
+    near = ["0x1.0000000000000p-0", "-0x0.0p+0", 1.5, "0x1.8p+1", "inf", "0x1.0000000000000p+0\n", "nan"]
+    texts = [x.hex() for x in EDGES] + near + [(-x).hex() for x in EDGES]
+    assert_as_rule(texts)
+    monkeypatch.setattr(H, "CHUNK", 5)
+    assert len(texts) % 5 != 0
+    assert_as_rule(texts)
+    assert_as_rule(texts[:5])
+    assert_as_rule(texts[:6])

@@ -211,3 +211,32 @@ def test_the_verdicts_hand_written_init_takes_exactly_its_fields():
     assert (w.rule, w.unmet, w.claim, w.kind) == ("x", ("d",), c, VerdictKind.Verified)
     with pytest.raises(dataclasses.FrozenInstanceError):
         v.note = "changed"
+
+
+def test_the_claims_hand_written_init_takes_exactly_its_fields():
+    """``oracles.Claim.__init__`` is written by hand too (a case file builds one claim per
+    entry): its parameters must be the dataclass's fields, in order, with their defaults; a
+    claim built positionally equals one built by keyword, ``dataclasses.replace`` works, and the
+    claim stays frozen."""
+    import dataclasses
+    import inspect
+
+    from oracles.model import Claim
+    from reference.status import GuaranteeClass
+
+    params = list(inspect.signature(Claim.__init__).parameters.values())[1:]
+    fields = dataclasses.fields(Claim)
+    assert [p.name for p in params] == [f.name for f in fields]
+    for p, f in zip(params, fields):
+        assert p.default == (f.default if f.default is not dataclasses.MISSING else inspect.Parameter.empty), f.name
+    a = Claim("path.control_boxes", GuaranteeClass.Exact, [1], {"u": "0x0.0p+0"}, None, "t", True)
+    b = Claim(row="path.control_boxes", guarantee=GuaranteeClass.Exact, value=[1], inputs={"u": "0x0.0p+0"},
+              id="t", decisions=True)
+    assert a == b and (a.model, a.id, a.decisions) == (None, "t", True)
+    c = Claim("path.control_boxes", GuaranteeClass.Exact, [1], {})
+    assert (c.model, c.id, c.decisions) == (None, None, False) and c != a
+    assert dataclasses.replace(a, decisions=False) == Claim("path.control_boxes", GuaranteeClass.Exact, [1],
+                                                            {"u": "0x0.0p+0"}, None, "t", False)
+    assert Claim.from_json(a.to_json()) == a
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        a.row = "path.tangents"
