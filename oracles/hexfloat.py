@@ -54,10 +54,9 @@ def _one(t) -> tuple[float, bool]:
     return (v, True) if float.hex(v) == t else (0.0, False)
 
 
-# Texts read together: the reading's temporaries (a few dozen bytes a text) then stay within a
-# core's cache and are reused, not fresh pages of memory each time: 160,000 texts read in one
-# piece took 50 % more CPU, a third of it page faults (docs/decisions.md "Hex texts read in
-# pieces").
+# Texts read together, at most: the reading's temporaries (about 200 bytes a text) then stay
+# within a core's cache and are reused, not fresh pages of memory each time (docs/decisions.md
+# "Claim numbers read in bulk").
 CHUNK = 16384
 
 
@@ -101,7 +100,7 @@ def _canonical_values(texts: list) -> tuple[np.ndarray, np.ndarray]:
         length = ends - s  # without the sign
         w = np.lib.stride_tricks.sliding_window_view(buf, _WIDTH)[s]  # (n, 23) bytes from each start
         digits = np.zeros((n, 16), dtype=np.uint8)  # the 13 fraction digits' values, 3 zero bytes
-        digits[:, :13] = _DIGIT[w[:, 4:17]]
+        digits[:, :13] = _DIGIT.take(w[:, 4:17])  # take: a lookup without fancy indexing's iterator
         words = digits.view(">u8").astype(np.uint64)  # (n, 2): digits 0-7 and 8-15, first digit on top
         shape = ((w[:, 0] == ord("0")) & (w[:, 1] == ord("x")) & (w[:, 3] == ord(".")) & (w[:, 17] == ord("p"))
                  & (((words[:, 0] | words[:, 1]) & _HIGH_NIBBLES) == 0) & (length >= 20) & (length <= 23))
