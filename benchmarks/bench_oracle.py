@@ -57,7 +57,7 @@ DEFAULT_BASELINE = "10b987f"  # issue 26's starting commit
 # Fields a verdict line may carry in this tree from other work of the issue (rule tags); they
 # are compared apart from the rest of the line.
 NEW_FIELDS = ("rule", "unmet")
-REPEAT = 5  # runs of each side of the 10,000-position check (interleaved; medians compared)
+REPEAT = 7  # runs of each side of the 10,000-position check (interleaved; medians compared)
 
 # How a child process judges a list of claims in either tree: this tree's batches (as the
 # serial ``check`` does, 2,000 at a time) or the baseline's one by one. ``check_claims`` returns
