@@ -210,7 +210,8 @@ def test_a_one_row_check_imports_only_its_rows_family(tmp_path):
     """Issue 26's start-up: judging a file of one row's claims imports that row's family and no
     other (the ledger names the rows it has no claims of without asking their families), and
     its ledger says so: those rows are ``not run`` with ``checks`` null, the judged row keeps
-    its contract's text. Run in a fresh interpreter, where nothing else has imported them."""
+    its contract's text. Nor is ``oracles.contract`` imported: only a statuses row needs it.
+    Run in a fresh interpreter, where nothing else has imported them."""
     from oracles.families import contract_for, family_named
 
     path = family_named("path")
@@ -221,12 +222,15 @@ def test_a_one_row_check_imports_only_its_rows_family(tmp_path):
              f"sys.argv = ['oracles', 'check', {str(f)!r}, '--out', {str(tmp_path / 'out')!r}]\n"
              "try:\n    runpy.run_module('oracles', run_name='__main__')\nexcept SystemExit:\n    pass\n"
              "print(sorted({m.split('.')[2] for m in sys.modules if m.startswith('oracles.families.')}))\n"
-             "print(sorted(m for m in sys.modules if m.endswith('.answers') or m == 'reference.path'))\n")
+             "print(sorted(m for m in sys.modules if m.endswith('.answers') or m == 'reference.path'))\n"
+             "print('oracles.contract' in sys.modules)\n")
     r = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert r.returncode == 0, r.stderr
-    assert r.stdout.splitlines()[-2] == "['path']", r.stdout
+    assert r.stdout.splitlines()[-3] == "['path']", r.stdout
     # nor the family's fast path: a check answers no request (oracles.family.imported_on_call)
-    assert r.stdout.splitlines()[-1] == "[]", r.stdout
+    assert r.stdout.splitlines()[-2] == "[]", r.stdout
+    # nor the statuses rows' contract (oracles.contract): only a statuses row's claim needs it
+    assert r.stdout.splitlines()[-1] == "False", r.stdout
     doc = json.loads((tmp_path / "out" / "ledger.json").read_text())
     rows = {x["id"]: x for x in doc["rows"]}
     judged = rows.pop("path.stored_endpoints")
