@@ -64,8 +64,9 @@ def _family_of(row_id: str):
     return family_named(row_id.split(".", 1)[0])
 
 
-# oracles.contract (and the request format it imports) only where a statuses row is asked for:
-# a claims file of other rows never needs them (a tenth of `check`'s imports).
+# oracles.contract (and oracles.given behind it) only where a statuses row is asked for: a claims
+# file of other rows never needs them (about 4 ms of `check`'s start; docs/decisions.md "A case
+# file's ledger imports only its rows' families").
 
 
 @cache
