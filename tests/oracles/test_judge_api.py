@@ -181,26 +181,36 @@ def test_the_documented_pytest_snippet_passes_and_fails(mixed):
         scope["test_control_boxes"](honest + planted[:1])
 
 
-def test_the_verdicts_hand_written_init_takes_exactly_its_fields():
-    """``oracles.Verdict.__init__`` is written by hand (one dict update instead of a frozen
-    dataclass's setattr per field): its parameters must be the dataclass's fields, in order,
-    with their defaults, and a verdict built from them must equal one built field by field."""
+def _init_takes_its_fields(cls) -> tuple:
+    """Assert that a frozen dataclass's hand-written ``__init__`` takes exactly its fields, in
+    order, with their defaults (None standing for a fresh ``default_factory()`` value); returns
+    the fields."""
     import dataclasses
     import inspect
 
-    from oracles.model import Claim, Verdict, VerdictKind
-    from reference.status import GuaranteeClass
-
-    params = list(inspect.signature(Verdict.__init__).parameters.values())[1:]
-    fields = dataclasses.fields(Verdict)
+    params = list(inspect.signature(cls.__init__).parameters.values())[1:]
+    fields = dataclasses.fields(cls)
     assert [p.name for p in params] == [f.name for f in fields]
     for p, f in zip(params, fields):
         if f.default is not dataclasses.MISSING:
             assert p.default == f.default, f.name
         elif f.default_factory is not dataclasses.MISSING:
-            assert p.default is None, f.name  # None stands for a fresh default_factory() value
+            assert p.default is None, f.name
         else:
             assert p.default is inspect.Parameter.empty, f.name
+    return fields
+
+
+def test_the_verdicts_hand_written_init_takes_exactly_its_fields():
+    """``oracles.Verdict.__init__`` is written by hand (one dict update instead of a frozen
+    dataclass's setattr per field): its parameters must be the dataclass's fields, in order,
+    with their defaults, and a verdict built from them must equal one built field by field."""
+    import dataclasses
+
+    from oracles.model import Claim, Verdict, VerdictKind
+    from reference.status import GuaranteeClass
+
+    fields = _init_takes_its_fields(Verdict)
     c = Claim("path.control_boxes", GuaranteeClass.Exact, 1, {})
     v = Verdict(VerdictKind.Verified, c)
     assert all(getattr(v, f.name) == (f.default if f.default is not dataclasses.MISSING else
@@ -219,16 +229,11 @@ def test_the_claims_hand_written_init_takes_exactly_its_fields():
     claim built positionally equals one built by keyword, ``dataclasses.replace`` works, and the
     claim stays frozen."""
     import dataclasses
-    import inspect
 
     from oracles.model import Claim
     from reference.status import GuaranteeClass
 
-    params = list(inspect.signature(Claim.__init__).parameters.values())[1:]
-    fields = dataclasses.fields(Claim)
-    assert [p.name for p in params] == [f.name for f in fields]
-    for p, f in zip(params, fields):
-        assert p.default == (f.default if f.default is not dataclasses.MISSING else inspect.Parameter.empty), f.name
+    _init_takes_its_fields(Claim)
     a = Claim("path.control_boxes", GuaranteeClass.Exact, [1], {"u": "0x0.0p+0"}, None, "t", True)
     b = Claim(row="path.control_boxes", guarantee=GuaranteeClass.Exact, value=[1], inputs={"u": "0x0.0p+0"},
               id="t", decisions=True)
