@@ -458,11 +458,11 @@ def _read_request(d: dict, at: str) -> Request:
     see (an expectation's statuses for its class, a decision id, a rule's steps, an unknown family
     or row) a :class:`RequestFileError` naming its field (``requests[3].steps[1].expect``): the
     checker would otherwise meet it as a ValueError or KeyError midway through judging."""
-    from .rows import ROWS, _BY_ID
+    from .rows import ROWS, _BY_ID, statuses_family
 
     family = d["family"]
     if statuses_row(family) not in _BY_ID:  # its status row tallies every step of the request
-        known = [r.id.removesuffix(".statuses") for r in ROWS if r.id.endswith(".statuses")]
+        known = [f for f in map(statuses_family, (r.id for r in ROWS)) if f]
         raise RequestFileError(f"{at}.family: unknown family {family!r} (one of {', '.join(known)})")
     steps = []
     for k, s in enumerate(d["steps"]):

@@ -11,12 +11,21 @@ from dataclasses import dataclass
 
 from reference.status import GuaranteeClass as G
 
-__all__ = ["ROWS", "RowSpec", "row", "statuses_row"]
+__all__ = ["ROWS", "RowSpec", "row", "statuses_family", "statuses_row"]
+
+
+_STATUSES = ".statuses"
 
 
 def statuses_row(family: str) -> str:
     """The ledger row that judges a family's status contracts (``path.statuses``)."""
-    return f"{family}.statuses"
+    return f"{family}{_STATUSES}"
+
+
+def statuses_family(row_id: str) -> str | None:
+    """The family whose status contracts ``row_id`` judges (``path`` for ``path.statuses``), or
+    None for a row that is not a statuses row: :func:`statuses_row` read backwards."""
+    return row_id.removesuffix(_STATUSES) if row_id.endswith(_STATUSES) else None
 
 
 @dataclass(frozen=True)

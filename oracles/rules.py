@@ -35,6 +35,8 @@ import functools
 from dataclasses import dataclass
 from collections.abc import Callable, Iterable
 
+from .rows import statuses_family
+
 __all__ = [
     "GIVEN_INPUTS",
     "GUARANTEE_CLASS",
@@ -145,8 +147,8 @@ def rules_of(row_id: str) -> tuple:
         from .families import checker_for
 
         checker_for(row_id)  # imports the family, whose checker modules declare their rules
-    shared = (STATUS_EXPECTATION,) if row_id.endswith(".statuses") else (GUARANTEE_CLASS, GIVEN_INPUTS,
-                                                                                PREPARED_CONTROLS)
+    shared = (STATUS_EXPECTATION,) if statuses_family(row_id) is not None else (
+        GUARANTEE_CLASS, GIVEN_INPUTS, PREPARED_CONTROLS)
     return (*_ROWS.get(row_id, ()), *shared)
 
 
