@@ -462,7 +462,7 @@ def _read_request(d: dict, at: str) -> Request:
 
     family = d["family"]
     if statuses_row(family) not in _BY_ID:  # its status row tallies every step of the request
-        known = [f for f in map(statuses_family, (r.id for r in ROWS)) if f]
+        known = [f for f in map(statuses_family, (r.id for r in ROWS)) if f is not None]
         raise RequestFileError(f"{at}.family: unknown family {family!r} (one of {', '.join(known)})")
     steps = []
     for k, s in enumerate(d["steps"]):

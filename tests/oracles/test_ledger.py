@@ -34,7 +34,6 @@ def test_row_ids_are_the_architecture_list():
         assert listed <= ids, listed - ids
 
 
-
 def test_each_family_has_one_statuses_row_named_both_ways():
     """``statuses_row`` and ``statuses_family`` are one naming rule read both ways: every family
     package under oracles/families has exactly its ``<family>.statuses`` row, and no other row
@@ -49,6 +48,7 @@ def test_each_family_has_one_statuses_row_named_both_ways():
         assert statuses_row(family) in named
     assert all(rid == f"{f}.statuses" for rid, f in named.items() if f is not None)
     assert statuses_family("path.statuses_extra") is None and statuses_family("statuses") is None
+
 
 def test_encoding_round_trips_bit_for_bit():
     import numpy as np
