@@ -487,6 +487,11 @@ def _scan_range(rec, edg, lo, hi, q, tol):
     (lowest index) of equal values (or -1)."""
     best, bt, b0, b1, b2, bdc = -1, np.inf, 0.0, 0.0, 0.0, 0.0
     for f in range(lo, hi):
+        # _classify's own first test, asked here first: most facets of a scan miss the segment's
+        # box, and a call of _classify (too large to be inlined: seven arrays' reference counts
+        # and the query's fields passed per call) costs several times the test itself.
+        if not _box_meets(rec, f, q):
+            continue
         code, t, l0, l1, l2, dc = _classify(rec, edg, f, q, tol)
         if code == _HIT:
             if best < 0 or t < bt:
