@@ -8,6 +8,13 @@ untimed run). A repetition runs serial, then each worker count, so a ratio compa
 moments apart; the speedup reported is the median of the repetitions' ratios, with the best and
 worst, and the load average (1 min) before each run: the machine may be shared.
 
+CPU per run: the user and system seconds of the run's process tree (``wait4``: the client and
+the worker processes it reaped). Beside the wall-clock speedup the table gives, per worker
+count, the run's CPU over the serial run's (CPU the parallel run spends beyond the serial
+work: its own start and scheduling, and two busy cores slowing each other) and its busy share,
+CPU over workers times wall (below 1 when a worker waits: imbalance, the client's merge, or a
+core the shared host took). So a missed speedup says which of the two it lost.
+
 Memory per run: the client's peak (the CLI's own ``ru_maxrss``), the largest process of the run
 (``wait4`` of the client: the maximum over it and the worker processes it reaped) and the
 largest worker (sampled every 0.25 s with psutil, when installed).
@@ -95,7 +102,7 @@ def run(out: Path, extra: list[str]) -> dict:
     m = re.search(r"peak memory of this process (\d+) MiB", stdout)
     data = json.loads((out / "ledger.json").read_text())
     data.pop("seconds", None)
-    return {"wall": wall, "load": load, "client": int(m.group(1)) if m else None,
+    return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "load": load, "client": int(m.group(1)) if m else None,
             "tree": usage.ru_maxrss / 1024.0, "worker": sampler.peak / 2**20, "data": data}
 
 
@@ -125,8 +132,9 @@ def main(argv=None) -> int:
     claims = ref["totals"]["claims"]
     print(f"{claims} claims; {a.repeat} repetitions; ledger.json (without seconds) identical across all runs: {same}")
     print("| run | wall (s), each repetition | load (1 min) before | median wall (s) | claims/s | speedup vs "
-          "serial: median (worst-best) | client / largest process / largest worker (MiB) |")
-    print("|---|---|---|---|---|---|---|")
+          "serial: median (worst-best) | CPU (s), each repetition | CPU / serial CPU: median | busy share: median "
+          "| client / largest process / largest worker (MiB) |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     ratios = {}
     for name in names:
         walls = [x["wall"] for x in runs[name]]
@@ -135,8 +143,13 @@ def main(argv=None) -> int:
         ratios[name] = rs
         mem = max(runs[name], key=lambda x: x["tree"])
         loads = ", ".join(f"{x['load']:.2f}" for x in runs[name])
+        cpus = [x["cpu"] for x in runs[name]]
+        nw = 1 if name == "serial" else int(name.split()[0])
+        over = statistics.median(x["cpu"] / s["cpu"] for s, x in zip(runs["serial"], runs[name]))
+        busy = statistics.median(x["cpu"] / (nw * x["wall"]) for x in runs[name])
         print(f"| {name} | {', '.join(f'{w:.1f}' for w in walls)} | {loads} "
               f"| {med:.1f} | {claims / med:.0f} | {statistics.median(rs):.2f} ({rs[0]:.2f}-{rs[-1]:.2f}) | "
+              f"{', '.join(f'{c:.1f}' for c in cpus)} | {over:.2f} | {busy:.2f} | "
               f"{mem['client'] or '-'} / {mem['tree']:.0f} / {mem['worker']:.0f} |")
     serial_med = statistics.median(x["wall"] for x in runs["serial"])
     for name in names[1:]:
