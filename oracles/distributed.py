@@ -77,8 +77,15 @@ __all__ = [
 MAX_WORKERS = 4 * (os.cpu_count() or 1)
 CHUNK_PARTS = 16  # chunks per family at the default corpus: about 0.1-1 s each, so two workers end together
 # Dask settings for the workers of the LocalCluster that ``--workers N`` starts (docs/decisions.md,
-# "Ledger on Dask": the workers' profiler); a cluster named by ``--scheduler`` keeps its own.
-WORKER_CONFIG = {"distributed.worker.profile.enabled": False}
+# "Ledger on Dask": the workers' profiler and housekeeping); a cluster named by ``--scheduler``
+# keeps its own. The profiler samples the judging thread's stack every 10 ms; the event loop's
+# tick (20 ms), memory monitor (100 ms) and system monitor (500 ms) wake the worker's main thread
+# for a dashboard that is off, taking the GIL from the judging thread each time. The tick stays
+# below its 3 s blocked-loop warning, the memory monitor far inside the memory limit's reach.
+WORKER_CONFIG = {"distributed.worker.profile.enabled": False,
+                 "distributed.admin.tick.interval": "1s",
+                 "distributed.worker.memory.monitor-interval": "1s",
+                 "distributed.admin.system-monitor.interval": "2s"}
 # Seconds the corpus run waits for a starting cluster before it judges chunks itself: a chunk
 # judged here pays its family's warm-up (imports, compiled kernels loaded) a second time, beside
 # two starting workers, which costs more than it saves when the cluster is up in half a second

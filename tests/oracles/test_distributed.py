@@ -349,17 +349,19 @@ def test_on_two_workers_each_family_prefers_one_worker_and_nothing_changes():
 
 
 def _worker_profiling(dask_worker):
-    """On a worker: whether its config enables the profiler, and whether its sampling callback
-    is scheduled."""
+    """On a worker: whether its config enables the profiler, whether its sampling callback is
+    scheduled, and the periods (ms) of its housekeeping callbacks."""
     import dask
 
-    return dask.config.get("distributed.worker.profile.enabled"), "profile" in dask_worker.periodic_callbacks
+    periods = {k: dask_worker.periodic_callbacks[k].callback_time for k in ("tick", "memory_monitor", "monitor")}
+    return dask.config.get("distributed.worker.profile.enabled"), "profile" in dask_worker.periodic_callbacks, periods
 
 
 @needs_dask
 def test_the_started_clusters_workers_run_without_the_profiler_and_collect_rarely():
     """``--workers N`` starts workers without Dask's statistical profiler (WORKER_CONFIG: a stack
-    sample every 10 ms, taking the GIL from the judging thread, for a dashboard that is off); the
+    sample every 10 ms, taking the GIL from the judging thread, for a dashboard that is off) and
+    with their housekeeping woken every second or two instead of every 20, 100 and 500 ms; the
     client's own config is left as it was."""
     import dask
     import distributed  # noqa: F401  (loads Dask's distributed config)
@@ -368,15 +370,18 @@ def test_the_started_clusters_workers_run_without_the_profiler_and_collect_rarel
 
     import gc
 
-    before = dask.config.get("distributed.worker.profile.enabled"), gc.get_threshold()
+    keys = [k for k in WORKER_CONFIG if k != "distributed.worker.profile.enabled"]
+    before = (dask.config.get("distributed.worker.profile.enabled"), gc.get_threshold(),
+              [dask.config.get(k) for k in keys])
     with cluster(workers=1) as client:
         seen = client.run(_worker_profiling)
         thresholds = client.run(gc.get_threshold)
     assert WORKER_CONFIG["distributed.worker.profile.enabled"] is False
-    assert list(seen.values()) == [(False, False)]
+    assert list(seen.values()) == [(False, False, {"tick": 1000, "memory_monitor": 1000, "monitor": 2000})]
     # and collect garbage as the command line does (docs/decisions.md "Few collections")
     assert list(thresholds.values()) == [(1_000_000, 20, 100)]
-    assert (dask.config.get("distributed.worker.profile.enabled"), gc.get_threshold()) == before
+    assert (dask.config.get("distributed.worker.profile.enabled"), gc.get_threshold(),
+            [dask.config.get(k) for k in keys]) == before
 
 
 @needs_dask
