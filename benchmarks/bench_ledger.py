@@ -102,8 +102,9 @@ def run(out: Path, extra: list[str]) -> dict:
     m = re.search(r"peak memory of this process (\d+) MiB", stdout)
     data = json.loads((out / "ledger.json").read_text())
     data.pop("seconds", None)
-    return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "load": load, "client": int(m.group(1)) if m else None,
-            "tree": usage.ru_maxrss / 1024.0, "worker": sampler.peak / 2**20, "data": data}
+    return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "load": load,
+            "client": int(m.group(1)) if m else None, "tree": usage.ru_maxrss / 1024.0,
+            "worker": sampler.peak / 2**20, "data": data}
 
 
 def main(argv=None) -> int:
