@@ -117,6 +117,7 @@ def main(argv=None) -> int:
     a = ap.parse_args(argv)
     base = ([] if a.cases is None else ["--cases", str(a.cases)]) + [x for f in a.family for x in ("--family", f)]
     names = ["serial"] + [f"{w} worker{'s' if w > 1 else ''}" for w in a.workers]
+    cores = dict(zip(names, [1, *a.workers]))  # the processes that judge, for the busy share
     runs: dict = {n: [] for n in names}
     ref = None
     same = True
@@ -145,9 +146,8 @@ def main(argv=None) -> int:
         mem = max(runs[name], key=lambda x: x["tree"])
         loads = ", ".join(f"{x['load']:.2f}" for x in runs[name])
         cpus = [x["cpu"] for x in runs[name]]
-        nw = 1 if name == "serial" else int(name.split()[0])
         over = statistics.median(x["cpu"] / s["cpu"] for s, x in zip(runs["serial"], runs[name]))
-        busy = statistics.median(x["cpu"] / (nw * x["wall"]) for x in runs[name])
+        busy = statistics.median(x["cpu"] / (cores[name] * x["wall"]) for x in runs[name])
         print(f"| {name} | {', '.join(f'{w:.1f}' for w in walls)} | {loads} "
               f"| {med:.1f} | {claims / med:.0f} | {statistics.median(rs):.2f} ({rs[0]:.2f}-{rs[-1]:.2f}) | "
               f"{', '.join(f'{c:.1f}' for c in cpus)} | {over:.2f} | {busy:.2f} | "

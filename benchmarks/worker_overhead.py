@@ -87,9 +87,11 @@ def main(argv=None) -> int:
     if a.side:
         print(json.dumps(plain() if a.side == "plain" else worker()))
         return 0
+    from oracles import BLAS_THREADS
+
     env = dict(os.environ)
-    for k in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OMP_NUM_THREADS"):
-        env.setdefault(k, "1")  # as python -m oracles runs
+    for k, v in BLAS_THREADS.items():
+        env.setdefault(k, v)  # as python -m oracles runs
     me = [sys.executable, str(Path(__file__).resolve())]
     print("| repetition | plain process CPU (s) | worker's judging thread (s) | worker's other threads (s) "
           "| judging / plain |")

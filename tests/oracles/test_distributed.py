@@ -370,9 +370,7 @@ def test_the_started_clusters_workers_run_without_the_profiler_and_collect_rarel
 
     import gc
 
-    keys = [k for k in WORKER_CONFIG if k != "distributed.worker.profile.enabled"]
-    before = (dask.config.get("distributed.worker.profile.enabled"), gc.get_threshold(),
-              [dask.config.get(k) for k in keys])
+    before = gc.get_threshold(), [dask.config.get(k) for k in WORKER_CONFIG]
     with cluster(workers=1) as client:
         seen = client.run(_worker_profiling)
         thresholds = client.run(gc.get_threshold)
@@ -380,8 +378,7 @@ def test_the_started_clusters_workers_run_without_the_profiler_and_collect_rarel
     assert list(seen.values()) == [(False, False, {"tick": 1000, "memory_monitor": 1000, "monitor": 2000})]
     # and collect garbage as the command line does (docs/decisions.md "Few collections")
     assert list(thresholds.values()) == [(1_000_000, 20, 100)]
-    assert (dask.config.get("distributed.worker.profile.enabled"), gc.get_threshold(),
-            [dask.config.get(k) for k in keys]) == before
+    assert (gc.get_threshold(), [dask.config.get(k) for k in WORKER_CONFIG]) == before
 
 
 @needs_dask
