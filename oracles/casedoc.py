@@ -872,7 +872,7 @@ def current_request(fam, shown: dict) -> dict | None:
         return None
     if not 0 <= k < fam.default_cases:
         return None
-    from .distributed import ranged
+    from .family import ranged
 
     cur = (fam.requests(SEED, fam.default_cases, k, k + 1) if ranged(fam)
            else fam.requests(SEED, fam.default_cases)[k:k + 1])[0]

@@ -48,6 +48,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from . import GC_THRESHOLDS
+from .family import ranged
 
 __all__ = [
     "CHUNK_CLAIMS",
@@ -236,16 +237,6 @@ def corpus_chunks(seed: int, cases: int | None, fams, chunk: int | None = None, 
         n, size = case_count(f, cases, scale), chunk or chunk_cases(f)
         out += [Chunk(f.name, seed, n, k, min(n, k + size)) for k in range(0, n, size)]
     return out
-
-
-def ranged(fam) -> bool:
-    """True when ``fam.requests(seed, n, lo, hi)`` makes ``requests(seed, n)[lo:hi]`` alone."""
-    import inspect
-
-    if not fam.answers_requests:
-        return False
-    params = inspect.signature(fam.requests).parameters
-    return "lo" in params and "hi" in params
 
 
 _CORPUS_CACHE: dict = {}

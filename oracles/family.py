@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from .model import Claim, Verdict
 from .rows import row
 
-__all__ = ["Family", "RowContract", "adapter_claims", "corpus_getattr", "imported_on_call"]
+__all__ = ["Family", "RowContract", "adapter_claims", "corpus_getattr", "imported_on_call", "ranged"]
 
 
 @dataclass(frozen=True)
@@ -178,3 +178,14 @@ def corpus_getattr(module_name: str, corpus) -> Callable:
             raise AttributeError(f"module {module_name!r} has no attribute {name!r}") from None
 
     return __getattr__
+
+
+def ranged(fam) -> bool:
+    """True when ``fam.requests(seed, n, lo, hi)`` makes ``requests(seed, n)[lo:hi]`` alone (its
+    expectations only), so that the corpus can be made a range at a time where it is judged."""
+    import inspect
+
+    if not fam.answers_requests:
+        return False
+    params = inspect.signature(fam.requests).parameters
+    return "lo" in params and "hi" in params

@@ -389,3 +389,35 @@ def test_sorted_json_writes_what_json_dumps_writes(x):
     from oracles.reports import SORTED_JSON
 
     assert SORTED_JSON(x) == json.dumps(x, sort_keys=True)
+
+
+def test_the_serial_ledger_makes_a_ranged_familys_requests_a_block_at_a_time():
+    """``run_corpus`` makes each block's requests just before it judges them (their
+    expectations' oracle work then still in the bounded caches when the claims are judged),
+    never the family's whole corpus first; the verdicts are those of the whole corpus judged in
+    one piece (``judge_cases``), claim for claim."""
+    from oracles.families import family_named
+    from oracles.ledger import BLOCK_CASES, judge_cases
+
+    fam = family_named("track")
+    orig_requests, orig_generate = fam.requests, fam.generate
+    calls = []
+
+    def requests(seed, n, lo=0, hi=None):
+        calls.append((lo, hi))
+        return orig_requests(seed, n, lo, hi)
+
+    n = 2 * BLOCK_CASES + 7
+    expected = []
+    judge_cases(fam, orig_requests(3, n), 0, lambda v, k: expected.append((k, v.kind, v.claim.row)))
+    got = []
+    object.__setattr__(fam, "requests", requests)  # the family is a frozen dataclass
+    object.__setattr__(fam, "generate", requests)
+    try:
+        led = run_corpus(3, n, ["track"], progress=False, on_verdict=lambda i, v: got.append((v.kind, v.claim.row)))
+    finally:
+        object.__setattr__(fam, "requests", orig_requests)
+        object.__setattr__(fam, "generate", orig_generate)
+    assert calls == [(0, BLOCK_CASES), (BLOCK_CASES, 2 * BLOCK_CASES), (2 * BLOCK_CASES, n)]
+    assert got == [(kind, r) for _, kind, r in expected] and len(got) > n
+    assert sum(t.claims for t in led.tallies.values()) == len(got)
