@@ -22,6 +22,7 @@ Usage: ``python benchmarks/ledger_split.py [--json FILE] -- [ledger args, e.g. -
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib
 import json
 import sys
@@ -46,6 +47,7 @@ class Timers:
         self.acc[(fam, stage)] = self.acc.get((fam, stage), 0.0) + now - last
 
     def wrap(self, stage: str, fn, family: str | None = None, only_inside: str | None = None):
+        @functools.wraps(fn)  # its signature too: oracles.family.ranged reads it
         def timed(*a, **k):
             if only_inside is not None and self.stack[-1][1] != only_inside:
                 return fn(*a, **k)
@@ -73,6 +75,8 @@ def instrument(t: Timers) -> None:
     C.check_status = t.wrap("check", C.check_status)
     for f in families():
         object.__setattr__(f, "generate", t.wrap("gen", f.generate, f.name))
+        if f.requests is not None:  # the serial ledger makes a block's requests at a time
+            object.__setattr__(f, "requests", t.wrap("gen", f.requests, f.name))
         if f.answers_requests:
             object.__setattr__(f, "answer", t.wrap("answer", f.answer, f.name))
         else:
