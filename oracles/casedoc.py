@@ -872,10 +872,10 @@ def current_request(fam, shown: dict) -> dict | None:
         return None
     if not 0 <= k < fam.default_cases:
         return None
-    from .family import ranged
+    from .family import corpus_range
 
-    cur = (fam.requests(SEED, fam.default_cases, k, k + 1) if ranged(fam)
-           else fam.requests(SEED, fam.default_cases)[k:k + 1])[0]
+    n = fam.default_cases
+    cur = corpus_range(fam, SEED, n, k, k + 1, lambda: fam.requests(SEED, n))[0]
     if cur.id != req["id"]:
         return None
     doc = dict(shown, format=REQUESTS_FORMAT, seed=SEED, corpus={fam.name: fam.default_cases},

@@ -48,7 +48,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from . import GC_THRESHOLDS
-from .family import ranged
+from .family import corpus_range, ranged
 
 __all__ = [
     "CHUNK_CLAIMS",
@@ -246,14 +246,15 @@ def _chunk_cases(fam, ch: Chunk) -> list:
     """The chunk's requests (or cases), made on the worker: only its own range where the family
     can (the expectations of a request are decided with the oracle, seconds a family: made once
     in all, never once per worker), else the family's whole corpus, kept per process."""
-    if ranged(fam):
-        return fam.requests(ch.seed, ch.count, ch.first, ch.last)
-    key = (ch.family, ch.seed, ch.count)
-    if key not in _CORPUS_CACHE:
-        while len(_CORPUS_CACHE) >= 4:
-            _CORPUS_CACHE.pop(next(iter(_CORPUS_CACHE)))
-        _CORPUS_CACHE[key] = fam.generate(ch.seed, ch.count)
-    return _CORPUS_CACHE[key][ch.first:ch.last]
+    def whole():
+        key = (ch.family, ch.seed, ch.count)
+        if key not in _CORPUS_CACHE:
+            while len(_CORPUS_CACHE) >= 4:
+                _CORPUS_CACHE.pop(next(iter(_CORPUS_CACHE)))
+            _CORPUS_CACHE[key] = fam.generate(ch.seed, ch.count)
+        return _CORPUS_CACHE[key]
+
+    return corpus_range(fam, ch.seed, ch.count, ch.first, ch.last, whole)
 
 
 def _judge_chunk(ch: Chunk):

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from .model import Claim, Verdict
 from .rows import row
 
-__all__ = ["Family", "RowContract", "adapter_claims", "corpus_getattr", "imported_on_call", "ranged"]
+__all__ = ["Family", "RowContract", "adapter_claims", "corpus_getattr", "corpus_range", "imported_on_call", "ranged"]
 
 
 @dataclass(frozen=True)
@@ -189,3 +189,12 @@ def ranged(fam) -> bool:
         return False
     params = inspect.signature(fam.requests).parameters
     return "lo" in params and "hi" in params
+
+
+def corpus_range(fam, seed: int, n: int, lo: int, hi: int, whole: Callable[[], list]) -> list:
+    """Requests (or cases) ``lo`` to ``hi - 1`` of ``fam``'s corpus ``(seed, n)``: made alone
+    where the family can (:func:`ranged`), else sliced from ``whole()``, the caller's way to
+    make (or keep) the whole corpus."""
+    if ranged(fam):
+        return fam.requests(seed, n, lo, hi)
+    return whole()[lo:hi]

@@ -20,6 +20,7 @@ which must change together when a field is added; the corpus run is the short ta
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import sys
@@ -32,6 +33,7 @@ from collections.abc import Iterable
 
 from .batch import MALFORMED_ERRORS, Pending, check_claim, deferred, judge, resolve_pending
 from .families import checker_for, contract_for, families
+from .family import corpus_range
 from .model import (NumberError, Verdict, VerdictKind, error_summary, parse_number)
 from .reports import SORTED_JSON
 from .rows import ROWS, row
@@ -780,8 +782,6 @@ def run_corpus(seed: int, cases: int | None = None, only: Iterable[str] = (),
         on_verdict: ``on_verdict(index, verdict)`` for each verdict (the CLI's ``--verdicts``).
         scale: multiplies every family's default case count (ignored when ``cases`` is given).
     """
-    from .family import ranged
-
     fams = select_families(only)
     plan = [(f, case_count(f, cases, scale)) for f in fams]
     ledger = Ledger(seed=seed, run=corpus_run(seed, cases, fams, scale))
@@ -802,10 +802,9 @@ def run_corpus(seed: int, cases: int | None = None, only: Iterable[str] = (),
         # oracle's work for a request's expectations is then still in its bounded caches when
         # the request's claims are judged (the triangle family's surface analyses were made
         # twice when the whole corpus came first), and memory holds a block, not the corpus.
-        whole = None if ranged(fam) else fam.generate(seed, n)
+        whole = functools.cache(functools.partial(fam.generate, seed, n))
         for lo in range(0, n, BLOCK_CASES):
-            hi = min(n, lo + BLOCK_CASES)
-            block = whole[lo:hi] if whole is not None else fam.requests(seed, n, lo, hi)
+            block = corpus_range(fam, seed, n, lo, min(n, lo + BLOCK_CASES), whole)
             t0 = time.monotonic()
             ledger.producer_errors += judge_cases(fam, block, lo, add, ledger.add_unanswered)
             seconds += time.monotonic() - t0
